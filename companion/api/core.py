@@ -1,0 +1,207 @@
+"""The scoring API's plumbing: endpoint descriptions, strict JSON validation, the error body."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.validators import extend
+
+from companion.games.common import RulesError
+
+
+class ApiError(RulesError):
+    """A request the API answers with 400 and a list of details."""
+
+    def __init__(self, message: str, details: Iterable[tuple[str, str]] = ()) -> None:
+        super().__init__(message)
+        self.details = [{"path": path, "message": text} for path, text in details]
+
+    def to_json(self) -> dict:
+        return {"error": self.message, "details": self.details}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One POST endpoint: its path under /api/v1, its schemas and the function that answers it."""
+
+    path: str
+    operation_id: str
+    summary: str
+    request_schema: dict
+    response_schema: dict
+    answer: Callable[[dict], dict]  # takes a schema-valid body; may raise RulesError
+
+
+# JSON Schema counts 5.0 as an integer; the contract does not, and never a boolean either.
+def _is_whole_number(checker: Any, instance: Any) -> bool:
+    return type(instance) is int
+
+
+StrictValidator = extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_whole_number),
+)
+
+_TYPE_WORDS = {"integer": "a whole number", "string": "a string", "boolean": "true or false",
+               "object": "an object", "array": "a list", "null": "null"}
+
+
+def json_path(parts: Iterable[Any]) -> str:
+    """``["players", 1, "dollars"]`` → ``players[1].dollars``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _describe(error: ValidationError) -> tuple[str, str]:
+    """A path and a sentence a person can act on, for one schema violation."""
+    path = json_path(error.absolute_path)
+    kind, limit = error.validator, error.validator_value
+    if kind == "type":
+        kinds = [limit] if isinstance(limit, str) else limit
+        return path, "must be " + " or ".join(_TYPE_WORDS.get(k, k) for k in kinds)
+    if kind == "minimum":
+        return path, f"must be at least {limit}"
+    if kind == "maximum":
+        return path, f"must be at most {limit}"
+    if kind == "required":
+        missing = [name for name in limit if name not in error.instance]
+        return json_path([*error.absolute_path, missing[0]]), "is required"
+    if kind == "additionalProperties":
+        known = set(error.schema.get("properties", {}))
+        extra = sorted(name for name in error.instance if name not in known)
+        return json_path([*error.absolute_path, extra[0]]), "is not a known field"
+    if kind == "enum":
+        return path, "must be one of " + ", ".join(map(_json_word, limit))
+    if kind == "const":
+        return path, f"must be {_json_word(limit)}"
+    if kind == "minItems":
+        return path, f"must have at least {limit} item{'s' if limit != 1 else ''}"
+    if kind == "maxItems":
+        return path, f"must have at most {limit} item{'s' if limit != 1 else ''}"
+    if kind == "minLength":
+        return path, f"must be at least {limit} character{'s' if limit != 1 else ''} long"
+    if kind == "maxLength":
+        return path, f"must be at most {limit} characters long"
+    if kind == "pattern":
+        return path, "is not in the expected form"
+    if kind in ("minProperties", "maxProperties"):
+        word = "at least" if kind == "minProperties" else "at most"
+        return path, f"must have {word} {limit} entr{'ies' if limit != 1 else 'y'}"
+    if kind == "propertyNames":
+        return path, "has a key that is not allowed"
+    return path, error.message
+
+
+def _json_word(value: Any) -> str:
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def validate_body(schema: dict, body: Any) -> None:
+    """Raise ApiError listing every way ``body`` breaks ``schema`` (shallowest problems first)."""
+    errors = sorted(StrictValidator(schema).iter_errors(body),
+                    key=lambda e: (len(e.absolute_path), json_path(e.absolute_path)))
+    if not errors:
+        return
+    details = []
+    for error in errors:
+        # oneOf/anyOf report the alternatives' own errors as context; the best match is clearer.
+        if error.context:
+            error = best_match(error.context)
+        details.append(_describe(error))
+    path, text = details[0]
+    where = f"{path} " if path else "The request "
+    more = f" ({len(details) - 1} more problem{'s' if len(details) > 2 else ''} below)" \
+        if len(details) > 1 else ""
+    raise ApiError(f"{where}{text}{more}.", details)
+
+
+def rules_error_body(error: RulesError) -> dict:
+    """The 400 body for a request that passed the schema but broke a rule."""
+    if isinstance(error, ApiError):
+        return error.to_json()
+    details = [{"path": error.path, "message": error.message}] if error.path else []
+    return {"error": error.message, "details": details}
+
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error", "details"],
+    "properties": {
+        "error": {"type": "string"},
+        "details": {"type": "array", "items": {
+            "type": "object", "required": ["path", "message"],
+            "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}},
+    },
+}
+
+# Helpers the per-game schemas share.
+PLAYER_NAME = {
+    "type": "string",
+    # 1–40 characters once leading and trailing spaces are trimmed.
+    "pattern": r"^\s*\S(.{0,38}\S)?\s*$",
+    "description": "1–40 characters after trimming spaces; unique within a request, ignoring case.",
+}
+
+
+def count(maximum: int = 999, minimum: int = 0) -> dict:
+    """Schema of a whole number from ``minimum`` to ``maximum``."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+
+
+def final_score_response(rows: Iterable[str], slug: str) -> dict:
+    """Schema of the final-score response shared by every game."""
+    row_list = list(rows)
+    return {
+        "type": "object",
+        "required": ["game", "players", "winners"],
+        "properties": {
+            "game": {"const": slug},
+            "players": {"type": "array", "items": {
+                "type": "object",
+                "required": ["name", "total", "rank", "breakdown"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "total": {"type": "integer"},
+                    "rank": {"type": "integer", "minimum": 1},
+                    "breakdown": {
+                        "type": "object",
+                        "required": row_list,
+                        "additionalProperties": False,
+                        "properties": {row: {"type": "integer"} for row in row_list},
+                    },
+                }}},
+            "winners": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+
+
+def checked_player_names(names: list[str], path: str = "players") -> list[str]:
+    """Trimmed names, refusing duplicates that differ only in case or spaces."""
+    seen: dict[str, int] = {}
+    trimmed = []
+    for index, raw in enumerate(names):
+        name = raw.strip()
+        key = name.casefold()
+        if key in seen:
+            raise ApiError(f"Player names must be unique: {name!r} appears twice.",
+                           [(f"{path}[{index}]", "repeats an earlier player's name")])
+        seen[key] = index
+        trimmed.append(name)
+    return trimmed
+
+
+def respond(endpoint: Endpoint, body: Any) -> tuple[int, dict]:
+    """Answer a parsed JSON body: ``(200, response)`` or ``(400, error body)``; never raises RulesError."""
+    try:
+        validate_body(endpoint.request_schema, body)
+        return 200, endpoint.answer(body)
+    except RulesError as error:
+        return 400, rules_error_body(error)

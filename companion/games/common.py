@@ -1,0 +1,104 @@
+"""Types and helpers shared by the game rules: results, ranking, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+
+class RulesError(ValueError):
+    """A request or table state that the rules do not allow.
+
+    ``path`` names the offending input in the API's notation (``players[1].dollars``) when known.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class UnknownGame(RulesError):
+    """A game slug the companion does not serve."""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What the companion knows about a game before any rules run."""
+
+    slug: str
+    name: str
+    min_players: int
+    max_players: int
+    rows: tuple[str, ...]  # breakdown keys of the final score, in the scoring pad's order
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    """One player's final score: total, competition rank and points per row."""
+
+    name: str
+    total: int
+    rank: int
+    breakdown: Mapping[str, int]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "total": self.total, "rank": self.rank,
+                "breakdown": dict(self.breakdown)}
+
+
+@dataclass(frozen=True)
+class FinalResult:
+    """The final scores of one play; ``players`` keeps the order they were given in."""
+
+    game: str
+    players: tuple[PlayerResult, ...]
+    # Why a tie on points was broken, per player name (for the result page); empty when none was.
+    tie_break_notes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.players if p.rank == 1)
+
+    def to_json(self) -> dict:
+        return {"game": self.game, "players": [p.to_json() for p in self.players],
+                "winners": list(self.winners)}
+
+
+def competition_ranks(keys: Sequence[tuple[int, ...]]) -> list[int]:
+    """Rank by key, larger first, equal keys sharing a rank: ``[(5,), (5,), (3,)]`` → ``[1, 1, 3]``."""
+    return [1 + sum(other > key for other in keys) for key in keys]
+
+
+def rank_players(
+    game: str,
+    rows: Sequence[str],
+    breakdowns: Sequence[tuple[str, Mapping[str, int]]],
+    tie_breakers: Sequence[tuple[int, ...]] | None = None,
+) -> FinalResult:
+    """Total each player's breakdown and rank them, later tuple items breaking ties on points.
+
+    ``tie_breakers[i]`` must be "larger is better" (negate a count where fewer wins).
+    """
+    extra = tie_breakers or [()] * len(breakdowns)
+    players = []
+    totals = []
+    for (name, breakdown), _ in zip(breakdowns, extra, strict=True):
+        if set(breakdown) != set(rows):
+            raise RulesError(f"breakdown rows {sorted(breakdown)} are not {list(rows)}")
+        full = {row: int(breakdown[row]) for row in rows}
+        totals.append(sum(full.values()))
+        players.append((name, full))
+    ranks = competition_ranks([(total, *tb) for total, tb in zip(totals, extra, strict=True)])
+    return FinalResult(
+        game=game,
+        players=tuple(
+            PlayerResult(name=name, total=total, rank=rank, breakdown=breakdown)
+            for (name, breakdown), total, rank in zip(players, totals, ranks, strict=True)
+        ),
+    )
+
+
+def floor_half(count: int) -> int:
+    """How many whole pairs ``count`` makes ("per 2, round down")."""
+    return count // 2
