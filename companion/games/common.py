@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+# The event that closes a play: its payload is the final tally the results were computed from.
+FINAL_EVENT = "final"
+
 
 class RulesError(ValueError):
     """A request or table state that the rules do not allow.
@@ -102,3 +105,28 @@ def rank_players(
 def floor_half(count: int) -> int:
     """How many whole pairs ``count`` makes ("per 2, round down")."""
     return count // 2
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player at the table, in seat (turn) order."""
+
+    name: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class PlaySetup:
+    """What is fixed when a play starts: the game, the seats in turn order and the game's options."""
+
+    game: str
+    seats: tuple[Seat, ...]
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+def seat_index(payload: Mapping[str, object], setup: PlaySetup, key: str = "seat") -> int:
+    """The seat an event names, checked against the table."""
+    seat = payload.get(key)
+    if type(seat) is not int or not 0 <= seat < len(setup.seats):
+        raise RulesError("Pick one of the players at the table.", key)
+    return seat

@@ -1,0 +1,62 @@
+"""The application factory: ``flask --app app run`` or ``gunicorn 'app:create_app()'``."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+from companion import database, i18n, security
+from companion.games import GAMES
+from companion.labels import ROW_LABELS
+from companion.views import api, errors, groups, home, plays
+
+
+def _instance_path() -> str | None:
+    """The instance folder: ``COMPANION_INSTANCE_PATH`` if set, else Flask's ``instance/`` beside app.py."""
+    configured = os.environ.get("COMPANION_INSTANCE_PATH")
+    return str(Path(configured).resolve()) if configured else None
+
+
+def _ensure_instance_config(instance: Path) -> None:
+    """Create ``instance/config.py`` with a random SECRET_KEY the first time the site runs."""
+    instance.mkdir(parents=True, exist_ok=True)
+    config = instance / "config.py"
+    if not config.exists():
+        config.write_text(
+            "# Generated on first run. Keep this file private: it signs the cookies that remember\n"
+            "# which groups a phone has joined.\n"
+            f"SECRET_KEY = {secrets.token_hex(32)!r}\n"
+        )
+        config.chmod(0o600)
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    """Build the site: configuration, instance folder, extensions and blueprints."""
+    app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True)
+    app.config.from_mapping(
+        DATABASE=str(Path(app.instance_path) / "companion.sqlite3"),
+        MAX_CONTENT_LENGTH=256 * 1024,  # the largest honest request (a group backup) is far smaller
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,  # a phone stays in its groups for a long time
+        JOIN_FAILURES_ALLOWED=10,
+        JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
+        WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
+    )
+    if test_config is None:
+        _ensure_instance_config(Path(app.instance_path))
+        app.config.from_pyfile("config.py")
+    else:
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+        app.config.from_mapping(test_config)
+
+    database.init_app(app)
+    i18n.init_app(app)
+    security.init_app(app)
+    for module in (home, groups, plays, api, errors):
+        module.init_app(app)
+    app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS)
+    return app

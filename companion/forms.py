@@ -1,0 +1,170 @@
+"""The site's forms (WTForms with Flask-WTF's CSRF token)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+
+from companion.games.common import GameInfo
+from companion.store import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, Player
+
+# Player colours: the pieces' colours of the three games, plus a few for larger groups.
+COLOURS: dict[str, str] = {
+    "red": _l("red"), "blue": _l("blue"), "green": _l("green"), "yellow": _l("yellow"),
+    "black": _l("black"), "white": _l("white"), "purple": _l("purple"), "orange": _l("orange"),
+    "grey": _l("grey"), "pink": _l("pink"),
+}
+NAME_MAX = 40
+
+
+def choices(pairs) -> list[SelectChoice]:
+    """Select options from (value, label) pairs."""
+    return [SelectChoice(value, label) for value, label in pairs]
+
+
+COLOUR_CHOICES = choices(COLOURS.items())
+
+
+def _strip(value: str | None) -> str | None:
+    return " ".join(value.split()) if isinstance(value, str) else value
+
+
+def _join_code(value: str | None) -> str | None:
+    # People read codes off another phone: accept lower case, spaces and dashes.
+    return "".join(ch for ch in value.upper() if ch.isalnum()) if isinstance(value, str) else value
+
+
+class GroupForm(FlaskForm):
+    name = StringField(_l("Group name"), filters=[_strip],
+                       validators=[DataRequired(_l("Give the group a name.")), Length(max=NAME_MAX)])
+
+
+class JoinCodeForm(FlaskForm):
+    code = StringField(_l("Join code"), filters=[_join_code],
+                       validators=[DataRequired(_l("Type the code shown on the group's page."))],
+                       render_kw={"autocomplete": "off", "autocapitalize": "characters",
+                                  "spellcheck": "false"})
+
+    def validate_code(self, field: StringField) -> None:
+        code = field.data or ""
+        if len(code) != JOIN_CODE_LENGTH or any(ch not in JOIN_CODE_ALPHABET for ch in code):
+            raise ValidationError(_l("A join code has %(n)d letters and digits, like K7MP-Q2XD.",
+                                     n=JOIN_CODE_LENGTH))
+
+
+class ConfirmForm(FlaskForm):
+    """A button and a CSRF token: deleting, joining by link, leaving."""
+
+
+class PlayerForm(FlaskForm):
+    name = StringField(_l("Name"), filters=[_strip],
+                       validators=[DataRequired(_l("Type the player's name.")), Length(max=NAME_MAX)])
+    colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
+
+
+class VersionedForm(FlaskForm):
+    """A change to a play that must be based on the play as it is now."""
+
+    version = HiddenField(validators=[InputRequired()])
+
+    def validate_version(self, field: HiddenField) -> None:
+        if not (field.data or "").isdigit():
+            raise ValidationError(_l("Reload the page and try again."))
+
+    @property
+    def version_number(self) -> int:
+        return int(self.version.data)
+
+
+class AdjustForm(FlaskForm):
+    """A manual correction of one player's running score."""
+
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+    points = IntegerField(_l("Points"), validators=[InputRequired(_l("Enter the points, e.g. 3 or -2.")),
+                                                     NumberRange(-999, 999)],
+                          render_kw={"inputmode": "numeric"})
+    note = StringField(_l("Note"), filters=[_strip], validators=[Optional(), Length(max=80)])
+
+
+def seat_choices(names: Sequence[str]) -> list[SelectChoice]:
+    return choices(enumerate(names))
+
+
+class SeatForm(Form):
+    # An empty seat is fine; the colour only matters for a seat that has a player.
+    player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False)
+    colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="", validate_choice=False)
+
+
+def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> FlaskForm:
+    """The form that starts a play: a player and colour per seat, in turn order."""
+
+    class NewPlayForm(FlaskForm):
+        def validate(self, extra_validators=None) -> bool:
+            if not super().validate(extra_validators):
+                return False
+            chosen = [entry.player.data for entry in self.seat_entries if entry.player.data]
+            if len(set(chosen)) != len(chosen):
+                self.form_errors.append(_l("Each player can take only one seat."))
+                return False
+            if not game.min_players <= len(chosen) <= game.max_players:
+                self.form_errors.append(_l("%(game)s is played by %(min)d to %(max)d players.",
+                                           game=game.name, min=game.min_players, max=game.max_players))
+                return False
+            colours = [entry.colour.data for entry in self.seat_entries if entry.player.data]
+            if any(colour not in COLOURS for colour in colours):
+                self.form_errors.append(_l("Pick a colour for every seat."))
+                return False
+            if len(set(colours)) != len(colours):
+                self.form_errors.append(_l("Two seats have the same colour."))
+                return False
+            return True
+
+        @property
+        def seat_entries(self) -> list[SeatForm]:
+            return [getattr(self, f"seat_{n}").form for n in range(game.max_players)]
+
+        def chosen_seats(self) -> list[tuple[int, str]]:
+            return [(entry.player.data, entry.colour.data) for entry in self.seat_entries
+                    if entry.player.data]
+
+    for n in range(game.max_players):
+        setattr(NewPlayForm, f"seat_{n}", FormField(SeatForm, label=_l("Seat %(n)d", n=n + 1)))
+    form = NewPlayForm(formdata=formdata)
+    player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
+    for n, entry in enumerate(form.seat_entries):
+        entry.player.choices = player_choices
+        if formdata is None and n < len(players) and n < game.max_players:
+            entry.player.data = players[n].id
+            entry.colour.data = players[n].colour
+        entry.player.pre_validate = _choice_check(entry.player)
+    return form
+
+
+def _choice_check(field: SelectField):
+    valid = {choice.value for choice in field.choices}
+
+    def check(_form) -> None:
+        if field.data not in valid:
+            raise ValidationError(_l("Pick a player of the group."))
+    return check
+
+
+def tally_form(names: Sequence[str], formdata=None) -> FlaskForm:
+    """The generic final tally: one total per player."""
+
+    class TallyForm(VersionedForm):
+        pass
+
+    for seat, name in enumerate(names):
+        setattr(TallyForm, f"total_{seat}", IntegerField(
+            # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
+            name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
+                              NumberRange(-999, 9999)],
+            render_kw={"inputmode": "numeric"}))
+    return TallyForm(formdata=formdata)

@@ -1,0 +1,84 @@
+"""Folding a play's event log into its table state, whatever the game."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from companion.games import gold_west, great_western_trail, mayflower
+from companion.games.common import FINAL_EVENT, PlaySetup, RulesError, seat_index
+
+# "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
+# every game accepts it, so the game modules never see it.
+ADJUST = "adjust"
+ADJUST_LIMIT = 999
+
+_MODULES: dict[str, ModuleType] = {
+    module.GAME.slug: module for module in (mayflower, great_western_trail, gold_west)
+}
+
+
+@dataclass(frozen=True)
+class TableState:
+    """A play's state: the game's own state (None for a game without one) plus manual adjustments."""
+
+    setup: PlaySetup
+    game_state: Any
+    adjustments: tuple[int, ...]  # per seat
+
+    @property
+    def running_scores(self) -> tuple[int, ...]:
+        module = _MODULES.get(self.setup.game)
+        if self.game_state is not None and hasattr(module, "running_scores"):
+            base = module.running_scores(self.game_state)
+        else:
+            base = (0,) * len(self.setup.seats)
+        return tuple(b + a for b, a in zip(base, self.adjustments, strict=True))
+
+
+def _module_with_state(game: str) -> ModuleType | None:
+    module = _MODULES.get(game)
+    return module if module is not None and hasattr(module, "initial_state") else None
+
+
+def initial_table(setup: PlaySetup) -> TableState:
+    module = _module_with_state(setup.game)
+    return TableState(setup, module.initial_state(setup) if module else None, (0,) * len(setup.seats))
+
+
+def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
+    """The seat and points of an ``adjust`` event, checked."""
+    seat = seat_index(payload, setup)
+    points = payload.get("points")
+    if type(points) is not int or not -ADJUST_LIMIT <= points <= ADJUST_LIMIT:
+        raise RulesError(f"Points must be a whole number from -{ADJUST_LIMIT} to {ADJUST_LIMIT}.", "points")
+    note = payload.get("note", "")
+    if not isinstance(note, str) or len(note) > 80:
+        raise RulesError("The note must be text of at most 80 characters.", "note")
+    return seat, points
+
+
+def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
+    """The table after one more event; raises RulesError for an event the table does not allow."""
+    if not isinstance(payload, Mapping):
+        raise RulesError("An event needs a set of named values.")
+    if kind == ADJUST:
+        seat, points = adjustment(payload, table.setup)
+        adjustments = list(table.adjustments)
+        adjustments[seat] += points
+        return TableState(table.setup, table.game_state, tuple(adjustments))
+    module = _module_with_state(table.setup.game)
+    if module is None:
+        raise RulesError(f"{kind!r} is not something that happens in this game.")
+    return TableState(table.setup, module.apply_event(table.game_state, kind, payload), table.adjustments)
+
+
+def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
+    """Replay the events from the start of the play."""
+    table = initial_table(setup)
+    for kind, payload in events:
+        if kind != FINAL_EVENT:  # the final tally is kept as results, not as table state
+            table = apply(table, kind, payload)
+    return table

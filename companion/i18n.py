@@ -1,0 +1,22 @@
+"""English and German: the phone's language by default, or the one chosen on the site."""
+
+from __future__ import annotations
+
+from flask import Flask, request
+from flask_babel import Babel, get_locale
+
+LANGUAGES = {"en": "English", "de": "Deutsch"}
+LANGUAGE_COOKIE = "lang"
+
+
+def select_locale() -> str:
+    chosen = request.cookies.get(LANGUAGE_COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    return request.accept_languages.best_match(list(LANGUAGES)) or "en"
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
+    Babel(app, locale_selector=select_locale)
+    app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()))

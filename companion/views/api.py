@@ -1,0 +1,62 @@
+"""The JSON scoring API (version 1): stateless, the same rules as the pages."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from companion.api import ENDPOINTS
+from companion.api.core import ApiError, Endpoint, respond
+from companion.api.openapi import openapi_document
+from companion.games import GAMES
+from companion.security import csrf
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)  # no cookies are read or set: the API is stateless and answers anyone
+
+
+@bp.get("/games")
+def games():
+    return jsonify([{"slug": g.slug, "name": g.name, "players": {"min": g.min_players, "max": g.max_players}}
+                    for g in GAMES.values()])
+
+
+@bp.get("/openapi.json")
+def openapi():
+    return jsonify(openapi_document())
+
+
+def _json_body() -> object:
+    if not request.is_json:
+        raise ApiError("Send the request as JSON with the header Content-Type: application/json.")
+    body = request.get_json(silent=True)
+    if body is None and request.get_data() != b"null":
+        raise ApiError("The request body is not valid JSON.")
+    return body
+
+
+def _view(endpoint: Endpoint):
+    def view():
+        try:
+            body = _json_body()
+        except ApiError as error:
+            return jsonify(error.to_json()), 400
+        status, answer = respond(endpoint, body)
+        return jsonify(answer), status
+
+    view.__name__ = endpoint.operation_id
+    return view
+
+
+for _endpoint in ENDPOINTS:
+    bp.add_url_rule(_endpoint.path, view_func=_view(_endpoint), methods=["POST"])
+
+
+def api_error(error: HTTPException):
+    """Errors under /api answer JSON in the contract's error shape, never an HTML page."""
+    body = {"error": error.description or error.name, "details": []}
+    return jsonify(body), error.code
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

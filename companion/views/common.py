@@ -1,0 +1,43 @@
+"""What several views need: the database, the current group or play, and form errors."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, url_for
+from werkzeug.wrappers import Response
+
+from companion import store
+from companion.database import get_db
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.security import require_member
+
+
+def member_group(group_id: int) -> store.Group:
+    """The group, if this phone has joined it; 404 otherwise."""
+    require_member(group_id)
+    try:
+        return store.get_group(get_db(), group_id)
+    except store.NotFound:
+        abort(404)
+
+
+def member_play(play_id: int) -> store.Play:
+    """The play, if this phone has joined its group; 404 otherwise."""
+    try:
+        play = store.get_play(get_db(), play_id)
+    except store.NotFound:
+        abort(404)
+    require_member(play.group_id)
+    return play
+
+
+def play_setup(play: store.Play) -> PlaySetup:
+    return PlaySetup(game=play.game, seats=tuple(Seat(s.name, s.colour) for s in play.seats),
+                     options=play.options)
+
+
+def to_play(play_id: int, anchor: str | None = None) -> Response:
+    return redirect(url_for("plays.show", play_id=play_id, _anchor=anchor))
+
+
+def flash_rules_error(error: RulesError) -> None:
+    flash(str(error), "error")

@@ -1,0 +1,43 @@
+"""Error pages: a clear message and the right 4xx, an HTML page or, under /api, JSON."""
+
+from __future__ import annotations
+
+from flask import Flask, render_template, request
+from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from companion.views.api import api_error
+
+
+def _messages() -> dict[int, str]:
+    return {
+        400: _("The request could not be understood. Go back and check what you entered."),
+        403: _("This is not allowed."),
+        404: _("There is nothing here. If a friend sent you a link to a group, ask for its invite link."),
+        405: _("This page cannot be used like that."),
+        413: _("That is more data than the companion accepts at once."),
+        429: _("Too many attempts. Wait a little and try again."),
+        500: _("Something went wrong on the server. Your last entry may not have been saved: "
+               "check the play before entering it again."),
+    }
+
+
+def handle_http_error(error: HTTPException):
+    if request.path.startswith("/api/"):
+        return api_error(error)
+    code = error.code or 500
+    message = _messages().get(code, error.description)
+    return render_template("error.html", code=code, message=message), code
+
+
+def handle_csrf_error(error: CSRFError):
+    if request.path.startswith("/api/"):
+        return api_error(error)
+    message = _("The form had expired or came from another site. Reload the page and send it again.")
+    return render_template("error.html", code=400, message=message), 400
+
+
+def init_app(app: Flask) -> None:
+    app.register_error_handler(CSRFError, handle_csrf_error)
+    app.register_error_handler(HTTPException, handle_http_error)

@@ -1,0 +1,131 @@
+"""A group's page: members, invitations, starting a play, plays in progress and recent results."""
+
+from __future__ import annotations
+
+import segno
+from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from markupsafe import Markup
+
+from companion import store
+from companion.database import get_db
+from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, new_play_form
+from companion.games import GAMES
+from companion.games.common import RulesError, UnknownGame
+from companion.security import forget_group
+from companion.views.common import member_group
+
+bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
+
+
+def invite_qr_svg(url: str) -> Markup:
+    """The invite link as an inline SVG QR code (no request to another server)."""
+    svg = segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=url)
+    return Markup(svg)
+
+
+def _free_colour(players: list[store.Player]) -> str:
+    used = {p.colour for p in players}
+    return next((c for c in COLOURS if c not in used), "red")
+
+
+def _render_group(group: store.Group, player_form: PlayerForm | None = None, status: int = 200):
+    db = get_db()
+    players = store.list_players(db, group.id)
+    if player_form is None:
+        player_form = PlayerForm(formdata=None, colour=_free_colour(players))
+    invite_url = url_for("home.join_by_link", token=group.token, _external=True)
+    return render_template(
+        "group.html", group=group, players=players, player_form=player_form, games=GAMES,
+        active=store.list_plays(db, group.id, "active"), recent=store.recent_finished(db, group.id),
+        invite_url=invite_url, invite_qr=invite_qr_svg(invite_url), confirm=ConfirmForm(),
+    ), status
+
+
+@bp.get("")
+def show(group_id: int):
+    return _render_group(member_group(group_id))
+
+
+@bp.post("/players")
+def add_player(group_id: int):
+    group = member_group(group_id)
+    form = PlayerForm()
+    if not form.validate_on_submit():
+        return _render_group(group, form, 400)
+    try:
+        store.add_player(get_db(), group.id, form.name.data, form.colour.data)
+    except store.DuplicateName:
+        form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
+        return _render_group(group, form, 400)
+    flash(_("%(name)s joined the group.", name=form.name.data))
+    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+
+
+@bp.route("/players/<int:player_id>", methods=["GET", "POST"])
+def edit_player(group_id: int, player_id: int):
+    group = member_group(group_id)
+    try:
+        player = store.get_player(get_db(), group.id, player_id)
+    except store.NotFound:
+        abort(404)
+    form = PlayerForm(obj=player if request.method == "GET" else None)
+    if form.validate_on_submit():
+        try:
+            store.update_player(get_db(), group.id, player.id, form.name.data, form.colour.data)
+        except store.DuplicateName:
+            form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
+        else:
+            flash(_("Saved."))
+            return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+    status = 400 if request.method == "POST" else 200
+    return render_template("player_edit.html", group=group, player=player, form=form), status
+
+
+@bp.route("/rename", methods=["GET", "POST"])
+def rename(group_id: int):
+    group = member_group(group_id)
+    form = GroupForm(obj=group if request.method == "GET" else None)
+    if form.validate_on_submit():
+        store.rename_group(get_db(), group.id, form.name.data)
+        flash(_("Saved."))
+        return redirect(url_for("groups.show", group_id=group.id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("group_rename.html", group=group, form=form), status
+
+
+@bp.route("/delete", methods=["GET", "POST"])
+def delete(group_id: int):
+    group = member_group(group_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        store.delete_group(get_db(), group.id)
+        forget_group(group.id)
+        flash(_("The group %(name)s and all its plays were deleted.", name=group.name))
+        return redirect(url_for("home.index"))
+    return render_template(
+        "confirm.html", form=form, title=_("Delete %(name)s?", name=group.name),
+        message=_("This deletes the group, its players and every play in its history, for every phone. "
+                  "It cannot be undone."),
+        action=_("Delete the group"), back=url_for("groups.show", group_id=group.id),
+    )
+
+
+@bp.route("/plays/new/<game_slug>", methods=["GET", "POST"])
+def new_play(group_id: int, game_slug: str):
+    group = member_group(group_id)
+    game = GAMES.get(game_slug) or abort(404)
+    players = store.list_players(get_db(), group.id)
+    form = new_play_form(game, players, formdata=request.form if request.method == "POST" else None)
+    if request.method == "POST" and form.validate():
+        try:
+            play_id = store.start_play(get_db(), group.id, game.slug, form.chosen_seats())
+        except (store.NotFound, RulesError, UnknownGame):
+            abort(400)
+        return redirect(url_for("plays.show", play_id=play_id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("play_new.html", group=group, game=game, form=form, players=players), status
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,117 @@
+"""The home page: my groups on this phone, create a group, join one by code or invite link."""
+
+from __future__ import annotations
+
+import time
+
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import gettext as _
+
+from companion import store
+from companion.database import get_db
+from companion.forms import ConfirmForm, GroupForm, JoinCodeForm
+from companion.i18n import LANGUAGE_COOKIE, LANGUAGES
+from companion.security import forget_group, joined_group_ids, remember_group
+
+bp = Blueprint("home", __name__)
+
+
+def _render_home(group_form: GroupForm, join_form: JoinCodeForm, status: int = 200):
+    db = get_db()
+    my_groups = store.groups_by_ids(db, joined_group_ids())
+    active = {g.id: store.list_plays(db, g.id, "active", limit=3) for g in my_groups}
+    return render_template("home.html", groups=my_groups, active=active,
+                           group_form=group_form, join_form=join_form), status
+
+
+@bp.get("/")
+def index():
+    return _render_home(GroupForm(), JoinCodeForm())
+
+
+@bp.post("/groups")
+def create_group():
+    form = GroupForm()
+    if not form.validate_on_submit():
+        return _render_home(form, JoinCodeForm(formdata=None), 400)
+    group = store.create_group(get_db(), form.name.data)
+    remember_group(group.id)
+    flash(_("Group created. Add the players, then invite the others with the code or QR code."))
+    return redirect(url_for("groups.show", group_id=group.id))
+
+
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+@bp.post("/join")
+def join_by_code():
+    form = JoinCodeForm()
+    db, config = get_db(), current_app.config
+    since = time.time() - config["JOIN_FAILURE_WINDOW_SECONDS"]
+    if store.count_join_failures(db, _client(), since) >= config["JOIN_FAILURES_ALLOWED"]:
+        form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
+        return _render_home(GroupForm(formdata=None), form, 429)
+    if not form.validate_on_submit():
+        return _render_home(GroupForm(formdata=None), form, 400)
+    try:
+        group = store.group_by_join_code(db, form.code.data)
+    except store.NotFound:
+        store.record_join_failure(db, _client(), time.time())
+        form.code.errors = [_("No group has this code. Check it with the group's page.")]
+        return _render_home(GroupForm(formdata=None), form, 400)
+    remember_group(group.id)
+    flash(_("You joined %(name)s.", name=group.name))
+    return redirect(url_for("groups.show", group_id=group.id))
+
+
+@bp.route("/join/<token>", methods=["GET", "POST"])
+def join_by_link(token: str):
+    """Invite links ask before joining, so that a link preview never joins anybody."""
+    try:
+        group = store.group_by_token(get_db(), token)
+    except store.NotFound:
+        return render_template("error.html", code=404,
+                               message=_("This invite link is not valid. Ask for a new one.")), 404
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        remember_group(group.id)
+        flash(_("You joined %(name)s.", name=group.name))
+        return redirect(url_for("groups.show", group_id=group.id))
+    return render_template("join.html", group=group, form=form)
+
+
+@bp.post("/groups/<int:group_id>/leave")
+def leave_group(group_id: int):
+    """Forget a group on this phone only; the group and its history stay."""
+    if ConfirmForm().validate_on_submit():
+        forget_group(group_id)
+        flash(_("This phone no longer shows the group. The invite link brings it back."))
+    return redirect(url_for("home.index"))
+
+
+@bp.post("/language")
+def set_language():
+    chosen = request.form.get("lang", "")
+    target = request.form.get("next", "")
+    # only paths on this site, never another host
+    if not target.startswith("/") or target.startswith("//"):
+        target = url_for("home.index")
+    response = make_response(redirect(target))
+    if chosen in LANGUAGES and ConfirmForm().validate_on_submit():
+        response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

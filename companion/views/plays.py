@@ -1,0 +1,142 @@
+"""A play: seats, scoreboard, event log with undo, the final tally and the result."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from companion import store
+from companion.database import get_db
+from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
+from companion.games import get_game
+from companion.games.common import RulesError, rank_players
+from companion.games.table import ADJUST, fold
+from companion.views.common import flash_rules_error, member_group, member_play, play_setup, to_play
+
+bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
+
+
+def table_of(play: store.Play, events: list[store.Event]):
+    return fold(play_setup(play), ((e.kind, e.payload) for e in events))
+
+
+def _names(play: store.Play) -> list[str]:
+    return [seat.name for seat in play.seats]
+
+
+def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200):
+    """The play page, with any form the game's own views pass in."""
+    if play.status == "finished":
+        return redirect(url_for("plays.result", play_id=play.id))
+    events = store.list_events(get_db(), play.id)
+    table = table_of(play, events)
+    if adjust_form is None:
+        adjust_form = AdjustForm(formdata=None)
+    adjust_form.seat.choices = seat_choices(_names(play))
+    return render_template(
+        "play.html", play=play, game=get_game(play.game), group=member_group(play.group_id),
+        events=events, table=table, adjust_form=adjust_form, undo_form=VersionedForm(formdata=None),
+    ), status
+
+
+@bp.get("")
+def show(play_id: int):
+    return render_play(member_play(play_id))
+
+
+@bp.post("/adjust")
+def adjust(play_id: int):
+    play = member_play(play_id)
+    form = AdjustForm()
+    form.seat.choices = seat_choices(_names(play))
+    if not form.validate_on_submit():
+        return render_play(play, form, 400)
+    payload = {"seat": form.seat.data, "points": form.points.data, "note": form.note.data or ""}
+    try:
+        store.append_event(get_db(), play.id, ADJUST, payload,
+                           check=lambda events: table_of(play, events))
+    except RulesError as error:
+        flash_rules_error(error)
+        return render_play(store.get_play(get_db(), play.id), form, 409)
+    return to_play(play.id, "scoreboard")
+
+
+@bp.post("/undo")
+def undo(play_id: int):
+    play = member_play(play_id)
+    form = VersionedForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return render_play(play, status=400)
+    try:
+        undone = store.undo_last_event(get_db(), play.id, expected_version=form.version_number)
+    except store.StaleVersion as error:
+        flash_rules_error(error)
+        return render_play(store.get_play(get_db(), play.id), status=409)
+    flash(_("Undone.") if undone else _("There is nothing to undo."))
+    return to_play(play.id)
+
+
+@bp.route("/finish", methods=["GET", "POST"])
+def finish(play_id: int):
+    """The final tally that works for every game: a total per player."""
+    play = member_play(play_id)
+    if play.status == "finished":
+        return redirect(url_for("plays.result", play_id=play.id))
+    names = _names(play)
+    form = tally_form(names, formdata=request.form if request.method == "POST" else None)
+    if request.method == "GET":
+        form.version.data = str(play.version)
+        table = table_of(play, store.list_events(get_db(), play.id))
+        for seat, score in enumerate(table.running_scores):
+            getattr(form, f"total_{seat}").data = score
+    elif form.validate_on_submit():
+        totals = [getattr(form, f"total_{seat}").data for seat in range(len(names))]
+        result = rank_players(play.game, ("total",),
+                              [(name, {"total": total}) for name, total in zip(names, totals, strict=True)])
+        try:
+            store.finish_play(
+                get_db(), play.id, {"totals": totals},
+                [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                 for seat, p in enumerate(result.players)],
+                expected_version=form.version_number,
+            )
+        except RulesError as error:
+            flash_rules_error(error)
+            return to_play(play.id)
+        return redirect(url_for("plays.result", play_id=play.id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("tally.html", play=play, game=get_game(play.game), form=form), status
+
+
+@bp.get("/result")
+def result(play_id: int):
+    play = member_play(play_id)
+    if play.status != "finished":
+        return redirect(url_for("plays.show", play_id=play.id))
+    results = store.play_results(get_db(), play.id)
+    rows = list(results[0].breakdown) if results else []
+    return render_template("result.html", play=play, game=get_game(play.game),
+                           group=member_group(play.group_id), results=results, rows=rows,
+                           undo_form=VersionedForm(formdata=None))
+
+
+@bp.route("/delete", methods=["GET", "POST"])
+def delete(play_id: int):
+    play = member_play(play_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        store.delete_play(get_db(), play.id)
+        flash(_("The play was deleted."))
+        return redirect(url_for("groups.show", group_id=play.group_id))
+    game = get_game(play.game)
+    return render_template(
+        "confirm.html", form=form, title=_("Delete this play of %(game)s?", game=game.name),
+        message=_("Its events and scores are removed from the group's history for every phone. "
+                  "It cannot be undone."),
+        action=_("Delete the play"), back=url_for("plays.show", play_id=play.id),
+    )
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,120 @@
+"""Fixtures: an app on a fresh database, clients that join groups, a live server and Chromium."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.serving import make_server
+
+from app import create_app
+from companion import store
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+PHONE = {"width": 390, "height": 844}
+
+
+def make_app(tmp_path: Path, **config) -> Flask:
+    app = create_app({
+        "TESTING": True,
+        "SECRET_KEY": "test secret",
+        "DATABASE": str(tmp_path / "companion.sqlite3"),
+        "WTF_CSRF_ENABLED": False,
+        "SERVER_NAME": "companion.test",
+        **config,
+    })
+    db = store.connect(app.config["DATABASE"])
+    store.migrate(db)
+    db.close()
+    return app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def db(app: Flask):
+    connection = store.connect(app.config["DATABASE"])
+    yield connection
+    connection.close()
+
+
+def create_group(client: FlaskClient, name: str = "Friday night") -> int:
+    """Create a group through the page; returns its id."""
+    response = client.post("/groups", data={"name": name})
+    assert response.status_code == 302, response.text
+    return int(re.search(r"/groups/(\d+)", response.headers["Location"]).group(1))
+
+
+def add_players(client: FlaskClient, group_id: int, *names_and_colours: tuple[str, str]) -> None:
+    for name, colour in names_and_colours:
+        response = client.post(f"/groups/{group_id}/players", data={"name": name, "colour": colour})
+        assert response.status_code == 302, response.text
+
+
+def start_play(client: FlaskClient, group_id: int, game: str, player_ids_colours, **options) -> int:
+    data = dict(options)
+    for seat, (player_id, colour) in enumerate(player_ids_colours):
+        data[f"seat_{seat}-player"] = str(player_id)
+        data[f"seat_{seat}-colour"] = colour
+    response = client.post(f"/groups/{group_id}/plays/new/{game}", data=data)
+    assert response.status_code == 302, response.text
+    return int(re.search(r"/plays/(\d+)", response.headers["Location"]).group(1))
+
+
+class LiveServer:
+    """The app served by Werkzeug in a thread, for the browser."""
+
+    def __init__(self, app: Flask) -> None:
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._thread.join(5)
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[LiveServer]:
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
+    with LiveServer(app) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def phone(browser):
+    """A new phone: its own cookies, a 390×844 screen, English."""
+    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+    yield context
+    context.close()

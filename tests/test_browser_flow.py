@@ -1,0 +1,47 @@
+"""A new user on a phone: create a group, add players, play, finish, see the result."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def test_create_play_and_finish_on_a_phone(live_server, phone):
+    page = phone.new_page()
+    page.goto(live_server.url + "/")
+    expect(page.get_by_role("heading", name="Your game nights")).to_be_visible()
+
+    page.get_by_label("Group name").fill("Friday night")
+    page.get_by_role("button", name="Create group").click()
+    expect(page.get_by_role("heading", name="Friday night")).to_be_visible()
+    expect(page.locator("figure.qr svg")).to_be_visible()
+
+    for name, colour in (("Anna", "red"), ("Ben", "blue")):
+        page.get_by_label("Name", exact=True).fill(name)
+        page.get_by_label("Colour").select_option(colour)
+        page.get_by_role("button", name="Add player").click()
+        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+
+    page.get_by_role("link", name="Gold West").click()
+    expect(page.get_by_role("heading", name="New play of Gold West")).to_be_visible()
+    page.get_by_role("button", name="Start the play").click()
+
+    expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
+    page.get_by_label("Player").select_option(label="Ben")
+    page.get_by_label("Points", exact=True).fill("4")
+    page.get_by_role("button", name="Add", exact=True).click()
+    expect(page.locator("table.scoreboard")).to_contain_text("4")
+
+    page.get_by_role("link", name="Final tally").click()
+    page.get_by_label("Anna").fill("63")
+    page.get_by_label("Ben").fill("65")
+    page.get_by_role("button", name="Show the result").click()
+
+    expect(page.get_by_text("Ben wins!")).to_be_visible()
+    expect(page.locator("table.breakdown")).to_contain_text("63")
+    # nothing on the page is wider than the phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.get_by_role("link", name="Back to the group").click()
+    expect(page.get_by_role("heading", name="Recent results")).to_be_visible()

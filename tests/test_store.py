@@ -1,0 +1,135 @@
+"""The storage functions, without Flask."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion import store
+from companion.games.common import RulesError
+
+
+@pytest.fixture
+def db(tmp_path):
+    connection = store.connect(tmp_path / "store.sqlite3")
+    store.migrate(connection)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def play(db):
+    group = store.create_group(db, "Club")
+    anna = store.add_player(db, group.id, "Anna", "red")
+    ben = store.add_player(db, group.id, "Ben", "blue")
+    return store.get_play(db, store.start_play(db, group.id, "gold-west", [(anna, "red"), (ben, "blue")]))
+
+
+def test_migrations_run_once(db):
+    assert store.migrate(db) == []
+    assert store.schema_version(db) == len(store.MIGRATIONS)
+
+
+def test_connection_settings(db):
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert db.execute("PRAGMA busy_timeout").fetchone()[0] == store.BUSY_TIMEOUT_SECONDS * 1000
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_groups_get_unguessable_tokens_and_readable_codes(db):
+    first, second = store.create_group(db, "A"), store.create_group(db, "B")
+    assert first.token != second.token and len(first.token) >= 32
+    assert len(first.join_code) == store.JOIN_CODE_LENGTH
+    assert set(first.join_code) <= set(store.JOIN_CODE_ALPHABET)
+    assert store.group_by_join_code(db, first.join_code) == first
+    assert store.group_by_token(db, second.token) == second
+    with pytest.raises(store.NotFound):
+        store.group_by_join_code(db, "AAAAAAAA")
+
+
+def test_groups_by_ids_skips_deleted_groups(db):
+    kept, gone = store.create_group(db, "Kept"), store.create_group(db, "Gone")
+    store.delete_group(db, gone.id)
+    assert store.groups_by_ids(db, [gone.id, kept.id]) == [kept]
+
+
+def test_player_names_are_unique_per_group_ignoring_case(db):
+    group, other = store.create_group(db, "A"), store.create_group(db, "B")
+    anna = store.add_player(db, group.id, "Anna", "red")
+    with pytest.raises(store.DuplicateName):
+        store.add_player(db, group.id, "ANNA", "blue")
+    store.add_player(db, other.id, "Anna", "red")  # another group may have its own Anna
+    store.update_player(db, group.id, anna, "Anna", "green")  # keeping one's own name is fine
+    assert store.get_player(db, group.id, anna).colour == "green"
+    with pytest.raises(store.NotFound):
+        store.get_player(db, other.id, anna)
+
+
+def test_event_log_append_undo_and_versions(db, play):
+    assert store.append_event(db, play.id, "supply", {"seat": 0, "section": 2}) == 1
+    assert store.append_event(db, play.id, "loot", {"seat": 1}) == 2
+    assert [e.seq for e in store.list_events(db, play.id)] == [1, 2]
+    assert [e.kind for e in store.list_events(db, play.id, after_seq=1)] == ["loot"]
+    undone = store.undo_last_event(db, play.id, expected_version=2)
+    assert undone.kind == "loot" and undone.payload == {"seat": 1}
+    # the version keeps counting up, so a phone that saw version 2 knows it is behind
+    assert store.get_play(db, play.id).version == 3
+    assert store.append_event(db, play.id, "loot", {"seat": 0}) == 4
+    assert [e.seq for e in store.list_events(db, play.id)] == [1, 2]
+
+
+def test_stale_edits_are_refused(db, play):
+    store.append_event(db, play.id, "loot", {"seat": 0})
+    with pytest.raises(store.StaleVersion):
+        store.undo_last_event(db, play.id, expected_version=0)
+    with pytest.raises(store.StaleVersion):
+        store.append_event(db, play.id, "loot", {"seat": 0}, expected_version=0)
+    assert len(store.list_events(db, play.id)) == 1
+
+
+def test_a_refused_check_stores_nothing(db, play):
+    def refuse(events):
+        raise RulesError("not now")
+
+    with pytest.raises(RulesError):
+        store.append_event(db, play.id, "loot", {"seat": 0}, check=refuse)
+    assert store.list_events(db, play.id) == []
+    assert store.get_play(db, play.id).version == 0
+
+
+def test_finish_stores_results_and_undo_reopens(db, play):
+    store.finish_play(db, play.id, {"totals": [10, 12]}, [
+        store.ResultInput(0, 10, 2, {"total": 10}), store.ResultInput(1, 12, 1, {"total": 12})])
+    finished = store.get_play(db, play.id)
+    assert finished.status == "finished" and finished.ended_at
+    ranked = [(r.name, r.total, r.rank) for r in store.play_results(db, play.id)]
+    assert ranked == [("Ben", 12, 1), ("Anna", 10, 2)]
+    with pytest.raises(RulesError):
+        store.append_event(db, play.id, "loot", {"seat": 0})
+    assert [f.play.id for f in store.recent_finished(db, play.group_id)] == [play.id]
+    assert store.undo_last_event(db, play.id).kind == "final"
+    reopened = store.get_play(db, play.id)
+    assert reopened.status == "active" and reopened.ended_at is None
+    assert store.play_results(db, play.id) == ()
+
+
+def test_deleting_a_group_removes_everything_of_it(db, play):
+    store.append_event(db, play.id, "loot", {"seat": 0})
+    store.delete_group(db, play.group_id)
+    for table in ("groups", "players", "plays", "seats", "events", "results"):
+        assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_start_play_refuses_players_of_another_group(db):
+    group, other = store.create_group(db, "A"), store.create_group(db, "B")
+    stranger = store.add_player(db, other.id, "Zed", "red")
+    with pytest.raises(store.NotFound):
+        store.start_play(db, group.id, "gold-west", [(stranger, "red")])
+    assert db.execute("SELECT COUNT(*) FROM plays").fetchone()[0] == 0
+
+
+def test_join_failures_are_counted_per_client_and_window(db):
+    for at in (100.0, 200.0, 300.0):
+        store.record_join_failure(db, "10.0.0.1", at)
+    store.record_join_failure(db, "10.0.0.2", 300.0)
+    assert store.count_join_failures(db, "10.0.0.1", since=150.0) == 2
+    assert store.count_join_failures(db, "10.0.0.2", since=0.0) == 1

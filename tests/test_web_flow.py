@@ -1,0 +1,139 @@
+"""The whole flow through the pages: group → join by code → players → play → tally → history."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+
+
+def player_ids(db, group_id):
+    return {p.name: p.id for p in store.list_players(db, group_id)}
+
+
+def test_create_join_play_tally_and_history(app, client, db):
+    group_id = create_group(client, "Friday night")
+    group = store.get_group(db, group_id)
+    page = client.get(f"/groups/{group_id}")
+    assert page.status_code == 200 and "Friday night" in page.text
+    assert "<svg" in page.text and f"{group.join_code[:4]}-{group.join_code[4:]}" in page.text
+    assert f"/join/{group.token}" in page.text
+
+    second = app.test_client()
+    assert second.get(f"/groups/{group_id}").status_code == 404
+    joined = second.post("/join", data={"code": group.join_code.lower()[:4] + "-" + group.join_code[4:]})
+    assert joined.status_code == 302 and joined.headers["Location"].endswith(f"/groups/{group_id}")
+    assert second.get(f"/groups/{group_id}").status_code == 200
+    assert "Friday night" in second.get("/").text
+
+    add_players(second, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+    ids = player_ids(db, group_id)
+    play_id = start_play(client, group_id, "gold-west",
+                         [(ids["Anna"], "red"), (ids["Ben"], "blue"), (ids["Cara"], "green")])
+    play = store.get_play(db, play_id)
+    assert [s.name for s in play.seats] == ["Anna", "Ben", "Cara"] and play.status == "active"
+    assert "Continue Gold West" in client.get("/").text
+
+    # the second phone enters points; the first phone sees them
+    response = second.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "4", "note": "BoomTown"})
+    assert response.status_code == 302
+    assert store.list_events(db, play_id)[0].payload == {"seat": 1, "points": 4, "note": "BoomTown"}
+    assert "BoomTown" in client.get(f"/plays/{play_id}").text
+
+    tally = client.get(f"/plays/{play_id}/finish")
+    version = re.search(r'name="version" type="hidden" value="(\d+)"', tally.text).group(1)
+    response = client.post(f"/plays/{play_id}/finish",
+                           data={"version": version, "total_0": "61", "total_1": "65", "total_2": "65"})
+    assert response.status_code == 302 and response.headers["Location"].endswith(f"/plays/{play_id}/result")
+    results = store.play_results(db, play_id)
+    assert [(r.name, r.total, r.rank) for r in results] == [("Ben", 65, 1), ("Cara", 65, 1), ("Anna", 61, 3)]
+    result_page = second.get(f"/plays/{play_id}/result")
+    assert "Shared victory: Ben, Cara" in result_page.text
+    assert "Recent results" in client.get(f"/groups/{group_id}").text
+
+
+def test_undo_removes_the_last_event_and_refuses_a_stale_view(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = player_ids(db, group_id)
+    play_id = start_play(client, group_id, "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "3"})
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "5"})
+    stale = client.post(f"/plays/{play_id}/undo", data={"version": "1"})
+    assert stale.status_code == 409 and "Another phone changed this play" in stale.text
+    assert len(store.list_events(db, play_id)) == 2
+    assert client.post(f"/plays/{play_id}/undo", data={"version": "2"}).status_code == 302
+    assert [e.payload["points"] for e in store.list_events(db, play_id)] == [3]
+
+
+def test_bad_form_input_is_shown_next_to_the_field_and_stores_nothing(client, db):
+    group_id = create_group(client)
+    response = client.post(f"/groups/{group_id}/players", data={"name": "  ", "colour": "red"})
+    assert response.status_code == 400 and "Type the player's name." in html.unescape(response.text)
+    response = client.post(f"/groups/{group_id}/players", data={"name": "Anna", "colour": "chartreuse"})
+    assert response.status_code == 400
+    add_players(client, group_id, ("Anna", "red"))
+    response = client.post(f"/groups/{group_id}/players", data={"name": "anna", "colour": "blue"})
+    assert response.status_code == 400 and "already has a player called anna" in response.text
+    assert [p.name for p in store.list_players(db, group_id)] == ["Anna"]
+
+    ids = player_ids(db, group_id)
+    too_few = client.post(f"/groups/{group_id}/plays/new/gold-west",
+                          data={"seat_0-player": str(ids["Anna"]), "seat_0-colour": "red"})
+    assert too_few.status_code == 400 and "2 to 4 players" in too_few.text
+    assert client.get(f"/groups/{group_id}/plays/new/chess").status_code == 404
+    bad_player = client.post(f"/groups/{group_id}/plays/new/gold-west",
+                             data={"seat_0-player": "abc", "seat_1-player": "99999"})
+    assert bad_player.status_code == 400
+    assert db.execute("SELECT COUNT(*) FROM plays").fetchone()[0] == 0
+
+
+def test_join_codes_are_rate_limited(app, client, db):
+    app.config["JOIN_FAILURES_ALLOWED"] = 3
+    group_id = create_group(client)
+    code = store.get_group(db, group_id).join_code
+    stranger = app.test_client()
+    for _ in range(3):
+        assert stranger.post("/join", data={"code": "ZZZZZZZZ"}).status_code == 400
+    blocked = stranger.post("/join", data={"code": code})
+    assert blocked.status_code == 429 and "Too many wrong codes" in blocked.text
+    assert stranger.get(f"/groups/{group_id}").status_code == 404
+
+
+def test_invite_link_asks_before_joining(app, client, db):
+    group_id = create_group(client, "Club")
+    token = store.get_group(db, group_id).token
+    friend = app.test_client()
+    page = friend.get(f"/join/{token}")
+    assert page.status_code == 200 and "Join Club?" in page.text
+    assert friend.get(f"/groups/{group_id}").status_code == 404
+    assert friend.post(f"/join/{token}").status_code == 302
+    assert friend.get(f"/groups/{group_id}").status_code == 200
+    assert friend.get("/join/not-a-token").status_code == 404
+
+
+def test_deleting_asks_first(client, db):
+    group_id = create_group(client)
+    confirm = client.get(f"/groups/{group_id}/delete")
+    assert confirm.status_code == 200 and "cannot be undone" in confirm.text
+    assert store.groups_by_ids(db, [group_id])
+    assert client.post(f"/groups/{group_id}/delete").status_code == 302
+    assert store.groups_by_ids(db, [group_id]) == []
+    assert client.get(f"/groups/{group_id}").status_code == 404
+
+
+def test_leaving_forgets_the_group_on_this_phone_only(app, client, db):
+    group_id = create_group(client)
+    client.post(f"/groups/{group_id}/leave")
+    assert client.get(f"/groups/{group_id}").status_code == 404
+    assert store.groups_by_ids(db, [group_id])
+
+
+def test_a_tampered_cookie_is_ignored(app, client):
+    group_id = create_group(client)
+    other = app.test_client()
+    other.set_cookie("session", "eyJncm91cHMiOlsxXX0.forged.signature", domain="companion.test")
+    assert other.get(f"/groups/{group_id}").status_code == 404
+    assert other.get("/").status_code == 200
