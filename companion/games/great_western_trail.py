@@ -1,8 +1,16 @@
-"""Great Western Trail, editions 1 and 2: the 11 rows of the final tally (rules/great-western-trail.md)."""
+"""Great Western Trail, editions 1 and 2: the 11 rows of the final tally (rules/great-western-trail.md).
+
+The final tally is a pure function of each player's :class:`Tally`. During play the game keeps no
+score track, so the in-play log only records delivered herds: their city crests are the one row a
+table likes to note down as it goes (see :func:`apply_event`).
+"""
 
 from __future__ import annotations
 
-from companion.games.common import GameInfo
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, rank_players, seat_index
 
 GAME = GameInfo(
     slug="great-western-trail",
@@ -12,3 +20,449 @@ GAME = GameInfo(
     rows=("money", "buildings", "cities", "stations", "hazards", "cattle", "objectives",
           "station_masters", "workers", "disc", "job_market"),
 )
+
+EDITIONS = (1, 2)
+DEFAULT_EDITION = 2
+# Fewest and most players per edition: the 2nd edition adds solo play.
+PLAYER_COUNTS: Mapping[int, tuple[int, int]] = {1: (2, 4), 2: (1, 4)}
+
+# Starting money by seat in turn order.
+STARTING_MONEY = (6, 7, 8, 9)
+# Cattle market size by player count.
+CATTLE_MARKET_SIZE: Mapping[int, int] = {2: 7, 3: 10, 4: 13}
+
+DOLLARS_PER_VP = 5
+WORKER_ROWS = ("cowboys", "craftsmen", "engineers")
+WORKER_ROW_MIN = 1  # the first space of each row is printed on the player board
+WORKER_ROW_MAX = 6
+WORKER_SPACE_VP = 4  # per worker on the 5th or 6th space of its row
+WORKER_SCORING_FROM = 5  # the first space that scores
+DISC_VP = 3
+JOB_MARKET_TOKEN_VP = 2
+CREST_VP_MIN, CREST_VP_MAX = -100, 100  # any crest value a board can print, with room to spare
+CITY_NAME_MAX = 40
+
+
+# Reference values (board data): defaults players can check against their own board.
+
+@dataclass(frozen=True)
+class CattleBreed:
+    """A kind of cattle card: the VP values its cards carry and its breeding value."""
+
+    key: str
+    name: str
+    vp_values: tuple[int, ...]
+    breeding_value: int | None  # None for the starting herd, whose cards differ
+
+
+CATTLE_BREEDS: tuple[CattleBreed, ...] = (
+    CattleBreed("starting", "Starting herd", (0,), None),
+    CattleBreed("holstein", "Holstein", (1,), 3),
+    CattleBreed("brown_swiss", "Brown Swiss", (2,), 3),
+    CattleBreed("ayrshire", "Ayrshire", (3,), 3),
+    CattleBreed("west_highland", "West Highland", (3, 4, 5), 4),
+    CattleBreed("texas_longhorn", "Texas Longhorn", (5, 6, 7), 5),
+)
+CATTLE_VP: Mapping[str, tuple[int, ...]] = {breed.key: breed.vp_values for breed in CATTLE_BREEDS}
+CATTLE_CARD_VALUES: frozenset[int] = frozenset(v for breed in CATTLE_BREEDS for v in breed.vp_values)
+
+# VP printed on each private building tile, side a and side b.
+PRIVATE_BUILDINGS: Mapping[str, int] = {
+    "1a": 1, "2a": 1, "3a": 1, "4a": 3, "5a": 4, "6a": 5, "7a": 6, "8a": 6, "9a": 9, "10a": 13,
+    "1b": 1, "2b": 1, "3b": 3, "4b": 3, "5b": 4, "6b": 5, "7b": 6, "8b": 8, "9b": 8, "10b": 11,
+}
+# VP printed next to each train station, in track order.
+STATION_VP = (1, 1, 2, 2, 3, 5, 6, 7, 8, 9)
+# VP printed on the tiles of one hazard type.
+HAZARD_VP = (2, 2, 3, 3, 4, 4)
+
+
+@dataclass(frozen=True)
+class StationMaster:
+    """A station-master tile: what it counts and what it pays at the end of the game.
+
+    It scores ``vp`` for every full group of ``group`` counted things; ``counts`` names the
+    :class:`Tally` field it counts (None: the tile paid out at once and scores nothing now).
+    """
+
+    key: str
+    label: str
+    editions: tuple[int, ...]
+    counts: str | None
+    vp: int
+    group: int
+    copies: int = 1  # tiles of this kind in the game
+
+
+STATION_MASTERS: tuple[StationMaster, ...] = (
+    StationMaster("workers", "1 VP per worker, the 3 printed ones included", (1, 2), "workers", 1, 1),
+    StationMaster("objectives", "3 VP per 2 objective cards in your objective area", (1, 2),
+                  "objectives", 3, 2),
+    StationMaster("hazards", "3 VP per 2 hazard tiles", (1, 2), "hazards", 3, 2),
+    StationMaster("teepees", "3 VP per pair of 1 green + 1 blue teepee (2nd ed.: green + orange outlaw)",
+                  (1, 2), "teepee_pairs", 3, 1),
+    StationMaster("certificates", "3 VP per 2 certificates, permanent and temporary", (1, 2),
+                  "certificates", 3, 2),
+    StationMaster("stations", "3 VP per 2 stations holding your disc", (2,), "stations", 3, 2),
+    StationMaster("buildings", "2 VP per private building of yours on the map", (2,), "buildings", 2, 1),
+    StationMaster("none", "Paid at once (2 permanent certificates or 12 $); no end-game VP", (2,),
+                  None, 0, 1, copies=2),
+)
+STATION_MASTER_BY_KEY: Mapping[str, StationMaster] = {master.key: master for master in STATION_MASTERS}
+
+
+def station_master_keys(edition: int) -> tuple[str, ...]:
+    """The station-master tiles of ``edition``, in the rules' table order."""
+    return tuple(master.key for master in STATION_MASTERS if edition in master.editions)
+
+
+# A player's final tally.
+
+@dataclass(frozen=True)
+class Objective:
+    """One objective card in the objective area: VP if fulfilled, minus the penalty if not."""
+
+    vp: int
+    penalty: int = 0
+    fulfilled: bool = False
+
+
+@dataclass(frozen=True)
+class Workers:
+    """Spaces filled in each worker row of the player board, the printed first space included."""
+
+    cowboys: int = 1
+    craftsmen: int = 1
+    engineers: int = 1
+
+    @property
+    def total(self) -> int:
+        return self.cowboys + self.craftsmen + self.engineers
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What one player reads off the table at the end of the game.
+
+    The ``*_vp`` fields are the VP the player adds up on the board; ``teepee_pairs``, ``hazards``,
+    ``certificates``, ``stations`` and ``buildings`` are counts only the station masters use.
+    """
+
+    name: str
+    dollars: int = 0
+    buildings_vp: int = 0
+    cities_vp: int = 0
+    stations_vp: int = 0
+    hazards_vp: int = 0
+    cattle_vp: int = 0
+    objectives: tuple[Objective, ...] = ()
+    station_masters: tuple[str, ...] = ()
+    workers: Workers = field(default_factory=Workers)
+    teepee_pairs: int = 0
+    hazards: int = 0
+    certificates: int = 0
+    stations: int = 0
+    buildings: int = 0
+    disc_cleared: bool = False
+    job_market_token: bool = False
+
+
+# Fields that are counts or VP sums and so cannot be negative (the cities row can).
+_NON_NEGATIVE = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle_vp", "teepee_pairs",
+                 "hazards", "certificates", "stations", "buildings")
+
+
+# One function per row of the scoring pad.
+
+def money_vp(dollars: int) -> int:
+    """Row 1: 1 VP per full 5 $."""
+    return dollars // DOLLARS_PER_VP
+
+
+def objectives_vp(objectives: Sequence[Objective]) -> int:
+    """Row 7: each card's VP if fulfilled, minus its penalty if not."""
+    return sum(card.vp if card.fulfilled else -card.penalty for card in objectives)
+
+
+def station_master_count(master: StationMaster, tally: Tally) -> int:
+    """How many of the things ``master`` counts this player has."""
+    if master.counts is None:
+        return 0
+    if master.counts == "workers":
+        return tally.workers.total
+    if master.counts == "objectives":
+        return len(tally.objectives)
+    return getattr(tally, master.counts)
+
+
+def station_master_vp(key: str, tally: Tally) -> int:
+    """The end-game VP of one station-master tile for this player."""
+    master = STATION_MASTER_BY_KEY.get(key)
+    if master is None:
+        raise RulesError(f"There is no station master called {key!r}.")
+    return master.vp * (station_master_count(master, tally) // master.group)
+
+
+def station_masters_vp(tally: Tally) -> int:
+    """Row 8: the sum of every station-master tile the player holds."""
+    return sum(station_master_vp(key, tally) for key in tally.station_masters)
+
+
+def worker_row_vp(filled: int) -> int:
+    """4 VP per worker on the 5th or 6th space of one row."""
+    return WORKER_SPACE_VP * max(0, filled - WORKER_SCORING_FROM + 1)
+
+
+def workers_vp(workers: Workers) -> int:
+    """Row 9: 4 VP per worker on the 5th or 6th space of its row (at most 24)."""
+    return (worker_row_vp(workers.cowboys) + worker_row_vp(workers.craftsmen)
+            + worker_row_vp(workers.engineers))
+
+
+def disc_vp(disc_cleared: bool) -> int:
+    """Row 10: 3 VP for clearing the dark 3-VP space of the player board."""
+    return DISC_VP if disc_cleared else 0
+
+
+def job_market_vp(job_market_token: bool) -> int:
+    """Row 11: 2 VP for holding the job-market token."""
+    return JOB_MARKET_TOKEN_VP if job_market_token else 0
+
+
+def breakdown(tally: Tally) -> dict[str, int]:
+    """The 11 rows of one player's final tally, keyed like ``GAME.rows``."""
+    return {
+        "money": money_vp(tally.dollars),
+        "buildings": tally.buildings_vp,
+        "cities": tally.cities_vp,
+        "stations": tally.stations_vp,
+        "hazards": tally.hazards_vp,
+        "cattle": tally.cattle_vp,
+        "objectives": objectives_vp(tally.objectives),
+        "station_masters": station_masters_vp(tally),
+        "workers": workers_vp(tally.workers),
+        "disc": disc_vp(tally.disc_cleared),
+        "job_market": job_market_vp(tally.job_market_token),
+    }
+
+
+# Checking a final tally against the rules.
+
+def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, str]]:
+    """Every way these tallies break the rules, as ``(path, sentence)`` in input order.
+
+    Paths use the scoring API's notation (``players[1].station_masters[0]``).
+    """
+    if type(edition) is not int or edition not in EDITIONS:
+        return [("edition", "The edition must be 1 or 2.")]
+    problems: list[tuple[str, str]] = []
+    fewest, most = PLAYER_COUNTS[edition]
+    if not fewest <= len(tallies) <= most:
+        problems.append(("players", f"Edition {edition} is played by {fewest} to {most} players, "
+                                    f"not {len(tallies)}."))
+    names: dict[str, int] = {}
+    holders: dict[str, list[str]] = {}  # station-master key -> names of the players holding it
+    token_holder: str | None = None
+    for index, tally in enumerate(tallies):
+        where = f"players[{index}]"
+        name = tally.name.strip()
+        if not name:
+            problems.append((f"{where}.name", "Every player needs a name."))
+        elif name.casefold() in names:
+            problems.append((f"{where}.name", f"Player names must be unique: {name!r} appears twice."))
+        else:
+            names[name.casefold()] = index
+        problems.extend(_number_problems(tally, where))
+        for position, key in enumerate(tally.station_masters):
+            path = f"{where}.station_masters[{position}]"
+            master = STATION_MASTER_BY_KEY.get(key)
+            if master is None or edition not in master.editions:
+                valid = ", ".join(station_master_keys(edition))
+                problems.append((path, f"Edition {edition} has no station master {key!r}; "
+                                       f"its tiles are {valid}."))
+                continue
+            held_by = holders.setdefault(key, [])
+            if len(held_by) >= master.copies:
+                problems.append((path, _taken_sentence(master, held_by)))
+            held_by.append(name)
+        if tally.job_market_token:
+            if token_holder is not None:
+                problems.append((f"{where}.job_market_token",
+                                 f"Only one player holds the job-market token, and {token_holder} "
+                                 f"already does."))
+            else:
+                token_holder = name
+    return problems
+
+
+def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> str:
+    """Why one more copy of a station-master tile cannot be held."""
+    if master.copies == 1:
+        return f"There is one {master.key!r} station master, and {held_by[0]} already holds it."
+    return (f"There are {master.copies} {master.key!r} station masters, and "
+            f"{' and '.join(held_by)} already hold them.")
+
+
+def _number_problems(tally: Tally, where: str) -> list[tuple[str, str]]:
+    """Negative counts, impossible worker rows and objective cards with negative values."""
+    problems = [(f"{where}.{name}", f"{name.replace('_', ' ').capitalize()} cannot be negative.")
+                for name in _NON_NEGATIVE if getattr(tally, name) < 0]
+    for row in WORKER_ROWS:
+        filled = getattr(tally.workers, row)
+        if not WORKER_ROW_MIN <= filled <= WORKER_ROW_MAX:
+            problems.append((f"{where}.workers.{row}",
+                             f"A row of {row} holds {WORKER_ROW_MIN} to {WORKER_ROW_MAX} workers "
+                             f"(the first is printed), not {filled}."))
+    for position, card in enumerate(tally.objectives):
+        if card.vp < 0 or card.penalty < 0:
+            problems.append((f"{where}.objectives[{position}]",
+                             "An objective card's VP and penalty are at least 0."))
+    return problems
+
+
+def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
+    """Raise RulesError for the first way these tallies break the rules."""
+    problems = tally_problems(edition, tallies)
+    if problems:
+        path, sentence = problems[0]
+        raise RulesError(sentence, path)
+
+
+def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
+    """Score and rank the players; a tie on VP shares the rank (GWT has no tie-breaker)."""
+    check_tallies(edition, tallies)
+    return rank_players(GAME.slug, GAME.rows,
+                        [(tally.name.strip(), breakdown(tally)) for tally in tallies])
+
+
+# Calculators for the rows players add up by hand.
+
+def buildings_vp_from_tiles(tiles: Sequence[str]) -> int:
+    """The buildings row from the private tiles on the map, named like ``"4a"`` or ``"10b"``."""
+    total = 0
+    built: set[str] = set()
+    for position, raw in enumerate(tiles):
+        tile = raw.strip().lower() if isinstance(raw, str) else ""
+        vp = PRIVATE_BUILDINGS.get(tile)
+        if vp is None:
+            raise RulesError(f"{raw!r} is not a private building; name it by number and side, "
+                             f"like 4a or 10b.", f"[{position}]")
+        number = tile[:-1]
+        if number in built:
+            raise RulesError(f"Each player has one building {number}; it is listed twice.", f"[{position}]")
+        built.add(number)
+        total += vp
+    return total
+
+
+def cattle_vp_from_cards(counts: Mapping[int, int]) -> int:
+    """The cattle row from how many cards of each VP value the player owns: ``{3: 2, 5: 1}`` → 11."""
+    total = 0
+    for value, cards in counts.items():
+        if type(value) is not int or value not in CATTLE_CARD_VALUES:
+            shown = ", ".join(map(str, sorted(CATTLE_CARD_VALUES)))
+            raise RulesError(f"Cattle cards are worth {shown} VP, not {value!r}.", f"[{value!r}]")
+        if type(cards) is not int or cards < 0:
+            raise RulesError(f"The number of {value}-VP cattle cards must be a whole number of at least 0.",
+                             f"[{value}]")
+        total += value * cards
+    return total
+
+
+def city_crests_total(crests: Sequence[int]) -> int:
+    """The cities row from the VP of every crest the player's discs unlocked (negatives included)."""
+    total = 0
+    for position, crest in enumerate(crests):
+        total += _checked_crest(crest, f"[{position}]")
+    return total
+
+
+def _checked_crest(crest: object, path: str) -> int:
+    """A crest's VP, refusing anything that is not a whole number a board could print."""
+    if type(crest) is not int or not CREST_VP_MIN <= crest <= CREST_VP_MAX:
+        raise RulesError(f"A city crest is worth a whole number of VP from {CREST_VP_MIN} to {CREST_VP_MAX}.",
+                         path)
+    return crest
+
+
+def starting_money(setup: PlaySetup) -> tuple[int, ...]:
+    """Each seat's starting dollars, in seat order."""
+    return STARTING_MONEY[:len(setup.seats)]
+
+
+# The in-play log of delivered herds.
+
+@dataclass(frozen=True)
+class Delivery:
+    """A herd delivered to a city and the crest VP it is worth to that player."""
+
+    seat: int
+    city: str
+    crest_vp: int
+
+
+@dataclass(frozen=True)
+class PlayState:
+    """The table during play: the edition and every delivery so far, oldest first."""
+
+    setup: PlaySetup
+    edition: int
+    deliveries: tuple[Delivery, ...] = ()
+
+
+EVENT_KINDS = ("delivery",)
+_DELIVERY_FIELDS = frozenset({"seat", "city", "crest_vp"})
+
+
+def play_edition(setup: PlaySetup) -> int:
+    """The edition a play uses (option ``edition``, default 2), checked against its seat count."""
+    edition = setup.options.get("edition", DEFAULT_EDITION)
+    if type(edition) is not int or edition not in EDITIONS:
+        raise RulesError("The edition must be 1 or 2.", "edition")
+    fewest, most = PLAYER_COUNTS[edition]
+    if not fewest <= len(setup.seats) <= most:
+        raise RulesError(f"Edition {edition} is played by {fewest} to {most} players, "
+                         f"not {len(setup.seats)}.", "seats")
+    return edition
+
+
+def initial_state(setup: PlaySetup) -> PlayState:
+    """The table before the first delivery."""
+    if setup.game != GAME.slug:
+        raise RulesError(f"This play is of {setup.game!r}, not {GAME.name}.", "game")
+    return PlayState(setup=setup, edition=play_edition(setup))
+
+
+def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> PlayState:
+    """The table after one event; the only kind is ``"delivery"`` ``{"seat", "city", "crest_vp"}``."""
+    if kind != "delivery":
+        raise RulesError(f"Great Western Trail has no event {kind!r}; record a delivery.", "kind")
+    if not isinstance(payload, Mapping):
+        raise RulesError("A delivery needs a seat, a city and the crest's VP.")
+    unknown = sorted(str(key) for key in payload if key not in _DELIVERY_FIELDS)
+    if unknown:
+        raise RulesError(f"A delivery has no field {unknown[0]!r}.", unknown[0])
+    seat = seat_index(payload, state.setup)
+    city = payload.get("city")
+    if not isinstance(city, str) or not city.strip() or len(city.strip()) > CITY_NAME_MAX:
+        raise RulesError(f"Name the city the herd went to (1 to {CITY_NAME_MAX} characters).", "city")
+    crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
+    delivery = Delivery(seat=seat, city=city.strip(), crest_vp=crest_vp)
+    return PlayState(setup=state.setup, edition=state.edition, deliveries=(*state.deliveries, delivery))
+
+
+def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:
+    """The crest VP of one seat's deliveries so far."""
+    return sum(delivery.crest_vp for delivery in state.deliveries if delivery.seat == seat)
+
+
+def running_scores(state: PlayState) -> tuple[int, ...]:
+    """Per seat, the crest VP of the deliveries so far.
+
+    Great Western Trail keeps no score during play; the delivered herds' crests are the only row
+    the table records as it goes, and they become each player's ``cities_vp`` at the end.
+    """
+    totals = [0] * len(state.setup.seats)
+    for delivery in state.deliveries:
+        totals[delivery.seat] += delivery.crest_vp
+    return tuple(totals)

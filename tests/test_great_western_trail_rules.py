@@ -1,0 +1,473 @@
+"""Great Western Trail rules: the final tally's rows, station masters, checks, calculators, play log."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.games import great_western_trail as gwt
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.great_western_trail import Objective, Tally, Workers
+
+ANNA = Tally(
+    name="Anna", dollars=23, buildings_vp=12, cities_vp=8, stations_vp=10, hazards_vp=7, cattle_vp=21,
+    objectives=(Objective(3, 0, True), Objective(5, 3, True), Objective(4, 2, False)),
+    station_masters=("workers",), workers=Workers(cowboys=5, craftsmen=6, engineers=2),
+    disc_cleared=True, job_market_token=False,
+)
+
+
+# Worked examples of the rules, one test each.
+
+def test_worked_example_1_anna_scores_96_in_edition_2():
+    result = gwt.final_result(2, [ANNA])
+    (anna,) = result.players
+    assert dict(anna.breakdown) == {
+        "money": 4, "buildings": 12, "cities": 8, "stations": 10, "hazards": 7, "cattle": 21,
+        "objectives": 6, "station_masters": 13, "workers": 12, "disc": 3, "job_market": 0,
+    }
+    assert anna.total == 96
+    assert result.winners == ("Anna",)
+
+
+@pytest.mark.parametrize("fulfilled", [
+    pytest.param((True,) * 5, id="all-fulfilled"),
+    pytest.param((False,) * 5, id="none-fulfilled"),
+    pytest.param((True, False, True, False, False), id="some-fulfilled"),
+])
+def test_worked_example_2_objectives_station_master_pays_per_two_cards(fulfilled):
+    cards = tuple(Objective(vp=4, penalty=2, fulfilled=done) for done in fulfilled)
+    tally = Tally(name="Anna", objectives=cards, station_masters=("objectives",))
+    assert gwt.station_masters_vp(tally) == 6
+
+
+def test_worked_example_3_a_tie_on_80_shares_the_victory():
+    anna = Tally(name="Anna", dollars=400)  # 80 VP from money alone
+    ben = Tally(name="Ben", cattle_vp=60, buildings_vp=20)
+    cara = Tally(name="Cara", cattle_vp=79)
+    result = gwt.final_result(1, [anna, ben, cara])
+    assert [(p.name, p.total, p.rank) for p in result.players] == [
+        ("Anna", 80, 1), ("Ben", 80, 1), ("Cara", 79, 3)]
+    assert result.winners == ("Anna", "Ben")
+
+
+@pytest.mark.parametrize(("dollars", "vp"), [
+    pytest.param(4, 0, id="4-dollars"),
+    pytest.param(5, 1, id="5-dollars"),
+    pytest.param(29, 5, id="29-dollars"),
+])
+def test_worked_example_4_one_vp_per_full_five_dollars(dollars, vp):
+    assert gwt.money_vp(dollars) == vp
+    assert gwt.final_result(2, [Tally(name="Anna", dollars=dollars)]).players[0].breakdown["money"] == vp
+
+
+# The rows, table-driven.
+
+@pytest.mark.parametrize(("dollars", "vp"), [(0, 0), (9, 1), (10, 2), (999, 199)])
+def test_money_rounds_down(dollars, vp):
+    assert gwt.money_vp(dollars) == vp
+
+
+@pytest.mark.parametrize(("cards", "vp"), [
+    pytest.param((), 0, id="empty-area"),
+    pytest.param((Objective(3, 0, True),), 3, id="start-card"),
+    pytest.param((Objective(3, 0, False),), 0, id="start-card-failed-no-penalty"),
+    pytest.param((Objective(5, 3, False),), -3, id="failed-card-costs-its-penalty"),
+    pytest.param((Objective(5, 3, True), Objective(4, 2, False), Objective(3, 2, False)), 1, id="mixed"),
+])
+def test_objectives_row(cards, vp):
+    assert gwt.objectives_vp(cards) == vp
+
+
+@pytest.mark.parametrize(("filled", "vp"), [(1, 0), (2, 0), (4, 0), (5, 4), (6, 8)])
+def test_worker_row_scores_the_fifth_and_sixth_space(filled, vp):
+    assert gwt.worker_row_vp(filled) == vp
+
+
+@pytest.mark.parametrize(("workers", "vp"), [
+    pytest.param(Workers(), 0, id="printed-only"),
+    pytest.param(Workers(5, 6, 2), 12, id="anna"),
+    pytest.param(Workers(6, 6, 6), 24, id="all-full"),
+    pytest.param(Workers(4, 4, 5), 4, id="one-fifth-space"),
+])
+def test_workers_row(workers, vp):
+    assert gwt.workers_vp(workers) == vp
+
+
+@pytest.mark.parametrize(("flag", "disc", "token"), [(False, 0, 0), (True, 3, 2)])
+def test_disc_and_job_market_rows(flag, disc, token):
+    assert gwt.disc_vp(flag) == disc
+    assert gwt.job_market_vp(flag) == token
+
+
+@pytest.mark.parametrize(("key", "tally", "vp"), [
+    pytest.param("workers", Tally(name="A"), 3, id="workers-printed-three"),
+    pytest.param("workers", Tally(name="A", workers=Workers(5, 6, 2)), 13, id="workers-13"),
+    pytest.param("objectives", Tally(name="A", objectives=(Objective(3),)), 0, id="objectives-1-card"),
+    pytest.param("objectives", Tally(name="A", objectives=(Objective(3),) * 4), 6, id="objectives-4-cards"),
+    pytest.param("hazards", Tally(name="A", hazards=5, hazards_vp=14), 6, id="hazards-5"),
+    pytest.param("hazards", Tally(name="A", hazards=1), 0, id="hazards-1"),
+    pytest.param("teepees", Tally(name="A", teepee_pairs=3), 9, id="teepees-3-pairs"),
+    pytest.param("certificates", Tally(name="A", certificates=3), 3, id="certificates-3"),
+    pytest.param("stations", Tally(name="A", stations=7), 9, id="stations-7"),
+    pytest.param("buildings", Tally(name="A", buildings=6), 12, id="buildings-6"),
+    pytest.param("none", Tally(name="A", certificates=8, buildings=9), 0, id="none"),
+])
+def test_each_station_master_formula(key, tally, vp):
+    assert gwt.station_master_vp(key, tally) == vp
+
+
+def test_a_player_may_hold_several_station_masters():
+    tally = Tally(name="A", workers=Workers(2, 2, 2), hazards=4, station_masters=("workers", "hazards"))
+    assert gwt.station_masters_vp(tally) == 6 + 6
+
+
+def test_unknown_station_master_is_a_rules_error():
+    with pytest.raises(RulesError, match="no station master"):
+        gwt.station_master_vp("sheriff", Tally(name="A"))
+
+
+# Edition differences.
+
+def test_station_master_tiles_per_edition():
+    assert gwt.station_master_keys(1) == ("workers", "objectives", "hazards", "teepees", "certificates")
+    assert gwt.station_master_keys(2) == ("workers", "objectives", "hazards", "teepees", "certificates",
+                                          "stations", "buildings", "none")
+    assert gwt.STATION_MASTER_BY_KEY["none"].copies == 2
+    assert all(master.copies == 1 for master in gwt.STATION_MASTERS if master.key != "none")
+
+
+@pytest.mark.parametrize(("key", "needs"), [
+    ("workers", "workers"), ("objectives", "objectives"), ("hazards", "hazards"), ("teepees", "teepee_pairs"),
+    ("certificates", "certificates"), ("stations", "stations"), ("buildings", "buildings"), ("none", None),
+])
+def test_station_master_table_names_the_count_it_needs(key, needs):
+    master = gwt.STATION_MASTER_BY_KEY[key]
+    assert master.counts == needs
+    assert master.label
+
+
+@pytest.mark.parametrize(("edition", "players", "ok"), [
+    pytest.param(1, 1, False, id="ed1-solo"), pytest.param(1, 2, True, id="ed1-two"),
+    pytest.param(1, 4, True, id="ed1-four"), pytest.param(1, 5, False, id="ed1-five"),
+    pytest.param(2, 1, True, id="ed2-solo"), pytest.param(2, 4, True, id="ed2-four"),
+    pytest.param(2, 5, False, id="ed2-five"), pytest.param(2, 0, False, id="ed2-nobody"),
+])
+def test_player_counts_per_edition(edition, players, ok):
+    tallies = [Tally(name=f"P{i}") for i in range(players)]
+    if ok:
+        assert len(gwt.final_result(edition, tallies).players) == players
+    else:
+        with pytest.raises(RulesError) as caught:
+            gwt.final_result(edition, tallies)
+        assert caught.value.path == "players"
+
+
+def test_none_station_master_twice_in_edition_2_for_one_or_two_players():
+    both = gwt.final_result(2, [Tally(name="A", station_masters=("none", "none")), Tally(name="B")])
+    split = gwt.final_result(2, [Tally(name="A", station_masters=("none",)),
+                                 Tally(name="B", station_masters=("none",))])
+    assert both.players[0].breakdown["station_masters"] == 0
+    assert split.players[1].breakdown["station_masters"] == 0
+
+
+# Checks of a final tally.
+
+@pytest.mark.parametrize(("edition", "tallies", "path", "words"), [
+    pytest.param(3, [Tally(name="A")], "edition", "1 or 2", id="edition-3"),
+    pytest.param(1, [Tally(name="A", station_masters=("stations",)), Tally(name="B")],
+                 "players[0].station_masters[0]", "Edition 1 has no station master 'stations'",
+                 id="stations-in-ed1"),
+    pytest.param(1, [Tally(name="A"), Tally(name="B", station_masters=("none",))],
+                 "players[1].station_masters[0]", "no station master 'none'", id="none-in-ed1"),
+    pytest.param(2, [Tally(name="A", station_masters=("sheriff",))],
+                 "players[0].station_masters[0]", "no station master 'sheriff'", id="unknown-key"),
+    pytest.param(2, [Tally(name="A", station_masters=("hazards",)),
+                     Tally(name="B", station_masters=("hazards",))],
+                 "players[1].station_masters[0]", "A already holds it", id="tile-twice"),
+    pytest.param(2, [Tally(name="A", station_masters=("workers", "workers"))],
+                 "players[0].station_masters[1]", "one 'workers' station master", id="tile-twice-one-player"),
+    pytest.param(2, [Tally(name="A", station_masters=("none", "none")),
+                     Tally(name="B", station_masters=("none",))],
+                 "players[1].station_masters[0]", "2 'none' station masters", id="none-three-times"),
+    pytest.param(2, [Tally(name="A", job_market_token=True), Tally(name="B", job_market_token=True)],
+                 "players[1].job_market_token", "Only one player", id="two-token-holders"),
+    pytest.param(2, [Tally(name="A", workers=Workers(cowboys=7))], "players[0].workers.cowboys", "1 to 6",
+                 id="cowboys-7"),
+    pytest.param(2, [Tally(name="A", workers=Workers(engineers=0))], "players[0].workers.engineers", "not 0",
+                 id="engineers-0"),
+    pytest.param(2, [Tally(name="A", dollars=-1)], "players[0].dollars", "cannot be negative",
+                 id="negative-dollars"),
+    pytest.param(2, [Tally(name="A", teepee_pairs=-2)], "players[0].teepee_pairs", "cannot be negative",
+                 id="negative-teepees"),
+    pytest.param(2, [Tally(name="A", objectives=(Objective(vp=3, penalty=-1),))], "players[0].objectives[0]",
+                 "at least 0", id="negative-penalty"),
+    pytest.param(2, [Tally(name="Anna"), Tally(name=" anna ")], "players[1].name", "unique", id="same-name"),
+    pytest.param(2, [Tally(name="  ")], "players[0].name", "needs a name", id="blank-name"),
+])
+def test_tally_checks(edition, tallies, path, words):
+    with pytest.raises(RulesError) as caught:
+        gwt.final_result(edition, tallies)
+    assert caught.value.path == path
+    assert words in caught.value.message
+
+
+def test_negative_cities_are_allowed():
+    result = gwt.final_result(2, [Tally(name="A", cities_vp=-12, cattle_vp=20)])
+    assert result.players[0].breakdown["cities"] == -12
+    assert result.players[0].total == 8
+
+
+def test_tally_problems_lists_every_problem_in_input_order():
+    tallies = [Tally(name="A", job_market_token=True, dollars=-1),
+               Tally(name="B", job_market_token=True, station_masters=("stations",))]
+    assert [path for path, _ in gwt.tally_problems(1, tallies)] == [
+        "players[0].dollars", "players[1].station_masters[0]", "players[1].job_market_token"]
+
+
+# Reference data and calculators.
+
+def test_reference_values_match_the_board_data():
+    assert gwt.STARTING_MONEY == (6, 7, 8, 9)
+    assert gwt.STATION_VP == (1, 1, 2, 2, 3, 5, 6, 7, 8, 9)
+    assert gwt.HAZARD_VP == (2, 2, 3, 3, 4, 4)
+    assert gwt.CATTLE_VP == {"starting": (0,), "holstein": (1,), "brown_swiss": (2,), "ayrshire": (3,),
+                             "west_highland": (3, 4, 5), "texas_longhorn": (5, 6, 7)}
+    assert [gwt.PRIVATE_BUILDINGS[f"{n}a"] for n in range(1, 11)] == [1, 1, 1, 3, 4, 5, 6, 6, 9, 13]
+    assert [gwt.PRIVATE_BUILDINGS[f"{n}b"] for n in range(1, 11)] == [1, 1, 3, 3, 4, 5, 6, 8, 8, 11]
+
+
+@pytest.mark.parametrize(("seats", "money"), [(1, (6,)), (2, (6, 7)), (4, (6, 7, 8, 9))])
+def test_starting_money_by_seat(seats, money):
+    setup = PlaySetup(game=gwt.GAME.slug, seats=tuple(Seat(f"P{i}", "red") for i in range(seats)))
+    assert gwt.starting_money(setup) == money
+
+
+@pytest.mark.parametrize(("tiles", "vp"), [
+    pytest.param([], 0, id="none-built"),
+    pytest.param(["4a", "10b"], 14, id="4a-10b"),
+    pytest.param(["10a", "9b", "8b", "3b"], 13 + 8 + 8 + 3, id="mixed-sides"),
+    pytest.param([" 5A "], 4, id="spaces-and-capitals"),
+])
+def test_buildings_from_tiles(tiles, vp):
+    assert gwt.buildings_vp_from_tiles(tiles) == vp
+
+
+@pytest.mark.parametrize(("tiles", "path"), [
+    pytest.param(["11a"], "[0]", id="no-building-11"),
+    pytest.param(["4a", "4c"], "[1]", id="no-side-c"),
+    pytest.param(["4a", "4b"], "[1]", id="building-4-twice"),
+    pytest.param(["", "1a"], "[0]", id="empty"),
+])
+def test_buildings_from_tiles_refuses_impossible_tiles(tiles, path):
+    with pytest.raises(RulesError) as caught:
+        gwt.buildings_vp_from_tiles(tiles)
+    assert caught.value.path == path
+
+
+@pytest.mark.parametrize(("counts", "vp"), [
+    pytest.param({}, 0, id="no-cards"),
+    pytest.param({0: 14}, 0, id="starting-herd"),
+    pytest.param({3: 2, 5: 1}, 11, id="3-3-5"),
+    pytest.param({1: 1, 2: 2, 4: 1, 7: 3}, 1 + 4 + 4 + 21, id="many"),
+])
+def test_cattle_from_cards(counts, vp):
+    assert gwt.cattle_vp_from_cards(counts) == vp
+
+
+@pytest.mark.parametrize("counts", [
+    pytest.param({8: 1}, id="no-8-vp-card"), pytest.param({-1: 1}, id="negative-value"),
+    pytest.param({3: -1}, id="negative-count"), pytest.param({3: 1.0}, id="float-count"),
+    pytest.param({"3": 1}, id="string-value"), pytest.param({3: True}, id="bool-count"),
+])
+def test_cattle_from_cards_refuses_impossible_cards(counts):
+    with pytest.raises(RulesError):
+        gwt.cattle_vp_from_cards(counts)
+
+
+@pytest.mark.parametrize(("crests", "vp"), [
+    pytest.param([], 0, id="no-crests"),
+    pytest.param([-6, -6, 9], -3, id="kansas-city-twice-san-francisco"),
+    pytest.param([3, 4, -1], 6, id="pairs"),
+])
+def test_city_crests_total(crests, vp):
+    assert gwt.city_crests_total(crests) == vp
+
+
+@pytest.mark.parametrize("crests", [[101], [-101], [2.0], ["3"], [True], [None]])
+def test_city_crests_refuse_what_no_board_prints(crests):
+    with pytest.raises(RulesError):
+        gwt.city_crests_total(crests)
+
+
+# The in-play log of delivered herds.
+
+def _setup(seats: int = 3, **options: object) -> PlaySetup:
+    return PlaySetup(game=gwt.GAME.slug, seats=tuple(Seat(f"P{i}", "blue") for i in range(seats)),
+                     options=options)
+
+
+def test_deliveries_add_up_per_seat_and_are_the_running_scores():
+    state = gwt.initial_state(_setup(3))
+    assert gwt.running_scores(state) == (0, 0, 0)
+    for seat, city, crest in [(0, "Kansas City", -6), (1, "San Francisco", 9), (0, "Denver", 4),
+                              (2, "Albuquerque", 2)]:
+        state = gwt.apply_event(state, "delivery", {"seat": seat, "city": city, "crest_vp": crest})
+    assert gwt.running_scores(state) == (-2, 9, 2)
+    assert [gwt.cities_vp_from_deliveries(state, seat) for seat in range(3)] == [-2, 9, 2]
+    assert state.deliveries[0] == gwt.Delivery(seat=0, city="Kansas City", crest_vp=-6)
+
+
+def test_apply_event_leaves_the_earlier_state_unchanged():
+    before = gwt.initial_state(_setup(2))
+    after = gwt.apply_event(before, "delivery", {"seat": 1, "city": " Denver ", "crest_vp": 3})
+    assert before.deliveries == ()
+    assert after.deliveries == (gwt.Delivery(1, "Denver", 3),)
+
+
+@pytest.mark.parametrize(("kind", "payload", "path"), [
+    pytest.param("score", {"seat": 0, "city": "Denver", "crest_vp": 1}, "kind", id="unknown-kind"),
+    pytest.param("delivery", {"seat": 3, "city": "Denver", "crest_vp": 1}, "seat", id="seat-off-table"),
+    pytest.param("delivery", {"seat": "0", "city": "Denver", "crest_vp": 1}, "seat", id="seat-string"),
+    pytest.param("delivery", {"seat": True, "city": "Denver", "crest_vp": 1}, "seat", id="seat-bool"),
+    pytest.param("delivery", {"city": "Denver", "crest_vp": 1}, "seat", id="seat-missing"),
+    pytest.param("delivery", {"seat": 0, "city": " ", "crest_vp": 1}, "city", id="city-blank"),
+    pytest.param("delivery", {"seat": 0, "city": "x" * 41, "crest_vp": 1}, "city", id="city-too-long"),
+    pytest.param("delivery", {"seat": 0, "city": 7, "crest_vp": 1}, "city", id="city-number"),
+    pytest.param("delivery", {"seat": 0, "city": "Denver", "crest_vp": 101}, "crest_vp", id="crest-101"),
+    pytest.param("delivery", {"seat": 0, "city": "Denver", "crest_vp": -101}, "crest_vp", id="crest-m101"),
+    pytest.param("delivery", {"seat": 0, "city": "Denver", "crest_vp": 1.0}, "crest_vp", id="crest-float"),
+    pytest.param("delivery", {"seat": 0, "city": "Denver"}, "crest_vp", id="crest-missing"),
+    pytest.param("delivery", {"seat": 0, "city": "Denver", "crest_vp": 1, "vp": 2}, "vp", id="extra-field"),
+    pytest.param("delivery", ["seat", 0], "", id="payload-list"),
+])
+def test_apply_event_refuses_what_the_table_does_not_allow(kind, payload, path):
+    with pytest.raises(RulesError) as caught:
+        gwt.apply_event(gwt.initial_state(_setup(3)), kind, payload)
+    assert caught.value.path == path
+
+
+@pytest.mark.parametrize(("setup", "path"), [
+    pytest.param(_setup(1, edition=1), "seats", id="ed1-solo"),
+    pytest.param(_setup(5), "seats", id="five-seats"),
+    pytest.param(_setup(2, edition="2"), "edition", id="edition-string"),
+    pytest.param(_setup(2, edition=3), "edition", id="edition-3"),
+    pytest.param(PlaySetup(game="gold-west", seats=(Seat("A", "red"),)), "game", id="other-game"),
+])
+def test_initial_state_refuses_impossible_setups(setup, path):
+    with pytest.raises(RulesError) as caught:
+        gwt.initial_state(setup)
+    assert caught.value.path == path
+
+
+def test_solo_play_in_edition_2_is_the_default():
+    assert gwt.initial_state(_setup(1)).edition == 2
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-200, 200) | st.floats(allow_nan=True) | st.text(max_size=50),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.sampled_from(["seat", "city", "crest_vp"]) | st.text(max_size=5), children,
+                      max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(kind=st.sampled_from(["delivery", "score", ""]) | st.text(max_size=10), payload=JSON_VALUES)
+def test_garbage_events_raise_only_rules_errors(kind, payload):
+    state = gwt.initial_state(_setup(2))
+    try:
+        after = gwt.apply_event(state, kind, payload)
+    except RulesError:
+        return
+    assert sum(gwt.running_scores(after)) == payload["crest_vp"]
+
+
+# Properties of the final tally.
+
+OBJECTIVES = st.lists(st.builds(Objective, vp=st.integers(0, 9), penalty=st.integers(0, 9),
+                                fulfilled=st.booleans()), max_size=8).map(tuple)
+ROW = st.integers(1, 6)
+WORKERS = st.builds(Workers, cowboys=ROW, craftsmen=ROW, engineers=ROW)
+VP = st.integers(0, 999)
+PIECES = st.integers(0, 95)
+
+
+def tallies_for(name: str, station_masters: st.SearchStrategy) -> st.SearchStrategy[Tally]:
+    """Tallies that pass the rules' checks, for a player of this name."""
+    return st.builds(
+        Tally, name=st.just(name), dollars=VP, buildings_vp=VP, cities_vp=st.integers(-100, 999),
+        stations_vp=VP, hazards_vp=VP, cattle_vp=VP, objectives=OBJECTIVES,
+        station_masters=station_masters, workers=WORKERS, teepee_pairs=PIECES, hazards=PIECES,
+        certificates=PIECES, stations=PIECES, buildings=PIECES, disc_cleared=st.booleans(),
+        job_market_token=st.booleans(),
+    )
+
+
+SOLO_TALLIES = tallies_for(
+    "Solo", st.lists(st.sampled_from(gwt.station_master_keys(2)), unique=True, max_size=5).map(tuple))
+
+
+@st.composite
+def tables(draw) -> tuple[int, list[Tally]]:
+    """An edition and the tallies of a whole table, with each tile and the token handed out once."""
+    edition = draw(st.sampled_from(gwt.EDITIONS))
+    fewest, most = gwt.PLAYER_COUNTS[edition]
+    players = draw(st.integers(fewest, most))
+    tiles = list(gwt.station_master_keys(edition)) + (["none"] if edition == 2 else [])
+    owners = draw(st.lists(st.integers(-1, players - 1), min_size=len(tiles), max_size=len(tiles)))
+    holder = draw(st.integers(-1, players - 1))
+    tallies = []
+    for seat in range(players):
+        tally = draw(tallies_for(f"Player {seat}", st.just(())))
+        tallies.append(replace(
+            tally, job_market_token=seat == holder,
+            station_masters=tuple(tile for tile, owner in zip(tiles, owners, strict=True) if owner == seat)))
+    return edition, tallies
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables())
+def test_breakdown_adds_up_and_ranks_follow_the_totals(table):
+    edition, tallies = table
+    result = gwt.final_result(edition, tallies)
+    totals = [p.total for p in result.players]
+    for player, tally in zip(result.players, tallies, strict=True):
+        assert list(player.breakdown) == list(gwt.GAME.rows)
+        assert sum(player.breakdown.values()) == player.total
+        assert player.breakdown == gwt.breakdown(tally)
+        assert player.rank == 1 + sum(other > player.total for other in totals)
+    assert result.winners == tuple(p.name for p in result.players if p.total == max(totals))
+
+
+@settings(max_examples=150, deadline=None)
+@given(SOLO_TALLIES, st.integers(0, 999))
+def test_more_dollars_never_lower_the_total(tally, extra):
+    before = gwt.final_result(2, [tally]).players[0].total
+    after = gwt.final_result(2, [replace(tally, dollars=tally.dollars + extra)]).players[0].total
+    assert after >= before
+
+
+@settings(max_examples=150, deadline=None)
+@given(SOLO_TALLIES, st.integers(0, 999))
+def test_more_cattle_vp_never_lowers_the_total(tally, extra):
+    before = gwt.final_result(2, [tally]).players[0].total
+    after = gwt.final_result(2, [replace(tally, cattle_vp=tally.cattle_vp + extra)]).players[0].total
+    assert after == before + extra
+
+
+@settings(max_examples=150, deadline=None)
+@given(SOLO_TALLIES, st.builds(Objective, vp=st.integers(0, 9), penalty=st.integers(0, 9)), st.data())
+def test_a_fulfilled_objective_never_scores_less_than_a_failed_one(tally, card, data):
+    position = data.draw(st.integers(0, len(tally.objectives)))
+    cards = list(tally.objectives)
+
+    def total_with(fulfilled: bool) -> int:
+        chosen = (*cards[:position], replace(card, fulfilled=fulfilled), *cards[position:])
+        return gwt.final_result(2, [replace(tally, objectives=chosen)]).players[0].total
+
+    assert total_with(True) - total_with(False) == card.vp + card.penalty
