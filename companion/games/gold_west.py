@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from companion.games.common import GameInfo
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from companion.games.common import (
+    FinalResult,
+    GameInfo,
+    PlayerResult,
+    PlaySetup,
+    RulesError,
+    floor_half,
+    rank_players,
+    seat_index,
+)
 
 GAME = GameInfo(
     slug="gold-west",
@@ -11,3 +23,705 @@ GAME = GameInfo(
     max_players=4,
     rows=("track", "largest_group", "offices", "wanted", "influence"),
 )
+
+TERRAINS: tuple[str, ...] = ("forest", "gold", "silver", "copper")
+# 1st and 2nd place values of each terrain's influence majority.
+MAJORITY_VALUES: Mapping[str, tuple[int, int]] = {
+    "forest": (8, 4), "gold": (9, 5), "silver": (10, 6), "copper": (11, 7),
+}
+METALS: tuple[str, ...] = ("gold", "silver", "copper")
+# Board data: what the first and the second stagecoach to cross a metal's bonus line score.
+SHIPPING_BONUS_VALUES: Mapping[str, tuple[int, int]] = {"gold": (9, 6), "silver": (8, 5), "copper": (7, 4)}
+SHIPPING_LINE_POINTS: Mapping[int, int] = {1: 2, 2: 3}
+# Investment bonus tiles, highest first, per player count.
+INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
+INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
+SUPPLY_SECTIONS = 4  # sections 0–3, each scoring its own number
+LOOT_POINTS = -1
+BOOMTOWN_1X1_POINTS = 4
+POINTS_PER_GROUP_BUILDING = 2
+OFFICES_DEALT = 4
+MAX_TOKENS_PER_OFFICE = 2  # one token on each half of an office card
+
+
+def camps_per_player(player_count: int) -> int:
+    """How many camps each player has: 12 with 2–3 players, 10 with 4."""
+    if type(player_count) is not int or not GAME.min_players <= player_count <= GAME.max_players:
+        raise RulesError(f"Gold West is played by {GAME.min_players} to {GAME.max_players} players.",
+                         "players")
+    return 10 if player_count == 4 else 12
+
+
+# --------------------------------------------------------------------------------------------------
+# What the final tally knows about each player
+
+
+@dataclass(frozen=True)
+class OfficeClaim:
+    """A player's influence tokens on one BoomTown office, with what the formula needs from the map."""
+
+    office: str
+    tokens: int = 1  # 2 when the player holds both halves of the office card
+    count: int = 0  # the quantity frontier, sheriff and surveyor count
+    camps: int = 0  # docks: camps touching water
+    settlements: int = 0  # docks: settlements touching water
+
+
+@dataclass(frozen=True)
+class PlayerTally:
+    """One player's position at the end of play, as the scoring pad asks for it.
+
+    Terrain maps take the keys of ``TERRAINS``; a missing key counts 0.
+    """
+
+    name: str
+    track_vp: int = 0
+    influence: Mapping[str, int] = field(default_factory=dict)
+    settlements: Mapping[str, int] = field(default_factory=dict)
+    mining_tokens: Mapping[str, int] = field(default_factory=dict)
+    largest_group: int = 0
+    second_group: int = 0
+    wanted: int = 0
+    boomtown_tokens: int | None = None  # None: the sum of the office tokens
+    investments: int = 0
+    shipping_bonus_tiles: int = 0
+    offices: tuple[OfficeClaim, ...] = ()
+    supply_left: int = 0
+
+    @property
+    def tokens_in_boomtown(self) -> int:
+        """Influence tokens in BoomTown: the given number, or those on the listed offices."""
+        if self.boomtown_tokens is not None:
+            return self.boomtown_tokens
+        return sum(claim.tokens for claim in self.offices)
+
+
+# --------------------------------------------------------------------------------------------------
+# BoomTown offices
+
+
+@dataclass(frozen=True)
+class Office:
+    """One BoomTown office: its key, its name and what each influence token on it counts."""
+
+    key: str
+    label: str
+    counts: str
+    # Points for one token: (claim, player, terrains in which the player receives influence points).
+    per_token: Callable[[OfficeClaim, PlayerTally, int], int] = field(repr=False, compare=False)
+    asks: str = ""  # "count" or "docks": what the tally must ask for besides the player's other rows
+
+
+def _weakest_terrain(player: PlayerTally) -> int:
+    return min(player.influence.get(terrain, 0) for terrain in TERRAINS)
+
+
+def _strongest_terrain_tokens(player: PlayerTally) -> int:
+    return max(player.mining_tokens.get(terrain, 0) for terrain in TERRAINS)
+
+
+OFFICES: tuple[Office, ...] = (
+    Office("docks", "Docks", "1 per camp and 2 per settlement touching water",
+           lambda claim, player, scored: claim.camps + 2 * claim.settlements, asks="docks"),
+    Office("frontier", "Frontier", "1 per building touching the board edge",
+           lambda claim, player, scored: claim.count, asks="count"),
+    Office("homestead", "Homestead", "2 × your influence in your weakest terrain",
+           lambda claim, player, scored: 2 * _weakest_terrain(player)),
+    Office("courthouse", "Courthouse", "1 per mining token in your strongest terrain",
+           lambda claim, player, scored: _strongest_terrain_tokens(player)),
+    Office("deeds", "Deeds", "2 per terrain in which you receive influence points",
+           lambda claim, player, scored: 2 * scored),
+    Office("depot", "Depot", "2 per building in your second-largest group",
+           lambda claim, player, scored: 2 * player.second_group),
+    Office("mayor", "Mayor", "3 per 2 of your influence tokens in BoomTown",
+           lambda claim, player, scored: 3 * floor_half(player.tokens_in_boomtown)),
+    Office("saloon", "Saloon", "2 per investment card you own",
+           lambda claim, player, scored: 2 * player.investments),
+    Office("sheriff", "Sheriff", "1 per building touching an opponent's building",
+           lambda claim, player, scored: claim.count, asks="count"),
+    Office("shipping", "Shipping", "2 per shipping bonus tile you own",
+           lambda claim, player, scored: 2 * player.shipping_bonus_tiles),
+    Office("surveyor", "Surveyor", "1 per building in your longest straight line",
+           lambda claim, player, scored: claim.count, asks="count"),
+    Office("town_hall", "Town Hall", "1 per settlement",
+           lambda claim, player, scored: sum(player.settlements.get(terrain, 0) for terrain in TERRAINS)),
+)
+OFFICES_BY_KEY: Mapping[str, Office] = {office.key: office for office in OFFICES}
+OFFICE_KEYS: tuple[str, ...] = tuple(OFFICES_BY_KEY)
+
+
+def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int) -> int:
+    """Points of one office claim: its formula once per token.
+
+    ``scored_terrains`` is the number of terrains in which the player receives influence points
+    (what ``deeds`` counts).
+    """
+    office = OFFICES_BY_KEY.get(claim.office)
+    if office is None:
+        raise RulesError(f"There is no BoomTown office called {claim.office!r}.", "office")
+    return claim.tokens * office.per_token(claim, player, scored_terrains)
+
+
+# --------------------------------------------------------------------------------------------------
+# Terrain majorities
+
+
+@dataclass(frozen=True)
+class TerrainMajority:
+    """Who took 1st and 2nd place in one terrain and what each player scores there.
+
+    Players are indices into the list of players given. ``second`` is empty when 1st was shared and
+    in a 2-player game, where only the majority holder (``first``) scores, taking the 2nd-place value.
+    """
+
+    terrain: str
+    values: tuple[int, int]
+    influence: tuple[int, ...]
+    settlements: tuple[int, ...]
+    first: tuple[int, ...]
+    second: tuple[int, ...]
+    points: tuple[int, ...]
+
+    @property
+    def shared_first(self) -> bool:
+        return len(self.first) > 1
+
+    @property
+    def shared_second(self) -> bool:
+        return len(self.second) > 1
+
+    def describe(self, names: Sequence[str]) -> str:
+        """One sentence for the result page: who placed where, how a split was made, the points."""
+        label = self.terrain.capitalize()
+        first_value, second_value = self.values
+        if not self.first:
+            return f"{label}: nobody has influence here."
+        holders = _join([names[i] for i in self.first])
+        share = self.points[self.first[0]]
+        if len(self.influence) == 2:
+            if self.shared_first:
+                text = (f"{label}: {holders} tie and share the 2nd-place value {second_value}: "
+                        f"{share} each")
+            else:
+                text = f"{label}: {holders} holds the majority and takes the 2nd-place value ({share})"
+        elif self.shared_first:
+            text = (f"{label}: {holders} share 1st: {first_value} + {second_value} = "
+                    f"{first_value + second_value}, {share} each; no 2nd place")
+        else:
+            text = f"{label}: {holders} 1st ({share})"
+            if self.shared_second:
+                text += (f"; {_join([names[i] for i in self.second])} share 2nd: {second_value}, "
+                         f"{self.points[self.second[0]]} each")
+            elif self.second:
+                text += f"; {names[self.second[0]]} 2nd ({second_value})"
+            else:
+                text += "; nobody else has influence"
+        settled = self._settlement_decisions(names)
+        return text + (f" ({settled})" if settled else "") + "."
+
+    def _settlement_decisions(self, names: Sequence[str]) -> str:
+        """Which players with equal influence the settlement count put in different places."""
+        place = [1 if i in self.first else 2 if i in self.second else 3 for i in range(len(self.influence))]
+        remarks = [
+            f"{names[ahead]} is ahead of {names[behind]} on settlements, "
+            f"{self.settlements[ahead]} against {self.settlements[behind]}"
+            for ahead in self.first + self.second
+            for behind in range(len(self.influence))
+            if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
+        ]
+        return "; ".join(remarks)
+
+
+def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
+    """Score one terrain's influence majority for every player (index order kept).
+
+    Equal influence is decided by settlements in the terrain; players still tied for 1st share
+    1st + 2nd (rounded down, no 2nd paid), still tied for 2nd share the 2nd value; 0 influence never
+    scores. With 2 players only the majority holder scores, taking the 2nd-place value.
+    """
+    if terrain not in MAJORITY_VALUES:
+        raise RulesError(f"There is no terrain called {terrain!r}.", "terrain")
+    if len(influence) != len(settlements):
+        raise RulesError("Give influence and settlements for the same players.", terrain)
+    first_value, second_value = MAJORITY_VALUES[terrain]
+    players = len(influence)
+    points = [0] * players
+    standing = [(influence[i], settlements[i]) for i in range(players)]
+    contenders = [i for i in range(players) if influence[i] > 0]
+    first: list[int] = []
+    second: list[int] = []
+    if contenders:
+        best = max(standing[i] for i in contenders)
+        first = [i for i in contenders if standing[i] == best]
+        if players == 2:
+            for i in first:
+                points[i] = second_value // len(first)
+        elif len(first) > 1:
+            for i in first:
+                points[i] = (first_value + second_value) // len(first)
+        else:
+            points[first[0]] = first_value
+            rest = [i for i in contenders if i != first[0]]
+            if rest:
+                runner_up = max(standing[i] for i in rest)
+                second = [i for i in rest if standing[i] == runner_up]
+                for i in second:
+                    points[i] = second_value // len(second)
+    return TerrainMajority(
+        terrain=terrain,
+        values=(first_value, second_value),
+        influence=tuple(influence),
+        settlements=tuple(settlements),
+        first=tuple(first),
+        second=tuple(second),
+        points=tuple(points),
+    )
+
+
+def terrain_majorities(
+    influence: Sequence[Mapping[str, int]], settlements: Sequence[Mapping[str, int]]
+) -> tuple[TerrainMajority, ...]:
+    """Score all four terrains; per-player maps of terrain → influence and → settlements."""
+    return tuple(
+        terrain_majority(terrain,
+                         [player.get(terrain, 0) for player in influence],
+                         [player.get(terrain, 0) for player in settlements])
+        for terrain in TERRAINS
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Wanted area
+
+
+def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
+    """Penalty (≤ 0) per player for camps in the Wanted area.
+
+    Most camps: −1 per camp, for everyone tied for most, and then no second-most penalty. Otherwise
+    the second most: −1 per 2 camps (round down), for everyone tied for second. Players without
+    Wanted camps never take part.
+    """
+    counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
+    penalties = [0] * len(wanted)
+    if not counts:
+        return tuple(penalties)
+    most = [i for i, camps in enumerate(wanted) if camps == counts[0]]
+    for i in most:
+        penalties[i] = -counts[0]
+    if len(most) == 1 and len(counts) > 1:
+        for i, camps in enumerate(wanted):
+            if camps == counts[1]:
+                penalties[i] = -floor_half(camps)
+    return tuple(penalties)
+
+
+# --------------------------------------------------------------------------------------------------
+# Checking a tally
+
+
+_PLAYER_COUNTS = ("largest_group", "second_group", "wanted", "investments", "shipping_bonus_tiles",
+                  "supply_left")
+_TERRAIN_MAPS = {"influence": "influence", "settlements": "settlements", "mining_tokens": "mining tokens"}
+_CLAIM_COUNTS = ("count", "camps", "settlements")
+
+
+def _is_count(value: object) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _count_error(who: str, what: str, path: str) -> RulesError:
+    return RulesError(f"{who}'s {what} must be a whole number of at least 0.", path)
+
+
+def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None:
+    counts = getattr(player, field_name)
+    what = _TERRAIN_MAPS[field_name]
+    if not isinstance(counts, Mapping):
+        raise RulesError(f"{player.name}'s {what} must list terrains with a number each.",
+                         f"{where}.{field_name}")
+    for terrain, value in counts.items():
+        if terrain not in MAJORITY_VALUES:
+            raise RulesError(f"{player.name}'s {what}: {terrain!r} is not a terrain; use forest, gold, "
+                             f"silver or copper.", f"{where}.{field_name}.{terrain}")
+        if not _is_count(value):
+            raise _count_error(player.name, f"{what} in {terrain}", f"{where}.{field_name}.{terrain}")
+
+
+def check_tallies(players: Sequence[PlayerTally]) -> None:
+    """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``)."""
+    camps = camps_per_player(len(players))
+    seen_names: set[str] = set()
+    dealt: set[str] = set()
+    for index, player in enumerate(players):
+        # Paths and messages are built only on the way to an error: this runs on every tally.
+        who = player.name
+        if who in seen_names:
+            raise RulesError(f"Player names must be unique: {who!r} appears twice.", f"players[{index}].name")
+        seen_names.add(who)
+        if type(player.track_vp) is not int:
+            raise RulesError(f"{who}'s score track must be a whole number.", f"players[{index}].track_vp")
+        for field_name in _TERRAIN_MAPS:
+            _check_terrain_map(player, f"players[{index}]", field_name)
+        for field_name in _PLAYER_COUNTS:
+            if not _is_count(getattr(player, field_name)):
+                raise _count_error(who, field_name.replace("_", " "), f"players[{index}].{field_name}")
+        if player.second_group > player.largest_group:
+            raise RulesError(f"{who}'s second-largest group ({player.second_group}) cannot be larger than "
+                             f"the largest group ({player.largest_group}).", f"players[{index}].second_group")
+        if player.largest_group + player.wanted > camps:
+            raise RulesError(f"{who} has only {camps} camps with {len(players)} players: the largest group "
+                             f"({player.largest_group}) and the Wanted camps ({player.wanted}) add up to "
+                             f"more.", f"players[{index}].wanted")
+        tokens = 0
+        claimed: set[str] = set()
+        for position, claim in enumerate(player.offices):
+            office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
+            if office is None:
+                raise RulesError(f"There is no BoomTown office called {claim.office!r}.",
+                                 f"players[{index}].offices[{position}].office")
+            if claim.office in claimed:
+                raise RulesError(f"{who} lists the {office.label} office twice; a token on each half is "
+                                 f"tokens: 2.", f"players[{index}].offices[{position}].office")
+            claimed.add(claim.office)
+            if claim.office not in dealt:
+                if len(dealt) == OFFICES_DEALT:
+                    raise RulesError(f"Only {OFFICES_DEALT} offices are dealt, but this tally lists a fifth: "
+                                     f"{office.label}.", f"players[{index}].offices[{position}].office")
+                dealt.add(claim.office)
+            if type(claim.tokens) is not int or not 1 <= claim.tokens <= MAX_TOKENS_PER_OFFICE:
+                raise RulesError(f"{who} can have 1 or 2 tokens on the {office.label} office.",
+                                 f"players[{index}].offices[{position}].tokens")
+            for field_name in _CLAIM_COUNTS:
+                if not _is_count(getattr(claim, field_name)):
+                    raise _count_error(who, f"{office.label} {field_name}",
+                                       f"players[{index}].offices[{position}].{field_name}")
+            tokens += claim.tokens
+        if player.boomtown_tokens is not None:
+            if not _is_count(player.boomtown_tokens):
+                raise _count_error(who, "BoomTown tokens", f"players[{index}].boomtown_tokens")
+            if player.boomtown_tokens < tokens:
+                raise RulesError(f"{who} has {tokens} tokens on offices, so at least {tokens} influence "
+                                 f"tokens in BoomTown, not {player.boomtown_tokens}.",
+                                 f"players[{index}].boomtown_tokens")
+
+
+# --------------------------------------------------------------------------------------------------
+# The final tally
+
+
+@dataclass(frozen=True)
+class GoldWestResult(FinalResult):
+    """The final scores plus, for the result page, the terrain majorities table."""
+
+    majorities: tuple[TerrainMajority, ...] = ()
+
+
+def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
+    """Score the end of a play: every row per player, ranks after the tie-breakers, and why.
+
+    Tie-breakers on equal points: fewest camps in the Wanted area, then most resources left on the
+    supply track; players still tied share the rank.
+    """
+    check_tallies(players)
+    majorities = terrain_majorities([p.influence for p in players], [p.settlements for p in players])
+    penalties = wanted_penalties([p.wanted for p in players])
+    breakdowns = []
+    for index, player in enumerate(players):
+        scored = sum(1 for m in majorities if index in m.first or index in m.second)
+        breakdowns.append((player.name, {
+            "track": player.track_vp,
+            "largest_group": POINTS_PER_GROUP_BUILDING * player.largest_group,
+            "offices": sum(office_points(claim, player, scored) for claim in player.offices),
+            "wanted": penalties[index],
+            "influence": sum(m.points[index] for m in majorities),
+        }))
+    ranked = rank_players(GAME.slug, GAME.rows, breakdowns,
+                          [(-p.wanted, p.supply_left) for p in players])
+    return GoldWestResult(
+        game=ranked.game,
+        players=ranked.players,
+        tie_break_notes=tie_break_notes(ranked.players, [p.wanted for p in players],
+                                        [p.supply_left for p in players]),
+        majorities=majorities,
+    )
+
+
+def tie_break_notes(
+    results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
+) -> dict[str, str]:
+    """A sentence per player whose rank a tie-breaker decided (equal points, different ranks)."""
+    notes: dict[str, str] = {}
+    for i, player in enumerate(results):
+        tied = [j for j, other in enumerate(results) if other.total == player.total]
+        if len(tied) < 2 or all(results[j].rank == player.rank for j in tied):
+            continue
+        clauses = []
+        if len({wanted[j] for j in tied}) > 1:
+            clauses.append("fewest camps in the Wanted area ("
+                           + ", ".join(f"{results[j].name} {wanted[j]}" for j in tied) + ")")
+        same_wanted = [j for j in tied if wanted[j] == wanted[i]]
+        if len(same_wanted) > 1 and len({supply_left[j] for j in same_wanted}) > 1:
+            clauses.append(("then " if clauses else "")
+                           + "most resources left on the supply track ("
+                           + ", ".join(f"{results[j].name} {supply_left[j]}" for j in same_wanted) + ")")
+        level = [results[j].name for j in same_wanted if j != i and supply_left[j] == supply_left[i]]
+        others = _join([results[j].name for j in tied if j != i])
+        sentence = (f"{player.name} tied with {others} on {player.total} VP; "
+                    f"{', '.join(clauses)} puts {player.name} {_ordinal(player.rank)}")
+        if level:
+            sentence += f", still level with {_join(level)}, so they share that rank"
+        notes[player.name] = sentence + "."
+    return notes
+
+
+def _join(names: Sequence[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _ordinal(rank: int) -> str:
+    return f"{rank}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(rank, 'th') }"
+
+
+# --------------------------------------------------------------------------------------------------
+# The ledger during play: events folded into the table state
+
+EVENT_KINDS: tuple[str, ...] = (
+    "camp", "supply", "loot", "investment", "boomtown_1x1", "shipping_line", "shipping_bonus",
+)
+
+
+@dataclass(frozen=True)
+class PlayState:
+    """The table state of a play in progress; tuples are per seat unless said otherwise."""
+
+    setup: PlaySetup
+    camps_per_player: int
+    offices: tuple[str, ...]  # the offices dealt at setup (empty when not recorded)
+    trading_post: bool
+    scores: tuple[int, ...]  # the score track
+    camps_placed: tuple[int, ...]  # one per turn, on the board or (loot) into the Wanted area
+    wanted: tuple[int, ...]
+    investments: tuple[int, ...]
+    investment_tiles_left: tuple[int, ...]  # highest first
+    investment_tiles: tuple[tuple[int, ...], ...]  # the bonus tiles each seat took
+    boomtown_1x1_tokens: tuple[int, ...]  # influence tokens on the 1×1 space (they count for mayor)
+    shipping_lines: frozenset[tuple[int, str, int]]  # (seat, metal, line) points lines passed
+    shipping_bonus: tuple[tuple[int, ...], ...]  # per metal in METALS order: seats that crossed, in order
+    shipping_bonus_tiles: tuple[int, ...]
+    events: int = 0
+    note: str = ""  # what the players should know about the last event, if anything
+
+    @property
+    def last_turn(self) -> bool:
+        """Every camp is placed: each player takes one last turn without the Build/Loot step."""
+        return all(placed == self.camps_per_player for placed in self.camps_placed)
+
+    @property
+    def turns_taken(self) -> int:
+        """Turns with a Build/Loot step taken so far, all players together."""
+        return sum(self.camps_placed)
+
+    @property
+    def round_number(self) -> int:
+        """The round at the table: 1 up to the camps per player, then one more for the last turn."""
+        return min(self.camps_placed) + 1
+
+    @property
+    def camps_left(self) -> tuple[int, ...]:
+        return tuple(self.camps_per_player - placed for placed in self.camps_placed)
+
+    @property
+    def next_seat(self) -> int | None:
+        """The seat expected to place a camp next in turn order; None once the last turn has come."""
+        fewest = min(self.camps_placed)
+        if fewest == self.camps_per_player:
+            return None
+        return self.camps_placed.index(fewest)
+
+
+def initial_state(setup: PlaySetup) -> PlayState:
+    """The table before the first turn.
+
+    ``setup.options``: ``"offices"`` (the 4 office keys dealt, optional) and ``"trading_post"``
+    (bool, default false).
+    """
+    if setup.game != GAME.slug:
+        raise RulesError(f"This play is of {setup.game!r}, not Gold West.", "game")
+    players = len(setup.seats)
+    camps = camps_per_player(players)
+    options = setup.options if isinstance(setup.options, Mapping) else {}
+    trading_post = options.get("trading_post", False)
+    if type(trading_post) is not bool:
+        raise RulesError("Say whether the Trading Post mini expansion is in play (true or false).",
+                         "trading_post")
+    offices = options.get("offices", ())
+    if not isinstance(offices, list | tuple) or any(office not in OFFICES_BY_KEY for office in offices):
+        raise RulesError("Pick the dealt offices from the BoomTown office list.", "offices")
+    if offices and (len(offices) != OFFICES_DEALT or len(set(offices)) != OFFICES_DEALT):
+        raise RulesError(f"Exactly {OFFICES_DEALT} different offices are dealt at setup.", "offices")
+    zeros = (0,) * players
+    return PlayState(
+        setup=setup,
+        camps_per_player=camps,
+        offices=tuple(offices),
+        trading_post=trading_post,
+        scores=zeros,
+        camps_placed=zeros,
+        wanted=zeros,
+        investments=zeros,
+        investment_tiles_left=INVESTMENT_BONUS_TILES[players],
+        investment_tiles=((),) * players,
+        boomtown_1x1_tokens=zeros,
+        shipping_lines=frozenset(),
+        shipping_bonus=((),) * len(METALS),
+        shipping_bonus_tiles=zeros,
+    )
+
+
+def running_scores(state: PlayState) -> tuple[int, ...]:
+    """The score track, per seat in seat order."""
+    return state.scores
+
+
+def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
+    return (*values[:seat], values[seat] + by, *values[seat + 1:])
+
+
+def _whole_number(payload: Mapping, key: str, low: int, high: int, what: str) -> int:
+    value = payload.get(key)
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError(f"{what} must be a whole number from {low} to {high}.", key)
+    return value
+
+
+def _metal(payload: Mapping) -> str:
+    metal = payload.get("metal")
+    if not isinstance(metal, str) or metal not in SHIPPING_BONUS_VALUES:
+        raise RulesError("Pick the metal track: gold, silver or copper.", "metal")
+    return metal
+
+
+def _seat_name(state: PlayState, seat: int) -> str:
+    return state.setup.seats[seat].name
+
+
+def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
+    if state.camps_placed[seat] >= state.camps_per_player:
+        raise RulesError(f"{_seat_name(state, seat)} has placed all {state.camps_per_player} camps; "
+                         f"the last turn has no Build or Loot step.", "seat")
+    return _bump(state.camps_placed, seat, 1)
+
+
+def _camp(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    return replace(state, camps_placed=_place_camp(state, seat))
+
+
+def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    # Looting is the turn's Build-or-Loot step: the turn's camp goes to the Wanted area.
+    return replace(state, camps_placed=_place_camp(state, seat), wanted=_bump(state.wanted, seat, 1),
+                   scores=_bump(state.scores, seat, LOOT_POINTS))
+
+
+def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    section = _whole_number(payload, "section", 0, SUPPLY_SECTIONS - 1, "The supply-track section")
+    return replace(state, scores=_bump(state.scores, seat, section))
+
+
+def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX, "The investment card's VP")
+    tiles_left = state.investment_tiles_left
+    bonus = tiles_left[:1]
+    taken = state.investment_tiles
+    return replace(
+        state,
+        scores=_bump(state.scores, seat, vp + sum(bonus)),
+        investments=_bump(state.investments, seat, 1),
+        investment_tiles_left=tiles_left[1:],
+        investment_tiles=(*taken[:seat], taken[seat] + bonus, *taken[seat + 1:]),
+    )
+
+
+def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    tokens = _bump(state.boomtown_1x1_tokens, seat, 1)
+    if state.trading_post:
+        return replace(state, boomtown_1x1_tokens=tokens,
+                       note="With the Trading Post the 1×1 space gives a resource instead of points; "
+                            "if it goes on the supply track, enter that as a supply event.")
+    return replace(state, boomtown_1x1_tokens=tokens, scores=_bump(state.scores, seat, BOOMTOWN_1X1_POINTS))
+
+
+def _shipping_line(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    metal = _metal(payload)
+    line = payload.get("line")
+    if type(line) is not int or line not in SHIPPING_LINE_POINTS:
+        raise RulesError("Pick the points line the stagecoach passed: 1 or 2.", "line")
+    passed = (seat, metal, line)
+    if passed in state.shipping_lines:
+        raise RulesError(f"{_seat_name(state, seat)} has already passed points line {line} of the "
+                         f"{metal} track.", "line")
+    return replace(state, shipping_lines=state.shipping_lines | {passed},
+                   scores=_bump(state.scores, seat, SHIPPING_LINE_POINTS[line]))
+
+
+def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    metal = _metal(payload)
+    track = METALS.index(metal)
+    crossed = state.shipping_bonus[track]
+    if seat in crossed:
+        raise RulesError(f"{_seat_name(state, seat)} already has the {metal} shipping bonus.", "seat")
+    values = SHIPPING_BONUS_VALUES[metal]
+    if len(crossed) == len(values):
+        raise RulesError(f"Both {metal} shipping bonus tiles are gone.", "metal")
+    points = values[len(crossed)]
+    claims = state.shipping_bonus
+    return replace(
+        state,
+        shipping_bonus=(*claims[:track], (*crossed, seat), *claims[track + 1:]),
+        shipping_bonus_tiles=_bump(state.shipping_bonus_tiles, seat, 1),
+        scores=_bump(state.scores, seat, points),
+    )
+
+
+_EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = {
+    "camp": _camp,
+    "supply": _supply,
+    "loot": _loot,
+    "investment": _investment,
+    "boomtown_1x1": _boomtown_1x1,
+    "shipping_line": _shipping_line,
+    "shipping_bonus": _shipping_bonus,
+}
+
+
+def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
+    """The table state after one event; RulesError for an event the table state does not allow.
+
+    Kinds and payloads (seat is 0-based): ``camp {seat}``, ``supply {seat, section 0–3}``,
+    ``loot {seat}``, ``investment {seat, vp 5–15}``, ``boomtown_1x1 {seat}``,
+    ``shipping_line {seat, metal, line 1|2}``, ``shipping_bonus {seat, metal}``.
+    """
+    handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None:
+        raise RulesError(f"Gold West has no event called {kind!r}.", "kind")
+    if not isinstance(payload, Mapping):
+        raise RulesError("An event's details must be an object with named fields.", "payload")
+    seat = seat_index(payload, state.setup)
+    # A note speaks of the event that set it only.
+    after = handler(replace(state, note="") if state.note else state, seat, payload)
+    return replace(after, events=state.events + 1)
+
+
+def tallies_from_play(state: PlayState) -> tuple[PlayerTally, ...]:
+    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles."""
+    return tuple(
+        PlayerTally(
+            name=seat.name,
+            track_vp=state.scores[index],
+            wanted=state.wanted[index],
+            investments=state.investments[index],
+            shipping_bonus_tiles=state.shipping_bonus_tiles[index],
+        )
+        for index, seat in enumerate(state.setup.seats)
+    )

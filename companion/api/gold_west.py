@@ -1,0 +1,144 @@
+"""The Gold West final-score endpoint: ``POST /score/gold-west`` (spec: api.md, "Gold West")."""
+
+from __future__ import annotations
+
+from companion.api.core import (
+    PLAYER_NAME,
+    ApiError,
+    Endpoint,
+    checked_player_names,
+    count,
+    final_score_response,
+)
+from companion.games import gold_west
+from companion.games.common import RulesError
+from companion.games.gold_west import GAME, OFFICE_KEYS, OFFICES_BY_KEY, TERRAINS, OfficeClaim, PlayerTally
+
+_TERRAIN_MAP = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {terrain: count() for terrain in TERRAINS},
+    "description": "Per terrain; a missing key is 0.",
+}
+
+_OFFICE_CLAIM = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["office"],
+    "properties": {
+        "office": {"enum": list(OFFICE_KEYS)},
+        "tokens": {**count(gold_west.MAX_TOKENS_PER_OFFICE, 1),
+                   "description": "1, or 2 for a token on each half of the office (default 1)."},
+        "count": {**count(), "description": "What the formula counts; frontier, sheriff and surveyor only "
+                                            "(required for them)."},
+        "camps": {**count(), "description": "Docks only: camps touching water (default 0)."},
+        "settlements": {**count(), "description": "Docks only: settlements touching water (default 0)."},
+    },
+}
+
+_PLAYER = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name"],
+    "properties": {
+        "name": PLAYER_NAME,
+        "track_vp": {**count(999, -50), "description": "Points on the score track at the end of play."},
+        "influence": _TERRAIN_MAP,
+        "settlements": _TERRAIN_MAP,
+        "mining_tokens": _TERRAIN_MAP,
+        "largest_group": count(),
+        "second_group": {**count(), "description": "At most largest_group."},
+        "wanted": {**count(), "description": "Camps in the Wanted area; largest_group + wanted is at most "
+                                             "the camps per player (12 with 2–3 players, 10 with 4)."},
+        "boomtown_tokens": {**count(), "description": "Influence tokens in BoomTown; defaults to the sum of "
+                                                      "the office tokens and may not be smaller."},
+        "investments": count(),
+        "shipping_bonus_tiles": count(),
+        "offices": {"type": "array", "maxItems": gold_west.OFFICES_DEALT, "items": _OFFICE_CLAIM,
+                    "description": "Each office at most once per player; at most 4 different offices "
+                                   "across all players."},
+        "supply_left": {**count(), "description": "Resources left on the supply track (a tie-breaker)."},
+    },
+}
+
+REQUEST_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["players"],
+    "properties": {
+        "trading_post": {"type": "boolean", "description": "The Trading Post mini expansion (default false); "
+                                                           "it changes no end scoring."},
+        "players": {"type": "array", "minItems": GAME.min_players, "maxItems": GAME.max_players,
+                    "items": _PLAYER},
+    },
+}
+
+RESPONSE_SCHEMA = final_score_response(GAME.rows, GAME.slug)
+
+_COUNTED_OFFICES = frozenset(key for key, office in OFFICES_BY_KEY.items() if office.asks == "count")
+_DOCKS_FIELDS = ("camps", "settlements")
+
+
+def _office_claim(item: dict, path: str) -> OfficeClaim:
+    """An office entry of the request, with the fields only some offices take checked."""
+    office = item["office"]
+    label = OFFICES_BY_KEY[office].label
+    if office in _COUNTED_OFFICES and "count" not in item:
+        raise ApiError(f"{path}.count is required: say how many the {label} office counts.",
+                       [(f"{path}.count", f"is required for {office}")])
+    if office not in _COUNTED_OFFICES and "count" in item:
+        raise ApiError(f"{path}.count is only for frontier, sheriff and surveyor; the {label} office is "
+                       f"computed from the player's other fields.",
+                       [(f"{path}.count", "is only for frontier, sheriff and surveyor")])
+    if office != "docks":
+        for name in _DOCKS_FIELDS:
+            if name in item:
+                raise ApiError(f"{path}.{name} is only for the docks office.",
+                               [(f"{path}.{name}", "is only for docks")])
+    return OfficeClaim(office=office, tokens=item.get("tokens", 1), count=item.get("count", 0),
+                       camps=item.get("camps", 0), settlements=item.get("settlements", 0))
+
+
+def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
+    return PlayerTally(
+        name=name,
+        track_vp=player.get("track_vp", 0),
+        influence=player.get("influence", {}),
+        settlements=player.get("settlements", {}),
+        mining_tokens=player.get("mining_tokens", {}),
+        largest_group=player.get("largest_group", 0),
+        second_group=player.get("second_group", 0),
+        wanted=player.get("wanted", 0),
+        boomtown_tokens=player.get("boomtown_tokens"),
+        investments=player.get("investments", 0),
+        shipping_bonus_tiles=player.get("shipping_bonus_tiles", 0),
+        offices=tuple(_office_claim(item, f"players[{index}].offices[{position}]")
+                      for position, item in enumerate(player.get("offices", []))),
+        supply_left=player.get("supply_left", 0),
+    )
+
+
+def answer(body: dict) -> dict:
+    """Score a schema-valid request: the final-score response, or ApiError naming the field."""
+    players = body["players"]
+    names = checked_player_names([player["name"] for player in players])
+    tallies = [_player_tally(player, name, index)
+               for index, (player, name) in enumerate(zip(players, names, strict=True))]
+    try:
+        result = gold_west.final_result(tallies)
+    except RulesError as error:
+        raise ApiError(error.message, [(error.path, error.message)] if error.path else []) from None
+    return result.to_json()
+
+
+ENDPOINTS = (
+    Endpoint(
+        path="/score/gold-west",
+        operation_id="scoreGoldWest",
+        summary="Gold West final score: score track, largest group, BoomTown offices, Wanted and "
+                "terrain majorities, ranked with the tie-breakers.",
+        request_schema=REQUEST_SCHEMA,
+        response_schema=RESPONSE_SCHEMA,
+        answer=answer,
+    ),
+)

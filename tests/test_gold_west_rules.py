@@ -1,0 +1,697 @@
+"""Gold West rules: end scoring, ranking with tie-breakers and the in-play ledger (rules/gold-west.md)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.games import gold_west
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.gold_west import (
+    GAME,
+    MAJORITY_VALUES,
+    OFFICE_KEYS,
+    OFFICES,
+    TERRAINS,
+    OfficeClaim,
+    PlayerTally,
+    apply_event,
+    camps_per_player,
+    check_tallies,
+    final_result,
+    initial_state,
+    office_points,
+    running_scores,
+    tallies_from_play,
+    terrain_majority,
+    wanted_penalties,
+)
+
+ANNA_BEN_CARA = ("Anna", "Ben", "Cara")
+
+# --------------------------------------------------------------------------------------------------
+# Worked examples of the rules
+
+
+@pytest.mark.parametrize(
+    ("terrain", "influence", "settlements", "points"),
+    [
+        pytest.param("forest", (4, 4, 2), (1, 0, 0), (8, 4, 0), id="example-1-settlements-break-the-tie"),
+        pytest.param("gold", (3, 3, 1), (0, 0, 0), (7, 7, 0), id="example-2-shared-first-no-second"),
+        pytest.param("silver", (5, 2, 2), (0, 0, 0), (10, 3, 3), id="example-3-shared-second"),
+        pytest.param("copper", (3, 1), (0, 0), (7, 0), id="example-4-two-players-second-value"),
+    ],
+)
+def test_terrain_majority_worked_examples(terrain, influence, settlements, points):
+    assert terrain_majority(terrain, influence, settlements).points == points
+
+
+@pytest.mark.parametrize(
+    ("wanted", "penalties"),
+    [
+        pytest.param((3, 3, 2, 0), (-3, -3, 0, 0), id="example-5-tie-for-most-no-second"),
+        pytest.param((4, 3, 3), (-4, -1, -1), id="example-6-second-most-shared"),
+    ],
+)
+def test_wanted_worked_examples(wanted, penalties):
+    assert wanted_penalties(wanted) == penalties
+
+
+def example_7_tallies() -> list[PlayerTally]:
+    """Worked example 7: Anna, Ben and Cara, every terrain but forest at 0 for everyone."""
+    return [
+        PlayerTally("Anna", track_vp=41, influence={"forest": 4}, largest_group=5, wanted=2, investments=3,
+                    offices=(OfficeClaim("saloon"),)),
+        PlayerTally("Ben", track_vp=50, influence={"forest": 2}, largest_group=4, wanted=1,
+                    boomtown_tokens=3, offices=(OfficeClaim("mayor"),)),
+        PlayerTally("Cara"),
+    ]
+
+
+def test_worked_example_7_full_tally():
+    result = final_result(example_7_tallies())
+    by_name = {player.name: player for player in result.players}
+    assert dict(by_name["Anna"].breakdown) == {
+        "track": 41, "largest_group": 10, "offices": 6, "wanted": -2, "influence": 8}
+    assert dict(by_name["Ben"].breakdown) == {
+        "track": 50, "largest_group": 8, "offices": 3, "wanted": 0, "influence": 4}
+    assert dict(by_name["Cara"].breakdown) == dict.fromkeys(GAME.rows, 0)
+    assert [(p.name, p.total, p.rank) for p in result.players] == [
+        ("Anna", 63, 2), ("Ben", 65, 1), ("Cara", 0, 3)]
+    assert result.winners == ("Ben",)
+    assert result.tie_break_notes == {}
+
+
+# --------------------------------------------------------------------------------------------------
+# Terrain majorities beyond the examples
+
+
+@pytest.mark.parametrize(
+    ("terrain", "influence", "settlements", "points", "first", "second"),
+    [
+        pytest.param("forest", (0, 0, 0), (0, 0, 0), (0, 0, 0), (), (), id="nobody-has-influence"),
+        pytest.param("gold", (0, 3, 0), (0, 0, 0), (0, 9, 0), (1,), (), id="single-holder-no-second"),
+        pytest.param("silver", (0, 0, 0), (1, 0, 0), (0, 0, 0), (), (), id="zero-influence-never-scores"),
+        pytest.param("copper", (2, 2, 2, 0), (0, 0, 0, 0), (6, 6, 6, 0), (0, 1, 2), (),
+                     id="three-share-first-11-plus-7"),
+        pytest.param("forest", (1, 1, 1, 1), (0, 0, 0, 0), (3, 3, 3, 3), (0, 1, 2, 3), (),
+                     id="four-share-first-round-down"),
+        pytest.param("forest", (6, 2, 2, 2), (0, 0, 0, 0), (8, 1, 1, 1), (0,), (1, 2, 3),
+                     id="three-share-second-round-down"),
+        pytest.param("gold", (6, 2, 2, 2), (0, 1, 0, 0), (9, 5, 0, 0), (0,), (1,),
+                     id="settlements-break-the-tie-for-second"),
+        pytest.param("silver", (3, 3, 0), (1, 1, 0), (8, 8, 0), (0, 1), (),
+                     id="equal-settlements-stay-tied"),
+        pytest.param("copper", (0, 4), (0, 0), (0, 7), (1,), (), id="two-players-opponent-at-zero"),
+        pytest.param("gold", (3, 3), (0, 0), (2, 2), (0, 1), (), id="two-players-full-tie-shares-second"),
+        pytest.param("silver", (3, 3), (0, 1), (0, 6), (1,), (), id="two-players-settlements-decide"),
+        pytest.param("forest", (0, 0), (0, 0), (0, 0), (), (), id="two-players-nobody"),
+    ],
+)
+def test_terrain_majority_placements(terrain, influence, settlements, points, first, second):
+    majority = terrain_majority(terrain, influence, settlements)
+    assert (majority.points, majority.first, majority.second) == (points, first, second)
+
+
+@pytest.mark.parametrize(
+    ("terrain", "influence", "settlements", "sentence"),
+    [
+        pytest.param("forest", (4, 4, 2), (1, 0, 0),
+                     "Forest: Anna 1st (8); Ben 2nd (4) (Anna is ahead of Ben on settlements, 1 against 0).",
+                     id="settlement-decision-named"),
+        pytest.param("gold", (3, 3, 1), (0, 0, 0),
+                     "Gold: Anna and Ben share 1st: 9 + 5 = 14, 7 each; no 2nd place.", id="shared-first"),
+        pytest.param("silver", (5, 2, 2), (0, 0, 0),
+                     "Silver: Anna 1st (10); Ben and Cara share 2nd: 6, 3 each.", id="shared-second"),
+        pytest.param("copper", (0, 0, 0), (0, 0, 0), "Copper: nobody has influence here.", id="nobody"),
+        pytest.param("copper", (0, 2, 0), (0, 0, 0), "Copper: Ben 1st (11); nobody else has influence.",
+                     id="alone"),
+    ],
+)
+def test_majority_sentences_for_the_result_page(terrain, influence, settlements, sentence):
+    assert terrain_majority(terrain, influence, settlements).describe(ANNA_BEN_CARA) == sentence
+
+
+def test_two_player_majority_sentences():
+    assert terrain_majority("copper", (3, 1), (0, 0)).describe(("Anna", "Ben")) == (
+        "Copper: Anna holds the majority and takes the 2nd-place value (7).")
+    assert terrain_majority("gold", (2, 2), (1, 1)).describe(("Anna", "Ben")) == (
+        "Gold: Anna and Ben tie and share the 2nd-place value 5: 2 each.")
+
+
+def test_terrain_majority_refuses_unknown_terrain():
+    with pytest.raises(RulesError, match="no terrain called 'wood'"):
+        terrain_majority("wood", (1, 2), (0, 0))
+
+
+def test_result_carries_the_majorities_table_in_terrain_order():
+    result = final_result(example_7_tallies())
+    assert [m.terrain for m in result.majorities] == list(TERRAINS)
+    forest = result.majorities[0]
+    assert (forest.first, forest.second, forest.points) == ((0,), (1,), (8, 4, 0))
+    assert all(m.points == (0, 0, 0) for m in result.majorities[1:])
+
+
+# --------------------------------------------------------------------------------------------------
+# Wanted beyond the examples
+
+
+@pytest.mark.parametrize(
+    ("wanted", "penalties"),
+    [
+        pytest.param((0, 0, 0), (0, 0, 0), id="nobody-wanted"),
+        pytest.param((0, 5, 0), (0, -5, 0), id="only-one-player-takes-part"),
+        pytest.param((1, 0), (-1, 0), id="one-camp-is-most"),
+        pytest.param((5, 1), (-5, 0), id="second-with-one-camp-rounds-to-zero"),
+        pytest.param((6, 5, 2, 0), (-6, -2, 0, 0), id="third-most-pays-nothing"),
+        pytest.param((2, 2, 2, 2), (-2, -2, -2, -2), id="everyone-tied-for-most"),
+        pytest.param((7, 4, 4, 4), (-7, -2, -2, -2), id="three-tied-for-second"),
+    ],
+)
+def test_wanted_penalties(wanted, penalties):
+    assert wanted_penalties(wanted) == penalties
+
+
+# --------------------------------------------------------------------------------------------------
+# BoomTown offices
+
+
+def test_office_table_has_the_twelve_offices_with_labels():
+    assert OFFICE_KEYS == ("docks", "frontier", "homestead", "courthouse", "deeds", "depot", "mayor",
+                           "saloon", "sheriff", "shipping", "surveyor", "town_hall")
+    assert all(office.label and office.counts for office in OFFICES)
+    assert {office.key for office in OFFICES if office.asks == "count"} == {"frontier", "sheriff", "surveyor"}
+    assert {office.key for office in OFFICES if office.asks == "docks"} == {"docks"}
+
+
+OFFICE_PLAYER = PlayerTally(
+    "Anna",
+    influence={"forest": 4, "gold": 3, "silver": 5, "copper": 2},
+    settlements={"forest": 1, "silver": 2},
+    mining_tokens={"forest": 3, "gold": 2, "silver": 4, "copper": 1},
+    largest_group=6, second_group=3, investments=3, shipping_bonus_tiles=2, boomtown_tokens=5,
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "player", "scored_terrains", "per_token"),
+    [
+        pytest.param(OfficeClaim("docks", camps=2, settlements=1), OFFICE_PLAYER, 0, 4, id="docks"),
+        pytest.param(OfficeClaim("frontier", count=5), OFFICE_PLAYER, 0, 5, id="frontier"),
+        pytest.param(OfficeClaim("homestead"), OFFICE_PLAYER, 0, 4, id="homestead-weakest-is-2"),
+        pytest.param(OfficeClaim("homestead"), PlayerTally("Ben", influence={"forest": 9, "gold": 9,
+                     "silver": 9}), 0, 0, id="homestead-a-zero-terrain"),
+        pytest.param(OfficeClaim("courthouse"), OFFICE_PLAYER, 0, 4, id="courthouse-strongest-is-4"),
+        pytest.param(OfficeClaim("deeds"), OFFICE_PLAYER, 3, 6, id="deeds"),
+        pytest.param(OfficeClaim("depot"), OFFICE_PLAYER, 0, 6, id="depot"),
+        pytest.param(OfficeClaim("mayor"), OFFICE_PLAYER, 0, 6, id="mayor-5-tokens-makes-2-pairs"),
+        pytest.param(OfficeClaim("mayor"), PlayerTally("Ben", offices=(OfficeClaim("mayor"),)), 0, 0,
+                     id="mayor-default-tokens-from-offices"),
+        pytest.param(OfficeClaim("saloon"), OFFICE_PLAYER, 0, 6, id="saloon"),
+        pytest.param(OfficeClaim("sheriff", count=3), OFFICE_PLAYER, 0, 3, id="sheriff"),
+        pytest.param(OfficeClaim("shipping"), OFFICE_PLAYER, 0, 4, id="shipping"),
+        pytest.param(OfficeClaim("surveyor", count=7), OFFICE_PLAYER, 0, 7, id="surveyor"),
+        pytest.param(OfficeClaim("town_hall"), OFFICE_PLAYER, 0, 3, id="town-hall"),
+    ],
+)
+def test_office_formulas_score_once_per_token(claim, player, scored_terrains, per_token):
+    assert office_points(claim, player, scored_terrains) == per_token
+    two_tokens = OfficeClaim(claim.office, 2, claim.count, claim.camps, claim.settlements)
+    assert office_points(two_tokens, player, scored_terrains) == 2 * per_token
+
+
+def test_office_points_refuses_an_unknown_office():
+    with pytest.raises(RulesError, match="no BoomTown office called 'bank'"):
+        office_points(OfficeClaim("bank"), OFFICE_PLAYER, 0)
+
+
+def test_deeds_counts_terrains_placed_in_the_final_tally():
+    # Anna: forest 1st, gold shared 1st, silver 2nd, copper nothing → 3 terrains → 6 per token.
+    players = [
+        PlayerTally("Anna", influence={"forest": 5, "gold": 2, "silver": 1},
+                    offices=(OfficeClaim("deeds", tokens=2),)),
+        PlayerTally("Ben", influence={"forest": 1, "gold": 2, "silver": 4, "copper": 3}),
+        PlayerTally("Cara"),
+    ]
+    anna = final_result(players).players[0]
+    assert anna.breakdown["offices"] == 12
+    assert anna.breakdown["influence"] == 8 + 7 + 6
+
+
+def test_mayor_counts_office_tokens_when_boomtown_tokens_are_not_given():
+    players = [PlayerTally("Anna", offices=(OfficeClaim("mayor", tokens=2), OfficeClaim("saloon"))),
+               PlayerTally("Ben")]
+    # 3 tokens in BoomTown → one pair → 3 per mayor token, 2 tokens on mayor.
+    assert final_result(players).players[0].breakdown["offices"] == 6
+
+
+@pytest.mark.parametrize(("player_count", "camps"), [(2, 12), (3, 12), (4, 10)])
+def test_camps_per_player(player_count, camps):
+    assert camps_per_player(player_count) == camps
+
+
+@pytest.mark.parametrize("player_count", [0, 1, 5, True])
+def test_camps_per_player_refuses_other_player_counts(player_count):
+    with pytest.raises(RulesError, match="2 to 4 players"):
+        camps_per_player(player_count)
+
+
+# --------------------------------------------------------------------------------------------------
+# Ranking and tie-breakers
+
+
+def tied_players(*rows: tuple[str, int, int]) -> list[PlayerTally]:
+    """Players on 20 VP each: (name, Wanted camps, resources left on the supply track)."""
+    # Track points make up for the Wanted penalty so that everyone ends on 20.
+    penalties = wanted_penalties([wanted for _, wanted, _ in rows])
+    return [PlayerTally(name, track_vp=20 - penalty, wanted=wanted, supply_left=supply)
+            for (name, wanted, supply), penalty in zip(rows, penalties, strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("rows", "ranks"),
+    [
+        pytest.param([("Anna", 2, 0), ("Ben", 1, 0)], [2, 1], id="fewest-wanted-camps-wins"),
+        pytest.param([("Anna", 1, 3), ("Ben", 1, 5)], [2, 1], id="then-most-supply-left"),
+        pytest.param([("Anna", 0, 4), ("Ben", 0, 4)], [1, 1], id="still-tied-shares-victory"),
+        pytest.param([("Anna", 0, 0), ("Ben", 1, 9)], [1, 2], id="wanted-outranks-supply"),
+        pytest.param([("Anna", 1, 2), ("Ben", 1, 2), ("Cara", 3, 9), ("Dan", 1, 4)], [2, 2, 4, 1],
+                     id="both-breakers-and-a-shared-rank"),
+    ],
+)
+def test_tie_breakers(rows, ranks):
+    result = final_result(tied_players(*rows))
+    assert all(player.total == 20 for player in result.players)
+    assert [player.rank for player in result.players] == ranks
+
+
+def test_tie_break_notes_explain_each_decided_rank():
+    result = final_result(tied_players(("Anna", 1, 2), ("Ben", 1, 2), ("Cara", 3, 9), ("Dan", 1, 4)))
+    assert result.tie_break_notes == {
+        "Anna": "Anna tied with Ben, Cara and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
+                "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
+                "Anna 2nd, still level with Ben, so they share that rank.",
+        "Ben": "Ben tied with Anna, Cara and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
+               "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
+               "Ben 2nd, still level with Anna, so they share that rank.",
+        "Cara": "Cara tied with Anna, Ben and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
+                "Cara 3, Dan 1) puts Cara 4th.",
+        "Dan": "Dan tied with Anna, Ben and Cara on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
+               "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
+               "Dan 1st.",
+    }
+
+
+def test_no_tie_break_note_for_a_full_tie_or_different_totals():
+    assert final_result(tied_players(("Anna", 0, 4), ("Ben", 0, 4))).tie_break_notes == {}
+    players = [PlayerTally("Anna", track_vp=5, wanted=3), PlayerTally("Ben", track_vp=9)]
+    assert final_result(players).tie_break_notes == {}
+
+
+def test_only_players_sharing_a_total_get_notes():
+    players = [*tied_players(("Anna", 0, 1), ("Ben", 0, 3)), PlayerTally("Cara", track_vp=30)]
+    notes = final_result(players).tie_break_notes
+    assert set(notes) == {"Anna", "Ben"}
+    assert notes["Ben"] == ("Ben tied with Anna on 20 VP; most resources left on the supply track "
+                            "(Anna 1, Ben 3) puts Ben 2nd.")
+
+
+# --------------------------------------------------------------------------------------------------
+# Refused tallies
+
+
+def with_anna(**changes) -> list[PlayerTally]:
+    return [PlayerTally("Anna", **changes), PlayerTally("Ben"), PlayerTally("Cara")]
+
+
+@pytest.mark.parametrize(
+    ("players", "path", "message"),
+    [
+        pytest.param([PlayerTally("Anna")], "players", "2 to 4 players", id="one-player"),
+        pytest.param([PlayerTally(name) for name in "ABCDE"], "players", "2 to 4 players", id="five-players"),
+        pytest.param([PlayerTally("Anna"), PlayerTally("Anna")], "players[1].name", "unique", id="same-name"),
+        pytest.param(with_anna(track_vp=1.5), "players[0].track_vp", "whole number", id="track-not-whole"),
+        pytest.param(with_anna(influence={"wood": 2}), "players[0].influence.wood", "not a terrain",
+                     id="unknown-terrain"),
+        pytest.param(with_anna(settlements={"gold": -1}), "players[0].settlements.gold", "at least 0",
+                     id="negative-settlements"),
+        pytest.param(with_anna(mining_tokens=[1]), "players[0].mining_tokens", "terrains",
+                     id="terrain-map-not-a-map"),
+        pytest.param(with_anna(wanted=-1), "players[0].wanted", "at least 0", id="negative-wanted"),
+        pytest.param(with_anna(supply_left=True), "players[0].supply_left", "whole number", id="bool-count"),
+        pytest.param(with_anna(largest_group=3, second_group=4), "players[0].second_group",
+                     "cannot be larger", id="second-group-larger"),
+        pytest.param(with_anna(largest_group=10, wanted=3), "players[0].wanted", "only 12 camps",
+                     id="more-camps-than-3-players-have"),
+        pytest.param([PlayerTally("Anna", largest_group=9, wanted=2), *(PlayerTally(n) for n in "BCD")],
+                     "players[0].wanted", "only 10 camps", id="more-camps-than-4-players-have"),
+        pytest.param(with_anna(offices=(OfficeClaim("bank"),)), "players[0].offices[0].office",
+                     "no BoomTown office", id="unknown-office"),
+        pytest.param(with_anna(offices=(OfficeClaim("saloon"), OfficeClaim("saloon"))),
+                     "players[0].offices[1].office", "twice", id="office-twice"),
+        pytest.param([PlayerTally("Anna", offices=(OfficeClaim("saloon"), OfficeClaim("mayor"),
+                                                   OfficeClaim("deeds"))),
+                      PlayerTally("Ben", offices=(OfficeClaim("saloon"), OfficeClaim("depot"),
+                                                  OfficeClaim("shipping")))],
+                     "players[1].offices[2].office", "fifth", id="five-offices"),
+        pytest.param(with_anna(offices=(OfficeClaim("saloon", tokens=3),)), "players[0].offices[0].tokens",
+                     "1 or 2", id="three-tokens"),
+        pytest.param(with_anna(offices=(OfficeClaim("frontier", count=-2),)), "players[0].offices[0].count",
+                     "at least 0", id="negative-office-count"),
+        pytest.param(with_anna(offices=(OfficeClaim("saloon", tokens=2),), boomtown_tokens=1),
+                     "players[0].boomtown_tokens", "at least 2", id="fewer-boomtown-than-office-tokens"),
+    ],
+)
+def test_refused_tallies_name_the_field(players, path, message):
+    with pytest.raises(RulesError, match=message) as caught:
+        check_tallies(players)
+    assert caught.value.path == path
+    with pytest.raises(RulesError):
+        final_result(players)
+
+
+def test_largest_group_plus_wanted_may_use_every_camp():
+    check_tallies(with_anna(largest_group=10, wanted=2))
+    check_tallies([PlayerTally("Anna", largest_group=8, wanted=2), *(PlayerTally(n) for n in "BCD")])
+
+
+# --------------------------------------------------------------------------------------------------
+# The ledger during play
+
+
+def setup_for(player_count: int, **options) -> PlaySetup:
+    names = ("Anna", "Ben", "Cara", "Dan")[:player_count]
+    colours = ("red", "blue", "green", "yellow")
+    seats = tuple(Seat(name, colour) for name, colour in zip(names, colours, strict=False))
+    return PlaySetup(game=GAME.slug, seats=seats, options=options)
+
+
+def play(player_count: int, events, **options):
+    state = initial_state(setup_for(player_count, **options))
+    for kind, payload in events:
+        state = apply_event(state, kind, payload)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("events", "scores"),
+    [
+        pytest.param([("supply", {"seat": 0, "section": 3}), ("supply", {"seat": 1, "section": 0}),
+                      ("supply", {"seat": 2, "section": 2})], (3, 0, 2), id="supply-sections"),
+        pytest.param([("loot", {"seat": 1})], (0, -1, 0), id="loot-costs-one"),
+        pytest.param([("investment", {"seat": 2, "vp": 7})], (0, 0, 11), id="investment-plus-top-tile"),
+        pytest.param([("boomtown_1x1", {"seat": 0})], (4, 0, 0), id="boomtown-1x1"),
+        pytest.param([("shipping_line", {"seat": 0, "metal": "gold", "line": 1}),
+                      ("shipping_line", {"seat": 0, "metal": "gold", "line": 2}),
+                      ("shipping_line", {"seat": 0, "metal": "copper", "line": 1})], (7, 0, 0),
+                     id="shipping-points-lines"),
+        pytest.param([("shipping_bonus", {"seat": 1, "metal": "gold"}),
+                      ("shipping_bonus", {"seat": 0, "metal": "gold"}),
+                      ("shipping_bonus", {"seat": 0, "metal": "silver"}),
+                      ("shipping_bonus", {"seat": 2, "metal": "copper"}),
+                      ("shipping_bonus", {"seat": 1, "metal": "copper"})], (6 + 8, 9 + 4, 7),
+                     id="shipping-bonus-first-and-second"),
+        pytest.param([("camp", {"seat": 0}), ("camp", {"seat": 1})], (0, 0, 0), id="camps-score-nothing"),
+    ],
+)
+def test_event_points(events, scores):
+    assert running_scores(play(3, events)) == scores
+
+
+@pytest.mark.parametrize(
+    ("player_count", "tiles"),
+    [(2, (3, 2, 1)), (3, (4, 3, 2, 1)), (4, (5, 4, 3, 2, 1))],
+)
+def test_investment_bonus_tiles_run_out(player_count, tiles):
+    state = initial_state(setup_for(player_count))
+    assert state.investment_tiles_left == tiles
+    for number, tile in enumerate(tiles):
+        before = state.scores[0]
+        state = apply_event(state, "investment", {"seat": 0, "vp": 5})
+        assert state.scores[0] - before == 5 + tile
+        assert state.investment_tiles_left == tiles[number + 1:]
+    before = state.scores[1]
+    state = apply_event(state, "investment", {"seat": 1, "vp": 10})
+    assert state.scores[1] - before == 10  # none left
+    assert state.investments[:2] == (len(tiles), 1)
+    assert state.investment_tiles[:2] == (tiles, ())
+
+
+def test_investment_tiles_go_in_purchase_order_across_players():
+    state = play(2, [("investment", {"seat": 1, "vp": 6}), ("investment", {"seat": 0, "vp": 9}),
+                     ("investment", {"seat": 1, "vp": 12})])
+    assert state.investment_tiles == ((2,), (3, 1))
+    assert state.scores == (11, 22)
+
+
+def test_last_turn_comes_when_every_camp_is_placed():
+    state = initial_state(setup_for(4))
+    assert (state.camps_per_player, state.round_number, state.next_seat) == (10, 1, 0)
+    for turn in range(10):
+        for seat in range(4):
+            assert not state.last_turn
+            assert state.next_seat == seat
+            kind = "loot" if (turn, seat) == (3, 2) else "camp"
+            state = apply_event(state, kind, {"seat": seat})
+        assert state.round_number == turn + 2
+    assert state.last_turn
+    assert state.next_seat is None
+    assert state.round_number == 11
+    assert state.turns_taken == 40
+    assert state.camps_left == (0, 0, 0, 0)
+    assert state.wanted == (0, 0, 1, 0)
+    assert state.scores == (0, 0, -1, 0)
+    for kind in ("camp", "loot"):
+        with pytest.raises(RulesError, match="placed all 10 camps; the last turn has no Build or Loot"):
+            apply_event(state, kind, {"seat": 1})
+    # The last turn still has its other steps.
+    state = apply_event(state, "supply", {"seat": 1, "section": 2})
+    assert state.scores[1] == 2
+
+
+def test_one_player_out_of_camps_is_refused_before_the_last_turn():
+    state = play(2, [("camp", {"seat": 0})] * 12)
+    assert not state.last_turn
+    with pytest.raises(RulesError, match="Anna has placed all 12 camps"):
+        apply_event(state, "loot", {"seat": 0})
+
+
+def test_loot_uses_the_turns_camp():
+    state = play(3, [("loot", {"seat": 0}), ("loot", {"seat": 0}), ("camp", {"seat": 0})])
+    assert state.camps_placed == (3, 0, 0)
+    assert state.wanted == (2, 0, 0)
+    assert state.scores == (-2, 0, 0)
+
+
+def test_trading_post_boomtown_1x1_scores_nothing_and_says_why():
+    state = play(2, [("boomtown_1x1", {"seat": 1})], trading_post=True)
+    assert state.scores == (0, 0)
+    assert state.boomtown_1x1_tokens == (0, 1)
+    assert "supply event" in state.note
+    state = apply_event(state, "supply", {"seat": 1, "section": 3})
+    assert state.scores == (0, 3)
+    assert state.note == ""
+
+
+def test_trading_post_note_repeats_for_each_1x1():
+    state = play(2, [("boomtown_1x1", {"seat": 0}), ("boomtown_1x1", {"seat": 1})], trading_post=True)
+    assert state.note
+    assert state.boomtown_1x1_tokens == (1, 1)
+
+
+def test_shipping_bonus_tiles_are_counted_per_seat():
+    state = play(3, [("shipping_bonus", {"seat": 1, "metal": "gold"}),
+                     ("shipping_bonus", {"seat": 1, "metal": "silver"}),
+                     ("shipping_bonus", {"seat": 0, "metal": "gold"})])
+    assert state.shipping_bonus_tiles == (1, 2, 0)
+    assert state.shipping_bonus == ((1, 0), (1,), ())
+
+
+@pytest.mark.parametrize(
+    ("events", "kind", "payload", "path", "message"),
+    [
+        pytest.param([("shipping_bonus", {"seat": 0, "metal": "gold"}),
+                      ("shipping_bonus", {"seat": 1, "metal": "gold"})],
+                     "shipping_bonus", {"seat": 2, "metal": "gold"}, "metal", "Both gold shipping bonus",
+                     id="third-shipping-bonus"),
+        pytest.param([("shipping_bonus", {"seat": 0, "metal": "silver"})],
+                     "shipping_bonus", {"seat": 0, "metal": "silver"}, "seat", "Anna already has the silver",
+                     id="repeat-shipping-bonus"),
+        pytest.param([("shipping_line", {"seat": 2, "metal": "copper", "line": 2})],
+                     "shipping_line", {"seat": 2, "metal": "copper", "line": 2}, "line", "already passed",
+                     id="repeat-shipping-line"),
+        pytest.param([], "shipping_line", {"seat": 0, "metal": "wood", "line": 1}, "metal", "gold, silver",
+                     id="shipping-line-unknown-metal"),
+        pytest.param([], "shipping_line", {"seat": 0, "metal": "gold", "line": 3}, "line", "1 or 2",
+                     id="shipping-line-three"),
+        pytest.param([], "supply", {"seat": 0, "section": 4}, "section", "from 0 to 3",
+                     id="supply-section-4"),
+        pytest.param([], "supply", {"seat": 0, "section": "2"}, "section", "whole number",
+                     id="supply-section-text"),
+        pytest.param([], "supply", {"seat": 0}, "section", "whole number", id="supply-without-section"),
+        pytest.param([], "investment", {"seat": 0, "vp": 4}, "vp", "from 5 to 15", id="investment-too-cheap"),
+        pytest.param([], "investment", {"seat": 0, "vp": 16}, "vp", "from 5 to 15", id="investment-too-dear"),
+        pytest.param([], "investment", {"seat": 0, "vp": 7.0}, "vp", "whole number", id="investment-float"),
+        pytest.param([], "camp", {"seat": 3}, "seat", "Pick one of the players", id="seat-out-of-range"),
+        pytest.param([], "camp", {"seat": True}, "seat", "Pick one of the players", id="seat-bool"),
+        pytest.param([], "camp", {}, "seat", "Pick one of the players", id="seat-missing"),
+        pytest.param([], "camp", [0], "payload", "object", id="payload-not-an-object"),
+        pytest.param([], "build", {"seat": 0}, "kind", "no event called 'build'", id="unknown-kind"),
+        pytest.param([], None, {"seat": 0}, "kind", "no event called None", id="kind-not-text"),
+    ],
+)
+def test_refused_events(events, kind, payload, path, message):
+    state = play(3, events)
+    with pytest.raises(RulesError, match=message) as caught:
+        apply_event(state, kind, payload)
+    assert caught.value.path == path
+
+
+def test_events_are_counted_and_earlier_states_stay_unchanged():
+    first = initial_state(setup_for(2))
+    second = apply_event(first, "supply", {"seat": 0, "section": 1})
+    assert (first.events, second.events) == (0, 1)
+    assert first.scores == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("setup", "path", "message"),
+    [
+        pytest.param(PlaySetup("mayflower", setup_for(2).seats), "game", "not Gold West", id="other-game"),
+        pytest.param(setup_for(1), "players", "2 to 4 players", id="one-seat"),
+        pytest.param(setup_for(3, offices=["saloon", "mayor", "deeds"]), "offices", "Exactly 4",
+                     id="three-offices"),
+        pytest.param(setup_for(3, offices=["saloon", "mayor", "deeds", "deeds"]), "offices", "Exactly 4",
+                     id="repeated-office"),
+        pytest.param(setup_for(3, offices=["saloon", "mayor", "deeds", "bank"]), "offices", "office list",
+                     id="unknown-office"),
+        pytest.param(setup_for(3, offices="saloon"), "offices", "office list", id="offices-not-a-list"),
+        pytest.param(setup_for(3, trading_post="yes"), "trading_post", "true or false",
+                     id="trading-post-text"),
+    ],
+)
+def test_refused_setups(setup, path, message):
+    with pytest.raises(RulesError, match=message) as caught:
+        initial_state(setup)
+    assert caught.value.path == path
+
+
+def test_setup_options_are_kept():
+    state = initial_state(setup_for(3, offices=["saloon", "mayor", "deeds", "docks"], trading_post=True))
+    assert state.offices == ("saloon", "mayor", "deeds", "docks")
+    assert state.trading_post
+    assert state.camps_per_player == 12
+
+
+def test_final_tally_starts_from_the_ledger():
+    state = play(2, [("loot", {"seat": 0}), ("investment", {"seat": 0, "vp": 8}),
+                     ("shipping_bonus", {"seat": 1, "metal": "copper"})])
+    anna, ben = tallies_from_play(state)
+    assert (anna.name, anna.track_vp, anna.wanted, anna.investments) == ("Anna", 10, 1, 1)
+    assert (ben.name, ben.track_vp, ben.shipping_bonus_tiles) == ("Ben", 7, 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# Properties
+
+counts = st.integers(0, 12)
+terrain_maps = st.dictionaries(st.sampled_from(TERRAINS), counts, max_size=4)
+
+
+@st.composite
+def tallies(draw) -> list[PlayerTally]:
+    """Valid final tallies for 2–4 players."""
+    player_count = draw(st.integers(2, 4))
+    camps = camps_per_player(player_count)
+    dealt = draw(st.lists(st.sampled_from(OFFICE_KEYS), max_size=4, unique=True))
+    players = []
+    for name in ("Anna", "Ben", "Cara", "Dan")[:player_count]:
+        largest = draw(st.integers(0, camps))
+        held = draw(st.lists(st.sampled_from(dealt), unique=True)) if dealt else []
+        offices = tuple(OfficeClaim(key, draw(st.integers(1, 2)), draw(counts), draw(counts), draw(counts))
+                        for key in held)
+        players.append(PlayerTally(
+            name=name, track_vp=draw(st.integers(-50, 999)), influence=draw(terrain_maps),
+            settlements=draw(terrain_maps), mining_tokens=draw(terrain_maps), largest_group=largest,
+            second_group=draw(st.integers(0, largest)), wanted=draw(st.integers(0, camps - largest)),
+            boomtown_tokens=draw(st.none() | st.integers(sum(c.tokens for c in offices), 20)),
+            investments=draw(counts), shipping_bonus_tiles=draw(st.integers(0, 3)), offices=offices,
+            supply_left=draw(counts),
+        ))
+    return players
+
+
+@settings(max_examples=200)
+@given(tallies())
+def test_breakdown_adds_up_and_ranks_follow_totals(players):
+    result = final_result(players)
+    for player in result.players:
+        assert set(player.breakdown) == set(GAME.rows)
+        assert sum(player.breakdown.values()) == player.total
+    for a in result.players:
+        for b in result.players:
+            if a.total > b.total:
+                assert a.rank < b.rank
+    assert result.winners == tuple(p.name for p in result.players if p.rank == 1)
+    assert set(result.tie_break_notes) <= {p.name for p in result.players}
+
+
+@settings(max_examples=200)
+@given(st.sampled_from(TERRAINS), st.integers(2, 4).flatmap(
+    lambda n: st.tuples(st.lists(st.integers(0, 8), min_size=n, max_size=n),
+                        st.lists(st.integers(0, 3), min_size=n, max_size=n))))
+def test_majority_points_never_exceed_first_plus_second(terrain, standing):
+    influence, settlements = standing
+    majority = terrain_majority(terrain, influence, settlements)
+    first_value, second_value = MAJORITY_VALUES[terrain]
+    assert sum(majority.points) <= first_value + second_value
+    assert all(points == 0 for points, inf in zip(majority.points, influence, strict=True) if inf == 0)
+
+
+@settings(max_examples=200)
+@given(tallies(), st.data())
+def test_more_influence_never_lowers_a_players_influence_points(players, data):
+    index = data.draw(st.integers(0, len(players) - 1))
+    terrain = data.draw(st.sampled_from(TERRAINS))
+    extra = data.draw(st.integers(1, 5))
+    before = final_result(players).players[index].breakdown["influence"]
+    more = dict(players[index].influence)
+    more[terrain] = more.get(terrain, 0) + extra
+    players[index] = replace(players[index], influence=more)
+    # Deeds may rise with it; only the influence row is compared.
+    assert final_result(players).players[index].breakdown["influence"] >= before
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 20) | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+event_payloads = st.fixed_dictionaries(
+    {"seat": st.integers(-1, 4) | json_values},
+    optional={"section": st.integers(-1, 4) | json_values, "vp": st.integers(4, 16) | json_values,
+              "metal": st.sampled_from(["gold", "silver", "copper", "wood"]) | json_values,
+              "line": st.integers(0, 3) | json_values},
+) | json_values
+
+
+@settings(max_examples=200)
+@given(st.integers(2, 4), st.booleans(),
+       st.lists(st.tuples(st.sampled_from([*gold_west.EVENT_KINDS, "build"]), event_payloads), max_size=40))
+def test_any_event_sequence_folds_or_is_refused_with_a_rules_error(player_count, trading_post, events):
+    state = initial_state(setup_for(player_count, trading_post=trading_post))
+    tiles = len(state.investment_tiles_left)
+    for kind, payload in events:
+        try:
+            state = apply_event(state, kind, payload)
+        except RulesError:
+            continue
+        assert all(w <= c <= state.camps_per_player for w, c in zip(state.wanted, state.camps_placed,
+                                                                      strict=True))
+        assert len(state.investment_tiles_left) + sum(map(len, state.investment_tiles)) == tiles
+        assert all(len(set(crossed)) == len(crossed) <= 2 for crossed in state.shipping_bonus)
+        assert sum(state.shipping_bonus_tiles) == sum(map(len, state.shipping_bonus))
+    assert len(running_scores(state)) == player_count
