@@ -1,4 +1,4 @@
-"""The site's forms (WTForms with Flask-WTF's CSRF token)."""
+"""The site's forms (WTForms with Flask-WTF's CSRF token); each game's own forms are in a module here."""
 
 from __future__ import annotations
 
@@ -101,8 +101,13 @@ class SeatForm(Form):
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="", validate_choice=False)
 
 
+# A game's options when a play starts (edition, offices dealt …): slug → WTForms Form class.
+# Each game's forms module adds its entry; the values are stored as the play's options.
+OPTION_FORMS: dict[str, type[Form]] = {}
+
+
 def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> FlaskForm:
-    """The form that starts a play: a player and colour per seat, in turn order."""
+    """The form that starts a play: the game's options, then a player and colour per seat."""
 
     class NewPlayForm(FlaskForm):
         def validate(self, extra_validators=None) -> bool:
@@ -133,6 +138,12 @@ def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> F
             return [(entry.player.data, entry.colour.data) for entry in self.seat_entries
                     if entry.player.data]
 
+        def chosen_options(self) -> dict:
+            options = getattr(self, "options", None)
+            return dict(options.data) if options is not None else {}
+
+    if game.slug in OPTION_FORMS:
+        NewPlayForm.options = FormField(OPTION_FORMS[game.slug], label=_l("Options"))
     for n in range(game.max_players):
         setattr(NewPlayForm, f"seat_{n}", FormField(SeatForm, label=_l("Seat %(n)d", n=n + 1)))
     form = NewPlayForm(formdata=formdata)

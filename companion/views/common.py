@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import abort, flash, redirect, url_for
+from flask import abort, current_app, flash, redirect, url_for
 from werkzeug.wrappers import Response
 
 from companion import store
@@ -41,3 +41,16 @@ def to_play(play_id: int, anchor: str | None = None) -> Response:
 
 def flash_rules_error(error: RulesError) -> None:
     flash(str(error), "error")
+
+
+def game_blueprint_name(game_slug: str) -> str:
+    """The blueprint of a game's own screens is named after its slug: ``great_western_trail``."""
+    return game_slug.replace("-", "_")
+
+
+def final_tally_url(play: store.Play) -> str:
+    """The game's own final tally if it has one, else the generic total per player."""
+    endpoint = f"{game_blueprint_name(play.game)}.final_tally"
+    if endpoint in current_app.view_functions:
+        return url_for(endpoint, play_id=play.id)
+    return url_for("plays.finish", play_id=play.id)

@@ -11,7 +11,8 @@ from companion import store
 from companion.database import get_db
 from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, new_play_form
 from companion.games import GAMES
-from companion.games.common import RulesError, UnknownGame
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.table import initial_table
 from companion.security import forget_group
 from companion.views.common import member_group
 
@@ -118,11 +119,19 @@ def new_play(group_id: int, game_slug: str):
     players = store.list_players(get_db(), group.id)
     form = new_play_form(game, players, formdata=request.form if request.method == "POST" else None)
     if request.method == "POST" and form.validate():
+        seats, options = form.chosen_seats(), form.chosen_options()
+        names = {p.id: p.name for p in players}
         try:
-            play_id = store.start_play(get_db(), group.id, game.slug, form.chosen_seats())
-        except (store.NotFound, RulesError, UnknownGame):
+            # the game itself decides whether it can start like this (player count per edition …)
+            initial_table(PlaySetup(game.slug, tuple(Seat(names[pid], colour) for pid, colour in seats),
+                                    options))
+            play_id = store.start_play(get_db(), group.id, game.slug, seats, options)
+        except RulesError as error:
+            form.form_errors.append(str(error))
+        except (store.NotFound, KeyError):
             abort(400)
-        return redirect(url_for("plays.show", play_id=play_id))
+        else:
+            return redirect(url_for("plays.show", play_id=play_id))
     status = 400 if request.method == "POST" else 200
     return render_template("play_new.html", group=group, game=game, form=form, players=players), status
 

@@ -11,7 +11,14 @@ from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices
 from companion.games import get_game
 from companion.games.common import RulesError, rank_players
 from companion.games.table import ADJUST, fold
-from companion.views.common import flash_rules_error, member_group, member_play, play_setup, to_play
+from companion.views.common import (
+    final_tally_url,
+    flash_rules_error,
+    member_group,
+    member_play,
+    play_setup,
+    to_play,
+)
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -24,8 +31,9 @@ def _names(play: store.Play) -> list[str]:
     return [seat.name for seat in play.seats]
 
 
-def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200):
-    """The play page, with any form the game's own views pass in."""
+def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200,
+                **game_context):
+    """The play page; a game's own views pass their forms and state in ``game_context``."""
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     events = store.list_events(get_db(), play.id)
@@ -36,6 +44,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
     return render_template(
         "play.html", play=play, game=get_game(play.game), group=member_group(play.group_id),
         events=events, table=table, adjust_form=adjust_form, undo_form=VersionedForm(formdata=None),
+        tally_url=final_tally_url(play), **game_context,
     ), status
 
 
