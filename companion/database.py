@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import click
 from flask import Flask, current_app, g
 from flask.cli import with_appcontext
@@ -39,6 +41,22 @@ def init_db_command() -> None:
         click.echo(f"{where} is up to date.")
 
 
+@click.command("backup")
+@click.argument("target", type=click.Path(dir_okay=False, writable=True))
+@with_appcontext
+def backup_command(target: str) -> None:
+    """Copy the database to TARGET while the site keeps running (SQLite's online backup)."""
+    source = store.connect(current_app.config["DATABASE"])
+    destination = sqlite3.connect(target)
+    try:
+        source.conn.backup(destination)
+    finally:
+        destination.close()
+        source.close()
+    click.echo(f"Backed up {current_app.config['DATABASE']} to {target}.")
+
+
 def init_app(app: Flask) -> None:
     app.teardown_appcontext(close_db)
     app.cli.add_command(init_db_command)
+    app.cli.add_command(backup_command)

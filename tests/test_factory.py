@@ -43,3 +43,18 @@ def test_home_page_is_served(client):
     assert response.status_code == 200
     assert "Start a group" in response.text
     assert 'name="viewport"' in response.text
+
+
+def test_backup_command_copies_the_data(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "live"))
+    app = create_app()
+    runner = app.test_cli_runner()
+    runner.invoke(args=["init-db"])
+    db = store.connect(app.config["DATABASE"])
+    store.create_group(db, "Kept safe")
+    db.close()
+    result = runner.invoke(args=["backup", str(tmp_path / "copy.sqlite3")])
+    assert result.exit_code == 0, result.output
+    copy = sqlite3.connect(tmp_path / "copy.sqlite3")
+    assert copy.execute("SELECT name FROM groups").fetchall() == [("Kept safe",)]
+    assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

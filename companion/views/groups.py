@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import segno
 from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -19,8 +21,12 @@ from companion.views.common import member_group
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
 
+@lru_cache(maxsize=512)
 def invite_qr_svg(url: str) -> Markup:
-    """The invite link as an inline SVG QR code (no request to another server)."""
+    """The invite link as an inline SVG QR code (no request to another server).
+
+    Encoding a QR code costs more than the rest of the page, and a group's link never changes.
+    """
     svg = segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=url)
     return Markup(svg)
 
