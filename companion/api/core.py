@@ -143,10 +143,14 @@ ERROR_SCHEMA = {
 }
 
 # Helpers the per-game schemas share.
+# Whitespace and "any character" spelled out: Python's \s and . differ from the ECMAScript regexes
+# that schema-driven clients generate from, and the two must agree on which names are valid.
+NAME_SPACE = " \t\n\r\f\v"
+_SPACE, _INK, _ANY = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]", r"[^\n\r\u2028\u2029]"
 PLAYER_NAME = {
     "type": "string",
     # 1–40 characters once leading and trailing spaces are trimmed.
-    "pattern": r"^\s*\S(.{0,38}\S)?\s*$",
+    "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,38}}{_INK})?{_SPACE}*$",
     "description": "1–40 characters after trimming spaces; unique within a request, ignoring case.",
 }
 
@@ -188,7 +192,7 @@ def checked_player_names(names: list[str], path: str = "players") -> list[str]:
     seen: dict[str, int] = {}
     trimmed = []
     for index, raw in enumerate(names):
-        name = raw.strip()
+        name = raw.strip(NAME_SPACE)
         key = name.casefold()
         if key in seen:
             raise ApiError(f"Player names must be unique: {name!r} appears twice.",

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from companion.games.common import GameInfo
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, rank_players
 
 GAME = GameInfo(
     slug="mayflower",
@@ -11,3 +15,571 @@ GAME = GameInfo(
     max_players=5,
     rows=("track", "roads", "cities", "farms", "plains"),
 )
+
+SETTLERS_PER_PLAYER = 5  # the sixth settler of a colour is its score marker
+MAX_COLUMN = 95  # the game has 95 land tiles, so no column lies further west than that
+TRACK_LENGTH = 50  # the score track runs 0–49, then a marker starts another lap ("50+")
+SURVEYOR_BONUS = 4  # per surveyor in a scoring settler's column
+
+ROLES = ("bandit", "sheriff", "trapper", "farmer")
+COMPLETABLE_KINDS = ("road", "city", "farm")
+FINAL_KINDS = ("road", "city", "farm", "plain")
+# Which settler a feature holds: bandits on roads, sheriffs in cities, farmers on farms, trappers on plains.
+ROLE_OF_KIND = {"road": "bandit", "city": "sheriff", "farm": "farmer", "plain": "trapper"}
+KIND_OF_ROLE = {role: kind for kind, role in ROLE_OF_KIND.items()}
+# The final scoring's breakdown row of each kind of feature.
+ROW_OF_KIND = {"road": "roads", "city": "cities", "farm": "farms", "plain": "plains"}
+# Roles the eviction sends home; trappers lie on plains and stay until the final scoring.
+EVICTABLE_ROLES = frozenset({"bandit", "sheriff", "farmer"})
+
+COMPLETED_FARM_VALUE = 9
+SURVEYOR_NAMES = ("north", "south")
+
+
+def _is_int(value: object) -> bool:
+    """A real whole number: JSON's 5.0 and true are not counts here."""
+    return type(value) is int
+
+
+@dataclass(frozen=True)
+class Settler:
+    """One settler on the map: its owner's seat (0-based), its role and the column of its tile."""
+
+    id: str
+    seat: int
+    role: str
+    column: int
+
+    def __post_init__(self) -> None:
+        if type(self.id) is not str or not self.id:
+            raise RulesError("A settler needs a name to tell it apart from the others.", "id")
+        if not _is_int(self.seat) or self.seat < 0:
+            raise RulesError("A settler must belong to one of the players.", "seat")
+        if self.role not in ROLES:
+            raise RulesError(f"A settler is a bandit, sheriff, trapper or farmer, not {self.role!r}.", "role")
+        if not _is_int(self.column) or not 1 <= self.column <= MAX_COLUMN:
+            raise RulesError(f"A settler stands on a land tile: column 1 to {MAX_COLUMN}, "
+                             f"not {self.column!r} (column 0 is the coast).", "column")
+
+
+@dataclass(frozen=True)
+class Surveyors:
+    """The columns of the north and the south surveyor (0 = the coast), never more than one apart."""
+
+    north: int = 0
+    south: int = 0
+
+    def __post_init__(self) -> None:
+        for name in SURVEYOR_NAMES:
+            column = getattr(self, name)
+            if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
+                raise RulesError(f"The {name} surveyor stands in a column from 0 (the coast) "
+                                 f"to {MAX_COLUMN}.", name)
+        if abs(self.north - self.south) > 1:
+            raise RulesError(f"The surveyors stand in columns {self.north} and {self.south}, but they are "
+                             "never more than one column apart.", "surveyors")
+
+    @property
+    def eastmost(self) -> int:
+        """The column nearer the coast; everything east of it is east of both surveyors."""
+        return min(self.north, self.south)
+
+    def in_column(self, column: int) -> int:
+        """How many surveyors (0, 1 or 2) stand in ``column``."""
+        return (self.north == column) + (self.south == column)
+
+    def as_list(self) -> list[int]:
+        """``[north, south]``, as the API writes them."""
+        return [self.north, self.south]
+
+
+@dataclass(frozen=True)
+class CompletedFeature:
+    """A road, city or farm completed during play, with what its value depends on."""
+
+    kind: str
+    tiles: int = 0
+    trading_posts: int = 0
+    flags: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in COMPLETABLE_KINDS:
+            raise RulesError(f"A completed feature is a road, a city or a farm, not {self.kind!r}.", "kind")
+        for name in ("tiles", "trading_posts", "flags"):
+            value = getattr(self, name)
+            if not _is_int(value) or not 0 <= value <= MAX_COLUMN:
+                raise RulesError(f"{name} must be a whole number from 0 to {MAX_COLUMN}.", name)
+        if self.kind != "farm" and self.tiles < 1:
+            raise RulesError(f"A completed {self.kind} has at least one tile.", "tiles")
+        if self.kind != "road" and self.trading_posts:
+            raise RulesError("Only roads have trading posts.", "trading_posts")
+        if self.kind != "city" and self.flags:
+            raise RulesError("Only cities have flags.", "flags")
+        if self.kind == "farm" and self.tiles:
+            raise RulesError("A farm is worth 9 whatever its size; give it no tile count.", "tiles")
+
+    @property
+    def value(self) -> int:
+        """Points for each player with the majority: road 1/tile + 2/post, city 2/tile + 2/flag, farm 9."""
+        if self.kind == "road":
+            return self.tiles + 2 * self.trading_posts
+        if self.kind == "city":
+            return 2 * self.tiles + 2 * self.flags
+        return COMPLETED_FARM_VALUE
+
+
+@dataclass(frozen=True)
+class FeatureScoring:
+    """What scoring one completed feature did: points, bonuses, settlers sent home, the surveyor move.
+
+    ``points`` and ``bonus`` are per seat; ``points`` include the bonus. ``returned`` are the ids of
+    the feature's own settlers, ``evicted`` those of the other settlers the eviction sent home.
+    """
+
+    feature: CompletedFeature
+    scored: bool
+    points: tuple[int, ...]
+    bonus: tuple[int, ...]
+    returned: tuple[str, ...]
+    evicted: tuple[str, ...]
+    surveyors: Surveyors  # after the move
+    moved: bool
+    moved_surveyor: str | None  # "north", "south" or None
+
+
+def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
+    """The seats with the most settlers among ``settlers``; tied seats all count."""
+    counts: dict[int, int] = {}
+    for settler in settlers:
+        counts[settler.seat] = counts.get(settler.seat, 0) + 1
+    if not counts:
+        return frozenset()
+    most = max(counts.values())
+    return frozenset(seat for seat, number in counts.items() if number == most)
+
+
+def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
+    """Move a surveyor one column west after a scored feature; returns the new positions and who moved.
+
+    In different columns the one nearer the coast moves. Sharing a column, the north one moves, unless
+    no tile lies west of that column (``west_edge`` equal to it; None means tiles lie further west).
+    """
+    if surveyors.north < surveyors.south:
+        return Surveyors(surveyors.north + 1, surveyors.south), "north"
+    if surveyors.south < surveyors.north:
+        return Surveyors(surveyors.north, surveyors.south + 1), "south"
+    # No column lies beyond the last of the 95 tiles, even when the table did not say where the edge is.
+    edge = MAX_COLUMN if west_edge is None else west_edge
+    if surveyors.north >= edge:
+        return surveyors, None
+    return Surveyors(surveyors.north + 1, surveyors.south), "north"
+
+
+def evict_east_of_surveyors(settlers: Sequence[Settler], surveyors: Surveyors) -> tuple[Settler, ...]:
+    """The bandits, sheriffs and farmers east of both surveyors, in the given order; trappers stay."""
+    limit = surveyors.eastmost
+    return tuple(s for s in settlers if s.column < limit and s.role in EVICTABLE_ROLES)
+
+
+def score_completed_feature(
+    feature: CompletedFeature,
+    on_feature: Sequence[Settler],
+    elsewhere: Sequence[Settler],
+    surveyors: Surveyors,
+    west_edge: int | None,
+    seat_count: int,
+) -> FeatureScoring:
+    """Score one completed feature: majority, value, surveyor bonus, return, surveyor move, eviction.
+
+    ``on_feature`` are the settlers on the feature, ``elsewhere`` every other settler on the map;
+    ``west_edge`` is the westernmost column holding a tile, or None when tiles lie further west.
+    """
+    role = ROLE_OF_KIND[feature.kind]
+    for settler in (*on_feature, *elsewhere):
+        if settler.seat >= seat_count:
+            raise RulesError(f"Settler {settler.id} belongs to seat {settler.seat + 1}, but only "
+                             f"{seat_count} players are at the table.", "seat")
+    for settler in on_feature:
+        if settler.role != role:
+            raise RulesError(f"Settler {settler.id} is a {settler.role}; a {feature.kind} holds "
+                             f"{role}s only.", "role")
+    if not on_feature:
+        zeros = (0,) * seat_count
+        return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
+                              evicted=(), surveyors=surveyors, moved=False, moved_surveyor=None)
+    scorers = majority_seats(on_feature)
+    value = feature.value
+    points = [value if seat in scorers else 0 for seat in range(seat_count)]
+    bonus = [0] * seat_count
+    for settler in on_feature:
+        if settler.seat in scorers:
+            # Positions before this feature's move count for the bonus.
+            bonus[settler.seat] += SURVEYOR_BONUS * surveyors.in_column(settler.column)
+    moved_to, mover = move_surveyor(surveyors, west_edge)
+    evicted = evict_east_of_surveyors(elsewhere, moved_to)
+    return FeatureScoring(
+        feature=feature,
+        scored=True,
+        points=tuple(p + b for p, b in zip(points, bonus, strict=True)),
+        bonus=tuple(bonus),
+        returned=tuple(s.id for s in on_feature),
+        evicted=tuple(s.id for s in evicted),
+        surveyors=moved_to,
+        moved=mover is not None,
+        moved_surveyor=mover,
+    )
+
+
+@dataclass(frozen=True)
+class TileScoring:
+    """Every feature one tile completed, scored in the chosen order, and the map afterwards."""
+
+    scorings: tuple[FeatureScoring, ...]
+    settlers: tuple[Settler, ...]  # still on the map, in their earlier order
+    surveyors: Surveyors
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        """Points per seat over all the features."""
+        return tuple(map(sum, zip(*(s.points for s in self.scorings), strict=True)))
+
+
+def score_tile_completions(
+    completions: Sequence[tuple[CompletedFeature, Sequence[str]]],
+    settlers: Sequence[Settler],
+    surveyors: Surveyors,
+    west_edge: int | None,
+    seat_count: int,
+) -> TileScoring:
+    """Score the features one tile completed, in the given order, each one through all seven steps.
+
+    ``completions`` pairs each feature with the ids of its settlers. A later feature sees the moved
+    surveyors, and a settler an earlier feature evicted no longer counts for it.
+    """
+    by_id = {settler.id: settler for settler in settlers}
+    if len(by_id) != len(settlers):
+        raise RulesError("Two settlers on the map share an id.", "settlers")
+    claimed: dict[str, int] = {}
+    for index, (_, ids) in enumerate(completions):
+        for settler_id in ids:
+            if settler_id not in by_id:
+                raise RulesError(f"Settler {settler_id} is not on the map.", f"features[{index}].settlers")
+            if settler_id in claimed:
+                twice = "is listed twice" if claimed[settler_id] == index else "cannot stand on two features"
+                raise RulesError(f"Settler {settler_id} {twice}.", f"features[{index}].settlers")
+            claimed[settler_id] = index
+    remaining = tuple(settlers)
+    scorings = []
+    for feature, ids in completions:
+        present = {s.id for s in remaining}
+        on_feature = [by_id[i] for i in ids if i in present]
+        own = set(ids)
+        elsewhere = [s for s in remaining if s.id not in own]
+        scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, seat_count)
+        scorings.append(scoring)
+        if scoring.scored:
+            gone = set(scoring.evicted)
+            remaining = tuple(s for s in elsewhere if s.id not in gone)
+            surveyors = scoring.surveyors
+    return TileScoring(scorings=tuple(scorings), settlers=remaining, surveyors=surveyors)
+
+
+# --- the final scoring ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FinalFeature:
+    """An incomplete road, city or farm, or a plain, at the end of the game, with its settlers per seat."""
+
+    kind: str
+    settlers: Mapping[int, int]  # seat → settlers of that seat on the feature
+    tiles: int = 0
+    trading_posts: int = 0
+    flags: int = 0
+    neighbours: int = 0
+    animals: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FINAL_KINDS:
+            raise RulesError(f"A feature is a road, city, farm or plain, not {self.kind!r}.", "kind")
+        if not isinstance(self.settlers, Mapping) or not self.settlers:
+            raise RulesError("A feature scores only when a settler stands on it.", "settlers")
+        for seat, number in self.settlers.items():
+            if not _is_int(seat) or seat < 0:
+                raise RulesError("Settlers must belong to one of the players.", "settlers")
+            if not _is_int(number) or not 1 <= number <= SETTLERS_PER_PLAYER:
+                raise RulesError(f"A player has 1 to {SETTLERS_PER_PLAYER} settlers on a feature.",
+                                 "settlers")
+        sizes = {"tiles": MAX_COLUMN, "trading_posts": MAX_COLUMN, "flags": MAX_COLUMN, "neighbours": 7,
+                 "animals": 999}
+        for name, most in sizes.items():
+            value = getattr(self, name)
+            if not _is_int(value) or not 0 <= value <= most:
+                raise RulesError(f"{name} must be a whole number from 0 to {most}.", name)
+        if self.kind in ("road", "city") and self.tiles < 1:
+            raise RulesError(f"A {self.kind} has at least one tile.", "tiles")
+        wrong = [name for name in sizes if getattr(self, name) and name not in _SIZES_OF_KIND[self.kind]]
+        if wrong:
+            raise RulesError(f"A {self.kind} has no {wrong[0].replace('_', ' ')}.", wrong[0])
+
+    @property
+    def value(self) -> int:
+        """Points for each player with the most settlers on it at the end of the game."""
+        if self.kind == "road":
+            return self.tiles + 2 * self.trading_posts
+        if self.kind == "city":
+            return self.tiles + self.flags
+        if self.kind == "farm":
+            return 1 + self.neighbours  # the farm tile itself and each filled space around it
+        return self.animals
+
+
+_SIZES_OF_KIND = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ("neighbours",),
+                  "plain": ("animals",)}
+
+
+def final_result(
+    players: Sequence[str], track_vp: Sequence[int], features: Sequence[FinalFeature]
+) -> FinalResult:
+    """The final tally: points from the track plus the incomplete features and the plains, ranked.
+
+    ``track_vp[i]`` is what player ``i`` scored during play; a feature's ``settlers`` name players by
+    index. Majorities as during play (ties all score), no surveyor bonus, no move, no eviction; a tie on
+    points shares the victory.
+    """
+    seat_count = len(players)
+    if len(track_vp) != seat_count:
+        raise RulesError(f"Give the track points of all {seat_count} players.", "track_vp")
+    for index, points in enumerate(track_vp):
+        if not _is_int(points) or not 0 <= points <= 999:
+            raise RulesError("Points on the track are a whole number from 0 to 999.", f"track_vp[{index}]")
+    rows = [{"track": points, "roads": 0, "cities": 0, "farms": 0, "plains": 0} for points in track_vp]
+    used = [0] * seat_count
+    for index, feature in enumerate(features):
+        most = 0
+        for seat, number in feature.settlers.items():
+            if seat >= seat_count:
+                raise RulesError(f"Feature {index + 1} names a player who is not at the table.",
+                                 f"features[{index}].settlers")
+            used[seat] += number
+            if used[seat] > SETTLERS_PER_PLAYER:
+                raise RulesError(f"{players[seat]} has only {SETTLERS_PER_PLAYER} settlers, but the features "
+                                 f"hold {used[seat]} of them.", f"features[{index}].settlers")
+            most = max(most, number)
+        row = ROW_OF_KIND[feature.kind]
+        value = feature.value
+        for seat, number in feature.settlers.items():
+            if number == most:
+                rows[seat][row] += value
+    return rank_players(GAME.slug, GAME.rows, list(zip(players, rows, strict=True)))
+
+
+# --- the live table: state folded from the play's events ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TableState:
+    """Where the settlers and surveyors stand, how far west the map reaches and the running scores."""
+
+    seat_count: int
+    settlers: tuple[Settler, ...] = ()  # on the map, in the order they were placed
+    surveyors: Surveyors = field(default_factory=Surveyors)
+    west_edge: int = 0  # westernmost column holding a tile; 0 while only the coast is there
+    scores: tuple[int, ...] = ()
+    last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
+    placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
+
+    def on_map(self, seat: int) -> tuple[Settler, ...]:
+        """That seat's settlers on the map."""
+        return tuple(s for s in self.settlers if s.seat == seat)
+
+    def in_supply(self, seat: int) -> int:
+        """How many settlers that seat still has to place."""
+        return SETTLERS_PER_PLAYER - sum(s.seat == seat for s in self.settlers)
+
+    def settler(self, settler_id: str) -> Settler:
+        """The settler with that id, on the map or sent home since."""
+        for settler in self.placed:
+            if settler.id == settler_id:
+                return settler
+        raise RulesError(f"No settler {settler_id} was ever placed.", "settlers")
+
+
+def initial_state(setup: PlaySetup) -> TableState:
+    """The table before the first tile: every settler in its owner's supply, both surveyors on the coast."""
+    seat_count = len(setup.seats)
+    if not GAME.min_players <= seat_count <= GAME.max_players:
+        raise RulesError(f"Carcassonne – Mayflower is played by {GAME.min_players} to {GAME.max_players} "
+                         f"players, not {seat_count}.", "seats")
+    return TableState(seat_count=seat_count, scores=(0,) * seat_count)
+
+
+def running_scores(state: TableState) -> tuple[int, ...]:
+    """Each seat's points on the track so far, in seat order."""
+    return state.scores
+
+
+def score_laps(score: int) -> tuple[int, int]:
+    """Where a score sits on the 0–49 track: ``(laps, position)``; 57 → (1, 7), shown as "50+" and 7."""
+    if not _is_int(score) or score < 0:
+        raise RulesError("A score on the track is a whole number of at least 0.", "score")
+    return divmod(score, TRACK_LENGTH)
+
+
+def final_features_from_map(state: TableState) -> dict[str, tuple[Settler, ...]]:
+    """The settlers still on the map, per kind of feature the final scoring asks about.
+
+    Keys are ``road``, ``city``, ``farm`` and ``plain`` (always all four); the settlers of a kind are
+    listed west to east, then by seat, so the screen can ask which of them share a feature and how big it is.
+    """
+    grouped: dict[str, list[Settler]] = {kind: [] for kind in FINAL_KINDS}
+    for settler in sorted(state.settlers, key=lambda s: (-s.column, s.seat, s.id)):
+        grouped[KIND_OF_ROLE[settler.role]].append(settler)
+    return {kind: tuple(found) for kind, found in grouped.items()}
+
+
+def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
+    """The table after one event: ``place``, ``west_edge``, ``complete`` or ``adjust``.
+
+    Raises RulesError for a payload that is malformed or that the table does not allow.
+    """
+    if not isinstance(payload, Mapping):
+        raise RulesError("An event's details must be named values (a JSON object).")
+    handler = _EVENT_HANDLERS.get(kind) if type(kind) is str else None
+    if handler is None:
+        raise RulesError(f"Carcassonne – Mayflower knows no event {kind!r}.", "kind")
+    return handler(state, payload)
+
+
+def _seat(state: TableState, payload: Mapping[str, Any]) -> int:
+    """The seat an event names, checked against the table."""
+    seat = payload.get("seat")
+    if not _is_int(seat) or not 0 <= seat < state.seat_count:
+        raise RulesError("Pick one of the players at the table.", "seat")
+    return seat
+
+
+def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str = "") -> None:
+    """Refuse a field the event does not record, so a typo is not silently ignored."""
+    for key in payload:
+        if key not in allowed:
+            raise RulesError(f"{key!r} is not something this event records; it takes "
+                             f"{', '.join(allowed)}.", f"{where}{key}" if type(key) is str else where)
+
+
+def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: str, where: str = "",
+           default: int | None = None) -> int:
+    """A whole number from ``low`` to ``high`` (``default`` when the field is absent)."""
+    value = payload.get(key, default)
+    if not _is_int(value) or not low <= value <= high:
+        raise RulesError(f"{what} must be a whole number from {low} to {high}.", f"{where}{key}")
+    return value
+
+
+def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
+    """A settler from a player's supply onto the tile just placed."""
+    _only_keys(payload, ("seat", "role", "column"))
+    seat = _seat(state, payload)
+    role = payload.get("role")
+    if role not in ROLES:
+        raise RulesError("A settler goes onto the map as a bandit, sheriff, trapper or farmer.", "role")
+    column = payload.get("column")
+    if not _is_int(column):
+        raise RulesError("Say in which column (1 = next to the coast) the settler stands.", "column")
+    if column < 1:
+        raise RulesError("Settlers stand on land tiles: column 1 is the first one west of the coast.",
+                         "column")
+    reach = min(state.west_edge + 1, MAX_COLUMN)
+    if column > reach:
+        raise RulesError(f"Column {column} lies beyond the map: the westernmost tiles are in column "
+                         f"{state.west_edge}, and a new tile can go at most one column further.", "column")
+    if state.in_supply(seat) == 0:
+        raise RulesError(f"All {SETTLERS_PER_PLAYER} settlers of this player are on the map already; "
+                         "one must come home before another can be placed.", "seat")
+    number = 1 + sum(s.seat == seat for s in state.placed)
+    settler = Settler(id=f"{seat}-{number}", seat=seat, role=role, column=column)
+    return replace(state, settlers=(*state.settlers, settler), placed=(*state.placed, settler),
+                   west_edge=max(state.west_edge, column))
+
+
+def _west_edge(state: TableState, payload: Mapping[str, Any]) -> TableState:
+    """How far west the map reaches, as the table tells it (tiles placed without a settler)."""
+    _only_keys(payload, ("column",))
+    column = _whole(payload, "column", 0, MAX_COLUMN, "The westernmost column of the map")
+    needed = max([state.surveyors.north, state.surveyors.south, *(s.column for s in state.settlers)])
+    if column < needed:
+        raise RulesError(f"Tiles lie at least as far west as column {needed}, where a settler or surveyor "
+                         "stands.", "column")
+    return replace(state, west_edge=column)
+
+
+def _completion(
+    payload: Any, index: int, on_map: Mapping[str, Settler]
+) -> tuple[CompletedFeature, list[str]]:
+    """One feature of a ``complete`` event, with the ids of its settlers, checked against the map."""
+    where = f"features[{index}]."
+    if not isinstance(payload, Mapping):
+        raise RulesError("Each completed feature needs its kind, size and settlers.", f"features[{index}]")
+    kind = payload.get("kind")
+    if kind not in COMPLETABLE_KINDS:
+        raise RulesError("A completed feature is a road, a city or a farm.", f"{where}kind")
+    sizes: dict[str, int] = {}
+    if kind == "road":
+        _only_keys(payload, ("kind", "tiles", "trading_posts", "settlers"), where)
+        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, "A road's tiles", where)
+        sizes["trading_posts"] = _whole(payload, "trading_posts", 0, MAX_COLUMN, "A road's trading posts",
+                                        where, default=0)
+    elif kind == "city":
+        _only_keys(payload, ("kind", "tiles", "flags", "settlers"), where)
+        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, "A city's tiles", where)
+        sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, "A city's flags", where, default=0)
+    else:
+        _only_keys(payload, ("kind", "settlers"), where)
+    ids = payload.get("settlers", [])
+    if not isinstance(ids, list) or len(ids) > SETTLERS_PER_PLAYER * GAME.max_players:
+        raise RulesError("List the ids of the settlers on the feature.", f"{where}settlers")
+    role = ROLE_OF_KIND[kind]
+    for position, settler_id in enumerate(ids):
+        settler = on_map.get(settler_id) if type(settler_id) is str else None
+        if settler is None:
+            raise RulesError(f"Settler {settler_id!r} is not on the map.", f"{where}settlers[{position}]")
+        if settler.role != role:
+            raise RulesError(f"Settler {settler_id} is a {settler.role}; a {kind} holds {role}s only.",
+                             f"{where}settlers[{position}]")
+    return CompletedFeature(kind=kind, **sizes), ids
+
+
+def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
+    """Score the features one tile completed, in the order given, and add the points to the track."""
+    _only_keys(payload, ("features",))
+    features = payload.get("features")
+    if not isinstance(features, list) or not features:
+        raise RulesError("Name the features the tile completed, in the order they are scored.", "features")
+    if len(features) > 16:
+        raise RulesError("One tile completes at most 16 features.", "features")
+    on_map = {s.id: s for s in state.settlers}
+    completions = [_completion(item, index, on_map) for index, item in enumerate(features)]
+    result = score_tile_completions(completions, state.settlers, state.surveyors, state.west_edge,
+                                    state.seat_count)
+    return replace(state, settlers=result.settlers, surveyors=result.surveyors,
+                   scores=tuple(a + b for a, b in zip(state.scores, result.points, strict=True)),
+                   last_scoring=result.scorings)
+
+
+def _adjust(state: TableState, payload: Mapping[str, Any]) -> TableState:
+    """A manual correction of one player's running score."""
+    _only_keys(payload, ("seat", "points", "note"))
+    seat = _seat(state, payload)
+    points = _whole(payload, "points", -999, 999, "A correction")
+    note = payload.get("note", "")
+    if type(note) is not str or len(note) > 200:
+        raise RulesError("A correction's note is a text of at most 200 characters.", "note")
+    if state.scores[seat] + points < 0:
+        raise RulesError(f"This correction would take the score below 0 (it is {state.scores[seat]}).",
+                         "points")
+    scores = list(state.scores)
+    scores[seat] += points
+    return replace(state, scores=tuple(scores))
+
+
+_EVENT_HANDLERS = {"place": _place, "west_edge": _west_edge, "complete": _complete, "adjust": _adjust}

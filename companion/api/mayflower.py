@@ -1,0 +1,292 @@
+"""Carcassonne – Mayflower endpoints: score one completed feature, and the final scoring."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from companion.api.core import (
+    PLAYER_NAME,
+    ApiError,
+    Endpoint,
+    checked_player_names,
+    count,
+    final_score_response,
+)
+from companion.games.common import RulesError
+from companion.games.mayflower import (
+    GAME,
+    MAX_COLUMN,
+    ROLE_OF_KIND,
+    ROLES,
+    SETTLERS_PER_PLAYER,
+    CompletedFeature,
+    FinalFeature,
+    Settler,
+    Surveyors,
+    final_result,
+    score_completed_feature,
+)
+
+MAX_SETTLERS = SETTLERS_PER_PLAYER * GAME.max_players  # every settler of five players on the map
+PLAYERS = {"type": "array", "minItems": GAME.min_players, "maxItems": GAME.max_players, "items": PLAYER_NAME,
+           "description": f"{GAME.min_players}–{GAME.max_players} players."}
+COLUMN = count(MAX_COLUMN, 1)
+SIZE = count(MAX_COLUMN)
+
+
+def _by_kind(fields: dict[str, tuple[str, ...]], required: dict[str, tuple[str, ...]]) -> list[dict]:
+    """``allOf`` branches allowing each ``kind`` its own fields only (their ranges are in ``properties``).
+
+    Written as if/then pairs rather than a oneOf so that a wrong field is reported as such, not as a
+    mismatch with some other kind.
+    """
+    return [
+        {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+         "then": {"properties": {"kind": {"const": kind}, **{name: {} for name in own}},
+                  "required": ["kind", *required[kind]],
+                  "additionalProperties": False}}
+        for kind, own in fields.items()
+    ]
+
+
+FEATURE_REQUEST = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["players", "surveyors", "feature", "settlers"],
+    "properties": {
+        "players": PLAYERS,
+        "surveyors": {"type": "array", "minItems": 2, "maxItems": 2, "items": count(MAX_COLUMN),
+                      "description": "[north, south] columns, 0 = the coast; at most one column apart."},
+        "west_edge": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_COLUMN,
+                      "description": "Westernmost column holding a tile, at least every settler's and "
+                                     "surveyor's column; null or absent: tiles lie further west."},
+        "feature": {
+            "type": "object",
+            "required": ["kind"],
+            "additionalProperties": False,
+            "properties": {"kind": {"enum": ["road", "city", "farm"]},
+                           "tiles": SIZE | {"minimum": 1},
+                           "trading_posts": SIZE | {"default": 0, "description": "road only"},
+                           "flags": SIZE | {"default": 0, "description": "city only"}},
+            "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
+                              {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
+            "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags; "
+                           "farm: nothing else.",
+        },
+        "settlers": {
+            "type": "array",
+            "maxItems": MAX_SETTLERS,
+            "description": "Every settler on the map; ids unique, at most 5 per player.",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["id", "player", "role", "column"],
+                "properties": {
+                    "id": {"type": "string", "minLength": 1, "maxLength": 40},
+                    "player": PLAYER_NAME,
+                    "role": {"enum": list(ROLES)},
+                    "column": COLUMN,
+                    "on_feature": {"type": "boolean", "default": False,
+                                   "description": "On the completed feature; its role must fit the kind."},
+                },
+            },
+        },
+    },
+}
+
+_PER_PLAYER_POINTS = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}}
+_IDS = {"type": "array", "items": {"type": "string"}}
+
+FEATURE_RESPONSE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["scored", "points", "bonus", "returned", "evicted", "surveyors", "moved"],
+    "properties": {
+        "scored": {"type": "boolean"},
+        "points": _PER_PLAYER_POINTS,
+        "bonus": _PER_PLAYER_POINTS,
+        "returned": _IDS,
+        "evicted": _IDS,
+        "surveyors": {"type": "array", "minItems": 2, "maxItems": 2, "items": count(MAX_COLUMN)},
+        "moved": {"type": "boolean"},
+    },
+}
+
+_SETTLER_COUNTS = {
+    "type": "object",
+    "minProperties": 1,
+    "maxProperties": GAME.max_players,
+    "propertyNames": PLAYER_NAME,
+    "additionalProperties": count(SETTLERS_PER_PLAYER, 1),
+    "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features.",
+}
+
+FINAL_REQUEST = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["players"],
+    "properties": {
+        "players": PLAYERS,
+        "track_vp": {"type": "object", "maxProperties": GAME.max_players, "propertyNames": PLAYER_NAME,
+                     "additionalProperties": count(),
+                     "description": "Points scored during play, for some or all players (default 0)."},
+        "features": {
+            "type": "array",
+            "maxItems": MAX_SETTLERS,
+            "description": "Incomplete roads, cities and farms and all plains that hold settlers.",
+            "items": {
+                "type": "object",
+                "required": ["kind", "settlers"],
+                "additionalProperties": False,
+                "properties": {
+                    "kind": {"enum": ["road", "city", "farm", "plain"]},
+                    "settlers": _SETTLER_COUNTS,
+                    "tiles": SIZE | {"minimum": 1, "description": "road and city"},
+                    "trading_posts": SIZE | {"default": 0, "description": "road only"},
+                    "flags": SIZE | {"default": 0, "description": "city only"},
+                    "neighbours": count(7) | {"default": 0,
+                                              "description": "farm only: filled spaces around it"},
+                    "animals": count() | {"default": 0, "description": "plain only"},
+                },
+                "allOf": _by_kind(
+                    {"road": ("tiles", "trading_posts", "settlers"), "city": ("tiles", "flags", "settlers"),
+                     "farm": ("neighbours", "settlers"), "plain": ("animals", "settlers")},
+                    {"road": ("tiles",), "city": ("tiles",), "farm": (), "plain": ()}),
+            },
+        },
+    },
+}
+
+
+def _seat_lookup(raw: list[str]) -> dict[str, int]:
+    """Player name, exactly as ``players`` gives it → index (names are unique, checked before)."""
+    return {name: index for index, name in enumerate(raw)}
+
+
+def _unknown_player(path: str, name: str) -> ApiError:
+    """The 400 for a name that is not exactly one of ``players``."""
+    return ApiError(f"{path} names {name!r}, who is not one of the players.",
+                    [(path, "must be one of the players")])
+
+
+def _prefixed(error: RulesError, prefix: str) -> ApiError:
+    """A rules error about one part of the request, with that part's path in front of its own."""
+    path = f"{prefix}.{error.path}" if error.path else prefix
+    return ApiError(error.message, [(path, error.message)])
+
+
+def answer_feature(body: dict) -> dict:
+    """Score one completed feature for the request's table (schema-valid body)."""
+    names = checked_player_names(body["players"])
+    seats = _seat_lookup(body["players"])
+    north, south = body["surveyors"]
+    if abs(north - south) > 1:
+        raise ApiError(f"The surveyors stand in columns {north} and {south}, but they are never more than "
+                       "one column apart.", [("surveyors", "must be at most one column apart")])
+    surveyors = Surveyors(north, south)
+    west_edge = body.get("west_edge")
+    if west_edge is not None and west_edge < max(north, south):
+        raise ApiError(f"west_edge is {west_edge}, but a surveyor stands in column {max(north, south)}.",
+                       [("west_edge", f"must be at least {max(north, south)}, the surveyors' column")])
+    kind = body["feature"]["kind"]
+    feature = CompletedFeature(kind=kind, tiles=body["feature"].get("tiles", 0),
+                               trading_posts=body["feature"].get("trading_posts", 0),
+                               flags=body["feature"].get("flags", 0))
+    on_feature: list[Settler] = []
+    elsewhere: list[Settler] = []
+    seen_ids: set[str] = set()
+    per_seat = [0] * len(names)
+    for index, item in enumerate(body["settlers"]):
+        path = f"settlers[{index}]"
+        if item["id"] in seen_ids:
+            raise ApiError(f"Settler id {item['id']!r} is used twice.",
+                           [(f"{path}.id", "repeats an earlier id")])
+        seen_ids.add(item["id"])
+        seat = seats.get(item["player"])
+        if seat is None:
+            raise _unknown_player(f"{path}.player", item["player"])
+        per_seat[seat] += 1
+        if per_seat[seat] > SETTLERS_PER_PLAYER:
+            raise ApiError(f"{names[seat]} has only {SETTLERS_PER_PLAYER} settlers to put on the map.",
+                           [(f"{path}.player", f"has more than {SETTLERS_PER_PLAYER} settlers on the map")])
+        if west_edge is not None and item["column"] > west_edge:
+            raise ApiError(f"{path} stands in column {item['column']}, west of west_edge {west_edge}.",
+                           [("west_edge", f"must be at least {item['column']}, the column of {path}")])
+        settler = Settler(id=item["id"], seat=seat, role=item["role"], column=item["column"])
+        if item.get("on_feature", False):
+            role = ROLE_OF_KIND[kind]
+            if settler.role != role:
+                raise ApiError(f"{path} is a {settler.role}, but a {kind} holds {role}s only.",
+                               [(f"{path}.role", f"must be {role} for a settler on a {kind}")])
+            on_feature.append(settler)
+        else:
+            elsewhere.append(settler)
+    scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, len(names))
+    return {
+        "scored": scoring.scored,
+        "points": dict(zip(names, scoring.points, strict=True)),
+        "bonus": dict(zip(names, scoring.bonus, strict=True)),
+        "returned": list(scoring.returned),
+        "evicted": list(scoring.evicted),
+        "surveyors": scoring.surveyors.as_list(),
+        "moved": scoring.moved,
+    }
+
+
+def _per_player(values: Mapping[str, int], seats: Mapping[str, int], path: str) -> list[tuple[str, int, int]]:
+    """``(key, seat, value)`` for each entry of a map keyed by player name, refusing unknown players."""
+    found: list[tuple[str, int, int]] = []
+    for name, value in values.items():
+        seat = seats.get(name)
+        if seat is None:
+            raise _unknown_player(f"{path}.{name}", name)
+        found.append((name, seat, value))
+    return found
+
+
+def answer_final(body: dict) -> dict:
+    """The final tally of a Mayflower play (schema-valid body)."""
+    names = checked_player_names(body["players"])
+    seats = _seat_lookup(body["players"])
+    track = [0] * len(names)
+    for _, seat, points in _per_player(body.get("track_vp", {}), seats, "track_vp"):
+        track[seat] = points
+    features = []
+    used = [0] * len(names)
+    for index, item in enumerate(body.get("features", [])):
+        path = f"features[{index}]"
+        counts = {}
+        for name, seat, number in _per_player(item["settlers"], seats, f"{path}.settlers"):
+            used[seat] += number
+            if used[seat] > SETTLERS_PER_PLAYER:
+                raise ApiError(f"{names[seat]} has only {SETTLERS_PER_PLAYER} settlers, but the features "
+                               f"hold {used[seat]} of them.",
+                               [(f"{path}.settlers.{name}",
+                                 f"makes more than {SETTLERS_PER_PLAYER} settlers over all features")])
+            counts[seat] = number
+        sizes = {key: value for key, value in item.items() if key not in ("kind", "settlers")}
+        try:
+            features.append(FinalFeature(kind=item["kind"], settlers=counts, **sizes))
+        except RulesError as error:
+            raise _prefixed(error, path) from None
+    return final_result(names, track, features).to_json()
+
+
+ENDPOINTS = (
+    Endpoint(
+        path="/score/mayflower/feature",
+        operation_id="scoreMayflowerFeature",
+        summary="Carcassonne – Mayflower: score one completed road, city or farm, move a surveyor, evict.",
+        request_schema=FEATURE_REQUEST,
+        response_schema=FEATURE_RESPONSE,
+        answer=answer_feature,
+    ),
+    Endpoint(
+        path="/score/mayflower/final",
+        operation_id="scoreMayflowerFinal",
+        summary="Carcassonne – Mayflower: final scoring of incomplete features and plains, ranks, winners.",
+        request_schema=FINAL_REQUEST,
+        response_schema=final_score_response(GAME.rows, GAME.slug),
+        answer=answer_final,
+    ),
+)

@@ -1,0 +1,638 @@
+"""Carcassonne – Mayflower rules: feature scoring, surveyors, evictions, the live table, final scoring."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.mayflower import (
+    GAME,
+    MAX_COLUMN,
+    ROLE_OF_KIND,
+    ROLES,
+    SETTLERS_PER_PLAYER,
+    CompletedFeature,
+    FinalFeature,
+    Settler,
+    Surveyors,
+    TableState,
+    apply_event,
+    evict_east_of_surveyors,
+    final_features_from_map,
+    final_result,
+    initial_state,
+    majority_seats,
+    move_surveyor,
+    running_scores,
+    score_completed_feature,
+    score_laps,
+    score_tile_completions,
+)
+
+ANNA, BEN, CARA = 0, 1, 2
+
+
+def bandit(settler_id: str, seat: int, column: int) -> Settler:
+    return Settler(settler_id, seat, "bandit", column)
+
+
+def sheriff(settler_id: str, seat: int, column: int) -> Settler:
+    return Settler(settler_id, seat, "sheriff", column)
+
+
+def farmer(settler_id: str, seat: int, column: int) -> Settler:
+    return Settler(settler_id, seat, "farmer", column)
+
+
+def trapper(settler_id: str, seat: int, column: int) -> Settler:
+    return Settler(settler_id, seat, "trapper", column)
+
+
+def table(players: int = 3) -> PlaySetup:
+    colours = ("red", "blue", "green", "yellow", "black", "white")
+    seats = tuple(Seat(f"Player {i + 1}", colours[i]) for i in range(players))
+    return PlaySetup(game="mayflower", seats=seats)
+
+
+# --- one completed feature: worked examples 1–4 and edge cases --------------------------------------
+
+FEATURE_CASES = [
+    pytest.param(
+        CompletedFeature("road", tiles=4, trading_posts=1),
+        [bandit("a1", ANNA, 2), bandit("b1", BEN, 3)],
+        [sheriff("c1", CARA, 2), trapper("c2", CARA, 1)],
+        Surveyors(2, 3), None, 3,
+        dict(scored=True, points=(10, 10, 0), bonus=(4, 4, 0), returned=("a1", "b1"), evicted=("c1",),
+             surveyors=Surveyors(3, 3), moved=True, moved_surveyor="north"),
+        id="example-1-tied-road-bonus-north-moves-sheriff-evicted-trapper-stays",
+    ),
+    pytest.param(
+        CompletedFeature("city", tiles=3, flags=1),
+        [sheriff("a1", ANNA, 4), sheriff("a2", ANNA, 5), sheriff("b1", BEN, 4)],
+        [],
+        Surveyors(4, 4), 5, 2,
+        dict(scored=True, points=(16, 0), bonus=(8, 0), returned=("a1", "a2", "b1"), evicted=(),
+             surveyors=Surveyors(5, 4), moved=True, moved_surveyor="north"),
+        id="example-2-city-majority-double-bonus-loser-gets-no-bonus",
+    ),
+    pytest.param(
+        CompletedFeature("farm"),
+        [],
+        [farmer("a1", ANNA, 1), bandit("b1", BEN, 2)],
+        Surveyors(3, 3), None, 2,
+        dict(scored=False, points=(0, 0), bonus=(0, 0), returned=(), evicted=(),
+             surveyors=Surveyors(3, 3), moved=False, moved_surveyor=None),
+        id="example-3-farm-without-settler-nothing-happens-no-eviction",
+    ),
+    pytest.param(
+        CompletedFeature("road", tiles=2),
+        [bandit("b1", BEN, 7)],
+        [farmer("a1", ANNA, 6)],
+        Surveyors(7, 7), 7, 2,
+        dict(scored=True, points=(0, 10), bonus=(0, 8), returned=("b1",), evicted=("a1",),
+             surveyors=Surveyors(7, 7), moved=False, moved_surveyor=None),
+        id="example-4-west-edge-blocks-move-farmer-east-still-evicted",
+    ),
+    pytest.param(
+        CompletedFeature("road", tiles=3),
+        [bandit("a1", ANNA, 5)],
+        [sheriff("b1", BEN, 3), farmer("b2", BEN, 2), trapper("b3", BEN, 1)],
+        Surveyors(3, 2), None, 2,
+        dict(scored=True, points=(3, 0), bonus=(0, 0), returned=("a1",), evicted=("b2",),
+             surveyors=Surveyors(3, 3), moved=True, moved_surveyor="south"),
+        id="south-nearer-coast-moves-settler-in-surveyor-column-stays",
+    ),
+    pytest.param(
+        CompletedFeature("city", tiles=2, flags=0),
+        [sheriff("a1", ANNA, 6), sheriff("a2", ANNA, 6), sheriff("b1", BEN, 6), sheriff("b2", BEN, 1),
+         sheriff("c1", CARA, 6)],
+        [],
+        Surveyors(6, 6), None, 3,
+        dict(scored=True, points=(20, 12, 0), bonus=(16, 8, 0), returned=("a1", "a2", "b1", "b2", "c1"),
+             evicted=(), surveyors=Surveyors(7, 6), moved=True, moved_surveyor="north"),
+        id="bonus-per-settler-twice-for-two-settlers-in-a-shared-column",
+    ),
+    pytest.param(
+        CompletedFeature("farm"),
+        [farmer("a1", ANNA, 95)],
+        [trapper("b1", BEN, 3), sheriff("b2", BEN, 94)],
+        Surveyors(95, 95), None, 2,
+        dict(scored=True, points=(17, 0), bonus=(8, 0), returned=("a1",), evicted=("b2",),
+             surveyors=Surveyors(95, 95), moved=False, moved_surveyor=None),
+        id="no-column-lies-west-of-the-95th-even-without-west-edge",
+    ),
+    pytest.param(
+        CompletedFeature("road", tiles=1),
+        [bandit("a1", ANNA, 1), bandit("b1", BEN, 2), bandit("c1", CARA, 9)],
+        [],
+        Surveyors(0, 0), None, 3,
+        dict(scored=True, points=(1, 1, 1), bonus=(0, 0, 0), returned=("a1", "b1", "c1"), evicted=(),
+             surveyors=Surveyors(1, 0), moved=True, moved_surveyor="north"),
+        id="three-way-tie-all-score-surveyors-leave-the-coast",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("feature", "on_feature", "elsewhere", "surveyors", "west_edge", "seats", "expected"), FEATURE_CASES)
+def test_score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, seats, expected):
+    scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, seats)
+    assert {name: getattr(scoring, name) for name in expected} == expected
+    assert scoring.feature == feature
+
+
+@pytest.mark.parametrize(("feature", "value"), [
+    pytest.param(CompletedFeature("road", tiles=4, trading_posts=1), 6, id="road-1-per-tile-2-per-post"),
+    pytest.param(CompletedFeature("road", tiles=1), 1, id="road-single-tile"),
+    pytest.param(CompletedFeature("city", tiles=3, flags=1), 8, id="city-2-per-tile-2-per-flag"),
+    pytest.param(CompletedFeature("city", tiles=2), 4, id="city-without-flag"),
+    pytest.param(CompletedFeature("farm"), 9, id="farm-9"),
+])
+def test_completed_feature_value(feature, value):
+    assert feature.value == value
+
+
+@pytest.mark.parametrize(("surveyors", "west_edge", "after", "mover"), [
+    pytest.param(Surveyors(2, 3), None, Surveyors(3, 3), "north", id="north-nearer-coast"),
+    pytest.param(Surveyors(3, 2), 3, Surveyors(3, 3), "south", id="south-nearer-coast"),
+    pytest.param(Surveyors(4, 4), None, Surveyors(5, 4), "north", id="shared-column-tiles-further-west"),
+    pytest.param(Surveyors(4, 4), 5, Surveyors(5, 4), "north", id="shared-column-one-more-column"),
+    pytest.param(Surveyors(4, 4), 4, Surveyors(4, 4), None, id="shared-column-at-west-edge"),
+    pytest.param(Surveyors(0, 0), 0, Surveyors(0, 0), None, id="only-the-coast"),
+    pytest.param(Surveyors(95, 95), None, Surveyors(95, 95), None, id="last-possible-column"),
+])
+def test_move_surveyor(surveyors, west_edge, after, mover):
+    assert move_surveyor(surveyors, west_edge) == (after, mover)
+
+
+def test_eviction_spares_trappers_and_the_surveyor_column():
+    settlers = [bandit("a", ANNA, 1), trapper("b", BEN, 1), sheriff("c", CARA, 2), farmer("d", ANNA, 3),
+                bandit("e", BEN, 4), farmer("f", CARA, 2)]
+    evicted = evict_east_of_surveyors(settlers, Surveyors(4, 3))
+    assert [s.id for s in evicted] == ["a", "c", "f"]
+
+
+def test_majority_of_nobody_is_empty():
+    assert majority_seats([]) == frozenset()
+    assert majority_seats([bandit("a", 0, 1), bandit("b", 1, 1), bandit("c", 1, 2)]) == {1}
+
+
+@pytest.mark.parametrize(("feature", "on_feature", "message"), [
+    pytest.param(CompletedFeature("road", tiles=2), [sheriff("a", ANNA, 1)], "holds bandits only",
+                 id="sheriff-on-a-road"),
+    pytest.param(CompletedFeature("farm"), [trapper("a", ANNA, 1)], "holds farmers only",
+                 id="trapper-on-a-farm"),
+    pytest.param(CompletedFeature("city", tiles=2), [sheriff("a", 5, 1)], "only 2 players",
+                 id="seat-not-at-the-table"),
+])
+def test_score_completed_feature_refuses(feature, on_feature, message):
+    with pytest.raises(RulesError, match=message):
+        score_completed_feature(feature, on_feature, [], Surveyors(), None, 2)
+
+
+# --- several features completed by one tile: worked example 5 ---------------------------------------
+
+ROAD_5 = CompletedFeature("road", tiles=3)
+CITY_5 = CompletedFeature("city", tiles=2)
+MAP_5 = (bandit("a1", ANNA, 3), sheriff("b1", BEN, 2))
+
+
+@pytest.mark.parametrize(("order", "reports", "final_surveyors", "totals"), [
+    pytest.param(
+        [(ROAD_5, ["a1"]), (CITY_5, ["b1"])],
+        [dict(scored=True, points=(7, 0), returned=("a1",), evicted=("b1",), surveyors=Surveyors(3, 3)),
+         dict(scored=False, points=(0, 0), returned=(), evicted=(), surveyors=Surveyors(3, 3))],
+        Surveyors(3, 3), (7, 0),
+        id="example-5-road-first-evicts-the-sheriff-city-not-scored",
+    ),
+    pytest.param(
+        [(CITY_5, ["b1"]), (ROAD_5, ["a1"])],
+        [dict(scored=True, points=(0, 8), returned=("b1",), evicted=(), surveyors=Surveyors(3, 3)),
+         dict(scored=True, points=(11, 0), returned=("a1",), evicted=(), surveyors=Surveyors(4, 3))],
+        Surveyors(4, 3), (11, 8),
+        id="example-5-city-first-road-sees-moved-surveyors",
+    ),
+])
+def test_score_tile_completions_in_chosen_order(order, reports, final_surveyors, totals):
+    result = score_tile_completions(order, MAP_5, Surveyors(2, 3), 6, 2)
+    assert [{name: getattr(s, name) for name in report} for s, report in zip(result.scorings, reports,
+                                                                            strict=True)] == reports
+    assert result.surveyors == final_surveyors
+    assert result.points == totals
+    assert result.settlers == ()
+
+
+@pytest.mark.parametrize(("order", "message"), [
+    pytest.param([(ROAD_5, ["a1"]), (CITY_5, ["a1"])], "cannot stand on two features",
+                 id="id-in-two-features"),
+    pytest.param([(ROAD_5, ["a1", "a1"])], "listed twice", id="id-twice-in-one-feature"),
+    pytest.param([(ROAD_5, ["zz"])], "not on the map", id="unknown-id"),
+])
+def test_score_tile_completions_refuses(order, message):
+    with pytest.raises(RulesError, match=message):
+        score_tile_completions(order, MAP_5, Surveyors(2, 3), 6, 2)
+
+
+# --- final scoring: worked example 6 -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("feature", "value"), [
+    pytest.param(FinalFeature("city", {ANNA: 1}, tiles=3, flags=1), 4,
+                 id="example-6-city-1-per-tile-and-flag"),
+    pytest.param(FinalFeature("farm", {BEN: 1}, neighbours=5), 6, id="example-6-farm-tile-plus-5-neighbours"),
+    pytest.param(FinalFeature("plain", {ANNA: 2, BEN: 2}, animals=3), 3, id="example-6-plain-1-per-animal"),
+    pytest.param(FinalFeature("road", {ANNA: 1}, tiles=3, trading_posts=1), 5,
+                 id="road-1-per-tile-2-per-post"),
+    pytest.param(FinalFeature("farm", {ANNA: 1}), 1, id="farm-without-neighbours"),
+    pytest.param(FinalFeature("farm", {ANNA: 1}, neighbours=7), 8, id="farm-missing-one-neighbour"),
+    pytest.param(FinalFeature("plain", {ANNA: 1}), 0, id="plain-without-animals"),
+])
+def test_final_feature_value(feature, value):
+    assert feature.value == value
+
+
+def test_final_result_example_6():
+    features = [FinalFeature("city", {ANNA: 1}, tiles=3, flags=1),
+                FinalFeature("farm", {BEN: 1}, neighbours=5),
+                FinalFeature("plain", {ANNA: 2, BEN: 2}, animals=3)]
+    result = final_result(["Anna", "Ben"], [0, 0], features)
+    assert [dict(p.breakdown) for p in result.players] == [
+        {"track": 0, "roads": 0, "cities": 4, "farms": 0, "plains": 3},
+        {"track": 0, "roads": 0, "cities": 0, "farms": 6, "plains": 3},
+    ]
+    assert [(p.name, p.total, p.rank) for p in result.players] == [("Anna", 7, 2), ("Ben", 9, 1)]
+    assert result.winners == ("Ben",)
+
+
+def test_final_result_majority_and_shared_victory():
+    features = [FinalFeature("road", {ANNA: 2, BEN: 1}, tiles=4),  # Anna's majority takes the road
+                FinalFeature("city", {BEN: 1}, tiles=2, flags=2),
+                FinalFeature("plain", {CARA: 1}, animals=5)]
+    result = final_result(["Anna", "Ben", "Cara"], [30, 30, 29], features)
+    assert [(p.name, p.total, p.rank) for p in result.players] == [("Anna", 34, 1), ("Ben", 34, 1),
+                                                                   ("Cara", 34, 1)]
+    assert result.winners == ("Anna", "Ben", "Cara")
+    assert result.to_json()["players"][0]["breakdown"] == {"track": 30, "roads": 4, "cities": 0, "farms": 0,
+                                                           "plains": 0}
+
+
+@pytest.mark.parametrize(("players", "track", "features", "message"), [
+    pytest.param(["A", "B"], [0], [], "all 2 players", id="track-of-one-player-missing"),
+    pytest.param(["A", "B"], [0, 1000], [], "0 to 999", id="track-out-of-range"),
+    pytest.param(["A", "B"], [0, 0], [FinalFeature("plain", {0: 3}), FinalFeature("road", {0: 3}, tiles=1)],
+                 "only 5 settlers", id="six-settlers-of-one-player"),
+    pytest.param(["A", "B"], [0, 0], [FinalFeature("plain", {2: 1})], "not at the table", id="unknown-seat"),
+])
+def test_final_result_refuses(players, track, features, message):
+    with pytest.raises(RulesError, match=message):
+        final_result(players, track, features)
+
+
+@pytest.mark.parametrize(("build", "path"), [
+    pytest.param(lambda: FinalFeature("castle", {0: 1}), "kind", id="unknown-kind"),
+    pytest.param(lambda: FinalFeature("road", {0: 1}), "tiles", id="road-without-tiles"),
+    pytest.param(lambda: FinalFeature("farm", {0: 1}, flags=1), "flags", id="farm-with-flag"),
+    pytest.param(lambda: FinalFeature("farm", {0: 1}, neighbours=8), "neighbours", id="eight-neighbours"),
+    pytest.param(lambda: FinalFeature("plain", {}), "settlers", id="no-settlers"),
+    pytest.param(lambda: FinalFeature("plain", {0: 0}), "settlers", id="zero-settlers"),
+    pytest.param(lambda: CompletedFeature("farm", tiles=3), "tiles", id="completed-farm-with-tiles"),
+    pytest.param(lambda: CompletedFeature("city", tiles=0), "tiles", id="completed-city-without-tiles"),
+    pytest.param(lambda: CompletedFeature("road", tiles=2, flags=1), "flags", id="completed-road-with-flag"),
+    pytest.param(lambda: CompletedFeature("plain"), "kind", id="plains-never-complete"),
+    pytest.param(lambda: Settler("a", 0, "bandit", 0), "column", id="settler-on-the-coast"),
+    pytest.param(lambda: Settler("a", 0, "pirate", 1), "role", id="unknown-role"),
+    pytest.param(lambda: Surveyors(1, 3), "surveyors", id="surveyors-two-apart"),
+    pytest.param(lambda: Surveyors(-1, 0), "north", id="surveyor-in-the-sea"),
+])
+def test_pieces_refuse_impossible_values(build, path):
+    with pytest.raises(RulesError) as caught:
+        build()
+    assert caught.value.path == path
+
+
+@pytest.mark.parametrize(("score", "laps"), [
+    pytest.param(0, (0, 0), id="start"),
+    pytest.param(49, (0, 49), id="end-of-first-lap"),
+    pytest.param(50, (1, 0), id="fifty-plus"),
+    pytest.param(57, (1, 7), id="fifty-seven"),
+    pytest.param(123, (2, 23), id="two-laps"),
+])
+def test_score_laps(score, laps):
+    assert score_laps(score) == laps
+
+
+def test_score_laps_refuses_negative():
+    with pytest.raises(RulesError):
+        score_laps(-1)
+
+
+# --- the live table ----------------------------------------------------------------------------------
+
+def fold(events, players: int = 3) -> TableState:
+    state = initial_state(table(players))
+    for kind, payload in events:
+        state = apply_event(state, kind, payload)
+    return state
+
+
+def test_initial_state():
+    state = initial_state(table(4))
+    assert state.surveyors == Surveyors(0, 0)
+    assert state.west_edge == 0
+    assert state.settlers == ()
+    assert [state.in_supply(seat) for seat in range(4)] == [5, 5, 5, 5]
+    assert running_scores(state) == (0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("players", [1, 6])
+def test_initial_state_refuses_player_count(players):
+    with pytest.raises(RulesError, match="2 to 5 players"):
+        initial_state(table(players))
+
+
+PLACEMENTS = [
+    ("place", {"seat": CARA, "role": "trapper", "column": 1}),
+    ("place", {"seat": CARA, "role": "sheriff", "column": 2}),
+    ("place", {"seat": ANNA, "role": "bandit", "column": 2}),
+    ("west_edge", {"column": 3}),
+    ("place", {"seat": BEN, "role": "bandit", "column": 3}),
+]
+
+
+def test_placing_generates_ids_and_extends_the_map():
+    state = fold(PLACEMENTS)
+    assert [(s.id, s.seat, s.role, s.column) for s in state.settlers] == [
+        ("2-1", CARA, "trapper", 1), ("2-2", CARA, "sheriff", 2), ("0-1", ANNA, "bandit", 2),
+        ("1-1", BEN, "bandit", 3)]
+    assert state.west_edge == 3
+    assert state.in_supply(CARA) == 3
+    assert state.on_map(ANNA) == (bandit("0-1", ANNA, 2),)
+
+
+def surveyors_to_3_2(seat: int) -> list[tuple[str, dict]]:
+    """Five one-tile roads of ``seat`` that walk the surveyors from the coast to [3, 2].
+
+    At the table the north surveyor leaves a shared column first, so the surveyors split as [n + 1, n];
+    the worked examples' [2, 3] is played mirrored as [3, 2], the south surveyor then moving.
+    """
+    events: list[tuple[str, dict]] = [("west_edge", {"column": 6})]
+    for number, column in enumerate((1, 1, 2, 2, 2), start=1):
+        events.append(("place", {"seat": seat, "role": "bandit", "column": column}))
+        events.append(("complete", {"features": [
+            {"kind": "road", "tiles": 1, "settlers": [f"{seat}-{number}"]}]}))
+    return events
+
+
+def test_surveyors_walk_west_from_the_coast():
+    state = initial_state(table(3))
+    walk = []
+    for kind, payload in surveyors_to_3_2(CARA):
+        state = apply_event(state, kind, payload)
+        if kind == "complete":
+            walk.append(state.surveyors.as_list())
+    assert walk == [[1, 0], [1, 1], [2, 1], [2, 2], [3, 2]]
+    # Bonuses on the way: column 1 with the north surveyor, column 2 with the north one, then both.
+    assert running_scores(state) == (0, 0, 1 + 5 + 1 + 5 + 9)
+    assert state.in_supply(CARA) == 5
+
+
+def test_example_1_at_the_table():
+    state = fold([*surveyors_to_3_2(CARA),
+                  ("place", {"seat": CARA, "role": "trapper", "column": 1}),
+                  ("place", {"seat": CARA, "role": "sheriff", "column": 2}),
+                  ("place", {"seat": ANNA, "role": "bandit", "column": 2}),
+                  ("place", {"seat": BEN, "role": "bandit", "column": 3})])
+    before = running_scores(state)
+    state = apply_event(state, "complete", {"features": [
+        {"kind": "road", "tiles": 4, "trading_posts": 1, "settlers": ["0-1", "1-1"]}]})
+    (report,) = state.last_scoring
+    assert report.points == (10, 10, 0)
+    assert report.bonus == (4, 4, 0)
+    assert report.returned == ("0-1", "1-1")
+    assert report.evicted == ("2-7",)  # Cara's sheriff; her trapper stays
+    assert (report.surveyors, report.moved_surveyor) == (Surveyors(3, 3), "south")
+    assert tuple(b - a for a, b in zip(before, running_scores(state), strict=True)) == (10, 10, 0)
+    assert [(s.id, s.role) for s in state.settlers] == [("2-6", "trapper")]
+    assert state.settler("2-7") == sheriff("2-7", CARA, 2)
+    assert [state.in_supply(seat) for seat in range(3)] == [5, 5, 4]
+
+
+@pytest.mark.parametrize(("order", "points", "surveyors", "left"), [
+    pytest.param(["road", "city"], (7, 0), Surveyors(3, 3), (), id="example-5-road-first"),
+    pytest.param(["city", "road"], (11, 8), Surveyors(4, 3), (), id="example-5-city-first"),
+])
+def test_example_5_at_the_table(order, points, surveyors, left):
+    state = fold([*surveyors_to_3_2(CARA),
+                  ("place", {"seat": ANNA, "role": "bandit", "column": 3}),
+                  ("place", {"seat": BEN, "role": "sheriff", "column": 2})])
+    features = {"road": {"kind": "road", "tiles": 3, "settlers": ["0-1"]},
+                "city": {"kind": "city", "tiles": 2, "settlers": ["1-1"]}}
+    before = running_scores(state)
+    state = apply_event(state, "complete", {"features": [features[kind] for kind in order]})
+    assert tuple(b - a for a, b in zip(before, running_scores(state), strict=True)) == (*points, 0)
+    assert state.surveyors == surveyors
+    assert state.settlers == left
+    assert [r.scored for r in state.last_scoring] == ([True, False] if order[0] == "road" else [True, True])
+
+
+def test_undo_refolds_to_the_same_ids():
+    events = [
+        ("place", {"seat": ANNA, "role": "bandit", "column": 1}),
+        ("place", {"seat": ANNA, "role": "farmer", "column": 2}),
+        ("complete", {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1"]}]}),
+        ("place", {"seat": ANNA, "role": "sheriff", "column": 1}),
+    ]
+    full = fold(events)
+    undone = fold(events[:-1])
+    again = apply_event(undone, *events[-1])
+    assert again == full
+    assert [s.id for s in full.settlers] == ["0-2", "0-3"]
+
+
+@pytest.mark.parametrize(("events", "kind", "payload", "path", "message"), [
+    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 0}, "column", "column 1",
+                 id="coast-is-not-land"),
+    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 2}, "column", "beyond the map",
+                 id="beyond-the-west-edge"),
+    pytest.param([], "place", {"seat": 0, "role": "pirate", "column": 1}, "role", "bandit, sheriff",
+                 id="unknown-role"),
+    pytest.param([], "place", {"seat": 3, "role": "bandit", "column": 1}, "seat", "players at the table",
+                 id="seat-not-at-the-table"),
+    pytest.param([], "place", {"seat": True, "role": "bandit", "column": 1}, "seat", "players at the table",
+                 id="seat-true"),
+    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 1.0}, "column", "which column",
+                 id="column-float"),
+    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 1, "x": 1}, "x", "not something",
+                 id="unknown-field"),
+    pytest.param([("place", {"seat": 0, "role": "trapper", "column": 1})] * 5, "place",
+                 {"seat": 0, "role": "bandit", "column": 1}, "seat", "All 5 settlers", id="sixth-settler"),
+    pytest.param([("place", {"seat": 0, "role": "bandit", "column": 1})], "west_edge", {"column": 0},
+                 "column", "at least as far west as column 1", id="west-edge-east-of-a-settler"),
+    pytest.param([], "west_edge", {"column": 96}, "column", "0 to 95", id="west-edge-too-far"),
+    pytest.param([], "complete", {"features": []}, "features", "Name the features", id="no-features"),
+    pytest.param([], "complete", {"features": [{"kind": "plain", "settlers": []}]}, "features[0].kind",
+                 "road, a city or a farm", id="plains-never-complete"),
+    pytest.param([], "complete", {"features": [{"kind": "farm", "tiles": 3}]}, "features[0].tiles",
+                 "not something", id="farm-with-tiles"),
+    pytest.param([], "complete", {"features": [{"kind": "road"}]}, "features[0].tiles", "1 to 95",
+                 id="road-without-tiles"),
+    pytest.param([], "complete", {"features": [{"kind": "city", "tiles": 2, "flags": -1}]},
+                 "features[0].flags", "0 to 95", id="negative-flags"),
+    pytest.param([], "complete", {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1"]}]},
+                 "features[0].settlers[0]", "not on the map", id="settler-not-on-the-map"),
+    pytest.param([("place", {"seat": 0, "role": "sheriff", "column": 1})], "complete",
+                 {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1"]}]},
+                 "features[0].settlers[0]", "holds bandits only", id="sheriff-on-a-road"),
+    pytest.param([("place", {"seat": 0, "role": "bandit", "column": 1})], "complete",
+                 {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1"]},
+                               {"kind": "road", "tiles": 1, "settlers": ["0-1"]}]},
+                 "features[1].settlers", "two features", id="settler-on-two-features"),
+    pytest.param([], "adjust", {"seat": 0, "points": -1}, "points", "below 0", id="score-below-zero"),
+    pytest.param([], "adjust", {"seat": 0, "points": 1000}, "points", "-999 to 999", id="correction-too-big"),
+    pytest.param([], "adjust", {"seat": 0, "points": 2, "note": 5}, "note", "note", id="note-not-text"),
+    pytest.param([], "teleport", {}, "kind", "no event", id="unknown-event"),
+])
+def test_apply_event_refuses(events, kind, payload, path, message):
+    state = fold(events)
+    with pytest.raises(RulesError, match=message) as caught:
+        apply_event(state, kind, payload)
+    assert caught.value.path == path
+
+
+def test_adjust_and_west_edge():
+    state = fold([("adjust", {"seat": BEN, "points": 12, "note": "forgot a city"}),
+                  ("adjust", {"seat": BEN, "points": -2}),
+                  ("west_edge", {"column": 9}),
+                  ("place", {"seat": ANNA, "role": "farmer", "column": 10})])
+    assert running_scores(state) == (0, 10, 0)
+    assert state.west_edge == 10
+
+
+def test_final_features_from_map():
+    state = fold([("west_edge", {"column": 5}),
+                  ("place", {"seat": ANNA, "role": "trapper", "column": 1}),
+                  ("place", {"seat": BEN, "role": "bandit", "column": 4}),
+                  ("place", {"seat": ANNA, "role": "bandit", "column": 5}),
+                  ("place", {"seat": CARA, "role": "farmer", "column": 3}),
+                  ("place", {"seat": BEN, "role": "trapper", "column": 1})])
+    grouped = final_features_from_map(state)
+    assert {kind: [s.id for s in found] for kind, found in grouped.items()} == {
+        "road": ["0-2", "1-1"], "city": [], "farm": ["2-1"], "plain": ["0-1", "1-2"]}
+
+
+# --- properties of the live table --------------------------------------------------------------------
+
+@st.composite
+def table_events(draw, state: TableState):
+    """One event the table could plausibly send next, sometimes one the rules refuse."""
+    kind = draw(st.sampled_from(["place", "place", "place", "complete", "complete", "west_edge", "adjust"]))
+    if kind == "place":
+        # Mostly players with settlers left; now and then one without, whom the rules must refuse.
+        ready = [seat for seat in range(state.seat_count) if state.in_supply(seat)]
+        anyone = st.integers(0, state.seat_count - 1)
+        seats = st.sampled_from(ready) if ready and draw(st.integers(0, 9)) else anyone
+        return kind, {"seat": draw(seats),
+                      # Trappers never leave before the end, so fewer of them keep the map moving.
+                      "role": draw(st.sampled_from([*ROLES, "bandit", "sheriff", "farmer"])),
+                      "column": draw(st.integers(1, min(state.west_edge + 1, MAX_COLUMN)))}
+    if kind == "west_edge":
+        return kind, {"column": draw(st.integers(state.west_edge, min(state.west_edge + 3, MAX_COLUMN)))}
+    if kind == "adjust":
+        return kind, {"seat": draw(st.integers(0, state.seat_count - 1)), "points": draw(st.integers(0, 20))}
+    free = [s for s in state.settlers if s.role != "trapper"]
+    features = []
+    for _ in range(draw(st.integers(1, 3))):
+        feature_kind = draw(st.sampled_from(["road", "city", "farm"]))
+        fitting = [s.id for s in free if s.role == ROLE_OF_KIND[feature_kind]]
+        chosen = []
+        if fitting:
+            at_least = draw(st.sampled_from([0, 1, 1]))
+            chosen = draw(st.lists(st.sampled_from(fitting), unique=True, min_size=at_least))
+        free = [s for s in free if s.id not in chosen]
+        feature = {"kind": feature_kind, "settlers": chosen}
+        if feature_kind != "farm":
+            feature["tiles"] = draw(st.integers(1, 12))
+        features.append(feature)
+    return kind, {"features": features}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_live_table_keeps_the_rules(data):
+    seat_count = data.draw(st.integers(2, 5), label="players")
+    state = initial_state(table(seat_count))
+    for _ in range(data.draw(st.integers(1, 60), label="events")):
+        kind, payload = data.draw(table_events(state))
+        try:
+            after = apply_event(state, kind, payload)
+        except RulesError:
+            # The only refusal this generator provokes: a player with all five settlers out.
+            assert kind == "place" and state.in_supply(payload["seat"]) == 0
+            continue
+        north, south = after.surveyors.north, after.surveyors.south
+        assert abs(north - south) <= 1
+        assert north >= state.surveyors.north and south >= state.surveyors.south
+        assert max(north, south) <= after.west_edge
+        for seat in range(seat_count):
+            assert len(after.on_map(seat)) + after.in_supply(seat) == SETTLERS_PER_PLAYER
+            assert 0 <= after.in_supply(seat) <= SETTLERS_PER_PLAYER
+        if kind == "complete":
+            scored = [report for report in after.last_scoring if report.scored]
+            assert len(after.last_scoring) == len(payload["features"])
+            if scored:
+                limit = after.surveyors.eastmost
+                assert not [s for s in after.settlers if s.column < limit and s.role != "trapper"]
+            moves = sum(report.moved for report in after.last_scoring)
+            assert (north + south) - (state.surveyors.north + state.surveyors.south) == moves
+            gained = tuple(b - a for a, b in zip(state.scores, after.scores, strict=True))
+            assert gained == tuple(map(sum, zip(*(r.points for r in after.last_scoring), strict=True)))
+            gone = {i for r in after.last_scoring for i in (*r.returned, *r.evicted)}
+            assert not gone & {s.id for s in after.settlers}
+            assert len(after.settlers) == len(state.settlers) - len(gone)
+        else:
+            assert after.surveyors == state.surveyors
+        state = after
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+PAYLOAD_KEYS = st.sampled_from(["seat", "role", "column", "features", "points", "note", "kind", "tiles",
+                                "settlers", "flags", "trading_posts"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(kind=st.sampled_from(["place", "west_edge", "complete", "adjust", "undo", ""]),
+       payload=st.dictionaries(PAYLOAD_KEYS, JSON, max_size=4) | JSON)
+def test_garbage_events_raise_only_rules_errors(kind, payload):
+    state = fold([("place", {"seat": 0, "role": "bandit", "column": 1}),
+                  ("place", {"seat": 1, "role": "sheriff", "column": 1})])
+    try:
+        after = apply_event(state, kind, payload)
+    except RulesError as error:
+        assert error.message
+    else:
+        assert isinstance(after, TableState)
+
+
+@settings(max_examples=100, deadline=None)
+@given(features=st.lists(st.fixed_dictionaries({
+    "kind": st.sampled_from(["road", "city", "farm", "x"]),
+    "tiles": st.integers(-1, 3) | st.text(max_size=1),
+    "settlers": st.lists(st.sampled_from(["0-1", "1-1", "2-1", "nobody"]) | JSON, max_size=3),
+}), max_size=3))
+def test_garbage_completions_raise_only_rules_errors(features):
+    state = fold([("place", {"seat": 0, "role": "bandit", "column": 1}),
+                  ("place", {"seat": 1, "role": "sheriff", "column": 1}),
+                  ("place", {"seat": 2, "role": "farmer", "column": 1})])
+    try:
+        apply_event(state, "complete", {"features": features})
+    except RulesError as error:
+        assert error.message
+
+
+def test_game_info():
+    assert (GAME.slug, GAME.min_players, GAME.max_players) == ("mayflower", 2, 5)
