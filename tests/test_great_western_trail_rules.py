@@ -471,3 +471,197 @@ def test_a_fulfilled_objective_never_scores_less_than_a_failed_one(tally, card, 
         return gwt.final_result(2, [replace(tally, objectives=chosen)]).players[0].total
 
     assert total_with(True) - total_with(False) == card.vp + card.penalty
+
+
+# Final-tally cards handed in during the play, one event per card.
+
+ANNA_CARD = {
+    "seat": 0, "dollars": 23, "buildings_vp": 12, "cities_vp": 8, "stations_vp": 10, "hazards_vp": 7,
+    "cattle_vp": 21,
+    "objectives": [{"vp": 3, "penalty": 0, "fulfilled": True}, {"vp": 5, "penalty": 3, "fulfilled": True},
+                   {"vp": 4, "penalty": 2, "fulfilled": False}],
+    "station_masters": ["workers"], "workers": {"cowboys": 5, "craftsmen": 6, "engineers": 2},
+    "teepee_pairs": 0, "hazards": 0, "certificates": 0, "stations": 0, "buildings": 0,
+    "disc_cleared": True, "job_market_token": False,
+}
+
+
+def card(at: int = 0, **changes: object) -> dict:
+    """Anna's worked-example card for seat ``at``; a change to ``...`` leaves the field out."""
+    payload = {**ANNA_CARD, "seat": at, **changes}
+    return {key: value for key, value in payload.items() if value is not ...}
+
+
+def test_a_card_of_the_worked_example_scores_96():
+    state = gwt.initial_state(_setup(2))
+    state = gwt.apply_event(state, "card", card(0))
+    anna = state.cards[0]
+    assert anna.tally == replace(ANNA, name="P0")
+    assert anna.total == 96 and anna.revision == 1
+    assert state.card_totals == (96, None) and state.missing_cards == (1,) and not state.all_cards_in
+
+
+def test_a_later_card_of_a_seat_replaces_the_earlier_and_counts_revisions():
+    state = gwt.initial_state(_setup(2))
+    state = gwt.apply_event(state, "card", card(1))
+    state = gwt.apply_event(state, "card", card(0, dollars=50))
+    state = gwt.apply_event(state, "card", card(1, dollars=4))
+    assert [c.tally.dollars for c in state.cards] == [50, 4]
+    assert [gwt.card_revision(state, seat) for seat in (0, 1)] == [1, 2]
+    assert state.all_cards_in
+
+
+def test_cards_leave_the_deliveries_and_running_scores_alone():
+    state = gwt.initial_state(_setup(2))
+    state = gwt.apply_event(state, "delivery", {"seat": 1, "city": "Kansas City", "crest_vp": -6})
+    state = gwt.apply_event(state, "card", card(1))
+    assert gwt.running_scores(state) == (0, -6)
+    assert state.deliveries == (gwt.Delivery(1, "Kansas City", -6),)
+    assert state.known_cities[:3] == ("Kansas City", "San Francisco", "New York")
+
+
+@pytest.mark.parametrize(("changes", "row", "vp", "extra"), [
+    pytest.param({"buildings_vp": ..., "building_tiles": ["4a", " 10B "], "buildings": ...}, "buildings", 14,
+                 {"building_tiles": ("4a", "10b")}, id="building-tiles"),
+    pytest.param({"buildings_vp": ..., "building_tiles": [], "buildings": 0}, "buildings", 0,
+                 {"building_tiles": ()}, id="no-building-tiles"),
+    pytest.param({"cattle_vp": ..., "cattle_cards": {"3": 2, "5": 1, "7": 0}}, "cattle", 11,
+                 {"cattle_cards": ((3, 2), (5, 1))}, id="cattle-cards"),
+    pytest.param({"cities_vp": -12}, "cities", -12, {}, id="negative-cities"),
+])
+def test_card_calculators(changes, row, vp, extra):
+    seat, entered = gwt.card_from_payload(gwt.initial_state(_setup(1)), card(0, **changes))
+    assert seat == 0 and entered.breakdown[row] == vp
+    for name, value in extra.items():
+        assert getattr(entered, name) == value
+
+
+@pytest.mark.parametrize(("changes", "count"), [
+    pytest.param({"buildings_vp": ..., "building_tiles": ["1a", "2b", "3a"], "buildings": ...}, 3,
+                 id="count-of-the-tiles"),
+    pytest.param({"buildings_vp": ..., "building_tiles": ["1a", "2b"], "buildings": 2}, 2,
+                 id="matching-count"),
+    pytest.param({"buildings": 5}, 5, id="count-with-a-vp-total"),
+])
+def test_the_buildings_station_master_counts_the_ticked_tiles(changes, count):
+    _, entered = gwt.card_from_payload(gwt.initial_state(_setup(1)),
+                                       card(0, station_masters=["buildings"], **changes))
+    assert entered.tally.buildings == count
+    assert entered.breakdown["station_masters"] == 2 * count
+
+
+@pytest.mark.parametrize(("changes", "path"), [
+    pytest.param({"seat": 2}, "seat", id="seat-off-table"),
+    pytest.param({"dollars": ...}, "dollars", id="no-dollars"),
+    pytest.param({"dollars": -1}, "dollars", id="negative-dollars"),
+    pytest.param({"dollars": 1000}, "dollars", id="dollars-1000"),
+    pytest.param({"dollars": 5.0}, "dollars", id="float-dollars"),
+    pytest.param({"dollars": True}, "dollars", id="bool-dollars"),
+    pytest.param({"cities_vp": -101}, "cities_vp", id="cities-below-every-crest"),
+    pytest.param({"building_tiles": ["4a"]}, "buildings_vp", id="buildings-twice"),
+    pytest.param({"buildings_vp": ...}, "buildings_vp", id="buildings-missing"),
+    pytest.param({"buildings_vp": ..., "building_tiles": "4a", "buildings": ...}, "building_tiles",
+                 id="tiles-not-a-list"),
+    pytest.param({"buildings_vp": ..., "building_tiles": ["4a", "4b"], "buildings": ...}, "building_tiles[1]",
+                 id="tile-4-twice"),
+    pytest.param({"buildings_vp": ..., "building_tiles": [f"{n}a" for n in range(1, 12)], "buildings": ...},
+                 "building_tiles",
+                 id="eleven-tiles"),
+    pytest.param({"buildings_vp": ..., "building_tiles": ["1a", "2a"], "buildings": 3}, "buildings",
+                 id="tiles-and-count-disagree"),
+    pytest.param({"buildings": ...}, "buildings", id="count-missing-without-tiles"),
+    pytest.param({"cattle_cards": {"3": 1}}, "cattle_vp", id="cattle-twice"),
+    pytest.param({"cattle_vp": ..., "cattle_cards": {"8": 1}}, "cattle_cards", id="no-8-vp-cattle"),
+    pytest.param({"cattle_vp": ..., "cattle_cards": {"3": -1}}, "cattle_cards.3", id="negative-cattle"),
+    pytest.param({"cattle_vp": ..., "cattle_cards": [[3, 1]]}, "cattle_cards", id="cattle-as-list"),
+    pytest.param({"objectives": [{"vp": 3, "fulfilled": True}]}, "objectives[0]", id="objective-no-penalty"),
+    pytest.param({"objectives": [{"vp": 10, "penalty": 0, "fulfilled": True}]}, "objectives[0].vp",
+                 id="objective-vp-10"),
+    pytest.param({"objectives": [{"vp": 3, "penalty": 0, "fulfilled": 1}]}, "objectives[0].fulfilled",
+                 id="objective-fulfilled-1"),
+    pytest.param({"objectives": [{"vp": 3, "penalty": 0, "fulfilled": True}] * 31}, "objectives",
+                 id="31-objectives"),
+    pytest.param({"station_masters": ["sheriff"]}, "station_masters[0]", id="unknown-master"),
+    pytest.param({"station_masters": ["hazards", "hazards"]}, "station_masters[1]", id="master-twice"),
+    pytest.param({"station_masters": "workers"}, "station_masters", id="masters-not-a-list"),
+    pytest.param({"workers": {"cowboys": 5, "craftsmen": 6}}, "workers", id="worker-row-missing"),
+    pytest.param({"workers": {"cowboys": 7, "craftsmen": 6, "engineers": 2}}, "workers.cowboys",
+                 id="seven-cowboys"),
+    pytest.param({"teepee_pairs": 96}, "teepee_pairs", id="96-teepee-pairs"),
+    pytest.param({"disc_cleared": "yes"}, "disc_cleared", id="disc-as-text"),
+    pytest.param({"job_market_token": ...}, "job_market_token", id="token-missing"),
+    pytest.param({"name": "Anna"}, "name", id="unknown-field"),
+])
+def test_impossible_cards_are_refused(changes, path):
+    with pytest.raises(RulesError) as caught:
+        gwt.apply_event(gwt.initial_state(_setup(2)), "card", card(0, **changes))
+    assert caught.value.path == path
+
+
+def test_the_none_station_master_may_be_held_twice_and_other_editions_tiles_not():
+    state = gwt.initial_state(_setup(2))
+    _, entered = gwt.card_from_payload(state, card(0, station_masters=["none", "none"]))
+    assert entered.tally.station_masters == ("none", "none")
+    first = gwt.initial_state(_setup(2, edition=1))
+    with pytest.raises(RulesError, match="Edition 1 has no station master 'stations'"):
+        gwt.card_from_payload(first, card(0, station_masters=["stations"]))
+
+
+def test_a_repeated_card_and_a_card_from_an_outdated_view_are_told_apart():
+    state = gwt.apply_event(gwt.initial_state(_setup(2)), "card", card(0))
+    with pytest.raises(gwt.RepeatedCard, match="already in"):
+        gwt.check_new_card(state, card(0), based_on=0)
+    with pytest.raises(gwt.StaleCard, match="P0's card was changed on another phone"):
+        gwt.check_new_card(state, card(0, dollars=30), based_on=0)
+    gwt.check_new_card(state, card(0, dollars=30), based_on=1)
+    # a card of another seat never conflicts with it
+    gwt.check_new_card(state, card(1), based_on=0)
+
+
+@pytest.mark.parametrize(("second", "problem"), [
+    pytest.param({"job_market_token": True, "station_masters": []},
+                 "P1: Only one player holds the job-market token, and P0 already does.", id="two-tokens"),
+    pytest.param({"station_masters": ["workers"], "job_market_token": False},
+                 "P1: There is one 'workers' station master, and P0 already holds it.", id="same-master"),
+])
+def test_cards_that_break_the_rules_together_give_no_result(second, problem):
+    state = gwt.initial_state(_setup(2))
+    state = gwt.apply_event(state, "card", card(0, job_market_token=True))
+    assert gwt.card_conflicts(state) == []  # not all in yet: nothing to compare
+    with pytest.raises(RulesError, match="Waiting for the final-tally card of P1"):
+        gwt.result_from_cards(state)
+    state = gwt.apply_event(state, "card", card(1, **second))
+    assert gwt.card_conflicts(state) == [problem]
+    with pytest.raises(RulesError) as caught:
+        gwt.result_from_cards(state)
+    assert caught.value.message == problem
+
+
+def test_the_result_from_the_cards_is_the_scoring_endpoints_result():
+    from companion.api.great_western_trail import score_great_western_trail
+
+    state = gwt.initial_state(_setup(3))
+    for seat, changes in enumerate(({}, {"dollars": 4, "station_masters": []},
+                                    {"cattle_vp": ..., "cattle_cards": {"7": 3}, "station_masters": []})):
+        state = gwt.apply_event(state, "card", card(seat, **changes))
+    result = gwt.result_from_cards(state)
+    assert [(p.name, p.total, p.rank) for p in result.players] == [
+        ("P0", 96, 1), ("P1", 79, 3), ("P2", 83, 2)]
+    assert score_great_western_trail(gwt.final_tally_input(state)) == result.to_json()
+
+
+CARD_KEYS = st.sampled_from([*sorted(ANNA_CARD), "building_tiles", "cattle_cards", "name"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(changes=st.dictionaries(CARD_KEYS, JSON_VALUES, max_size=4), dropped=st.sets(CARD_KEYS, max_size=3))
+def test_garbage_cards_raise_only_rules_errors(changes, dropped):
+    payload = {key: value for key, value in {**ANNA_CARD, **changes}.items() if key not in dropped}
+    state = gwt.initial_state(_setup(2))
+    try:
+        after = gwt.apply_event(state, "card", payload)
+    except RulesError:
+        return
+    entered = after.cards[payload["seat"]]
+    assert entered.total == sum(entered.breakdown.values())
+    assert gwt.running_scores(after) == (0, 0)

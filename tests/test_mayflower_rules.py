@@ -13,6 +13,8 @@ from companion.games.mayflower import (
     ROLE_OF_KIND,
     ROLES,
     SETTLERS_PER_PLAYER,
+    STRIP_FIT_WIDTH,
+    STRIP_NARROWEST_COLUMN,
     CompletedFeature,
     FinalFeature,
     Settler,
@@ -22,14 +24,19 @@ from companion.games.mayflower import (
     evict_east_of_surveyors,
     final_features_from_map,
     final_result,
+    final_slots,
     initial_state,
     majority_seats,
+    map_strip,
     move_surveyor,
     running_scores,
     score_completed_feature,
     score_laps,
     score_tile_completions,
+    settle_final_tally,
+    track_marks,
 )
+from companion.games.table import fold as fold_table
 
 ANNA, BEN, CARA = 0, 1, 2
 
@@ -488,9 +495,6 @@ def test_undo_refolds_to_the_same_ids():
                  {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1"]},
                                {"kind": "road", "tiles": 1, "settlers": ["0-1"]}]},
                  "features[1].settlers", "two features", id="settler-on-two-features"),
-    pytest.param([], "adjust", {"seat": 0, "points": -1}, "points", "below 0", id="score-below-zero"),
-    pytest.param([], "adjust", {"seat": 0, "points": 1000}, "points", "-999 to 999", id="correction-too-big"),
-    pytest.param([], "adjust", {"seat": 0, "points": 2, "note": 5}, "note", "note", id="note-not-text"),
     pytest.param([], "teleport", {}, "kind", "no event", id="unknown-event"),
 ])
 def test_apply_event_refuses(events, kind, payload, path, message):
@@ -500,13 +504,21 @@ def test_apply_event_refuses(events, kind, payload, path, message):
     assert caught.value.path == path
 
 
-def test_adjust_and_west_edge():
-    state = fold([("adjust", {"seat": BEN, "points": 12, "note": "forgot a city"}),
-                  ("adjust", {"seat": BEN, "points": -2}),
-                  ("west_edge", {"column": 9}),
+def test_west_edge_and_a_placement_beyond_it():
+    state = fold([("west_edge", {"column": 9}),
                   ("place", {"seat": ANNA, "role": "farmer", "column": 10})])
-    assert running_scores(state) == (0, 10, 0)
+    assert running_scores(state) == (0, 0, 0)
     assert state.west_edge == 10
+
+
+def test_score_corrections_belong_to_the_generic_table():
+    with pytest.raises(RulesError, match="no event 'adjust'"):
+        apply_event(initial_state(table()), "adjust", {"seat": BEN, "points": 12})
+    folded = fold_table(table(), [("adjust", {"seat": BEN, "points": 12, "note": "forgot a city"}),
+                                  ("place", {"seat": ANNA, "role": "farmer", "column": 1}),
+                                  ("adjust", {"seat": BEN, "points": -2})])
+    assert folded.running_scores == (0, 10, 0)
+    assert running_scores(folded.game_state) == (0, 0, 0)
 
 
 def test_final_features_from_map():
@@ -526,7 +538,7 @@ def test_final_features_from_map():
 @st.composite
 def table_events(draw, state: TableState):
     """One event the table could plausibly send next, sometimes one the rules refuse."""
-    kind = draw(st.sampled_from(["place", "place", "place", "complete", "complete", "west_edge", "adjust"]))
+    kind = draw(st.sampled_from(["place", "place", "place", "complete", "complete", "west_edge"]))
     if kind == "place":
         # Mostly players with settlers left; now and then one without, whom the rules must refuse.
         ready = [seat for seat in range(state.seat_count) if state.in_supply(seat)]
@@ -538,8 +550,6 @@ def table_events(draw, state: TableState):
                       "column": draw(st.integers(1, min(state.west_edge + 1, MAX_COLUMN)))}
     if kind == "west_edge":
         return kind, {"column": draw(st.integers(state.west_edge, min(state.west_edge + 3, MAX_COLUMN)))}
-    if kind == "adjust":
-        return kind, {"seat": draw(st.integers(0, state.seat_count - 1)), "points": draw(st.integers(0, 20))}
     free = [s for s in state.settlers if s.role != "trapper"]
     features = []
     for _ in range(draw(st.integers(1, 3))):
@@ -636,3 +646,117 @@ def test_garbage_completions_raise_only_rules_errors(features):
 
 def test_game_info():
     assert (GAME.slug, GAME.min_players, GAME.max_players) == ("mayflower", 2, 5)
+
+
+# --- what the play screen shows ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("case", "settler_bonus", "scorers", "surveyors_before"), [
+    pytest.param(0, (4, 4), (ANNA, BEN), Surveyors(2, 3), id="example-1-each-bandit-with-one-surveyor"),
+    pytest.param(1, (8, 0, 0), (ANNA,), Surveyors(4, 4),
+                 id="example-2-column-4-both-surveyors-column-5-none-loser-none"),
+    pytest.param(2, (), (), Surveyors(3, 3), id="example-3-nobody-on-the-farm"),
+    pytest.param(5, (8, 8, 8, 0, 0), (ANNA, BEN), Surveyors(6, 6), id="per-settler-bonus-in-shared-column"),
+])
+def test_feature_scoring_tells_each_settlers_bonus(case, settler_bonus, scorers, surveyors_before):
+    feature, on_feature, elsewhere, surveyors, west_edge, seats, _ = FEATURE_CASES[case].values
+    scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, seats)
+    assert scoring.settler_bonus == settler_bonus
+    assert scoring.scorers == scorers
+    assert scoring.surveyors_before == surveyors_before
+    assert sum(scoring.settler_bonus) == sum(scoring.bonus)
+
+
+@pytest.mark.parametrize(("scores", "marks"), [
+    pytest.param((57,), [(57, 1, 7)], id="57-is-lap-1-plus-7"),
+    pytest.param((0, 49, 50), [(0, 0, 0), (49, 0, 49), (50, 1, 0)], id="round-the-track"),
+    pytest.param((-3,), [(-3, 0, -3)], id="corrected-below-zero-shown-as-is"),
+])
+def test_track_marks(scores, marks):
+    assert [(m.score, m.laps, m.position) for m in track_marks(scores)] == marks
+
+
+def test_map_strip_puts_the_coast_east_and_stacks_settlers():
+    state = fold([("west_edge", {"column": 3}),
+                  ("place", {"seat": BEN, "role": "bandit", "column": 2}),
+                  ("place", {"seat": ANNA, "role": "trapper", "column": 2}),
+                  ("place", {"seat": CARA, "role": "farmer", "column": 3})])
+    strip = map_strip(state)
+    assert strip.width <= STRIP_FIT_WIDTH
+    assert [c.column for c in strip.columns] == [0, 1, 2, 3]
+    coast, *land = strip.columns
+    assert coast.coast and not any(c.coast for c in land)
+    # the coast is the rightmost column, the west edge the leftmost
+    assert coast.x == max(c.x for c in strip.columns) and land[-1].x == 0
+    assert [(s.name, s.x) for s in strip.surveyors] == [("north", coast.centre), ("south", coast.centre)]
+    north, south = strip.surveyors
+    assert north.y < south.y
+    markers = {m.settler.id: (m.x, m.y) for m in strip.settlers}
+    column_2 = strip.columns[2].centre
+    # Anna's trapper (seat 0) above Ben's bandit in the same column
+    assert markers["0-1"][0] == markers["1-1"][0] == column_2
+    assert markers["0-1"][1] < markers["1-1"][1] < strip.label_y
+    assert markers["2-1"] == (strip.columns[3].centre, markers["0-1"][1])
+
+
+def test_map_strip_of_a_wide_map_keeps_columns_wide_enough_to_read():
+    state = fold([("west_edge", {"column": 30})])
+    strip = map_strip(state)
+    assert strip.column_width == STRIP_NARROWEST_COLUMN
+    assert strip.width == 31 * STRIP_NARROWEST_COLUMN > STRIP_FIT_WIDTH
+
+
+# --- the final tally at the table --------------------------------------------------------------------
+
+EXAMPLE_6_MAP = [("west_edge", {"column": 4}),
+                 ("place", {"seat": ANNA, "role": "sheriff", "column": 2}),
+                 ("place", {"seat": BEN, "role": "farmer", "column": 3}),
+                 ("place", {"seat": ANNA, "role": "trapper", "column": 1}),
+                 ("place", {"seat": ANNA, "role": "trapper", "column": 4}),
+                 ("place", {"seat": BEN, "role": "trapper", "column": 1}),
+                 ("place", {"seat": BEN, "role": "trapper", "column": 2})]
+
+
+def test_final_slots_give_each_settler_a_letter_of_its_own():
+    slots = final_slots(fold(EXAMPLE_6_MAP, players=2))
+    assert [(slot.letter, slot.kind, slot.settler.id) for slot in slots] == [
+        ("A", "city", "0-1"), ("B", "farm", "1-1"),
+        ("C", "plain", "0-3"), ("D", "plain", "1-3"), ("E", "plain", "0-2"), ("F", "plain", "1-2")]
+
+
+def test_settle_final_tally_example_6():
+    slots = final_slots(fold(EXAMPLE_6_MAP, players=2))
+    assignment = {"0-1": "A", "1-1": "B", "0-3": "C", "1-3": "C", "0-2": "C", "1-2": "C"}
+    sizes = {"A": {"tiles": 3, "flags": 1}, "B": {"neighbours": 5}, "C": {"animals": 3},
+             "D": {"animals": 99}}  # D holds nobody now: its size is not asked about
+    tally = settle_final_tally(["Anna", "Ben"], [20, 21], slots, assignment, sizes)
+    assert [(p.name, p.total) for p in tally.result.players] == [("Anna", 27), ("Ben", 30)]
+    assert [dict(p.breakdown) for p in tally.result.players] == [
+        {"track": 20, "roads": 0, "cities": 4, "farms": 0, "plains": 3},
+        {"track": 21, "roads": 0, "cities": 0, "farms": 6, "plains": 3}]
+    assert [(f.letter, f.feature.kind, dict(f.feature.settlers)) for f in tally.features] == [
+        ("A", "city", {ANNA: 1}), ("B", "farm", {BEN: 1}), ("C", "plain", {ANNA: 2, BEN: 2})]
+    payload = tally.payload()
+    assert payload["track_vp"] == [20, 21]
+    assert payload["features"][0] == {"letter": "A", "kind": "city", "tiles": 3, "flags": 1, "settlers": [
+        {"id": "0-1", "seat": ANNA, "role": "sheriff", "column": 2}]}
+    assert [len(f["settlers"]) for f in payload["features"]] == [1, 1, 4]
+
+
+@pytest.mark.parametrize(("assignment", "sizes", "path", "message"), [
+    pytest.param({"0-1": "C"}, {}, "assignment.0-1", "Feature C is a plain",
+                 id="sheriff-put-on-a-plain-letter"),
+    pytest.param({"0-1": "Z"}, {}, "assignment.0-1", "Pick the feature Anna's sheriff in column 2",
+                 id="letter-of-no-settler"),
+    pytest.param({"0-1": None}, {}, "assignment.0-1", "Pick the feature", id="no-letter"),
+    pytest.param({}, {"A": {"flags": 1}}, "sizes.A.tiles", "tiles of city A", id="city-without-tiles"),
+    pytest.param({}, {"A": {"tiles": 3}, "B": {"neighbours": 8}}, "sizes.B.neighbours", "from 0 to 7",
+                 id="eight-neighbours"),
+    pytest.param({}, {"A": {"tiles": 3}, "B": {"neighbours": 1}, "C": {"animals": "3"}},
+                 "sizes.C.animals", "animals of plain C", id="animals-as-text"),
+])
+def test_settle_final_tally_refuses(assignment, sizes, path, message):
+    slots = final_slots(fold(EXAMPLE_6_MAP, players=2))
+    answers = {slot.settler.id: slot.letter for slot in slots} | assignment
+    with pytest.raises(RulesError, match=message) as caught:
+        settle_final_tally(["Anna", "Ben"], [0, 0], slots, answers, sizes)
+    assert caught.value.path == path

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
 
-from companion.games.common import RulesError
+from companion.games.common import NAME_SPACE, RulesError
 
 
 class ApiError(RulesError):
@@ -145,7 +145,6 @@ ERROR_SCHEMA = {
 # Helpers the per-game schemas share.
 # Whitespace and "any character" spelled out: Python's \s and . differ from the ECMAScript regexes
 # that schema-driven clients generate from, and the two must agree on which names are valid.
-NAME_SPACE = " \t\n\r\f\v"
 _SPACE, _INK, _ANY = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]", r"[^\n\r\u2028\u2029]"
 PLAYER_NAME = {
     "type": "string",

@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 FINAL_EVENT = "final"
 
 
+# What "trimming spaces" removes from a player's name; spelled out because str.strip() also
+# removes control characters that a JSON client would count as part of the name.
+NAME_SPACE = " \t\n\r\f\v"
+
+
 class RulesError(ValueError):
     """A request or table state that the rules do not allow.
 

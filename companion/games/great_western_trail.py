@@ -8,9 +8,17 @@ table likes to note down as it goes (see :func:`apply_event`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, rank_players, seat_index
+from companion.games.common import (
+    NAME_SPACE,
+    FinalResult,
+    GameInfo,
+    PlaySetup,
+    RulesError,
+    rank_players,
+    seat_index,
+)
 
 GAME = GameInfo(
     slug="great-western-trail",
@@ -265,7 +273,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, st
     token_holder: str | None = None
     for index, tally in enumerate(tallies):
         where = f"players[{index}]"
-        name = tally.name.strip()
+        name = tally.name.strip(NAME_SPACE)
         if not name:
             problems.append((f"{where}.name", "Every player needs a name."))
         elif name.casefold() in names:
@@ -332,7 +340,7 @@ def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
     """Score and rank the players; a tie on VP shares the rank (GWT has no tie-breaker)."""
     check_tallies(edition, tallies)
     return rank_players(GAME.slug, GAME.rows,
-                        [(tally.name.strip(), breakdown(tally)) for tally in tallies])
+                        [(tally.name.strip(NAME_SPACE), breakdown(tally)) for tally in tallies])
 
 
 # Calculators for the rows players add up by hand.
@@ -390,7 +398,23 @@ def starting_money(setup: PlaySetup) -> tuple[int, ...]:
     return STARTING_MONEY[:len(setup.seats)]
 
 
-# The in-play log of delivered herds.
+# The in-play log: delivered herds during play, then each player's final-tally card.
+
+DELIVERY_EVENT = "delivery"
+CARD_EVENT = "card"
+EVENT_KINDS = (DELIVERY_EVENT, CARD_EVENT)
+
+# Crests the rules name that count for every disc placed (reference for the delivery form).
+PER_DISC_CRESTS: Mapping[str, int] = {"Kansas City": -6, "San Francisco": 9, "New York": 9}
+
+# Bounds of the numbers on a final-tally card; the scoring endpoint uses the same.
+VP_MAX = 999
+PIECES_MAX = 95  # teepee pairs, hazard tiles, certificates, stations, buildings
+OBJECTIVE_CARDS_MAX = 30
+OBJECTIVE_VALUE_MAX = 9
+CATTLE_CARDS_MAX = 99  # cards of one VP value
+BUILDING_NUMBERS = tuple(str(number) for number in range(1, 11))
+
 
 @dataclass(frozen=True)
 class Delivery:
@@ -402,15 +426,65 @@ class Delivery:
 
 
 @dataclass(frozen=True)
+class Card:
+    """One player's final-tally card: the tally and the calculator inputs it was entered with."""
+
+    tally: Tally
+    building_tiles: tuple[str, ...] | None = None  # None: the buildings row was entered as a VP total
+    cattle_cards: tuple[tuple[int, int], ...] | None = None  # (card VP, cards) pairs; None: a VP total
+    revision: int = 1  # how many cards this seat has handed in, this one included
+
+    def same_entries(self, other: Card) -> bool:
+        """Whether ``other`` says exactly what this card says (a form sent twice)."""
+        return (self.tally, self.building_tiles, self.cattle_cards) == (
+            other.tally, other.building_tiles, other.cattle_cards)
+
+    @property
+    def breakdown(self) -> dict[str, int]:
+        """The card's rows on their own (the station masters are checked across cards at the end)."""
+        return breakdown(self.tally)
+
+    @property
+    def total(self) -> int:
+        return sum(breakdown(self.tally).values())
+
+
+@dataclass(frozen=True)
 class PlayState:
-    """The table during play: the edition and every delivery so far, oldest first."""
+    """The table during play: the edition, every delivery so far (oldest first) and the cards handed in."""
 
     setup: PlaySetup
     edition: int
     deliveries: tuple[Delivery, ...] = ()
+    cards: tuple[Card | None, ...] = ()  # per seat; None until that player hands in a card
+
+    @property
+    def starting_money(self) -> tuple[int, ...]:
+        return starting_money(self.setup)
+
+    @property
+    def missing_cards(self) -> tuple[int, ...]:
+        """The seats whose final-tally card is not in yet."""
+        return tuple(seat for seat, card in enumerate(self.cards) if card is None)
+
+    @property
+    def all_cards_in(self) -> bool:
+        return bool(self.cards) and not self.missing_cards
+
+    @property
+    def card_totals(self) -> tuple[int | None, ...]:
+        """Each seat's card total on its own (None: no card yet); the station masters are not checked across
+        cards until all are in."""
+        return tuple(None if card is None else card.total for card in self.cards)
+
+    @property
+    def known_cities(self) -> tuple[str, ...]:
+        """Cities to pick from when recording a delivery: those named by the rules, then those used so far."""
+        seen = dict.fromkeys(PER_DISC_CRESTS)
+        seen.update(dict.fromkeys(delivery.city for delivery in self.deliveries))
+        return tuple(seen)
 
 
-EVENT_KINDS = ("delivery",)
 _DELIVERY_FIELDS = frozenset({"seat", "city", "crest_vp"})
 
 
@@ -430,13 +504,29 @@ def initial_state(setup: PlaySetup) -> PlayState:
     """The table before the first delivery."""
     if setup.game != GAME.slug:
         raise RulesError(f"This play is of {setup.game!r}, not {GAME.name}.", "game")
-    return PlayState(setup=setup, edition=play_edition(setup))
+    return PlayState(setup=setup, edition=play_edition(setup), cards=(None,) * len(setup.seats))
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> PlayState:
-    """The table after one event; the only kind is ``"delivery"`` ``{"seat", "city", "crest_vp"}``."""
-    if kind != "delivery":
-        raise RulesError(f"Great Western Trail has no event {kind!r}; record a delivery.", "kind")
+    """The table after one event.
+
+    ``"delivery"`` ``{"seat", "city", "crest_vp"}`` records a delivered herd; ``"card"`` (see
+    :func:`card_from_payload`) hands in a player's final-tally card, replacing that seat's earlier card.
+    """
+    if kind == DELIVERY_EVENT:
+        return replace(state, deliveries=(*state.deliveries, delivery_from_payload(state, payload)))
+    if kind == CARD_EVENT:
+        seat, card = card_from_payload(state, payload)
+        cards = list(state.cards)
+        earlier = cards[seat]
+        cards[seat] = replace(card, revision=1 if earlier is None else earlier.revision + 1)
+        return replace(state, cards=tuple(cards))
+    raise RulesError(f"Great Western Trail has no event {kind!r}; record a delivery or a final-tally card.",
+                     "kind")
+
+
+def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> Delivery:
+    """A ``"delivery"`` payload, checked against the table."""
     if not isinstance(payload, Mapping):
         raise RulesError("A delivery needs a seat, a city and the crest's VP.")
     unknown = sorted(str(key) for key in payload if key not in _DELIVERY_FIELDS)
@@ -447,8 +537,7 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
     if not isinstance(city, str) or not city.strip() or len(city.strip()) > CITY_NAME_MAX:
         raise RulesError(f"Name the city the herd went to (1 to {CITY_NAME_MAX} characters).", "city")
     crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
-    delivery = Delivery(seat=seat, city=city.strip(), crest_vp=crest_vp)
-    return PlayState(setup=state.setup, edition=state.edition, deliveries=(*state.deliveries, delivery))
+    return Delivery(seat=seat, city=city.strip(), crest_vp=crest_vp)
 
 
 def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:
@@ -466,3 +555,248 @@ def running_scores(state: PlayState) -> tuple[int, ...]:
     for delivery in state.deliveries:
         totals[delivery.seat] += delivery.crest_vp
     return tuple(totals)
+
+
+# The final-tally card of one player, as the "card" event carries it.
+
+# Whole numbers every card gives, with their bounds and how a sentence names them.
+_CARD_NUMBERS: Mapping[str, tuple[int, int, str]] = {
+    "dollars": (0, VP_MAX, "Money"),
+    "cities_vp": (CREST_VP_MIN, VP_MAX, "The cities row"),
+    "stations_vp": (0, VP_MAX, "The stations row"),
+    "hazards_vp": (0, VP_MAX, "The hazards row"),
+    "teepee_pairs": (0, PIECES_MAX, "The number of teepee pairs"),
+    "hazards": (0, PIECES_MAX, "The number of hazard tiles"),
+    "certificates": (0, PIECES_MAX, "The number of certificates"),
+    "stations": (0, PIECES_MAX, "The number of stations"),
+}
+_CARD_FLAGS = ("disc_cleared", "job_market_token")
+_CARD_REQUIRED = ("seat", *_CARD_NUMBERS, "objectives", "station_masters", "workers", *_CARD_FLAGS)
+# Rows a card gives one way or the other: as a VP total or through its calculator.
+_CARD_EITHER = ("buildings_vp", "building_tiles", "cattle_vp", "cattle_cards")
+_CARD_FIELDS = frozenset((*_CARD_REQUIRED, *_CARD_EITHER, "buildings"))
+_OBJECTIVE_FIELDS = frozenset({"vp", "penalty", "fulfilled"})
+_CATTLE_VALUE_BY_KEY: Mapping[str, int] = {str(value): value for value in sorted(CATTLE_CARD_VALUES)}
+
+
+class StaleCard(RulesError):
+    """A card entered on a view of the seat's card that another phone has replaced since."""
+
+
+class RepeatedCard(RulesError):
+    """A card that says exactly what the seat's card already says (the same form sent twice)."""
+
+
+def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[int, Card]:
+    """The seat and card of a ``"card"`` payload, every field checked.
+
+    The payload holds ``seat``; ``dollars``, ``cities_vp``, ``stations_vp``, ``hazards_vp``; the
+    buildings row as ``buildings_vp`` or ``building_tiles`` (``["4a", "10b"]``); the cattle row as
+    ``cattle_vp`` or ``cattle_cards`` (``{"3": 2, "5": 1}``: cards per VP value); ``objectives``
+    (``[{"vp", "penalty", "fulfilled"}]``); ``station_masters`` (keys); ``workers``
+    (``{"cowboys", "craftsmen", "engineers"}``); the counts ``teepee_pairs``, ``hazards``,
+    ``certificates``, ``stations`` and ``buildings`` (the last one may be left out when the tiles are
+    listed: it is their number); ``disc_cleared`` and ``job_market_token``.
+    """
+    if not isinstance(payload, Mapping):
+        raise RulesError("A final-tally card needs a seat and the rows of the scoring pad.")
+    unknown = sorted(str(key) for key in payload if key not in _CARD_FIELDS)
+    if unknown:
+        raise RulesError(f"A final-tally card has no field {unknown[0]!r}.", unknown[0])
+    seat = seat_index(payload, state.setup)
+    for key in _CARD_REQUIRED:
+        if key not in payload:
+            raise RulesError(f"The card lacks {key!r}.", key)
+    numbers = {key: _whole(payload[key], key, low, high, label)
+               for key, (low, high, label) in _CARD_NUMBERS.items()}
+    tiles, buildings_vp = _buildings_row(payload)
+    cattle_cards, cattle_vp = _cattle_row(payload)
+    tally = Tally(
+        name=state.setup.seats[seat].name, buildings_vp=buildings_vp, cattle_vp=cattle_vp,
+        objectives=_objectives(payload["objectives"]),
+        station_masters=_station_masters(payload["station_masters"], state.edition),
+        workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles),
+        disc_cleared=_flag(payload["disc_cleared"], "disc_cleared"),
+        job_market_token=_flag(payload["job_market_token"], "job_market_token"), **numbers,
+    )
+    return seat, Card(tally=tally, building_tiles=tiles, cattle_cards=cattle_cards)
+
+
+def _whole(value: object, path: str, low: int, high: int, label: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError(f"{label} must be a whole number from {low} to {high}.", path)
+    return value
+
+
+def _flag(value: object, path: str) -> bool:
+    if type(value) is not bool:
+        raise RulesError(f"{path.replace('_', ' ').capitalize()} is yes or no (true or false).", path)
+    return value
+
+
+def _one_of(payload: Mapping[str, object], total: str, calculator: str, row: str) -> bool:
+    """Whether the row came through its calculator (True) or as a VP total (False); never both."""
+    if (total in payload) == (calculator in payload):
+        raise RulesError(f"Give the {row} row either as {calculator!r} or as {total!r}, not both or neither.",
+                         total)
+    return calculator in payload
+
+
+def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | None, int]:
+    if not _one_of(payload, "buildings_vp", "building_tiles", "buildings"):
+        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, "The buildings row")
+    tiles = payload["building_tiles"]
+    if not isinstance(tiles, list | tuple) or len(tiles) > len(BUILDING_NUMBERS):
+        raise RulesError(f"List the private building tiles on the map, like 4a or 10b; a player has "
+                         f"{len(BUILDING_NUMBERS)} at most.", "building_tiles")
+    try:
+        vp = buildings_vp_from_tiles(tiles)
+    except RulesError as error:
+        raise RulesError(error.message, f"building_tiles{error.path}") from None
+    return tuple(tile.strip().lower() for tile in tiles), vp
+
+
+def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | None) -> int:
+    """The private buildings on the map: the tiles listed, or the count the card gives."""
+    label = "The number of private buildings"
+    if tiles is None:
+        if "buildings" not in payload:
+            raise RulesError("The card lacks 'buildings' (how many private buildings are on the map).",
+                             "buildings")
+        return _whole(payload["buildings"], "buildings", 0, PIECES_MAX, label)
+    counted = payload.get("buildings")
+    if counted is not None and _whole(counted, "buildings", 0, PIECES_MAX, label) != len(tiles):
+        raise RulesError(f"The card lists {len(tiles)} private building tiles but counts "
+                         f"{counted} private buildings.", "buildings")
+    return len(tiles)
+
+
+def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], ...] | None, int]:
+    if not _one_of(payload, "cattle_vp", "cattle_cards", "cattle"):
+        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, "The cattle row")
+    cards = payload["cattle_cards"]
+    if not isinstance(cards, Mapping):
+        raise RulesError("Give the cattle cards as the number of cards per VP value.", "cattle_cards")
+    counts: dict[int, int] = {}
+    for key, number in cards.items():
+        value = _CATTLE_VALUE_BY_KEY.get(key) if isinstance(key, str) else None
+        if value is None:
+            shown = ", ".join(_CATTLE_VALUE_BY_KEY)
+            raise RulesError(f"Cattle cards are worth {shown} VP, not {key!r}.", "cattle_cards")
+        counts[value] = _whole(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
+                               f"The number of {value}-VP cattle cards")
+    owned = tuple(sorted((value, number) for value, number in counts.items() if number))
+    return owned, cattle_vp_from_cards(counts)
+
+
+def _objectives(value: object) -> tuple[Objective, ...]:
+    if not isinstance(value, list | tuple) or len(value) > OBJECTIVE_CARDS_MAX:
+        raise RulesError(f"List the objective cards in your objective area ({OBJECTIVE_CARDS_MAX} at most).",
+                         "objectives")
+    cards = []
+    for position, card in enumerate(value):
+        path = f"objectives[{position}]"
+        if not isinstance(card, Mapping) or set(card) != _OBJECTIVE_FIELDS:
+            raise RulesError("An objective card has its VP, its penalty and whether it is fulfilled.", path)
+        cards.append(Objective(
+            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, "An objective card's VP"),
+            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
+                           "An objective card's penalty"),
+            fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled"),
+        ))
+    return tuple(cards)
+
+
+def _station_masters(value: object, edition: int) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple) or len(value) > len(STATION_MASTERS) + 1:
+        raise RulesError("List the keys of the station-master tiles you hold.", "station_masters")
+    valid = station_master_keys(edition)
+    held: list[str] = []
+    for position, key in enumerate(value):
+        path = f"station_masters[{position}]"
+        if not isinstance(key, str) or key not in valid:
+            raise RulesError(f"Edition {edition} has no station master {key!r}; its tiles are "
+                             f"{', '.join(valid)}.", path)
+        if held.count(key) >= STATION_MASTER_BY_KEY[key].copies:
+            raise RulesError(f"The {key!r} station master is listed more often than the game has it.", path)
+        held.append(key)
+    return tuple(held)
+
+
+def _workers(value: object) -> Workers:
+    if not isinstance(value, Mapping) or set(value) != set(WORKER_ROWS):
+        raise RulesError(f"Give the workers of each row: {', '.join(WORKER_ROWS)}.", "workers")
+    return Workers(**{row: _whole(value[row], f"workers.{row}", WORKER_ROW_MIN, WORKER_ROW_MAX,
+                                  f"A row of {row}") for row in WORKER_ROWS})
+
+
+def card_revision(state: PlayState, seat: int) -> int:
+    """How many cards ``seat`` has handed in so far (0: none); a card form keeps it to spot a stale view."""
+    card = state.cards[seat]
+    return 0 if card is None else card.revision
+
+
+def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
+    """Refuse a card that repeats the seat's card, or that was filled in on a view another phone outdated.
+
+    ``based_on`` is :func:`card_revision` as the phone saw it. Cards of different seats never conflict.
+    """
+    seat, card = card_from_payload(state, payload)
+    current = state.cards[seat]
+    name = state.setup.seats[seat].name
+    if current is not None and current.same_entries(card):
+        raise RepeatedCard(f"{name}'s card is already in, exactly like this.")
+    if based_on != card_revision(state, seat):
+        raise StaleCard(f"{name}'s card was changed on another phone since you opened it. What is saved now "
+                        f"is shown next to each row: check it and send your card again.")
+
+
+def card_conflicts(state: PlayState) -> list[str]:
+    """Once every card is in: each way the cards together break the rules, naming the player concerned."""
+    if not state.all_cards_in:
+        return []
+    tallies = [card.tally for card in state.cards if card is not None]
+    return [_naming_player(path, sentence, tallies)
+            for path, sentence in tally_problems(state.edition, tallies)]
+
+
+def _naming_player(path: str, sentence: str, tallies: Sequence[Tally]) -> str:
+    """``sentence`` prefixed with the name of the player ``path`` (``players[1]…``) points at."""
+    if path.startswith("players["):
+        index = path[len("players["):].split("]", 1)[0]
+        if index.isdigit() and int(index) < len(tallies):
+            return f"{tallies[int(index)].name}: {sentence}"
+    return sentence
+
+
+def result_from_cards(state: PlayState) -> FinalResult:
+    """The final result once every card is in and the cards agree; RulesError says what is missing."""
+    missing = [state.setup.seats[seat].name for seat in state.missing_cards]
+    if missing:
+        raise RulesError(f"Waiting for the final-tally card of {' and '.join(missing)}.", "cards")
+    conflicts = card_conflicts(state)
+    if conflicts:
+        raise RulesError(" ".join(conflicts), "cards")
+    return final_result(state.edition, [card.tally for card in state.cards if card is not None])
+
+
+def tally_json(tally: Tally) -> dict[str, object]:
+    """A tally as one ``players[]`` entry of the scoring endpoint's request."""
+    return {
+        "name": tally.name, "dollars": tally.dollars, "buildings_vp": tally.buildings_vp,
+        "cities_vp": tally.cities_vp, "stations_vp": tally.stations_vp, "hazards_vp": tally.hazards_vp,
+        "cattle_vp": tally.cattle_vp,
+        "objectives": [{"vp": card.vp, "penalty": card.penalty, "fulfilled": card.fulfilled}
+                       for card in tally.objectives],
+        "station_masters": list(tally.station_masters),
+        "workers": {row: getattr(tally.workers, row) for row in WORKER_ROWS},
+        "teepee_pairs": tally.teepee_pairs, "hazards": tally.hazards, "certificates": tally.certificates,
+        "stations": tally.stations, "buildings": tally.buildings,
+        "disc_cleared": tally.disc_cleared, "job_market_token": tally.job_market_token,
+    }
+
+
+def final_tally_input(state: PlayState) -> dict[str, object]:
+    """The cards as the scoring endpoint's request body: what the play's closing event keeps."""
+    return {"edition": state.edition,
+            "players": [tally_json(card.tally) for card in state.cards if card is not None]}

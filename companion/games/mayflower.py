@@ -134,6 +134,8 @@ class FeatureScoring:
 
     ``points`` and ``bonus`` are per seat; ``points`` include the bonus. ``returned`` are the ids of
     the feature's own settlers, ``evicted`` those of the other settlers the eviction sent home.
+    ``settler_bonus[i]`` is what the settler ``returned[i]`` earned from the surveyors, and ``scorers``
+    the seats with the majority, who scored the feature's value.
     """
 
     feature: CompletedFeature
@@ -145,6 +147,9 @@ class FeatureScoring:
     surveyors: Surveyors  # after the move
     moved: bool
     moved_surveyor: str | None  # "north", "south" or None
+    surveyors_before: Surveyors = field(default_factory=Surveyors)  # the positions the bonus used
+    settler_bonus: tuple[int, ...] = ()
+    scorers: tuple[int, ...] = ()
 
 
 def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
@@ -206,15 +211,18 @@ def score_completed_feature(
     if not on_feature:
         zeros = (0,) * seat_count
         return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
-                              evicted=(), surveyors=surveyors, moved=False, moved_surveyor=None)
+                              evicted=(), surveyors=surveyors, moved=False, moved_surveyor=None,
+                              surveyors_before=surveyors)
     scorers = majority_seats(on_feature)
     value = feature.value
     points = [value if seat in scorers else 0 for seat in range(seat_count)]
     bonus = [0] * seat_count
+    settler_bonus = []
     for settler in on_feature:
-        if settler.seat in scorers:
-            # Positions before this feature's move count for the bonus.
-            bonus[settler.seat] += SURVEYOR_BONUS * surveyors.in_column(settler.column)
+        # Positions before this feature's move count for the bonus; only the majority earns it.
+        earned = SURVEYOR_BONUS * surveyors.in_column(settler.column) if settler.seat in scorers else 0
+        bonus[settler.seat] += earned
+        settler_bonus.append(earned)
     moved_to, mover = move_surveyor(surveyors, west_edge)
     evicted = evict_east_of_surveyors(elsewhere, moved_to)
     return FeatureScoring(
@@ -227,6 +235,9 @@ def score_completed_feature(
         surveyors=moved_to,
         moved=mover is not None,
         moved_surveyor=mover,
+        surveyors_before=surveyors,
+        settler_bonus=tuple(settler_bonus),
+        scorers=tuple(sorted(scorers)),
     )
 
 
@@ -439,9 +450,10 @@ def final_features_from_map(state: TableState) -> dict[str, tuple[Settler, ...]]
 
 
 def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
-    """The table after one event: ``place``, ``west_edge``, ``complete`` or ``adjust``.
+    """The table after one event: ``place``, ``west_edge`` or ``complete``.
 
-    Raises RulesError for a payload that is malformed or that the table does not allow.
+    Raises RulesError for a payload that is malformed or that the table does not allow. Manual score
+    corrections ("adjust") are every game's business: the generic table handles them before this.
     """
     if not isinstance(payload, Mapping):
         raise RulesError("An event's details must be named values (a JSON object).")
@@ -566,20 +578,235 @@ def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
                    last_scoring=result.scorings)
 
 
-def _adjust(state: TableState, payload: Mapping[str, Any]) -> TableState:
-    """A manual correction of one player's running score."""
-    _only_keys(payload, ("seat", "points", "note"))
-    seat = _seat(state, payload)
-    points = _whole(payload, "points", -999, 999, "A correction")
-    note = payload.get("note", "")
-    if type(note) is not str or len(note) > 200:
-        raise RulesError("A correction's note is a text of at most 200 characters.", "note")
-    if state.scores[seat] + points < 0:
-        raise RulesError(f"This correction would take the score below 0 (it is {state.scores[seat]}).",
-                         "points")
-    scores = list(state.scores)
-    scores[seat] += points
-    return replace(state, scores=tuple(scores))
+_EVENT_HANDLERS = {"place": _place, "west_edge": _west_edge, "complete": _complete}
 
 
-_EVENT_HANDLERS = {"place": _place, "west_edge": _west_edge, "complete": _complete, "adjust": _adjust}
+# --- what the play screen shows ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrackMark:
+    """A running score as the track shows it: ``laps`` round the 50 spaces, then the ``position`` 0–49."""
+
+    score: int
+    laps: int
+    position: int
+
+
+def track_marks(scores: Sequence[int]) -> tuple[TrackMark, ...]:
+    """Where each score's marker stands on the track; a score corrected below 0 is kept as it is."""
+    marks = []
+    for score in scores:
+        laps, position = score_laps(score) if score >= 0 else (0, score)
+        marks.append(TrackMark(score, laps, position))
+    return tuple(marks)
+
+
+STRIP_FIT_WIDTH = 358  # a 390-px phone screen less the page's margins
+STRIP_NARROWEST_COLUMN = 44  # a settler marker and its touch-size neighbours still fit
+STRIP_WIDEST_COLUMN = 80  # wider stops looking like a column of tiles
+STRIP_SURVEYOR_LANES = {"north": 20, "south": 52}  # the surveyors' own lanes at the top, north above
+STRIP_SURVEYOR_SIZE = 26
+STRIP_FIRST_ROW = 90  # centre of the first row of settlers
+STRIP_ROW = 34  # settlers in one column stack downward
+STRIP_MARKER_RADIUS = 14
+STRIP_LABELS = 28  # room for the column numbers under the settlers
+
+
+@dataclass(frozen=True)
+class StripColumn:
+    """One column of the map strip: ``x`` is its left edge, ``centre`` where its pieces stand."""
+
+    column: int
+    x: int
+    centre: int
+    coast: bool
+
+
+@dataclass(frozen=True)
+class StripSurveyor:
+    """A surveyor on the strip: its square's top-left corner and its centre, in its own lane."""
+
+    name: str
+    column: int
+    box_x: int
+    box_y: int
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class StripSettler:
+    """A settler's marker on the strip (its centre)."""
+
+    settler: Settler
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class MapStrip:
+    """Where to draw the map's columns, surveyors and settlers, in pixels of an SVG ``width`` × ``height``."""
+
+    width: int
+    height: int
+    column_width: int
+    label_y: int
+    surveyor_size: int
+    marker_radius: int
+    columns: tuple[StripColumn, ...]  # the coast (column 0) first
+    surveyors: tuple[StripSurveyor, ...]  # north, south
+    settlers: tuple[StripSettler, ...]  # in seat order, then in the order they were placed
+
+
+def map_strip(state: TableState, fit_width: int = STRIP_FIT_WIDTH) -> MapStrip:
+    """The map as a strip of columns: the coast (column 0) at the right, the west edge at the left.
+
+    Columns share ``fit_width`` while they stay at least STRIP_NARROWEST_COLUMN wide; a wider map is
+    drawn wider than that (the page lets it scroll). Settlers of one column stack downward.
+    """
+    count = state.west_edge + 1
+    width_each = max(STRIP_NARROWEST_COLUMN, min(STRIP_WIDEST_COLUMN, fit_width // count))
+    half = width_each // 2
+
+    def centre(column: int) -> int:
+        return (state.west_edge - column) * width_each + half
+
+    columns = tuple(StripColumn(c, centre(c) - half, centre(c), c == 0) for c in range(count))
+    side = STRIP_SURVEYOR_SIZE // 2
+    surveyors = tuple(
+        StripSurveyor(name, column, centre(column) - side, lane - side, centre(column), lane)
+        for name, column, lane in (("north", state.surveyors.north, STRIP_SURVEYOR_LANES["north"]),
+                                   ("south", state.surveyors.south, STRIP_SURVEYOR_LANES["south"]))
+    )
+    stacked: dict[int, int] = {}
+    settlers = []
+    for settler in sorted(state.settlers, key=lambda s: s.seat):
+        row = stacked.get(settler.column, 0)
+        stacked[settler.column] = row + 1
+        settlers.append(StripSettler(settler, centre(settler.column), STRIP_FIRST_ROW + row * STRIP_ROW))
+    rows = max(stacked.values(), default=1)
+    height = STRIP_FIRST_ROW - STRIP_ROW // 2 + rows * STRIP_ROW + STRIP_LABELS
+    return MapStrip(width=count * width_each, height=height, column_width=width_each, label_y=height - 9,
+                    surveyor_size=STRIP_SURVEYOR_SIZE, marker_radius=STRIP_MARKER_RADIUS, columns=columns,
+                    surveyors=surveyors, settlers=tuple(settlers))
+
+
+# --- the final tally at the table ----------------------------------------------------------------------
+
+FEATURE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"  # one per settler: five players with five settlers each
+FINAL_SIZES = _SIZES_OF_KIND  # what the final scoring asks about each kind of feature
+# The range of each size; trading posts and flags may be left out (a feature without any).
+SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
+               "neighbours": (0, 7), "animals": (0, 999)}
+OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})
+_SIZE_WORDS = {"tiles": "tiles", "trading_posts": "trading posts", "flags": "flags",
+               "neighbours": "filled spaces around it", "animals": "animals"}
+
+
+@dataclass(frozen=True)
+class FinalSlot:
+    """A settler still on the map at the end, the kind of feature it stands on, and that feature's letter.
+
+    Each settler starts on a feature of its own; settlers sharing a feature are put on one letter.
+    """
+
+    settler: Settler
+    kind: str
+    letter: str
+
+
+def final_slots(state: TableState) -> tuple[FinalSlot, ...]:
+    """The settlers the final scoring settles, roads first, then cities, farms and plains, west to east."""
+    grouped = final_features_from_map(state)
+    slots: list[FinalSlot] = []
+    for kind in FINAL_KINDS:
+        for settler in grouped[kind]:
+            slots.append(FinalSlot(settler, kind, FEATURE_LETTERS[len(slots)]))
+    return tuple(slots)
+
+
+@dataclass(frozen=True)
+class SettledFeature:
+    """A feature of the final scoring: its letter, its size and value, and the settlers on it."""
+
+    letter: str
+    feature: FinalFeature
+    settlers: tuple[Settler, ...]
+
+
+@dataclass(frozen=True)
+class FinalTally:
+    """The final scoring of a play at the table: the features as entered and the ranked result."""
+
+    track_vp: tuple[int, ...]
+    features: tuple[SettledFeature, ...]
+    result: FinalResult
+
+    def payload(self) -> dict[str, Any]:
+        """Everything the tally was computed from, as JSON: the track and each feature with its settlers."""
+        return {
+            "track_vp": list(self.track_vp),
+            "features": [
+                {"letter": settled.letter, "kind": settled.feature.kind,
+                 **{name: getattr(settled.feature, name) for name in FINAL_SIZES[settled.feature.kind]},
+                 "settlers": [{"id": s.id, "seat": s.seat, "role": s.role, "column": s.column}
+                              for s in settled.settlers]}
+                for settled in self.features
+            ],
+        }
+
+
+def _described(settler: Settler, players: Sequence[str]) -> str:
+    """``Anna's bandit in column 3``, for messages about one settler."""
+    return f"{players[settler.seat]}'s {settler.role} in column {settler.column}"
+
+
+def settle_final_tally(
+    players: Sequence[str],
+    track_vp: Sequence[int],
+    slots: Sequence[FinalSlot],
+    assignment: Mapping[str, object],
+    sizes: Mapping[str, Mapping[str, object]],
+) -> FinalTally:
+    """The final scoring from the table's answers: which letter each settler's feature has, and its size.
+
+    ``assignment`` maps each settler id to a letter of ``slots``; a letter keeps the kind of the settler
+    it started with, so a sheriff put on a road's letter is refused. ``sizes[letter]`` holds that
+    feature's sizes (FINAL_SIZES of its kind; trading posts and flags may be missing: none).
+    """
+    kind_of = {slot.letter: slot.kind for slot in slots}
+    on_letter: dict[str, list[Settler]] = {}
+    for slot in slots:
+        settler = slot.settler
+        where = f"assignment.{settler.id}"
+        if not 0 <= settler.seat < len(players):
+            raise RulesError(f"Settler {settler.id} belongs to no player at the table.", where)
+        letter = assignment.get(settler.id)
+        if type(letter) is not str or letter not in kind_of:
+            raise RulesError(f"Pick the feature {_described(settler, players)} stands on.", where)
+        if kind_of[letter] != slot.kind:
+            raise RulesError(f"Feature {letter} is a {kind_of[letter]}, and a {kind_of[letter]} holds "
+                             f"{ROLE_OF_KIND[kind_of[letter]]}s only: {_described(settler, players)} cannot "
+                             f"be on it. Pick the letter of a {slot.kind}.", where)
+        on_letter.setdefault(letter, []).append(settler)
+    settled = []
+    for letter in sorted(on_letter, key=FEATURE_LETTERS.index):
+        kind = kind_of[letter]
+        given = sizes.get(letter, {})
+        values = {}
+        for name in FINAL_SIZES[kind]:
+            value = given.get(name)
+            if value is None and name in OPTIONAL_SIZES:
+                value = 0
+            low, high = SIZE_LIMITS[name]
+            if not _is_int(value) or not low <= value <= high:
+                raise RulesError(f"Give the {_SIZE_WORDS[name]} of {kind} {letter}: a whole number from "
+                                 f"{low} to {high}.", f"sizes.{letter}.{name}")
+            values[name] = value
+        counts: dict[int, int] = {}
+        for settler in on_letter[letter]:
+            counts[settler.seat] = counts.get(settler.seat, 0) + 1
+        settled.append(SettledFeature(letter, FinalFeature(kind, counts, **values), tuple(on_letter[letter])))
+    result = final_result(players, track_vp, [item.feature for item in settled])
+    return FinalTally(tuple(track_vp), tuple(settled), result)

@@ -1,0 +1,360 @@
+"""Great Western Trail forms: the edition when a play starts, delivered herds, and each player's card."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import (
+    BooleanField,
+    Form,
+    HiddenField,
+    IntegerField,
+    RadioField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+)
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from companion.forms import OPTION_FORMS, choices, seat_choices
+from companion.games import great_western_trail as gwt
+
+EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
+OBJECTIVE_ROWS = 8  # blank objective rows a new card offers
+MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
+START_OBJECTIVE = gwt.Objective(vp=3, penalty=0)  # every player's start card (rules: 3 VP, no penalty)
+# Cattle card values a player counts (the starting herd's cards are worth 0).
+CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value > 0)
+# The Tally count each station master needs that the card does not already know.
+ASKED_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
+WORKER_LABELS = (_l("Cowboys"), _l("Craftsmen"), _l("Engineers"))  # in the order of the rules' WORKER_ROWS
+
+
+# What each row of the card asks for, with the rules' numbers.
+ROW_HINTS = {
+    "buildings": _l("Tick your private building tiles on the map (the VP printed on side a and side b), "
+                    "or enter their VP total. Neutral buildings score nothing."),
+    "cities": _l("The VP of the city crests your discs unlocked; Kansas City's crests are negative."),
+    "cattle": _l("Count every cattle card you own (draw pile, hand and discard pile) by the VP printed "
+                 "on it, or enter their VP total."),
+    "objectives": _l("One row per card in your objective area: its VP, its penalty, and whether you "
+                     "fulfilled it. Row 1 is your start card (%(vp)d VP, no penalty). Leave the other "
+                     "rows empty.",
+                     vp=START_OBJECTIVE.vp),
+    "station_masters": _l("Tick the tiles you hold; a tile that counts something asks for that number."),
+    "workers": _l("Workers in each row, the printed first space included. %(vp)d VP for each worker on "
+                  "space %(first)d or %(last)d of its row: a full row gives %(full)d VP.",
+                  vp=gwt.WORKER_SPACE_VP, first=gwt.WORKER_SCORING_FROM, last=gwt.WORKER_ROW_MAX,
+                  full=gwt.worker_row_vp(gwt.WORKER_ROW_MAX)),
+}
+
+
+def _strip(value: str | None) -> str | None:
+    return " ".join(value.split()) if isinstance(value, str) else value
+
+
+class SignedIntegerField(IntegerField):
+    """A whole number that may be negative, typed with a hyphen or the minus sign some keyboards offer."""
+
+    def process_formdata(self, valuelist):
+        super().process_formdata([value.replace("\u2212", "-").replace(" ", "") for value in valuelist])
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """Several choices as a list of checkboxes."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class GreatWesternTrailOptionsForm(Form):
+    """The options of a new play: the edition."""
+
+    edition = RadioField(_l("Edition"), coerce=int, default=gwt.DEFAULT_EDITION,
+                         choices=choices((edition, EDITION_LABELS[edition])
+                                         for edition in sorted(gwt.EDITIONS, reverse=True)))
+    # Read by the new-play page, which shows each seat's starting money.
+    starting_money = gwt.STARTING_MONEY
+
+
+OPTION_FORMS[gwt.GAME.slug] = GreatWesternTrailOptionsForm
+
+
+class DeliveryForm(FlaskForm):
+    """A herd delivered during play: who, to which city, and the crest VP of the disc placed."""
+
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+    city = StringField(_l("City"), filters=[_strip],
+                       validators=[DataRequired(_l("Type or pick the city the herd went to.")),
+                                   Length(max=gwt.CITY_NAME_MAX)])
+    crest_vp = SignedIntegerField(
+        _l("Crest VP"), description=_l("Negative crests too: %(examples)s.", examples=", ".join(
+            f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
+        validators=[InputRequired(_l("Enter the VP on the crest, e.g. 3 or -6.")),
+                    NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
+
+    def payload(self) -> dict:
+        """The ``"delivery"`` event this form describes."""
+        return {"seat": self.seat.data, "city": self.city.data, "crest_vp": self.crest_vp.data}
+
+
+def delivery_form(names: Sequence[str], formdata=None) -> DeliveryForm:
+    """The delivery form with the play's players, in seat order, to pick from."""
+    form = DeliveryForm(formdata=formdata)
+    form.seat.choices = seat_choices(names)
+    return form
+
+
+# The final-tally card.
+
+def station_master_label(master: gwt.StationMaster, edition: int):
+    """What a station-master tile pays, in words, with the rules' numbers."""
+    if master.key == "teepees" and edition == 1:
+        return _l("Teepees: %(vp)d VP per pair of 1 green and 1 blue teepee", vp=master.vp)
+    labels = {
+        "workers": _l("Workers: %(vp)d VP per worker, the printed ones included", vp=master.vp),
+        "objectives": _l("Objectives: %(vp)d VP per %(group)d objective cards in your area",
+                         vp=master.vp, group=master.group),
+        "hazards": _l("Hazards: %(vp)d VP per %(group)d hazard tiles", vp=master.vp, group=master.group),
+        "teepees": _l("Outlaws: %(vp)d VP per pair of 1 green and 1 orange outlaw", vp=master.vp),
+        "certificates": _l("Certificates: %(vp)d VP per %(group)d certificates, permanent and temporary",
+                           vp=master.vp, group=master.group),
+        "stations": _l("Stations: %(vp)d VP per %(group)d stations holding your disc",
+                       vp=master.vp, group=master.group),
+        "buildings": _l("Buildings: %(vp)d VP per private building of yours on the map", vp=master.vp),
+        "none": _l("Paid at once (certificates or money): no VP now"),
+    }
+    return labels[master.key]
+
+
+def _count_labels(edition: int) -> dict:
+    teepees = _l("Teepee pairs (green + blue)") if edition == 1 else _l("Outlaw pairs (green + orange)")
+    return {"teepee_pairs": teepees, "hazards": _l("Hazard tiles"), "certificates": _l("Certificates"),
+            "stations": _l("Stations holding your disc"), "buildings": _l("Private buildings on the map")}
+
+
+def _breeds_by_value() -> dict[int, str]:
+    names: dict[int, list[str]] = {}
+    for breed in gwt.CATTLE_BREEDS:
+        for value in breed.vp_values:
+            names.setdefault(value, []).append(breed.name)
+    return {value: ", ".join(breeds) for value, breeds in names.items()}
+
+
+def _number(label, low: int, high: int, required=None, description="", signed: bool = False):
+    validators = [InputRequired(required) if required else Optional(), NumberRange(low, high)]
+    field_class = SignedIntegerField if signed else IntegerField
+    return field_class(label, validators=validators, description=description)
+
+
+class CardForm(FlaskForm):
+    """One player's final tally, row by row in the scoring pad's order (built by :func:`card_form`)."""
+
+    revision = HiddenField()
+    objective_rows = HiddenField()
+    hints = ROW_HINTS
+    edition: int
+    rows: int
+    wants_more_rows = False  # the player asked for more objective rows instead of saving
+
+    def validate_revision(self, field: HiddenField) -> None:
+        if not (field.data or "").isascii() or not (field.data or "").isdigit():
+            raise ValidationError(_l("Reload the page and try again."))
+
+    @property
+    def revision_number(self) -> int:
+        return int(self.revision.data)
+
+    @property
+    def objective_fields(self) -> list[tuple]:
+        """Each objective row's (VP, penalty, fulfilled) fields."""
+        return [(self[f"objective_{row}_vp"], self[f"objective_{row}_penalty"],
+                 self[f"objective_{row}_fulfilled"]) for row in range(self.rows)]
+
+    @property
+    def cattle_fields(self) -> list:
+        return [self[f"cattle_{value}"] for value in CATTLE_VALUES]
+
+    def count_field(self, master_key: str):
+        """The count a station master needs from the player, or None (it counts what the card has)."""
+        master = gwt.STATION_MASTER_BY_KEY.get(master_key)
+        return self[master.counts] if master is not None and master.counts in ASKED_COUNTS else None
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        return self._rows_are_complete() and valid
+
+    def _rows_are_complete(self) -> bool:
+        """Rows given twice or not at all, objective rows without VP, station masters without their count."""
+        problems = []
+        if self.building_tiles.data and self.buildings_vp.data is not None:
+            problems.append((self.buildings_vp, _l("Tick your tiles or enter the VP total, not both.")))
+        elif not self.building_tiles.data and self.buildings_vp.data is None:
+            problems.append((self.buildings_vp, _l("Tick your private buildings or enter their VP total "
+                                                   "(0 if you have none).")))
+        cards_given = any(field.data is not None for field in self.cattle_fields)
+        if cards_given and self.cattle_vp.data is not None:
+            problems.append((self.cattle_vp, _l("Enter your cattle cards or the VP total, not both.")))
+        elif not cards_given and self.cattle_vp.data is None:
+            problems.append((self.cattle_vp, _l("Enter how many cattle cards of each value you own, "
+                                                "or their VP total.")))
+        for vp, penalty, fulfilled in self.objective_fields:
+            if vp.data is None and (penalty.data is not None or fulfilled.data):
+                problems.append((vp, _l("Enter the VP of this card, or clear its row.")))
+        for key in self.station_masters.data or ():
+            count = self.count_field(key)
+            tiles_count = key == "buildings" and self.building_tiles.data
+            if count is not None and count.data is None and not tiles_count:
+                problems.append((count, _l("This station master needs the count.")))
+        for field, message in problems:
+            field.errors = [*field.errors, message]
+        return not problems
+
+    def payload(self, seat: int) -> dict:
+        """The ``"card"`` event this form describes (see the rules' ``card_from_payload``)."""
+        chosen = set(self.station_masters.data or ())
+        needed = {gwt.STATION_MASTER_BY_KEY[key].counts for key in chosen}
+        card: dict = {
+            "seat": seat, "dollars": self.dollars.data, "cities_vp": self.cities_vp.data,
+            "stations_vp": self.stations_vp.data, "hazards_vp": self.hazards_vp.data,
+            "objectives": [{"vp": vp.data, "penalty": penalty.data or 0, "fulfilled": fulfilled.data}
+                           for vp, penalty, fulfilled in self.objective_fields if vp.data is not None],
+            "station_masters": [key for key in gwt.station_master_keys(self.edition) if key in chosen],
+            "workers": {row: self[row].data for row in gwt.WORKER_ROWS},
+            "disc_cleared": self.disc_cleared.data, "job_market_token": self.job_market_token.data,
+        }
+        for name in ASKED_COUNTS:
+            given = self[name].data if name in needed else None
+            if name == "buildings" and self.building_tiles.data:
+                if given is not None:  # else the rules count the tiles
+                    card[name] = given
+            else:
+                card[name] = 0 if given is None else given
+        if self.building_tiles.data:
+            ticked = set(self.building_tiles.data)
+            card["building_tiles"] = [tile for tile, _ in _tiles_in_order() if tile in ticked]
+        else:
+            card["buildings_vp"] = self.buildings_vp.data
+        if self.cattle_vp.data is None:
+            card["cattle_cards"] = {str(value): self[f"cattle_{value}"].data or 0 for value in CATTLE_VALUES}
+        else:
+            card["cattle_vp"] = self.cattle_vp.data
+        return card
+
+
+def objective_rows_wanted(formdata: Mapping | None, card: gwt.Card | None) -> tuple[int, bool]:
+    """How many objective rows to show, and whether the player asked for more instead of saving."""
+    if formdata is None:
+        saved = len(card.tally.objectives) + 2 if card is not None else 0
+        return min(gwt.OBJECTIVE_CARDS_MAX, max(OBJECTIVE_ROWS, saved)), False
+    raw = formdata.get("objective_rows", "")
+    rows = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 4 else OBJECTIVE_ROWS
+    more = "more_objectives" in formdata
+    rows += MORE_OBJECTIVE_ROWS if more else 0
+    return max(OBJECTIVE_ROWS, min(gwt.OBJECTIVE_CARDS_MAX, rows)), more
+
+
+def card_form(state: gwt.PlayState, seat: int, formdata=None) -> CardForm:
+    """The card of ``seat``: filled in from the card already in (or the deliveries) unless ``formdata``."""
+    edition, card = state.edition, state.cards[seat]
+    rows, more = objective_rows_wanted(formdata, card)
+    fields = {"edition": edition, "rows": rows, **_pad_fields(edition)}
+    for row in range(rows):
+        fields[f"objective_{row}_vp"] = _number(_l("Card %(n)d: VP", n=row + 1), 0, gwt.OBJECTIVE_VALUE_MAX)
+        fields[f"objective_{row}_penalty"] = _number(_l("Card %(n)d: penalty", n=row + 1), 0,
+                                                     gwt.OBJECTIVE_VALUE_MAX)
+        fields[f"objective_{row}_fulfilled"] = BooleanField(_l("Card %(n)d: fulfilled", n=row + 1))
+    form_class = type("SeatCardForm", (CardForm,), fields)
+    if formdata is not None:
+        form = form_class(formdata=formdata)
+    else:
+        form = form_class(formdata=None, data=card_data(state, seat))
+    form.objective_rows.data = str(rows)
+    form.wants_more_rows = more
+    return form
+
+
+def _pad_fields(edition: int) -> dict:
+    """The card's fields other than the objective rows, in the scoring pad's order."""
+    breeds = _breeds_by_value()
+    counts = _count_labels(edition)
+    fields = {
+        "dollars": _number(_l("Money ($)"), 0, gwt.VP_MAX, _l("Enter your dollars (0 if none)."),
+                           _l("1 VP per full %(n)d $, rounded down.", n=gwt.DOLLARS_PER_VP)),
+        "building_tiles": MultiCheckboxField(_l("Private buildings on the map"), choices=choices(
+            (tile, _l("%(tile)s · %(vp)d VP", tile=tile, vp=vp)) for tile, vp in _tiles_in_order())),
+        "buildings_vp": _number(_l("or the buildings' VP total"), 0, gwt.VP_MAX),
+        "cities_vp": _number(_l("Cities VP"), gwt.CREST_VP_MIN, gwt.VP_MAX,
+                             _l("Enter the VP of your city crests (negative if so)."), signed=True),
+        "stations_vp": _number(_l("Stations VP"), 0, gwt.VP_MAX,
+                               _l("Enter the VP of your stations (0 if none)."),
+                               _l("Stations show %(values)s VP along the track.",
+                                  values=", ".join(map(str, gwt.STATION_VP)))),
+        "hazards_vp": _number(_l("Hazards VP"), 0, gwt.VP_MAX,
+                              _l("Enter the VP of your hazards (0 if none)."),
+                              _l("Each hazard type has tiles of %(values)s VP.",
+                                 values=", ".join(map(str, gwt.HAZARD_VP)))),
+        **{f"cattle_{value}": _number(_l("%(vp)d-VP cards", vp=value), 0, gwt.CATTLE_CARDS_MAX,
+                                      description=breeds[value]) for value in CATTLE_VALUES},
+        "cattle_vp": _number(_l("or the cattle VP total"), 0, gwt.VP_MAX),
+        "station_masters": MultiCheckboxField(_l("Station masters you hold"), choices=choices(
+            (master.key, station_master_label(master, edition))
+            for master in gwt.STATION_MASTERS if edition in master.editions)),
+        **{name: _number(counts[name], 0, gwt.PIECES_MAX,
+                         description=_l("Leave empty if you ticked your tiles in row 2.")
+                         if name == "buildings" else "")
+           for name in ASKED_COUNTS},
+        **{row: _number(label, gwt.WORKER_ROW_MIN, gwt.WORKER_ROW_MAX,
+                        _l("Enter %(low)d to %(high)d: the printed first space counts.",
+                           low=gwt.WORKER_ROW_MIN, high=gwt.WORKER_ROW_MAX))
+           for row, label in zip(gwt.WORKER_ROWS, WORKER_LABELS, strict=True)},
+        "disc_cleared": BooleanField(_l("I removed the disc from the 3-VP space (+%(vp)d VP)",
+                                        vp=gwt.DISC_VP)),
+        "job_market_token": BooleanField(_l("I hold the job-market token (+%(vp)d VP)",
+                                            vp=gwt.JOB_MARKET_TOKEN_VP)),
+    }
+    return fields
+
+
+def _tiles_in_order() -> list[tuple[str, int]]:
+    """The private building tiles by number, side a before side b."""
+    return [(f"{number}{side}", gwt.PRIVATE_BUILDINGS[f"{number}{side}"])
+            for number in gwt.BUILDING_NUMBERS for side in "ab"]
+
+
+def card_data(state: gwt.PlayState, seat: int) -> dict:
+    """A card form's starting values: the card already in, else the deliveries and the start objective."""
+    card = state.cards[seat]
+    data: dict = {"revision": str(gwt.card_revision(state, seat))}
+    if card is None:
+        data.update({row: gwt.WORKER_ROW_MIN for row in gwt.WORKER_ROWS},
+                    cities_vp=gwt.cities_vp_from_deliveries(state, seat),
+                    objective_0_vp=START_OBJECTIVE.vp, objective_0_penalty=START_OBJECTIVE.penalty)
+        return data
+    tally = card.tally
+    data.update(
+        dollars=tally.dollars, cities_vp=tally.cities_vp, stations_vp=tally.stations_vp,
+        hazards_vp=tally.hazards_vp, station_masters=list(tally.station_masters),
+        disc_cleared=tally.disc_cleared, job_market_token=tally.job_market_token,
+        **{row: getattr(tally.workers, row) for row in gwt.WORKER_ROWS},
+    )
+    for key in tally.station_masters:
+        counts = gwt.STATION_MASTER_BY_KEY[key].counts
+        if counts in ASKED_COUNTS and not (counts == "buildings" and card.building_tiles is not None):
+            data[counts] = getattr(tally, counts)
+    if card.building_tiles is None:
+        data["buildings_vp"] = tally.buildings_vp
+    else:
+        data["building_tiles"] = list(card.building_tiles)
+    if card.cattle_cards is None:
+        data["cattle_vp"] = tally.cattle_vp
+    else:
+        data.update({f"cattle_{value}": 0 for value in CATTLE_VALUES})
+        data.update({f"cattle_{value}": number for value, number in card.cattle_cards})
+    for row, objective in enumerate(tally.objectives):
+        data.update({f"objective_{row}_vp": objective.vp, f"objective_{row}_penalty": objective.penalty,
+                     f"objective_{row}_fulfilled": objective.fulfilled})
+    return data

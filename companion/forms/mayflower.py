@@ -1,0 +1,292 @@
+"""Carcassonne – Mayflower's forms: placing a settler, completing features, the west edge, the final tally."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import Form, FormField, IntegerField, SelectField, SelectMultipleField
+from wtforms.validators import InputRequired, Optional, ValidationError
+
+from companion.forms import VersionedForm, choices, seat_choices
+from companion.games.common import RulesError
+from companion.games.mayflower import (
+    COMPLETABLE_KINDS,
+    FINAL_SIZES,
+    ROLE_OF_KIND,
+    ROLES,
+    FinalSlot,
+    Settler,
+)
+
+# Words for the rules' keys. The letters mark settlers and surveyors on the map strip.
+ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),
+              "farmer": _l("farmer")}
+ROLE_LETTERS = {"bandit": _l("B"), "sheriff": _l("S"), "trapper": _l("T"), "farmer": _l("F")}
+KIND_NAMES = {"road": _l("road"), "city": _l("city"), "farm": _l("farm"), "plain": _l("plain")}
+SURVEYOR_NAMES = {"north": _l("north"), "south": _l("south")}
+SURVEYOR_LETTERS = {"north": _l("N"), "south": _l("S")}
+SIZE_LABELS = {"tiles": _l("Tiles"), "trading_posts": _l("Trading posts"), "flags": _l("Flags"),
+               "neighbours": _l("Filled spaces around it (0–7)"), "animals": _l("Animals")}
+
+ROLE_CHOICES = choices([
+    ("bandit", _l("Bandit (on a road)")), ("sheriff", _l("Sheriff (in a city)")),
+    ("trapper", _l("Trapper (on a plain)")), ("farmer", _l("Farmer (on a farm)")),
+])
+KIND_CHOICES = choices([("", _l("— none —")), *((kind, KIND_NAMES[kind]) for kind in COMPLETABLE_KINDS)])
+FEATURES_PER_TILE = 3  # a tile rarely completes more; the form offers this many
+SIZE_MAX = 999  # far above any real size; the rules say what the game allows
+NUMERIC = {"inputmode": "numeric"}
+
+
+def settler_words(settler: Settler, names: Sequence[str]) -> str:
+    """``Anna's bandit in column 3``, translated, for messages about one settler (names are user input)."""
+    return gettext("%(name)s's %(role)s in column %(column)d", name=names[settler.seat],
+                   role=ROLE_NAMES[settler.role], column=settler.column)
+
+
+def show_rules_error(form: FlaskForm, error: RulesError) -> None:
+    """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
+    name = error.path
+    if name and name != "csrf_token" and name in form and not isinstance(form[name], FormField):
+        form[name].errors.append(error.message)
+    else:
+        form.form_errors.append(error.message)
+
+
+class PlaceForm(FlaskForm):
+    """A settler from a player's supply onto the tile just placed (prefix ``place-``, see place_form)."""
+
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+    role = SelectField(_l("Role"), choices=ROLE_CHOICES)
+    column = IntegerField(_l("Column"), validators=[InputRequired(_l("Enter the tile's column: 1 is next to "
+                                                                     "the coast."))],
+                          render_kw=NUMERIC)
+
+    def payload(self) -> dict[str, Any]:
+        return {"seat": self.seat.data, "role": self.role.data, "column": self.column.data}
+
+    show_rules_error = show_rules_error
+
+
+def place_form(names: Sequence[str], **bind) -> PlaceForm:
+    """The placement form with the players to pick from; ``formdata=None`` for an empty one."""
+    form = PlaceForm(prefix="place", **bind)
+    form.seat.choices = seat_choices(names)
+    return form
+
+
+class WestEdgeForm(FlaskForm):
+    """How far west the map reaches (tiles placed without a settler on them)."""
+
+    column = IntegerField(_l("Westernmost column with a tile"),
+                          validators=[InputRequired(_l("Enter the column of the westernmost tile."))],
+                          render_kw=NUMERIC)
+
+    def payload(self) -> dict[str, Any]:
+        return {"column": self.column.data}
+
+    show_rules_error = show_rules_error
+
+
+def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
+    """The west-edge form, showing the map's current edge; ``formdata=None`` for an unsent one."""
+    return WestEdgeForm(prefix="west", data={"column": west_edge}, **bind)
+
+
+class Between:
+    """A whole number from ``low`` to ``high``, however many digits were typed.
+
+    WTForms' NumberRange turns the number into a float first, which fails for a very long one.
+    """
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+        self.field_flags = {"min": low, "max": high}
+
+    def __call__(self, form: Form, field: IntegerField) -> None:
+        if field.data is not None and not self.low <= field.data <= self.high:
+            raise ValidationError(gettext("Enter a whole number from %(low)d to %(high)d.", low=self.low,
+                                          high=self.high))
+
+
+def _size(label) -> IntegerField:
+    return IntegerField(label, validators=[Optional(), Between(0, SIZE_MAX)], render_kw=NUMERIC)
+
+
+class FeatureEntry(Form):
+    """One feature the tile completed: its kind, its size and the settlers on it."""
+
+    kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
+    tiles = _size(_l("Tiles (road or city)"))
+    trading_posts = _size(_l("Trading posts (road)"))
+    flags = _size(_l("Flags (city)"))
+    # The settlers on the map are the choices; checked against the map, not against a list.
+    settlers = SelectMultipleField(_l("Settlers on it"), choices=[], validate_choice=False)
+
+
+class CompleteForm(VersionedForm):
+    """The features one tile completed, scored in the order listed."""
+
+    feature_1 = FormField(FeatureEntry, label=_l("Feature 1"))
+    feature_2 = FormField(FeatureEntry, label=_l("Feature 2"))
+    feature_3 = FormField(FeatureEntry, label=_l("Feature 3"))
+
+    on_map: Mapping[str, Settler] = {}
+    names: Sequence[str] = ()
+
+    @property
+    def entries(self) -> list[FeatureEntry]:
+        return [self[f"feature_{number}"].form for number in range(1, FEATURES_PER_TILE + 1)]
+
+    def used_entries(self) -> list[FeatureEntry]:
+        """The entries given a kind, in the order they are scored."""
+        return [entry for entry in self.entries if entry.kind.data]
+
+    def validate(self, extra_validators=None) -> bool:
+        if not super().validate(extra_validators):
+            return False
+        if not self.used_entries():
+            self.feature_1.form.kind.errors.append(gettext("Pick the kind of feature the tile completed."))
+            return False
+        valid = True
+        ticked: dict[str, int] = {}
+        for number, entry in enumerate(self.entries, start=1):
+            valid &= self._check_entry(number, entry, ticked)
+        return valid
+
+    def _check_entry(self, number: int, entry: FeatureEntry, ticked: dict[str, int]) -> bool:
+        """The sizes a kind needs, and settlers that are on the map, fit the kind and stand on one feature."""
+        kind = entry.kind.data
+        if not kind:
+            if entry.settlers.data:
+                entry.settlers.errors.append(
+                    gettext("Pick the kind of feature %(n)d, or untick its settlers.", n=number))
+                return False
+            return True
+        valid = True
+        if kind != "farm" and entry.tiles.data is None:
+            entry.tiles.errors.append(
+                gettext("Enter how many tiles the %(kind)s has.", kind=KIND_NAMES[kind]))
+            valid = False
+        for settler_id in entry.settlers.data or []:
+            settler = self.on_map.get(settler_id)
+            if settler is None:
+                message = gettext("A settler you ticked is no longer on the map. Check the map and "
+                                  "try again.")
+            elif settler.role != ROLE_OF_KIND[kind]:
+                message = gettext("%(who)s cannot stand on a %(kind)s; only a %(role)s can.",
+                                  who=settler_words(settler, self.names), kind=KIND_NAMES[kind],
+                                  role=ROLE_NAMES[ROLE_OF_KIND[kind]])
+            elif settler_id in ticked:
+                message = gettext("%(who)s is ticked in feature %(first)d and feature %(second)d; a settler "
+                                  "stands on one feature only.", who=settler_words(settler, self.names),
+                                  first=ticked[settler_id], second=number)
+            else:
+                ticked[settler_id] = number
+                continue
+            entry.settlers.errors.append(message)
+            valid = False
+        return valid
+
+    def payload(self) -> dict[str, Any]:
+        features = []
+        for entry in self.used_entries():
+            kind = entry.kind.data
+            feature: dict[str, Any] = {"kind": kind}
+            if kind == "road":
+                feature.update(tiles=entry.tiles.data, trading_posts=entry.trading_posts.data or 0)
+            elif kind == "city":
+                feature.update(tiles=entry.tiles.data, flags=entry.flags.data or 0)
+            feature["settlers"] = list(entry.settlers.data or [])
+            features.append(feature)
+        return {"features": features}
+
+    def show_rules_error(self, error: RulesError) -> None:
+        """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
+        path = error.path
+        used = self.used_entries()
+        if path.startswith("features[") and "]" in path:
+            index = path[len("features["):path.index("]")]
+            rest = path[path.index("]") + 1:].lstrip(".")
+            name = rest.split("[")[0].split(".")[0]
+            if index.isdigit() and int(index) < len(used):
+                entry = used[int(index)]
+                field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
+                field.errors.append(error.message)
+                return
+        self.form_errors.append(error.message)
+
+
+def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> CompleteForm:
+    """The completion form, knowing the map's settlers and the players' names; ``formdata=None``: empty."""
+    form = CompleteForm(prefix="complete", **bind)
+    form.on_map = {settler.id: settler for settler in on_map}
+    form.names = names
+    return form
+
+
+def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
+    """The settlers a completed feature can hold (not trappers), by role, then player, then column."""
+    order = {role: index for index, role in enumerate(ROLES)}
+    return sorted((s for s in on_map if s.role != "trapper"), key=lambda s: (order[s.role], s.seat, s.column))
+
+
+# --------------------------------------------------------------------------------------------------
+# The final tally
+
+
+class FinalTallyBase(VersionedForm):
+    """Which feature (letter) each settler left on the map stands on, and each feature's size."""
+
+    slots: tuple[FinalSlot, ...] = ()
+
+    def letter_field(self, index: int) -> SelectField:
+        return self[f"settler_{index}"]
+
+    def size_field(self, letter: str, name: str) -> IntegerField:
+        return self[f"size_{letter}_{name}"]
+
+    def assignment(self) -> dict[str, str | None]:
+        return {slot.settler.id: self.letter_field(index).data for index, slot in enumerate(self.slots)}
+
+    def sizes(self) -> dict[str, dict[str, int | None]]:
+        return {slot.letter: {name: self.size_field(slot.letter, name).data
+                              for name in FINAL_SIZES[slot.kind]}
+                for slot in self.slots}
+
+    def show_rules_error(self, error: RulesError) -> None:
+        """Put a refusal next to the settler (``assignment.0-1``) or size (``sizes.A.tiles``) it is about."""
+        head, _, rest = error.path.partition(".")
+        field = None
+        if head == "assignment":
+            index = next((i for i, slot in enumerate(self.slots) if slot.settler.id == rest), None)
+            field = None if index is None else self.letter_field(index)
+        elif head == "sizes":
+            letter, _, name = rest.partition(".")
+            field = self._fields.get(f"size_{letter}_{name}")
+        if field is None:
+            self.form_errors.append(error.message)
+        else:
+            field.errors.append(error.message)
+
+
+def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyBase:
+    """One letter menu per settler (the letters of its kind) and the size fields of every letter."""
+
+    class FinalTallyForm(FinalTallyBase):
+        pass
+
+    for index, slot in enumerate(slots):
+        letters = choices((other.letter, other.letter) for other in slots if other.kind == slot.kind)
+        # Any letter is accepted here: a letter of another kind gets the rules' explanation, not "invalid".
+        setattr(FinalTallyForm, f"settler_{index}", SelectField(_l("Feature"), choices=letters,
+                                                                 default=slot.letter, validate_choice=False))
+        for name in FINAL_SIZES[slot.kind]:
+            setattr(FinalTallyForm, f"size_{slot.letter}_{name}", _size(SIZE_LABELS[name]))
+    form = FinalTallyForm(formdata=formdata)
+    form.slots = tuple(slots)
+    return form

@@ -1,0 +1,174 @@
+"""Great Western Trail screens: delivered herds during play, and the final tally as one card per player.
+
+Each player may fill in their own card on their own phone at the same time: a card is its own event,
+so cards of different seats never overwrite each other. The card that completes the set closes the play.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from companion import store
+from companion.database import get_db
+from companion.forms import VersionedForm
+from companion.forms.great_western_trail import CardForm, card_form, delivery_form
+from companion.games import great_western_trail as gwt
+from companion.games.common import RulesError
+from companion.games.table import apply
+from companion.views.common import flash_rules_error, member_group, member_play, to_play
+from companion.views.plays import render_play, table_of
+
+bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
+
+
+def gwt_play(play_id: int) -> store.Play:
+    """The play, if this phone joined its group and it is a play of Great Western Trail; 404 otherwise."""
+    play = member_play(play_id)
+    if play.game != gwt.GAME.slug:
+        abort(404)
+    return play
+
+
+def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
+    """The rules' state of the play, from ``events`` or from the stored log."""
+    return table_of(play, store.list_events(get_db(), play.id) if events is None else events).game_state
+
+
+def to_result(play: store.Play):
+    return redirect(url_for("plays.result", play_id=play.id))
+
+
+def to_overview(play: store.Play):
+    return redirect(url_for("great_western_trail.final_tally", play_id=play.id))
+
+
+@bp.post("/deliveries")
+def deliver(play_id: int):
+    play = gwt_play(play_id)
+    form = delivery_form([seat.name for seat in play.seats], request.form)
+    if not form.validate_on_submit():
+        return render_play(play, status=400, delivery_form=form)
+    payload = form.payload()
+    try:
+        store.append_event(get_db(), play.id, gwt.DELIVERY_EVENT, payload,
+                           check=lambda events: apply(table_of(play, events), gwt.DELIVERY_EVENT, payload))
+    except RulesError as error:
+        flash_rules_error(error)
+        return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
+    return to_play(play.id, "deliveries")
+
+
+@bp.get("/final-tally")
+def final_tally(play_id: int):
+    """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
+    play = gwt_play(play_id)
+    if play.status == "finished":
+        return to_result(play)
+    state = play_state(play)
+    return render_template(
+        "games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
+        group=member_group(play.group_id), state=state, conflicts=gwt.card_conflicts(state),
+        finish_form=VersionedForm(formdata=None),
+    )
+
+
+@bp.route("/final-tally/<int:seat>", methods=["GET", "POST"])
+def card(play_id: int, seat: int):
+    """One player's card, row by row; sending it hands it in (and may complete the set)."""
+    play = gwt_play(play_id)
+    if play.status == "finished":
+        return to_result(play)
+    if not 0 <= seat < len(play.seats):
+        abort(404)
+    state = play_state(play)
+    posted = request.method == "POST"
+    form = card_form(state, seat, request.form if posted else None)
+    if posted and not form.wants_more_rows:
+        if form.validate_on_submit():
+            return hand_in(play, seat, form)
+        return render_card(play, state, seat, form, 400)
+    return render_card(play, state, seat, form)
+
+
+@bp.post("/final-tally/result")
+def finish(play_id: int):
+    """Show the result of cards that are all in (after the final tally was undone, say)."""
+    play = gwt_play(play_id)
+    form = VersionedForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return to_overview(play)
+    return close_play(play, play_state(play), form.version_number)
+
+
+def render_card(play: store.Play, state: gwt.PlayState, seat: int, form: CardForm, status: int = 200):
+    return render_template(
+        "games/great-western-trail/card.html", play=play, game=gwt.GAME, state=state, seat=seat,
+        name=play.seats[seat].name, form=form, saved=state.cards[seat],
+        deliveries=[d for d in state.deliveries if d.seat == seat],
+    ), status
+
+
+def hand_in(play: store.Play, seat: int, form: CardForm):
+    """Store the card unless it repeats the saved one or was filled in on an outdated view of it."""
+    payload = form.payload(seat)
+
+    def check(events: list[store.Event]) -> None:
+        gwt.check_new_card(play_state(play, events), payload, form.revision_number)
+
+    try:
+        version = store.append_event(get_db(), play.id, gwt.CARD_EVENT, payload, check=check)
+    except gwt.RepeatedCard as error:
+        flash(str(error))
+        return to_overview(play)
+    except RulesError as error:
+        return refuse_card(play, seat, form, error)
+    return close_play(play, play_state(play), version, announce=play.seats[seat].name)
+
+
+def refuse_card(play: store.Play, seat: int, form: CardForm, error: RulesError):
+    """The card again with the player's entries and why it was not stored, its view brought up to date."""
+    play = store.get_play(get_db(), play.id)
+    if play.status == "finished":
+        flash_rules_error(error)
+        return to_result(play)
+    state = play_state(play)
+    name = error.path.split("[", 1)[0].split(".", 1)[0]  # "building_tiles[1]" is the building_tiles field
+    if name in form and not isinstance(error, gwt.StaleCard):
+        form[name].errors = [*form[name].errors, str(error)]
+    else:
+        form.form_errors.append(str(error))
+    form.revision.data = str(gwt.card_revision(state, seat))
+    return render_card(play, state, seat, form, 409 if isinstance(error, gwt.StaleCard) else 400)
+
+
+def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: str | None = None):
+    """Finish the play if every card is in and the cards agree; else say what is still needed.
+
+    ``version`` is the play's version ``state`` was read at (or before), so a change by another phone
+    in between makes the finish fail as stale instead of storing an outdated result.
+    """
+    if announce is not None:
+        flash(_("%(name)s's card is in.", name=announce))
+    if not state.all_cards_in:
+        return to_overview(play)
+    try:
+        result = gwt.result_from_cards(state)
+        store.finish_play(get_db(), play.id, gwt.final_tally_input(state),
+                          [store.ResultInput(seat, player.total, player.rank, player.breakdown)
+                           for seat, player in enumerate(result.players)],
+                          expected_version=version)
+    except store.StaleVersion:
+        # another phone changed the play meanwhile; the overview shows where it stands now
+        return to_overview(play)
+    except RulesError:
+        return to_overview(play)  # which lists the missing cards or how the cards disagree
+    return to_result(play)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    # The play page is the generic one; its Great Western Trail section builds its delivery form here.
+    app.add_template_global(lambda play: delivery_form([seat.name for seat in play.seats]),
+                            "great_western_trail_delivery_form")

@@ -1,0 +1,202 @@
+"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally.
+
+The play page itself is the generic one (``plays.show``); its Mayflower partial asks ``mayflower_screen``
+for what it shows, and the forms here post back to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
+from flask_babel import gettext
+from flask_wtf import FlaskForm
+from werkzeug.wrappers import Response
+
+from companion import store
+from companion.database import get_db
+from companion.forms import COLOURS
+from companion.forms.mayflower import (
+    KIND_NAMES,
+    ROLE_LETTERS,
+    ROLE_NAMES,
+    SURVEYOR_LETTERS,
+    SURVEYOR_NAMES,
+    complete_form,
+    final_tally_form,
+    pickable_settlers,
+    place_form,
+    west_edge_form,
+)
+from companion.games import get_game, mayflower
+from companion.games.common import RulesError
+from companion.games.table import TableState, apply
+from companion.views.common import member_play, to_play
+from companion.views.plays import render_play, table_of
+
+bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
+
+WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, kinds=KIND_NAMES, surveyors=SURVEYOR_NAMES,
+                        surveyor_letters=SURVEYOR_LETTERS, final_kinds=mayflower.FINAL_KINDS, colours=COLOURS)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One player at the table: score on the track, settlers on the map and in the supply."""
+
+    seat: int
+    name: str
+    colour: str
+    mark: mayflower.TrackMark
+    on_map: tuple[mayflower.Settler, ...]
+    in_supply: int
+
+
+@dataclass(frozen=True)
+class FeatureReport:
+    """One scored feature of the last completion, with its settlers looked up (returned ones with bonus)."""
+
+    scoring: mayflower.FeatureScoring
+    returned: tuple[tuple[mayflower.Settler, int], ...]
+    evicted: tuple[mayflower.Settler, ...]
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the Mayflower part of the play page shows, and its forms."""
+
+    state: mayflower.TableState
+    seats: tuple[SeatView, ...]
+    strip: mayflower.MapStrip
+    summary: str
+    report: tuple[FeatureReport, ...]
+    pickable: tuple[mayflower.Settler, ...]
+    place: FlaskForm
+    complete: FlaskForm
+    west_edge: FlaskForm
+
+
+def _names(play: store.Play) -> list[str]:
+    return [seat.name for seat in play.seats]
+
+
+def map_summary(state: mayflower.TableState, names: list[str]) -> str:
+    """The strip in words, for screen readers: the surveyors, then each player's settlers."""
+    sentences = [gettext("Surveyors in columns %(north)d and %(south)d.", north=state.surveyors.north,
+                         south=state.surveyors.south)]
+    for seat, name in enumerate(names):
+        placed = [gettext("%(role)s in column %(column)d", role=ROLE_NAMES[s.role], column=s.column)
+                  for s in state.on_map(seat)]
+        if placed:
+            sentences.append(gettext("%(name)s: %(settlers)s.", name=name, settlers=", ".join(placed)))
+        else:
+            sentences.append(gettext("%(name)s: no settler on the map.", name=name))
+    return " ".join(sentences)
+
+
+def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskForm] | None = None) -> Screen:
+    """The state, strip and report of a Mayflower play, with its forms (the ones given keep their errors)."""
+    state: mayflower.TableState = table.game_state
+    names, forms = _names(play), forms or {}
+    complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
+    complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
+    marks = mayflower.track_marks(table.running_scores)
+    seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
+                           state.in_supply(s.seat)) for s in play.seats)
+    report = tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
+                                 tuple(map(state.settler, r.evicted)))
+                   for r in state.last_scoring)
+    return Screen(
+        state=state, seats=seats, strip=mayflower.map_strip(state), summary=map_summary(state, names),
+        report=report, pickable=tuple(pickable_settlers(state.settlers)),
+        place=forms.get("place") or place_form(names, formdata=None), complete=complete,
+        west_edge=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
+    )
+
+
+def _mayflower_play(play_id: int) -> store.Play:
+    """The play, if this phone joined its group and it is a play of Mayflower; 404 otherwise."""
+    play = member_play(play_id)
+    if play.game != mayflower.GAME.slug:
+        abort(404)
+    return play
+
+
+def _record(play: store.Play, kind: str, form, anchor: str):
+    """Store the form's event if the rules allow it and go back to the play; else show why, nothing stored."""
+    if not form.validate_on_submit():
+        return render_play(play, status=400, mayflower_forms={kind: form})
+    payload = form.payload()
+    try:
+        store.append_event(get_db(), play.id, kind, payload,
+                           check=lambda events: apply(table_of(play, events), kind, payload),
+                           expected_version=getattr(form, "version_number", None))
+    except RulesError as error:
+        form.show_rules_error(error)
+        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={kind: form})
+    return to_play(play.id, anchor)
+
+
+@bp.post("/place")
+def place(play_id: int):
+    """A settler from a player's supply onto the tile just placed."""
+    play = _mayflower_play(play_id)
+    return _record(play, "place", place_form(_names(play)), "mf-map")
+
+
+@bp.post("/complete")
+def complete(play_id: int):
+    """The features one tile completed, scored in the order listed."""
+    play = _mayflower_play(play_id)
+    state = table_of(play, store.list_events(get_db(), play.id)).game_state
+    return _record(play, "complete", complete_form(state.settlers, _names(play)), "mf-report")
+
+
+@bp.post("/west-edge")
+def west_edge(play_id: int):
+    """How far west the map reaches."""
+    play = _mayflower_play(play_id)
+    state = table_of(play, store.list_events(get_db(), play.id)).game_state
+    return _record(play, "west_edge", west_edge_form(state.west_edge), "mf-map")
+
+
+def _finish(play: store.Play, form, table: TableState) -> Response | None:
+    """Score the tally and close the play (to the result page); None, with the reason on the form, if not."""
+    try:
+        tally = mayflower.settle_final_tally(_names(play), table.running_scores, form.slots,
+                                             form.assignment(), form.sizes())
+        store.finish_play(get_db(), play.id, tally.payload(),
+                          [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                           for seat, p in enumerate(tally.result.players)],
+                          expected_version=form.version_number)
+    except RulesError as error:
+        form.show_rules_error(error)
+        return None
+    return redirect(url_for("plays.result", play_id=play.id))
+
+
+@bp.route("/final-tally", methods=["GET", "POST"])
+def final_tally(play_id: int):
+    """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
+    play = _mayflower_play(play_id)
+    if play.status == "finished":
+        return redirect(url_for("plays.result", play_id=play.id))
+    table = table_of(play, store.list_events(get_db(), play.id))
+    form = final_tally_form(mayflower.final_slots(table.game_state),
+                            formdata=request.form if request.method == "POST" else None)
+    if request.method == "POST" and form.validate_on_submit():
+        finished = _finish(play, form, table)
+        if finished is not None:
+            return finished
+    form.version.data = str(store.get_play(get_db(), play.id).version)
+    return render_template("games/mayflower/final_tally.html", play=play, game=get_game(play.game), form=form,
+                           marks=mayflower.track_marks(table.running_scores), words=WORDS), (
+        400 if request.method == "POST" else 200)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    # The play page renders the Mayflower partial with the generic context; these give it the rest.
+    app.jinja_env.globals.update(mayflower_screen=play_screen, mayflower_words=WORDS)
