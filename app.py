@@ -11,7 +11,7 @@ from flask import Flask
 from companion import database, i18n, security
 from companion.games import GAMES
 from companion.labels import ROW_LABELS
-from companion.views import api, errors, great_western_trail, groups, home, mayflower, plays
+from companion.views import api, errors, gold_west, great_western_trail, groups, home, mayflower, plays
 
 
 def _instance_path() -> str | None:
@@ -56,7 +56,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     database.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
-    for module in (home, groups, plays, api, errors, great_western_trail, mayflower):
+    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, mayflower):
         module.init_app(app)
     app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS)
     return app

@@ -695,3 +695,133 @@ def test_any_event_sequence_folds_or_is_refused_with_a_rules_error(player_count,
         assert all(len(set(crossed)) == len(crossed) <= 2 for crossed in state.shipping_bonus)
         assert sum(state.shipping_bonus_tiles) == sum(map(len, state.shipping_bonus))
     assert len(running_scores(state)) == player_count
+
+
+# --------------------------------------------------------------------------------------------------
+# What the ledger screen offers, and the final tally as a finished play keeps it
+
+
+def test_camps_per_player_count_for_the_new_play_page():
+    assert gold_west.CAMPS_BY_PLAYER_COUNT == {2: 12, 3: 12, 4: 10}
+
+
+def test_open_shipping_lines_leave_out_the_lines_a_seat_has_passed():
+    state = play(2, [("shipping_line", {"seat": 0, "metal": "gold", "line": 1}),
+                     ("shipping_line", {"seat": 0, "metal": "copper", "line": 2})])
+    assert [(s.key, s.points) for s in gold_west.shipping_lines_open(state, 0)] == [
+        ("gold-2", 3), ("silver-1", 2), ("silver-2", 3), ("copper-1", 2)]
+    assert len(gold_west.shipping_lines_open(state, 1)) == 6
+
+
+def test_open_shipping_bonuses_offer_the_next_tile_of_each_metal():
+    state = play(3, [("shipping_bonus", {"seat": 0, "metal": "gold"}),
+                     ("shipping_bonus", {"seat": 1, "metal": "silver"}),
+                     ("shipping_bonus", {"seat": 2, "metal": "silver"})])
+    assert [(s.metal, s.points) for s in gold_west.shipping_bonuses_open(state, 0)] == [("copper", 7)]
+    assert [(s.metal, s.points) for s in gold_west.shipping_bonuses_open(state, 1)] == [("gold", 6),
+                                                                                         ("copper", 7)]
+    tracks = gold_west.shipping_bonus_tracks(state)
+    assert [(t.metal, t.taken, t.left) for t in tracks] == [
+        ("gold", ((0, 9),), (6,)), ("silver", ((1, 8), (2, 5)), ()), ("copper", (), (7, 4))]
+
+
+def test_next_investment_tile_until_they_run_out():
+    state = initial_state(setup_for(2))
+    taken = []
+    while state.next_investment_tile is not None:
+        taken.append(state.next_investment_tile)
+        state = apply_event(state, "investment", {"seat": 0, "vp": 5})
+    assert taken == [3, 2, 1]
+
+
+@pytest.mark.parametrize(
+    ("dealt", "keys"),
+    [
+        pytest.param(("mayor", "docks", "saloon", "deeds"), ("mayor", "docks", "saloon", "deeds"),
+                     id="dealt"),
+        pytest.param((), OFFICE_KEYS, id="not-recorded-asks-all-twelve"),
+    ],
+)
+def test_offices_in_play(dealt, keys):
+    assert tuple(office.key for office in gold_west.offices_in_play(dealt)) == keys
+
+
+def test_final_tally_takes_hand_corrections_and_the_1x1_tokens_from_the_ledger():
+    state = play(2, [("boomtown_1x1", {"seat": 1}), ("boomtown_1x1", {"seat": 1})])
+    anna, ben = tallies_from_play(state, (3, -2))
+    assert (anna.track_vp, ben.track_vp) == (3, 6)
+    assert (anna.boomtown_1x1_tokens, ben.boomtown_1x1_tokens) == (0, 2)
+
+
+def test_mayor_counts_the_tokens_on_the_1x1_space_too():
+    mayor = PlayerTally(name="Ben", offices=(OfficeClaim("mayor"),), boomtown_1x1_tokens=2)
+    assert mayor.tokens_in_boomtown == 3
+    assert final_result([mayor, PlayerTally(name="Anna")]).players[0].breakdown["offices"] == 3
+    with pytest.raises(RulesError, match="boomtown 1x1 tokens") as caught:
+        check_tallies([replace(mayor, boomtown_1x1_tokens=-1), PlayerTally(name="Anna")])
+    assert caught.value.path == "players[0].boomtown_1x1_tokens"
+
+
+@settings(max_examples=100, deadline=None)
+@given(tallies())
+def test_a_stored_final_tally_scores_the_same_when_read_back(players):
+    payload = gold_west.tally_payload(players)
+    names = [player.name for player in players]
+    assert gold_west.result_from_payload(payload, names) == final_result(players)
+
+
+def test_a_stored_final_tally_takes_the_seat_names_of_today():
+    payload = gold_west.tally_payload(example_7_tallies())
+    result = gold_west.result_from_payload(payload, ["Anne", "Benjamin", "Cara"])
+    assert [(p.name, p.total) for p in result.players] == [("Anne", 63), ("Benjamin", 65), ("Cara", 0)]
+
+
+@pytest.mark.parametrize(
+    ("payload", "path"),
+    [
+        pytest.param({"totals": [3, 4]}, "players", id="generic-total-per-player"),
+        pytest.param({"players": [{}]}, "players", id="too-few-seats"),
+        pytest.param({"players": [{}, {"bank": 3}]}, "players[1]", id="unknown-field"),
+        pytest.param({"players": [{}, []]}, "players[1]", id="tally-not-an-object"),
+        pytest.param({"players": [{"offices": [{"tokens": 1}]}, {}]}, "players[0].offices",
+                     id="office-unnamed"),
+        pytest.param({"players": [{"offices": [{"office": "mayor", "x": 1}]}, {}]}, "players[0].offices",
+                     id="office-unknown-field"),
+        pytest.param({"players": [{"offices": {"office": "mayor"}}, {}]}, "players[0].offices",
+                     id="offices-not-a-list"),
+        pytest.param({"players": [{"wanted": "2"}, {}]}, "players[0].wanted", id="text-count"),
+        pytest.param({"players": [{"influence": {"forest": 1.5}}, {}]}, "players[0].influence.forest",
+                     id="float-influence"),
+        pytest.param({"players": [{"offices": [{"office": 7}]}, {}]}, "players[0].offices[0].office",
+                     id="office-not-text"),
+        pytest.param([], "players", id="payload-not-an-object"),
+    ],
+)
+def test_a_final_tally_that_is_not_one_is_refused(payload, path):
+    with pytest.raises(RulesError) as caught:
+        gold_west.result_from_payload(payload, ["Anna", "Ben"])
+    assert caught.value.path == path
+
+
+small_values = st.integers(-3, 14) | json_values
+claim_entries = st.dictionaries(st.sampled_from(["office", "tokens", "count", "camps", "settlements", "x"]),
+                                st.sampled_from(OFFICE_KEYS) | small_values, max_size=5)
+tally_entries = st.dictionaries(
+    st.sampled_from(["track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
+                     "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens", "influence",
+                     "settlements", "mining_tokens", "offices"]),
+    small_values | st.dictionaries(st.sampled_from([*TERRAINS, "wood"]), small_values, max_size=4)
+    | st.lists(claim_entries, max_size=5),
+    max_size=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.fixed_dictionaries({"players": st.lists(tally_entries | json_values, min_size=2, max_size=2)})
+       | st.fixed_dictionaries({"players": st.lists(json_values, max_size=3)}) | json_values)
+def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):
+    try:
+        result = gold_west.result_from_payload(payload, ["Anna", "Ben"])
+    except RulesError:
+        return
+    assert [player.name for player in result.players] == ["Anna", "Ben"]

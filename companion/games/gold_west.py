@@ -37,11 +37,32 @@ SHIPPING_LINE_POINTS: Mapping[int, int] = {1: 2, 2: 3}
 INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
 INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
 SUPPLY_SECTIONS = 4  # sections 0–3, each scoring its own number
+SUPPLY_SECTION_NUMBERS: tuple[int, ...] = tuple(range(SUPPLY_SECTIONS))
+INVESTMENT_VALUES: tuple[int, ...] = tuple(range(INVESTMENT_VP_MIN, INVESTMENT_VP_MAX + 1))
 LOOT_POINTS = -1
 BOOMTOWN_1X1_POINTS = 4
 POINTS_PER_GROUP_BUILDING = 2
 OFFICES_DEALT = 4
 MAX_TOKENS_PER_OFFICE = 2  # one token on each half of an office card
+
+
+@dataclass(frozen=True)
+class ShippingStep:
+    """A points line or bonus line of one metal's shipping track and what crossing it scores."""
+
+    metal: str
+    line: int  # 1 or 2 for a points line; 0 for the bonus line
+    points: int
+
+    @property
+    def key(self) -> str:
+        """How a form names this step: ``gold-1``."""
+        return f"{self.metal}-{self.line}"
+
+
+SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
+    ShippingStep(metal, line, points) for metal in METALS for line, points in SHIPPING_LINE_POINTS.items()
+)
 
 
 def camps_per_player(player_count: int) -> int:
@@ -50,6 +71,11 @@ def camps_per_player(player_count: int) -> int:
         raise RulesError(f"Gold West is played by {GAME.min_players} to {GAME.max_players} players.",
                          "players")
     return 10 if player_count == 4 else 12
+
+
+CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {
+    count: camps_per_player(count) for count in range(GAME.min_players, GAME.max_players + 1)
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -82,18 +108,19 @@ class PlayerTally:
     largest_group: int = 0
     second_group: int = 0
     wanted: int = 0
-    boomtown_tokens: int | None = None  # None: the sum of the office tokens
+    boomtown_tokens: int | None = None  # None: the office tokens plus those on the 1×1 space
     investments: int = 0
     shipping_bonus_tiles: int = 0
     offices: tuple[OfficeClaim, ...] = ()
     supply_left: int = 0
+    boomtown_1x1_tokens: int = 0  # influence tokens on the BoomTown 1×1 space
 
     @property
     def tokens_in_boomtown(self) -> int:
-        """Influence tokens in BoomTown: the given number, or those on the listed offices."""
+        """Influence tokens in BoomTown: the given number, or those on the offices and the 1×1 space."""
         if self.boomtown_tokens is not None:
             return self.boomtown_tokens
-        return sum(claim.tokens for claim in self.offices)
+        return sum(claim.tokens for claim in self.offices) + self.boomtown_1x1_tokens
 
 
 # --------------------------------------------------------------------------------------------------
@@ -148,6 +175,11 @@ OFFICES: tuple[Office, ...] = (
 )
 OFFICES_BY_KEY: Mapping[str, Office] = {office.key: office for office in OFFICES}
 OFFICE_KEYS: tuple[str, ...] = tuple(OFFICES_BY_KEY)
+
+
+def offices_in_play(dealt: Sequence[str]) -> tuple[Office, ...]:
+    """The offices a final tally asks about: those dealt at setup, or all 12 when none were recorded."""
+    return tuple(OFFICES_BY_KEY[key] for key in dealt) if dealt else OFFICES
 
 
 def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int) -> int:
@@ -320,7 +352,7 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
 
 
 _PLAYER_COUNTS = ("largest_group", "second_group", "wanted", "investments", "shipping_bonus_tiles",
-                  "supply_left")
+                  "supply_left", "boomtown_1x1_tokens")
 _TERRAIN_MAPS = {"influence": "influence", "settlements": "settlements", "mining_tokens": "mining tokens"}
 _CLAIM_COUNTS = ("count", "camps", "settlements")
 
@@ -533,6 +565,11 @@ class PlayState:
         return tuple(self.camps_per_player - placed for placed in self.camps_placed)
 
     @property
+    def next_investment_tile(self) -> int | None:
+        """The bonus tile the next investment purchase takes, whoever buys; None once they are gone."""
+        return self.investment_tiles_left[0] if self.investment_tiles_left else None
+
+    @property
     def next_seat(self) -> int | None:
         """The seat expected to place a camp next in turn order; None once the last turn has come."""
         fewest = min(self.camps_placed)
@@ -713,15 +750,114 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
     return replace(after, events=state.events + 1)
 
 
-def tallies_from_play(state: PlayState) -> tuple[PlayerTally, ...]:
-    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles."""
+# --------------------------------------------------------------------------------------------------
+# What the ledger screen offers each seat
+
+
+def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
+    """The points lines the seat's stagecoaches have not passed yet, in track order."""
+    return tuple(step for step in SHIPPING_POINTS_LINES
+                 if (seat, step.metal, step.line) not in state.shipping_lines)
+
+
+def shipping_bonuses_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
+    """The bonus lines the seat can still cross for points, with the tile it would take."""
+    steps = []
+    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
+        values = SHIPPING_BONUS_VALUES[metal]
+        if seat not in crossed and len(crossed) < len(values):
+            steps.append(ShippingStep(metal, 0, values[len(crossed)]))
+    return tuple(steps)
+
+
+@dataclass(frozen=True)
+class BonusTrack:
+    """One metal's shipping bonus tiles: who took which, and what is still there."""
+
+    metal: str
+    taken: tuple[tuple[int, int], ...]  # (seat, points) in the order they crossed
+    left: tuple[int, ...]
+
+
+def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
+    """The shipping bonus tiles of every metal, for the table overview."""
+    tracks = []
+    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
+        values = SHIPPING_BONUS_VALUES[metal]
+        tracks.append(BonusTrack(metal, tuple(zip(crossed, values, strict=False)), values[len(crossed):]))
+    return tuple(tracks)
+
+
+# --------------------------------------------------------------------------------------------------
+# From the ledger to the final tally, and the final tally as stored
+
+
+def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -> tuple[PlayerTally, ...]:
+    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles.
+
+    ``track_adjustments`` are hand corrections of the score track per seat (a knocked marker), added
+    to the ledger's scores.
+    """
+    adjustments = tuple(track_adjustments) or (0,) * len(state.scores)
     return tuple(
         PlayerTally(
             name=seat.name,
-            track_vp=state.scores[index],
+            track_vp=state.scores[index] + adjustments[index],
             wanted=state.wanted[index],
             investments=state.investments[index],
             shipping_bonus_tiles=state.shipping_bonus_tiles[index],
+            boomtown_1x1_tokens=state.boomtown_1x1_tokens[index],
         )
         for index, seat in enumerate(state.setup.seats)
     )
+
+
+_SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
+                  "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens")
+_PAYLOAD_FIELDS = frozenset((*_SCALAR_FIELDS, *_TERRAIN_MAPS, "offices"))
+_CLAIM_FIELDS = frozenset(("office", "tokens", *_CLAIM_COUNTS))
+
+
+def tally_payload(players: Sequence[PlayerTally]) -> dict:
+    """The final tally as JSON, seat by seat (names stay with the seats): what a finished play keeps."""
+    entries = []
+    for player in players:
+        entry: dict = {name: getattr(player, name) for name in _SCALAR_FIELDS}
+        if player.boomtown_tokens is None:
+            del entry["boomtown_tokens"]
+        entry.update({name: dict(getattr(player, name)) for name in _TERRAIN_MAPS})
+        entry["offices"] = [{"office": c.office, "tokens": c.tokens, "count": c.count, "camps": c.camps,
+                             "settlements": c.settlements} for c in player.offices]
+        entries.append(entry)
+    return {"players": entries}
+
+
+def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:
+    """Read a stored final tally back for the seats named; RulesError if it is not one.
+
+    The values themselves are checked by ``final_result`` (``check_tallies``).
+    """
+    players = payload.get("players") if isinstance(payload, Mapping) else None
+    if not isinstance(players, list) or len(players) != len(names):
+        raise RulesError("The final tally must list one tally per seat.", "players")
+    tallies = []
+    for index, (entry, name) in enumerate(zip(players, names, strict=True)):
+        if not isinstance(entry, Mapping) or not _PAYLOAD_FIELDS.issuperset(entry):
+            raise RulesError(f"{name}'s tally has fields the final tally does not know.", f"players[{index}]")
+        offices = entry.get("offices", [])
+        if not isinstance(offices, list) or not all(
+                isinstance(claim, Mapping) and _CLAIM_FIELDS.issuperset(claim) and "office" in claim
+                for claim in offices):
+            raise RulesError(f"{name}'s offices must each name an office.", f"players[{index}].offices")
+        tallies.append(PlayerTally(
+            name=name,
+            offices=tuple(OfficeClaim(**claim) for claim in offices),
+            **{key: entry[key] for key in _SCALAR_FIELDS if key in entry},
+            **{key: entry[key] for key in _TERRAIN_MAPS if key in entry},
+        ))
+    return tuple(tallies)
+
+
+def result_from_payload(payload: Mapping, names: Sequence[str]) -> GoldWestResult:
+    """Score a stored final tally again (the result page shows what the rules derive, never a copy)."""
+    return final_result(tallies_from_payload(payload, names))

@@ -1,0 +1,268 @@
+"""Gold West's forms: the start options, the ledger's one-tap entries and the final tally."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, Form, FormField, IntegerField, SelectField, SelectMultipleField, widgets
+from wtforms.validators import NumberRange, ValidationError
+
+from companion.forms import OPTION_FORMS, VersionedForm, choices
+from companion.games.common import RulesError
+from companion.games.gold_west import (
+    GAME,
+    INVESTMENT_VALUES,
+    MAX_TOKENS_PER_OFFICE,
+    METALS,
+    OFFICES,
+    OFFICES_DEALT,
+    SHIPPING_POINTS_LINES,
+    SUPPLY_SECTION_NUMBERS,
+    TERRAINS,
+    Office,
+    OfficeClaim,
+    PlayerTally,
+)
+
+# --------------------------------------------------------------------------------------------------
+# Starting a play
+
+
+class Checklist(SelectMultipleField):
+    """A multiple choice shown as checkboxes (easier to tap than a multiple select)."""
+
+    widget = widgets.ListWidget(prefix_label=False)
+    option_widget = widgets.CheckboxInput()
+
+
+class GoldWestOptionsForm(Form):
+    """The offices dealt at setup and the Trading Post mini expansion."""
+
+    offices = Checklist(
+        _l("BoomTown offices dealt"),
+        choices=choices((office.key, _l(office.label)) for office in OFFICES),
+    )
+    trading_post = BooleanField(_l("Trading Post mini expansion"))
+
+    def validate_offices(self, field: Checklist) -> None:
+        picked = field.data or []
+        # None picked is allowed: the final tally then lists all twelve offices.
+        if picked and len(set(picked)) != OFFICES_DEALT:
+            raise ValidationError(_l("Tick the %(n)d offices that were dealt (you ticked %(picked)d), or "
+                                     "none to pick them in the final tally.",
+                                     n=OFFICES_DEALT, picked=len(picked)))
+
+
+OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
+
+
+# --------------------------------------------------------------------------------------------------
+# The ledger: one small form per button
+
+
+class LedgerForm(FlaskForm):
+    """An event that names only the seat: camp, loot, BoomTown 1×1."""
+
+    seat = SelectField(coerce=int, validate_choice=True)
+
+    def payload(self) -> dict:
+        return {"seat": self.seat.data}
+
+
+class SupplyForm(LedgerForm):
+    section = SelectField(coerce=int, choices=choices((n, str(n)) for n in SUPPLY_SECTION_NUMBERS))
+
+    def payload(self) -> dict:
+        return {**super().payload(), "section": self.section.data}
+
+
+class InvestmentForm(LedgerForm):
+    vp = SelectField(coerce=int, choices=choices((vp, str(vp)) for vp in INVESTMENT_VALUES))
+
+    def payload(self) -> dict:
+        return {**super().payload(), "vp": self.vp.data}
+
+
+_POINTS_LINES = {step.key: step for step in SHIPPING_POINTS_LINES}
+
+
+class ShippingLineForm(LedgerForm):
+    step = SelectField(choices=choices((key, key) for key in _POINTS_LINES))
+
+    def payload(self) -> dict:
+        step = _POINTS_LINES[self.step.data]
+        return {**super().payload(), "metal": step.metal, "line": step.line}
+
+
+class ShippingBonusForm(LedgerForm):
+    metal = SelectField(choices=choices((metal, metal) for metal in METALS))
+
+    def payload(self) -> dict:
+        return {**super().payload(), "metal": self.metal.data}
+
+
+LEDGER_FORMS: dict[str, type[LedgerForm]] = {
+    "camp": LedgerForm,
+    "loot": LedgerForm,
+    "boomtown_1x1": LedgerForm,
+    "supply": SupplyForm,
+    "investment": InvestmentForm,
+    "shipping_line": ShippingLineForm,
+    "shipping_bonus": ShippingBonusForm,
+}
+
+
+def ledger_form(kind: str, seat_count: int) -> LedgerForm | None:
+    """The form of one ledger event kind, bound to the request; None for a kind the ledger lacks."""
+    form_class = LEDGER_FORMS.get(kind)
+    if form_class is None:
+        return None
+    form = form_class()
+    form.seat.choices = choices((seat, str(seat)) for seat in range(seat_count))
+    return form
+
+
+def first_error(form: FlaskForm) -> str:
+    """One sentence for a refused one-tap form (its fields are buttons and menus, not typed)."""
+    if "csrf_token" in form.errors:
+        return gettext("The form had expired. Send it again.")
+    return gettext("That entry does not fit this play. Reload the page and try again.")
+
+
+# --------------------------------------------------------------------------------------------------
+# The final tally
+
+COUNT_MAX = 99  # far above any real count; the rules check what the game allows
+COUNT_DIGITS = 6
+
+
+class CountField(IntegerField):
+    """A whole number where an emptied box counts as 0 (and a box not sent keeps its prefilled value)."""
+
+    def process_formdata(self, valuelist: list) -> None:
+        if valuelist and isinstance(valuelist[0], str):
+            text = valuelist[0].strip()
+            if not text:
+                self.data = 0
+                return
+            if len(text) > COUNT_DIGITS:
+                # the range check turns the number into a float, which a huge one overflows
+                self.data = None
+                raise ValueError(gettext("Enter a number of at most %(n)d digits.", n=COUNT_DIGITS))
+        super().process_formdata(valuelist)
+
+
+def _count(label, low: int = 0, high: int = COUNT_MAX, **kwargs) -> CountField:
+    return CountField(label, validators=[NumberRange(low, high)], default=0, **kwargs)
+
+
+class TerrainCounts(Form):
+    """One number per terrain."""
+
+    forest = _count(_l("Forest"))
+    gold = _count(_l("Gold"))
+    silver = _count(_l("Silver"))
+    copper = _count(_l("Copper"))
+
+    def counts(self) -> dict[str, int]:
+        return {terrain: self[terrain].data for terrain in TERRAINS}
+
+
+def _office_form(office: Office) -> type[Form]:
+    """The tokens on one office, plus the counts its formula needs from the map."""
+
+    class OfficeEntry(Form):
+        tokens = _count(_l("Tokens"), high=MAX_TOKENS_PER_OFFICE)
+
+        def claim(self) -> OfficeClaim | None:
+            if not self.tokens.data:
+                return None
+            counts = {name: self[name].data for name in ("count", "camps", "settlements") if name in self}
+            return OfficeClaim(office.key, self.tokens.data, **counts)
+
+    if office.asks == "count":
+        OfficeEntry.count = _count(_l("How many it counts"))
+    elif office.asks == "docks":
+        OfficeEntry.camps = _count(_l("Camps touching water"))
+        OfficeEntry.settlements = _count(_l("Settlements touching water"))
+    return OfficeEntry
+
+
+def _player_form(offices: Sequence[Office]) -> type[Form]:
+
+    class PlayerEntry(Form):
+        track_vp = _count(_l("Score track"), low=-50, high=999)
+        wanted = _count(_l("Camps in the Wanted area"))
+        influence = FormField(TerrainCounts, label=_l("Influence"))
+        settlements = FormField(TerrainCounts, label=_l("Settlements"))
+        mining_tokens = FormField(TerrainCounts, label=_l("Mining tokens"))
+        largest_group = _count(_l("Buildings in the largest group"))
+        second_group = _count(_l("Buildings in the second-largest group"))
+        investments = _count(_l("Investment cards"))
+        shipping_bonus_tiles = _count(_l("Shipping bonus tiles"))
+        supply_left = _count(_l("Resources left on the supply track"))
+
+        def tally(self, ledger: PlayerTally) -> PlayerTally:
+            """The player's tally: the ledger's, with what was entered here."""
+            claims = (self[f"office_{office.key}"].form.claim() for office in offices)
+            extra = {}
+            if "boomtown_1x1_tokens" in self:
+                extra["boomtown_1x1_tokens"] = self.boomtown_1x1_tokens.data
+            return replace(
+                ledger,
+                track_vp=self.track_vp.data, wanted=self.wanted.data,
+                influence=self.influence.form.counts(), settlements=self.settlements.form.counts(),
+                mining_tokens=self.mining_tokens.form.counts(),
+                largest_group=self.largest_group.data, second_group=self.second_group.data,
+                investments=self.investments.data, shipping_bonus_tiles=self.shipping_bonus_tiles.data,
+                supply_left=self.supply_left.data,
+                offices=tuple(claim for claim in claims if claim is not None),
+                **extra,
+            )
+
+    for office in offices:
+        setattr(PlayerEntry, f"office_{office.key}", FormField(_office_form(office), label=_l(office.label)))
+    if any(office.key == "mayor" for office in offices):
+        # Only the Mayor counts the tokens on the 1×1 space.
+        PlayerEntry.boomtown_1x1_tokens = _count(_l("Tokens on the BoomTown 1×1 space"))
+    return PlayerEntry
+
+
+def final_tally_form(ledger: Sequence[PlayerTally], offices: Sequence[Office],
+                     formdata=None) -> VersionedForm:
+    """The end scoring per player (``p0``, ``p1`` …), with what the ledger knows filled in."""
+    player_form = _player_form(offices)
+
+    class FinalTallyForm(VersionedForm):
+        offices_asked = tuple(offices)
+
+        def tallies(self, ledger_tallies: Sequence[PlayerTally]) -> tuple[PlayerTally, ...]:
+            return tuple(self[f"p{seat}"].form.tally(tally) for seat, tally in enumerate(ledger_tallies))
+
+        def show_rules_error(self, error: RulesError) -> None:
+            """Put a broken rule next to the player it is about (``players[1]…``), else on the form."""
+            seat = seat_of_path(error.path)
+            if seat is not None and seat in self.player_errors:
+                self.player_errors[seat].append(error.message)
+            else:
+                self.form_errors.append(error.message)
+
+    for seat in range(len(ledger)):
+        setattr(FinalTallyForm, f"p{seat}", FormField(player_form))
+    # A FormField fills its fields from an object's attributes: the ledger's tally is that object.
+    form = FinalTallyForm(formdata=formdata, data={f"p{seat}": tally for seat, tally in enumerate(ledger)})
+    form.player_errors = {seat: [] for seat in range(len(ledger))}
+    return form
+
+
+def seat_of_path(path: str) -> int | None:
+    """The seat a rules error's path names: ``players[1].wanted`` → 1."""
+    prefix = "players["
+    if not path.startswith(prefix) or "]" not in path:
+        return None
+    number = path[len(prefix):path.index("]")]
+    return int(number) if number.isdigit() else None

@@ -1,0 +1,100 @@
+"""Gold West's own screens: the in-play ledger (one tap per scoring event) and the final tally."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
+
+from companion import store
+from companion.database import get_db
+from companion.forms.gold_west import final_tally_form, first_error, ledger_form
+from companion.games import get_game, gold_west
+from companion.games.common import FINAL_EVENT, RulesError
+from companion.games.table import apply
+from companion.views.common import flash_rules_error, member_play, to_play
+from companion.views.plays import render_play, table_of
+
+bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
+
+
+def _gold_west_play(play_id: int) -> store.Play:
+    """The play, if this phone joined its group and it is a play of Gold West; 404 otherwise."""
+    play = member_play(play_id)
+    if play.game != gold_west.GAME.slug:
+        abort(404)
+    return play
+
+
+@bp.post("/ledger/<kind>")
+def record(play_id: int, kind: str):
+    """One tap of the ledger: a scoring event (or a camp placed) for one seat."""
+    play = _gold_west_play(play_id)
+    form = ledger_form(kind, len(play.seats)) or abort(404)
+    if not form.validate_on_submit():
+        flash_rules_error(RulesError(first_error(form)))
+        return render_play(play, status=400)
+    payload = form.payload()
+    try:
+        store.append_event(get_db(), play.id, kind, payload,
+                           check=lambda events: apply(table_of(play, events), kind, payload))
+    except RulesError as error:
+        flash_rules_error(error)
+        return render_play(store.get_play(get_db(), play.id), status=409)
+    return to_play(play.id, f"gw-seat-{payload['seat']}")
+
+
+def _finish(play: store.Play, form, ledger) -> bool:
+    """Score the entered tally and close the play; False, with the reason on the form, if refused."""
+    tallies = form.tallies(ledger)
+    try:
+        result = gold_west.final_result(tallies)
+        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies),
+                          [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                           for seat, p in enumerate(result.players)],
+                          expected_version=form.version_number)
+    except RulesError as error:
+        if isinstance(error, store.StaleVersion):
+            # the next submission is checked against the play as it is now
+            form.version.data = str(store.get_play(get_db(), play.id).version)
+        form.show_rules_error(error)
+        return False
+    return True
+
+
+@bp.route("/final-tally", methods=["GET", "POST"])
+def final_tally(play_id: int):
+    """The end scoring, row by row per player, started from the ledger; scored by the rules."""
+    play = _gold_west_play(play_id)
+    if play.status == "finished":
+        return redirect(url_for("plays.result", play_id=play.id))
+    table = table_of(play, store.list_events(get_db(), play.id))
+    ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
+    offices = gold_west.offices_in_play(table.game_state.offices)
+    form = final_tally_form(ledger, offices, formdata=request.form if request.method == "POST" else None)
+    if request.method == "GET":
+        form.version.data = str(play.version)
+    elif form.validate_on_submit() and _finish(play, form, ledger):
+        return redirect(url_for("plays.result", play_id=play.id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
+                           form=form, state=table.game_state), status
+
+
+def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
+    """The finished play's result as the rules derive it from the stored final tally.
+
+    None when the play was closed with the generic total per player (no Gold West tally to explain).
+    """
+    events = store.list_events(get_db(), play.id)
+    if not events or events[-1].kind != FINAL_EVENT:
+        return None
+    try:
+        return gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
+    except RulesError:
+        return None
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    # The play and result pages render Gold West's partials with the generic context: these give
+    # them the rules' own numbers (choices, open shipping lines, the recomputed result).
+    app.jinja_env.globals.update(gold_west_rules=gold_west, gold_west_outcome=final_outcome)

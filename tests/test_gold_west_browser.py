@@ -1,0 +1,103 @@
+"""A new user on a phone plays a short 2-player Gold West through the ledger to the result."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.conftest import PHONE
+
+pytestmark = pytest.mark.browser
+
+
+def player_card(page: Page, name: str):
+    """The ledger card of one player (its heading starts with the name)."""
+    heading = page.get_by_role("heading", name=re.compile(rf"^{name}\b"))
+    return page.locator("section.gw-seat").filter(has=heading)
+
+
+def scoreboard_row(page: Page, name: str):
+    return page.locator("table.scoreboard tr").filter(has=page.get_by_role("rowheader", name=name))
+
+
+def fits_the_phone(page: Page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, phone):
+    page = phone.new_page()
+    page.goto(live_server.url + "/")
+    page.get_by_label("Group name").fill("Saloon night")
+    page.get_by_role("button", name="Create group").click()
+    for name, colour in (("Anna", "red"), ("Ben", "blue")):
+        page.get_by_label("Name", exact=True).fill(name)
+        page.get_by_label("Colour").select_option(colour)
+        page.get_by_role("button", name="Add player").click()
+        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+
+    # Setup: camps per player, the 4 offices dealt
+    page.get_by_role("link", name="Gold West").click()
+    expect(page.get_by_text("12 with 2 players")).to_be_visible()
+    for office in ("Saloon", "Mayor", "Docks", "Frontier"):
+        page.get_by_label(office).check()
+    assert fits_the_phone(page)
+    page.get_by_role("button", name="Start the play").click()
+    expect(page.get_by_text("Round 1 of 12")).to_be_visible()
+    expect(page.get_by_text("Offices in play: Docks, Frontier, Mayor, Saloon.")).to_be_visible()
+
+    anna, ben = player_card(page, "Anna"), player_card(page, "Ben")
+    anna.get_by_label("Supply-track section").select_option("3")
+    anna.get_by_role("button", name="Supply").click()
+    anna.get_by_role("button", name="Camp").click()
+    ben.get_by_label("Investment card VP").select_option("8")
+    ben.get_by_role("button", name="Invest (+3 tile)").click()
+    ben.get_by_role("button", name="Loot (-1)").click()
+    expect(page.get_by_text("Round 2 of 12")).to_be_visible()
+    anna.get_by_label("Shipping points line").select_option(label="Gold line 1 (+2)")
+    anna.get_by_role("button", name="Ship").click()
+
+    # A wrong tap, taken back
+    anna.get_by_role("button", name="BoomTown 1×1 (+4)").click()
+    expect(scoreboard_row(page, "Anna")).to_contain_text("9")
+    page.get_by_role("button", name="Undo the last entry").click()
+    expect(page.get_by_text("Undone.")).to_be_visible()
+
+    ben.get_by_label("Shipping bonus line").select_option(label="Silver (+8)")
+    ben.get_by_role("button", name="Bonus").click()
+    expect(scoreboard_row(page, "Anna")).to_contain_text("5")
+    expect(scoreboard_row(page, "Ben")).to_contain_text("18")
+    expect(page.locator("#gw-investment-tiles")).to_contain_text("2, 1")
+    expect(page.locator("table.gw-facts tr").filter(has_text="Ben")).to_contain_text("11 1")
+    expect(page.locator("#gw-shipping-bonus")).to_contain_text("Silver bonus: Ben (8) · left: 5")
+    assert fits_the_phone(page)
+
+    # End scoring: the ledger's numbers are filled in
+    page.get_by_role("link", name="Final tally").click()
+    anna_tally, ben_tally = page.get_by_role("group", name="Anna"), page.get_by_role("group", name="Ben")
+    expect(anna_tally.get_by_label("Score track")).to_have_value("5")
+    expect(ben_tally.get_by_label("Camps in the Wanted area")).to_have_value("1")
+    expect(ben_tally.get_by_label("Investment cards")).to_have_value("1")
+    assert fits_the_phone(page)
+    anna_tally.get_by_label("Influence in Forest").fill("4")
+    anna_tally.get_by_label("Buildings in the largest group").fill("6")
+    ben_tally.get_by_label("Influence in Forest").fill("2")
+    ben_tally.get_by_label("Buildings in the largest group").fill("3")
+    ben_tally.get_by_label("Buildings in the second-largest group").fill("4")
+    page.get_by_role("button", name="Show the result").click()
+
+    # A broken rule is shown at Ben's card; fixing it gives the result
+    ben_tally = page.get_by_role("group", name="Ben")
+    expect(ben_tally.get_by_role("alert")).to_contain_text("cannot be larger than the largest group")
+    ben_tally.get_by_label("Buildings in the second-largest group").fill("2")
+    page.get_by_role("button", name="Show the result").click()
+
+    # Anna 5 + 12 + 4 (forest, 2 players) = 21; Ben 18 + 6 − 1 (Wanted) = 23
+    expect(page.get_by_text("Ben wins!")).to_be_visible()
+    expect(page.locator("ol.ranking")).to_contain_text("23")
+    expect(page.get_by_role("heading", name="Terrain majorities")).to_be_visible()
+    forest = "Forest: Anna holds the majority and takes the 2nd-place value (4)."
+    expect(page.get_by_text(forest)).to_be_visible()
+    expect(page.locator("table.breakdown").last).to_contain_text("21")
+    assert fits_the_phone(page)

@@ -1,0 +1,429 @@
+"""Gold West's screens: start options, the in-play ledger, the final tally and the result page."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from companion import store
+from companion.games import gold_west
+from companion.games.common import FINAL_EVENT, PlaySetup, Seat
+from companion.games.table import fold
+from tests.conftest import add_players, create_group, make_app, start_play
+
+OFFICES = ["saloon", "mayor", "docks", "frontier"]
+
+
+def new_play(client, db, *names, offices=OFFICES, **options) -> int:
+    group_id = create_group(client)
+    colours = ("red", "blue", "green", "yellow")
+    add_players(client, group_id, *zip(names, colours, strict=False))
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    seats = [(ids[name], colour) for name, colour in zip(names, colours, strict=False)]
+    return start_play(client, group_id, "gold-west", seats, **{"options-offices": offices, **options})
+
+
+def tap(client, play_id, kind, **data):
+    return client.post(f"/plays/{play_id}/gold-west/ledger/{kind}", data=data)
+
+
+def table(db, play_id) -> gold_west.PlayState:
+    """The table state the stored events give."""
+    play = store.get_play(db, play_id)
+    setup = PlaySetup(play.game, tuple(Seat(s.name, s.colour) for s in play.seats), play.options)
+    return fold(setup, ((e.kind, e.payload) for e in store.list_events(db, play_id))).game_state
+
+
+@pytest.fixture
+def anna_ben(client, db) -> int:
+    return new_play(client, db, "Anna", "Ben")
+
+
+# --------------------------------------------------------------------------------------------------
+# Starting a play
+
+
+def test_new_play_page_shows_camps_per_player_and_the_offices(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    page = client.get(f"/groups/{group_id}/plays/new/gold-west").text
+    assert "12 with 2 players" in page and "12 with 3 players" in page and "10 with 4 players" in page
+    assert page.count('name="options-offices"') == 12
+    assert "2 per investment card you own" in page
+    assert 'name="options-trading_post"' in page
+
+
+def test_starting_stores_the_offices_dealt_and_trading_post(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara", "Dan", **{"options-trading_post": "y"})
+    play = store.get_play(db, play_id)
+    assert play.options == {"offices": OFFICES, "trading_post": True}
+    page = client.get(f"/plays/{play_id}").text
+    assert "10 camps per player" in page
+    assert "Offices in play: Saloon, Mayor, Docks, Frontier." in page
+    assert "BoomTown 1×1 (resource)" in page
+
+
+@pytest.mark.parametrize(
+    "offices",
+    [pytest.param(["saloon", "mayor", "docks"], id="three"),
+     pytest.param(["saloon", "mayor", "docks", "deeds", "depot"], id="five"),
+     pytest.param(["saloon", "mayor", "docks", "bank"], id="unknown-office")],
+)
+def test_starting_with_other_than_four_offices_is_refused(client, db, offices):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    response = client.post(f"/groups/{group_id}/plays/new/gold-west", data={
+        "seat_0-player": ids[0], "seat_0-colour": "red", "seat_1-player": ids[1], "seat_1-colour": "blue",
+        "options-offices": offices})
+    assert response.status_code == 400
+    text = html.unescape(response.text)
+    assert "Tick the 4 offices that were dealt" in text or "'bank' is not a valid choice" in text
+    assert store.list_plays(db, group_id, "active") == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The ledger
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "payload", "scores"),
+    [
+        pytest.param("camp", {"seat": "1"}, {"seat": 1}, (0, 0), id="camp"),
+        pytest.param("loot", {"seat": "0"}, {"seat": 0}, (-1, 0), id="loot"),
+        pytest.param("supply", {"seat": "1", "section": "3"}, {"seat": 1, "section": 3}, (0, 3), id="supply"),
+        pytest.param("investment", {"seat": "0", "vp": "8"}, {"seat": 0, "vp": 8}, (8 + 3, 0),
+                     id="investment-with-the-top-bonus-tile"),
+        pytest.param("boomtown_1x1", {"seat": "1"}, {"seat": 1}, (0, 4), id="boomtown-1x1"),
+        pytest.param("shipping_line", {"seat": "0", "step": "silver-2"},
+                     {"seat": 0, "metal": "silver", "line": 2}, (3, 0), id="shipping-line"),
+        pytest.param("shipping_bonus", {"seat": "1", "metal": "copper"}, {"seat": 1, "metal": "copper"},
+                     (0, 7), id="shipping-bonus"),
+    ],
+)
+def test_each_tap_stores_one_event_and_moves_the_score(client, db, anna_ben, kind, data, payload, scores):
+    response = tap(client, anna_ben, kind, **data)
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/plays/{anna_ben}#gw-seat-{payload['seat']}")
+    [event] = store.list_events(db, anna_ben)
+    assert (event.kind, event.payload) == (kind, payload)
+    assert table(db, anna_ben).scores == scores
+
+
+def test_loot_puts_a_camp_in_the_wanted_area_and_counts_the_turn(client, db, anna_ben):
+    tap(client, anna_ben, "camp", seat="0")
+    tap(client, anna_ben, "loot", seat="1")
+    state = table(db, anna_ben)
+    assert (state.wanted, state.camps_left, state.round_number, state.next_seat) == ((0, 1), (11, 11), 2, 0)
+    page = client.get(f"/plays/{anna_ben}").text
+    assert "Round 2 of 12" in page and "next to place a camp: Anna" in page
+    assert "Ben looted: a camp to the Wanted area" in page
+
+
+def test_investment_bonus_tiles_go_in_purchase_order_and_the_page_shows_those_left(client, db, anna_ben):
+    page = client.get(f"/plays/{anna_ben}").text
+    assert re.search(r"Investment bonus tiles left:\s*<b>3, 2, 1</b>", page)
+    assert "Invest (+3 tile)" in page
+    tap(client, anna_ben, "investment", seat="1", vp="6")
+    tap(client, anna_ben, "investment", seat="0", vp="9")
+    state = table(db, anna_ben)
+    assert state.investment_tiles == ((2,), (3,))
+    assert state.scores == (11, 9)
+    page = client.get(f"/plays/{anna_ben}").text
+    assert re.search(r"Investment bonus tiles left:\s*<b>1</b>", page)
+    assert "Invest (+1 tile)" in page
+
+
+def test_shipping_bonuses_taken_are_shown_and_no_longer_offered(client, db, anna_ben):
+    tap(client, anna_ben, "shipping_bonus", seat="0", metal="gold")
+    tap(client, anna_ben, "shipping_bonus", seat="1", metal="gold")
+    page = client.get(f"/plays/{anna_ben}").text
+    assert re.search(r"Gold bonus:\s*Anna \(9\), Ben \(6\)\s*all taken", page)
+    assert 'value="gold">Gold (+' not in page
+    assert table(db, anna_ben).scores == (9, 6)
+
+
+def test_the_last_turn_is_announced_and_camps_are_refused(client, db, anna_ben):
+    for _ in range(12):
+        for seat in ("0", "1"):
+            assert tap(client, anna_ben, "camp", seat=seat).status_code == 302
+    page = client.get(f"/plays/{anna_ben}").text
+    assert "Last turn!" in page and "without the Build/Loot step" in page
+    assert re.search(r"<button class=\"primary\" disabled>Camp</button>", page)
+    response = tap(client, anna_ben, "loot", seat="0")
+    assert response.status_code == 409
+    assert "Anna has placed all 12 camps" in html.unescape(response.text)
+    assert len(store.list_events(db, anna_ben)) == 24
+
+
+def test_undo_takes_back_the_last_tap(client, db, anna_ben):
+    tap(client, anna_ben, "supply", seat="0", section="2")
+    tap(client, anna_ben, "boomtown_1x1", seat="1")
+    version = store.get_play(db, anna_ben).version
+    assert client.post(f"/plays/{anna_ben}/undo", data={"version": str(version)}).status_code == 302
+    assert [e.kind for e in store.list_events(db, anna_ben)] == ["supply"]
+    assert table(db, anna_ben).scores == (2, 0)
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "status"),
+    [
+        pytest.param("camp", {"seat": "2"}, 400, id="seat-not-at-the-table"),
+        pytest.param("camp", {"seat": "Anna"}, 400, id="seat-not-a-number"),
+        pytest.param("camp", {}, 400, id="seat-missing"),
+        pytest.param("supply", {"seat": "0", "section": "4"}, 400, id="supply-section-4"),
+        pytest.param("supply", {"seat": "0"}, 400, id="supply-section-missing"),
+        pytest.param("investment", {"seat": "0", "vp": "4"}, 400, id="investment-too-cheap"),
+        pytest.param("shipping_line", {"seat": "0", "step": "gold-3"}, 400, id="no-third-points-line"),
+        pytest.param("shipping_bonus", {"seat": "0", "metal": "wood"}, 400, id="no-wood-track"),
+        pytest.param("build", {"seat": "0"}, 404, id="unknown-kind"),
+    ],
+)
+def test_bad_taps_are_refused_and_store_nothing(client, db, anna_ben, kind, data, status):
+    response = tap(client, anna_ben, kind, **data)
+    assert response.status_code == status
+    assert store.list_events(db, anna_ben) == []
+    assert store.get_play(db, anna_ben).version == 0
+
+
+def test_a_tap_the_table_does_not_allow_is_explained(client, db, anna_ben):
+    tap(client, anna_ben, "shipping_line", seat="1", step="copper-1")
+    response = tap(client, anna_ben, "shipping_line", seat="1", step="copper-1")
+    assert response.status_code == 409
+    assert "Ben has already passed points line 1 of the copper track" in response.text
+    assert len(store.list_events(db, anna_ben)) == 1
+
+
+def test_the_ledger_belongs_to_gold_west_plays_only(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "mayflower", [(ids[0], "red"), (ids[1], "blue")])
+    assert tap(client, play_id, "camp", seat="0").status_code == 404
+    assert client.get(f"/plays/{play_id}/gold-west/final-tally").status_code == 404
+    assert store.list_events(db, play_id) == []
+
+
+def test_a_tap_without_the_csrf_token_is_refused(tmp_path):
+    client = make_app(tmp_path, WTF_CSRF_ENABLED=True).test_client()
+
+    def token() -> str:
+        return re.search(r'name="csrf_token"[^>]*value="([^"]+)"', client.get("/").text).group(1)
+
+    group = client.post("/groups", data={"name": "Friday", "csrf_token": token()})
+    group_id = int(group.headers["Location"].rsplit("/", 1)[1])
+    for name, colour in (("Anna", "red"), ("Ben", "blue")):
+        client.post(f"/groups/{group_id}/players",
+                    data={"name": name, "colour": colour, "csrf_token": token()})
+    db = store.connect(tmp_path / "companion.sqlite3")
+    ids = [p.id for p in store.list_players(db, group_id)]
+    started = client.post(f"/groups/{group_id}/plays/new/gold-west", data={
+        "seat_0-player": ids[0], "seat_0-colour": "red", "seat_1-player": ids[1], "seat_1-colour": "blue",
+        "csrf_token": token()})
+    play_id = int(started.headers["Location"].rsplit("/", 1)[1])
+    response = tap(client, play_id, "camp", seat="0")
+    assert response.status_code == 400
+    assert "The form had expired" in response.text
+    assert store.list_events(db, play_id) == []
+    assert tap(client, play_id, "camp", seat="0", csrf_token=token()).status_code == 302
+    assert [e.kind for e in store.list_events(db, play_id)] == ["camp"]
+    db.close()
+
+
+def test_names_are_escaped_in_the_ledger(client, db):
+    play_id = new_play(client, db, "<b>Anna</b>", "Ben")
+    tap(client, play_id, "camp", seat="0")
+    page = client.get(f"/plays/{play_id}").text
+    assert "<b>Anna</b>" not in page
+    assert "&lt;b&gt;Anna&lt;/b&gt; placed a camp" in page
+
+
+# --------------------------------------------------------------------------------------------------
+# Privacy
+
+
+def test_a_phone_that_did_not_join_gets_404_on_the_gold_west_screens(app, client, db, anna_ben):
+    stranger = app.test_client()
+    other_group = app.test_client()
+    create_group(other_group, "Other")
+    for outsider in (stranger, other_group):
+        for kind in gold_west.EVENT_KINDS:
+            response = outsider.post(f"/plays/{anna_ben}/gold-west/ledger/{kind}", data={"seat": "0"})
+            assert response.status_code == 404, kind
+        assert outsider.get(f"/plays/{anna_ben}/gold-west/final-tally").status_code == 404
+        assert outsider.post(f"/plays/{anna_ben}/gold-west/final-tally",
+                             data={"version": "0"}).status_code == 404
+    assert store.list_events(db, anna_ben) == []
+    assert store.get_play(db, anna_ben).status == "active"
+
+
+# --------------------------------------------------------------------------------------------------
+# The final tally and the result
+
+
+def input_value(page: str, name: str) -> str:
+    tag = re.search(rf'<input[^>]*\bname="{re.escape(name)}"[^>]*>', page).group(0)
+    return re.search(r'\bvalue="([^"]*)"', tag).group(1)
+
+
+def field_names(page: str) -> set[str]:
+    return set(re.findall(r'<input[^>]*\bname="([^"]+)"', page))
+
+
+def test_final_tally_is_prefilled_from_the_ledger(client, db, anna_ben):
+    tap(client, anna_ben, "loot", seat="0")
+    tap(client, anna_ben, "investment", seat="0", vp="7")
+    tap(client, anna_ben, "shipping_bonus", seat="1", metal="silver")
+    tap(client, anna_ben, "boomtown_1x1", seat="1")
+    client.post(f"/plays/{anna_ben}/adjust", data={"seat": "1", "points": "2", "note": "knocked marker"})
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    assert input_value(page, "version") == "5"
+    assert [input_value(page, f"p0-{name}") for name in ("track_vp", "wanted",
+                                                         "investments")] == ["9", "1", "1"]
+    assert [input_value(page, f"p1-{name}") for name in ("track_vp", "shipping_bonus_tiles",
+                                                         "boomtown_1x1_tokens")] == ["14", "1", "1"]
+
+
+def test_final_tally_asks_only_for_the_offices_dealt_and_their_counts(client, db, anna_ben):
+    names = field_names(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text)
+    offices = {name.split("-")[1] for name in names if name.startswith("p0-office_")}
+    assert offices == {f"office_{key}" for key in OFFICES}
+    assert {"p0-office_frontier-count", "p0-office_docks-camps", "p0-office_docks-settlements"} <= names
+    assert not {"p0-office_saloon-count", "p0-office_mayor-count", "p0-office_frontier-camps"} & names
+    assert {"p0-influence-forest", "p1-settlements-copper", "p1-mining_tokens-gold", "p0-second_group",
+            "p0-supply_left", "p1-boomtown_1x1_tokens"} <= names
+
+
+def test_final_tally_asks_for_every_office_when_none_were_recorded(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", offices=[])
+    names = field_names(client.get(f"/plays/{play_id}/gold-west/final-tally").text)
+    assert {name.split("-")[1] for name in names if name.startswith("p1-office_")} == {
+        f"office_{key}" for key in gold_west.OFFICE_KEYS}
+
+
+def test_worked_example_7_through_the_final_tally(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara", offices=["saloon", "mayor", "deeds", "depot"])
+    tap(client, play_id, "boomtown_1x1", seat="1")  # Ben: one of his 3 BoomTown tokens, +4 on the track
+    response = client.post(f"/plays/{play_id}/gold-west/final-tally", data={
+        "version": "1",
+        "p0-track_vp": "41", "p0-largest_group": "5", "p0-investments": "3", "p0-office_saloon-tokens": "1",
+        "p0-influence-forest": "5", "p0-wanted": "2",
+        "p1-track_vp": "50", "p1-largest_group": "4", "p1-office_mayor-tokens": "1",
+        "p1-boomtown_1x1_tokens": "2", "p1-influence-forest": "3", "p1-wanted": "1",
+    })
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/plays/{play_id}/result")
+    results = store.play_results(db, play_id)
+    assert [(r.name, r.total, r.rank) for r in results] == [("Ben", 65, 1), ("Anna", 63, 2), ("Cara", 0, 3)]
+    assert results[1].breakdown == {"track": 41, "largest_group": 10, "offices": 6, "wanted": -2,
+                                    "influence": 8}
+    final = store.list_events(db, play_id)[-1]
+    assert final.kind == FINAL_EVENT
+    assert final.payload["players"][1]["offices"] == [
+        {"office": "mayor", "tokens": 1, "count": 0, "camps": 0, "settlements": 0}]
+    assert final.payload["players"][1]["boomtown_1x1_tokens"] == 2
+    assert store.get_play(db, play_id).status == "finished"
+
+
+def test_result_page_explains_majorities_and_tie_breaks(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara")
+    response = client.post(f"/plays/{play_id}/gold-west/final-tally", data={
+        "version": "0",
+        "p0-track_vp": "30", "p0-influence-gold": "3", "p0-influence-forest": "2", "p0-supply_left": "2",
+        "p1-track_vp": "26", "p1-influence-gold": "3", "p1-influence-forest": "2", "p1-wanted": "2",
+        "p1-settlements-forest": "1",
+        "p2-track_vp": "37", "p2-influence-gold": "1", "p2-influence-forest": "2", "p2-supply_left": "1",
+    })
+    assert response.status_code == 302
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == [
+        ("Anna", 39, 1), ("Cara", 39, 2), ("Ben", 39, 3)]
+    page = html.unescape(client.get(f"/plays/{play_id}/result").text)
+    majorities = re.sub(r"\s+", " ", page[page.index('id="gw-majorities"'):])
+    assert ('<th scope="row">Gold <small class="muted">9 / 5</small></th> '
+            '<td>Anna <b>7</b>, Ben <b>7</b></td> <td>–</td>') in majorities
+    assert "Gold: Anna and Ben share 1st: 9 + 5 = 14, 7 each; no 2nd place." in page
+    assert ("Forest: Ben 1st (8); Anna and Cara share 2nd: 4, 2 each (Ben is ahead of Anna on settlements, "
+            "1 against 0; Ben is ahead of Cara on settlements, 1 against 0).") in page
+    assert ("Anna tied with Ben and Cara on 39 VP; fewest camps in the Wanted area (Anna 0, Ben 2, Cara 0), "
+            "then most resources left on the supply track (Anna 2, Cara 1) puts Anna 1st.") in page
+    assert "Ben tied with Anna and Cara on 39 VP; fewest camps in the Wanted area" in page
+
+
+def test_result_recomputes_with_the_names_of_today(client, db, anna_ben):
+    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={
+        "version": "0", "p0-influence-copper": "2", "p1-influence-copper": "1"})
+    play = store.get_play(db, anna_ben)
+    store.update_player(db, play.group_id, play.seats[0].player_id, "Annabel", "red")
+    page = html.unescape(client.get(f"/plays/{anna_ben}/result").text)
+    assert "Copper: Annabel holds the majority and takes the 2nd-place value (7)." in page
+
+
+def test_a_broken_rule_is_shown_at_the_players_card_and_nothing_is_stored(client, db, anna_ben):
+    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={
+        "version": "0", "p1-largest_group": "3", "p1-second_group": "5", "p1-track_vp": "20"})
+    assert response.status_code == 400
+    card = re.search(r'<fieldset class="card gw-tally invalid" id="gw-tally-1">.*?</legend>\s*'
+                     r'<p[^>]*>(.*?)</p>', response.text, re.S)
+    assert card and "second-largest group (5) cannot be larger than the largest group (3)" in card.group(1)
+    assert '<fieldset class="card gw-tally" id="gw-tally-0">' in response.text  # Anna's card is fine
+    assert input_value(response.text, "p1-track_vp") == "20"  # what was typed stays
+    assert store.get_play(db, anna_ben).status == "active"
+    assert store.list_events(db, anna_ben) == []
+    assert store.play_results(db, anna_ben) == ()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [pytest.param("p0-wanted", "-1", id="negative"), pytest.param("p0-influence-gold", "lots", id="text"),
+     pytest.param("p1-office_mayor-tokens", "3", id="three-tokens-on-an-office"),
+     pytest.param("p0-wanted", "9" * 309, id="too-many-digits"),
+     pytest.param("version", "x", id="no-version")],
+)
+def test_bad_numbers_are_form_errors_and_store_nothing(client, db, anna_ben, field, value):
+    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"version": "0", field: value})
+    assert response.status_code == 400
+    assert 'class="error"' in response.text
+    assert store.get_play(db, anna_ben).status == "active"
+    assert store.list_events(db, anna_ben) == []
+
+
+def test_an_emptied_box_counts_as_zero(client, db, anna_ben):
+    tap(client, anna_ben, "supply", seat="0", section="3")
+    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
+                           data={"version": "1", "p0-track_vp": ""})
+    assert response.status_code == 302
+    assert {r.name: r.total for r in store.play_results(db, anna_ben)} == {"Anna": 0, "Ben": 0}
+
+
+def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, anna_ben):
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    tap(client, anna_ben, "supply", seat="0", section="3")  # another phone, meanwhile
+    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
+                           data={"version": input_value(page, "version"), "p0-track_vp": "0"})
+    assert response.status_code == 400
+    assert "Another phone changed this play" in response.text
+    assert input_value(response.text, "version") == "1"
+    assert store.get_play(db, anna_ben).status == "active"
+
+
+def test_a_finished_play_sends_the_tally_and_the_ledger_to_the_result(client, db, anna_ben):
+    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"version": "0"})
+    assert store.get_play(db, anna_ben).status == "finished"
+    response = client.get(f"/plays/{anna_ben}/gold-west/final-tally")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/result")
+    response = tap(client, anna_ben, "camp", seat="0")
+    assert response.status_code == 302 and response.headers["Location"].endswith("/result")
+    assert [e.kind for e in store.list_events(db, anna_ben)] == [FINAL_EVENT]
+
+
+def test_the_play_page_links_to_the_gold_west_final_tally(client, anna_ben):
+    assert f'href="/plays/{anna_ben}/gold-west/final-tally"' in client.get(f"/plays/{anna_ben}").text
+
+
+def test_a_play_closed_with_plain_totals_shows_no_majorities(client, db, anna_ben):
+    client.post(f"/plays/{anna_ben}/finish", data={"version": "0", "total_0": "3", "total_1": "4"})
+    page = client.get(f"/plays/{anna_ben}/result")
+    assert page.status_code == 200 and "Ben wins!" in page.text
+    assert "Terrain majorities" not in page.text
