@@ -30,8 +30,28 @@ def choices(pairs) -> list[SelectChoice]:
 COLOUR_CHOICES = choices(COLOURS.items())
 
 
-def _strip(value: str | None) -> str | None:
+def collapse_spaces(value: str | None) -> str | None:
+    """Trim a typed text and fold runs of spaces into one."""
     return " ".join(value.split()) if isinstance(value, str) else value
+
+
+class WholeNumberField(IntegerField):
+    """A whole number of at most a few digits; a minus typed as the minus sign (−) counts too.
+
+    Longer input is refused before WTForms' range check, which turns the number into a float that a
+    huge one overflows.
+    """
+
+    max_digits = 6
+
+    def process_formdata(self, valuelist: list) -> None:
+        if valuelist and isinstance(valuelist[0], str):
+            text = valuelist[0].strip().replace("\u2212", "-").replace(" ", "")
+            if len(text.lstrip("+-")) > self.max_digits:
+                self.data = None
+                raise ValueError(gettext("Enter a number of at most %(n)d digits.", n=self.max_digits))
+            valuelist = [text, *valuelist[1:]]
+        super().process_formdata(valuelist)
 
 
 def _join_code(value: str | None) -> str | None:
@@ -40,7 +60,7 @@ def _join_code(value: str | None) -> str | None:
 
 
 class GroupForm(FlaskForm):
-    name = StringField(_l("Group name"), filters=[_strip],
+    name = StringField(_l("Group name"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Give the group a name.")), Length(max=NAME_MAX)])
 
 
@@ -62,7 +82,7 @@ class ConfirmForm(FlaskForm):
 
 
 class PlayerForm(FlaskForm):
-    name = StringField(_l("Name"), filters=[_strip],
+    name = StringField(_l("Name"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Type the player's name.")), Length(max=NAME_MAX)])
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
 
@@ -85,10 +105,10 @@ class AdjustForm(FlaskForm):
     """A manual correction of one player's running score."""
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
-    points = IntegerField(_l("Points"), validators=[InputRequired(_l("Enter the points, e.g. 3 or -2.")),
+    points = WholeNumberField(_l("Points"), validators=[InputRequired(_l("Enter the points, e.g. 3 or -2.")),
                                                      NumberRange(-999, 999)],
                           render_kw={"inputmode": "numeric"})
-    note = StringField(_l("Note"), filters=[_strip], validators=[Optional(), Length(max=80)])
+    note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=80)])
 
 
 def seat_choices(names: Sequence[str]) -> list[SelectChoice]:
@@ -173,7 +193,7 @@ def tally_form(names: Sequence[str], formdata=None) -> FlaskForm:
         pass
 
     for seat, name in enumerate(names):
-        setattr(TallyForm, f"total_{seat}", IntegerField(
+        setattr(TallyForm, f"total_{seat}", WholeNumberField(
             # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
             name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
                               NumberRange(-999, 9999)],

@@ -8,10 +8,10 @@ from dataclasses import replace
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Form, FormField, IntegerField, SelectField, SelectMultipleField, widgets
+from wtforms import BooleanField, Form, FormField, SelectField, SelectMultipleField, widgets
 from wtforms.validators import NumberRange, ValidationError
 
-from companion.forms import OPTION_FORMS, VersionedForm, choices
+from companion.forms import OPTION_FORMS, VersionedForm, WholeNumberField, choices
 from companion.games.common import RulesError
 from companion.games.gold_west import (
     GAME,
@@ -137,22 +137,15 @@ def first_error(form: FlaskForm) -> str:
 # The final tally
 
 COUNT_MAX = 99  # far above any real count; the rules check what the game allows
-COUNT_DIGITS = 6
 
 
-class CountField(IntegerField):
+class CountField(WholeNumberField):
     """A whole number where an emptied box counts as 0 (and a box not sent keeps its prefilled value)."""
 
     def process_formdata(self, valuelist: list) -> None:
-        if valuelist and isinstance(valuelist[0], str):
-            text = valuelist[0].strip()
-            if not text:
-                self.data = 0
-                return
-            if len(text) > COUNT_DIGITS:
-                # the range check turns the number into a float, which a huge one overflows
-                self.data = None
-                raise ValueError(gettext("Enter a number of at most %(n)d digits.", n=COUNT_DIGITS))
+        if valuelist and isinstance(valuelist[0], str) and not valuelist[0].strip():
+            self.data = 0
+            return
         super().process_formdata(valuelist)
 
 

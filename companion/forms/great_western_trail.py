@@ -10,7 +10,6 @@ from wtforms import (
     BooleanField,
     Form,
     HiddenField,
-    IntegerField,
     RadioField,
     SelectField,
     SelectMultipleField,
@@ -19,7 +18,7 @@ from wtforms import (
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from companion.forms import OPTION_FORMS, choices, seat_choices
+from companion.forms import OPTION_FORMS, WholeNumberField, choices, collapse_spaces, seat_choices
 from companion.games import great_western_trail as gwt
 
 EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
@@ -52,17 +51,6 @@ ROW_HINTS = {
 }
 
 
-def _strip(value: str | None) -> str | None:
-    return " ".join(value.split()) if isinstance(value, str) else value
-
-
-class SignedIntegerField(IntegerField):
-    """A whole number that may be negative, typed with a hyphen or the minus sign some keyboards offer."""
-
-    def process_formdata(self, valuelist):
-        super().process_formdata([value.replace("\u2212", "-").replace(" ", "") for value in valuelist])
-
-
 class MultiCheckboxField(SelectMultipleField):
     """Several choices as a list of checkboxes."""
 
@@ -87,10 +75,10 @@ class DeliveryForm(FlaskForm):
     """A herd delivered during play: who, to which city, and the crest VP of the disc placed."""
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
-    city = StringField(_l("City"), filters=[_strip],
+    city = StringField(_l("City"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Type or pick the city the herd went to.")),
                                    Length(max=gwt.CITY_NAME_MAX)])
-    crest_vp = SignedIntegerField(
+    crest_vp = WholeNumberField(
         _l("Crest VP"), description=_l("Negative crests too: %(examples)s.", examples=", ".join(
             f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
         validators=[InputRequired(_l("Enter the VP on the crest, e.g. 3 or -6.")),
@@ -144,10 +132,9 @@ def _breeds_by_value() -> dict[int, str]:
     return {value: ", ".join(breeds) for value, breeds in names.items()}
 
 
-def _number(label, low: int, high: int, required=None, description="", signed: bool = False):
+def _number(label, low: int, high: int, required=None, description=""):
     validators = [InputRequired(required) if required else Optional(), NumberRange(low, high)]
-    field_class = SignedIntegerField if signed else IntegerField
-    return field_class(label, validators=validators, description=description)
+    return WholeNumberField(label, validators=validators, description=description)
 
 
 class CardForm(FlaskForm):
@@ -288,7 +275,7 @@ def _pad_fields(edition: int) -> dict:
             (tile, _l("%(tile)s · %(vp)d VP", tile=tile, vp=vp)) for tile, vp in _tiles_in_order())),
         "buildings_vp": _number(_l("or the buildings' VP total"), 0, gwt.VP_MAX),
         "cities_vp": _number(_l("Cities VP"), gwt.CREST_VP_MIN, gwt.VP_MAX,
-                             _l("Enter the VP of your city crests (negative if so)."), signed=True),
+                             _l("Enter the VP of your city crests (negative if so).")),
         "stations_vp": _number(_l("Stations VP"), 0, gwt.VP_MAX,
                                _l("Enter the VP of your stations (0 if none)."),
                                _l("Stations show %(values)s VP along the track.",

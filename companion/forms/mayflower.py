@@ -8,10 +8,10 @@ from typing import Any
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Form, FormField, IntegerField, SelectField, SelectMultipleField
-from wtforms.validators import InputRequired, Optional, ValidationError
+from wtforms import Form, FormField, SelectField, SelectMultipleField
+from wtforms.validators import InputRequired, NumberRange, Optional
 
-from companion.forms import VersionedForm, choices, seat_choices
+from companion.forms import VersionedForm, WholeNumberField, choices, seat_choices
 from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
@@ -62,9 +62,9 @@ class PlaceForm(FlaskForm):
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
     role = SelectField(_l("Role"), choices=ROLE_CHOICES)
-    column = IntegerField(_l("Column"), validators=[InputRequired(_l("Enter the tile's column: 1 is next to "
-                                                                     "the coast."))],
-                          render_kw=NUMERIC)
+    column = WholeNumberField(
+        _l("Column"), validators=[InputRequired(_l("Enter the tile's column: 1 is next to the coast."))],
+        render_kw=NUMERIC)
 
     def payload(self) -> dict[str, Any]:
         return {"seat": self.seat.data, "role": self.role.data, "column": self.column.data}
@@ -82,7 +82,7 @@ def place_form(names: Sequence[str], **bind) -> PlaceForm:
 class WestEdgeForm(FlaskForm):
     """How far west the map reaches (tiles placed without a settler on them)."""
 
-    column = IntegerField(_l("Westernmost column with a tile"),
+    column = WholeNumberField(_l("Westernmost column with a tile"),
                           validators=[InputRequired(_l("Enter the column of the westernmost tile."))],
                           render_kw=NUMERIC)
 
@@ -97,24 +97,8 @@ def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
     return WestEdgeForm(prefix="west", data={"column": west_edge}, **bind)
 
 
-class Between:
-    """A whole number from ``low`` to ``high``, however many digits were typed.
-
-    WTForms' NumberRange turns the number into a float first, which fails for a very long one.
-    """
-
-    def __init__(self, low: int, high: int) -> None:
-        self.low, self.high = low, high
-        self.field_flags = {"min": low, "max": high}
-
-    def __call__(self, form: Form, field: IntegerField) -> None:
-        if field.data is not None and not self.low <= field.data <= self.high:
-            raise ValidationError(gettext("Enter a whole number from %(low)d to %(high)d.", low=self.low,
-                                          high=self.high))
-
-
-def _size(label) -> IntegerField:
-    return IntegerField(label, validators=[Optional(), Between(0, SIZE_MAX)], render_kw=NUMERIC)
+def _size(label) -> WholeNumberField:
+    return WholeNumberField(label, validators=[Optional(), NumberRange(0, SIZE_MAX)], render_kw=NUMERIC)
 
 
 class FeatureEntry(Form):
@@ -247,7 +231,7 @@ class FinalTallyBase(VersionedForm):
     def letter_field(self, index: int) -> SelectField:
         return self[f"settler_{index}"]
 
-    def size_field(self, letter: str, name: str) -> IntegerField:
+    def size_field(self, letter: str, name: str) -> WholeNumberField:
         return self[f"size_{letter}_{name}"]
 
     def assignment(self) -> dict[str, str | None]:
