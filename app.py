@@ -20,17 +20,32 @@ def _instance_path() -> str | None:
     return str(Path(configured).resolve()) if configured else None
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def _ensure_instance_config(instance: Path) -> None:
     """Create ``instance/config.py`` with a random SECRET_KEY the first time the site runs."""
     instance.mkdir(parents=True, exist_ok=True)
     config = instance / "config.py"
-    if not config.exists():
-        config.write_text(
-            "# Generated on first run. Keep this file private: it signs the cookies that remember\n"
-            "# which groups a phone has joined.\n"
-            f"SECRET_KEY = {secrets.token_hex(32)!r}\n"
-        )
-        config.chmod(0o600)
+    if config.exists():
+        return
+    # Write the whole file under a temporary name, then link it into place: when several server
+    # processes start at once, exactly one link succeeds, and no process ever reads a half-written
+    # file, so every process signs cookies with the same key.
+    draft = instance / f".config.py.{os.getpid()}"
+    draft.write_text(
+        "# Generated on first run. Keep this file private: it signs the cookies that remember\n"
+        "# which groups a phone has joined.\n"
+        f"SECRET_KEY = {secrets.token_hex(32)!r}\n"
+    )
+    draft.chmod(0o600)
+    try:
+        os.link(draft, config)
+    except FileExistsError:
+        pass  # another process was first; its key counts
+    finally:
+        draft.unlink()
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -45,6 +60,11 @@ def create_app(test_config: dict | None = None) -> Flask:
         JOIN_FAILURES_ALLOWED=10,
         JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
+        # Served through HTTPS (e.g. behind a reverse proxy)? Then the session cookie is Secure.
+        # Set COMPANION_HTTPS = True in instance/config.py or the environment variable COMPANION_HTTPS=1.
+        COMPANION_HTTPS=_env_flag("COMPANION_HTTPS"),
+        # Behind a reverse proxy (nginx, Caddy …) that sets X-Forwarded-For/-Proto/-Host?
+        COMPANION_BEHIND_PROXY=_env_flag("COMPANION_BEHIND_PROXY"),
     )
     if test_config is None:
         _ensure_instance_config(Path(app.instance_path))

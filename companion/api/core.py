@@ -70,8 +70,9 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     if kind == "maximum":
         return path, f"must be at most {limit}"
     if kind == "required":
-        missing = [name for name in limit if name not in error.instance]
-        return json_path([*error.absolute_path, missing[0]]), "is required"
+        # one error per missing field, but the error names the field only in its message
+        missing = next((name for name in limit if repr(name) in error.message), limit[0])
+        return json_path([*error.absolute_path, missing]), "is required"
     if kind == "additionalProperties":
         known = set(error.schema.get("properties", {}))
         extra = sorted(name for name in error.instance if name not in known)

@@ -93,7 +93,9 @@ class VersionedForm(FlaskForm):
     version = HiddenField(validators=[InputRequired()])
 
     def validate_version(self, field: HiddenField) -> None:
-        if not (field.data or "").isdigit():
+        text = field.data or ""
+        # isdigit() alone also accepts "²" and numbers too long to convert
+        if not (text.isascii() and text.isdigit() and len(text) <= 15):
             raise ValidationError(_l("Reload the page and try again."))
 
     @property

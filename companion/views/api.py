@@ -29,7 +29,10 @@ def openapi():
 def _json_body() -> object:
     if not request.is_json:
         raise ApiError("Send the request as JSON with the header Content-Type: application/json.")
-    body = request.get_json(silent=True)
+    try:
+        body = request.get_json(silent=True)
+    except RecursionError:
+        raise ApiError("The request body is nested too deeply.") from None
     if body is None and request.get_data() != b"null":
         raise ApiError("The request body is not valid JSON.")
     return body
@@ -38,10 +41,11 @@ def _json_body() -> object:
 def _view(endpoint: Endpoint):
     def view():
         try:
-            body = _json_body()
+            status, answer = respond(endpoint, _json_body())
         except ApiError as error:
             return jsonify(error.to_json()), 400
-        status, answer = respond(endpoint, body)
+        except RecursionError:  # a body nested deeper than anything the schema allows
+            return jsonify(ApiError("The request body is nested too deeply.").to_json()), 400
         return jsonify(answer), status
 
     view.__name__ = endpoint.operation_id
@@ -55,7 +59,9 @@ for _endpoint in ENDPOINTS:
 def api_error(error: HTTPException):
     """Errors under /api answer JSON in the contract's error shape, never an HTML page."""
     body = {"error": error.description or error.name, "details": []}
-    return jsonify(body), error.code
+    # keep what the error says about itself, such as Allow on a 405
+    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
+    return jsonify(body), error.code, headers
 
 
 def init_app(app: Flask) -> None:

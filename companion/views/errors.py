@@ -28,7 +28,8 @@ def handle_http_error(error: HTTPException):
         return api_error(error)
     code = error.code or 500
     message = _messages().get(code, error.description)
-    return render_template("error.html", code=code, message=message), code
+    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
+    return render_template("error.html", code=code, message=message), code, headers
 
 
 def handle_csrf_error(error: CSRFError):

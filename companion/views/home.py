@@ -21,7 +21,7 @@ from companion import store
 from companion.database import get_db
 from companion.forms import ConfirmForm, GroupForm, JoinCodeForm
 from companion.i18n import LANGUAGE_COOKIE, LANGUAGES
-from companion.security import forget_group, joined_group_ids, remember_group
+from companion.security import forget_group, joined_group_ids, remember_group, require_member
 
 bp = Blueprint("home", __name__)
 
@@ -94,6 +94,7 @@ def join_by_link(token: str):
 @bp.post("/groups/<int:group_id>/leave")
 def leave_group(group_id: int):
     """Forget a group on this phone only; the group and its history stay."""
+    require_member(group_id)
     if ConfirmForm().validate_on_submit():
         forget_group(group_id)
         flash(_("This phone no longer shows the group. The invite link brings it back."))
@@ -109,7 +110,8 @@ def set_language():
         target = url_for("home.index")
     response = make_response(redirect(target))
     if chosen in LANGUAGES and ConfirmForm().validate_on_submit():
-        response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True)
+        response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True,
+                            secure=current_app.config.get("SESSION_COOKIE_SECURE", False))
     return response
 
 
