@@ -11,7 +11,17 @@ from flask import Flask
 from companion import database, i18n, security
 from companion.games import GAMES
 from companion.labels import ROW_LABELS
-from companion.views import api, errors, gold_west, great_western_trail, groups, home, mayflower, plays
+from companion.views import (
+    api,
+    errors,
+    gold_west,
+    great_western_trail,
+    groups,
+    history,
+    home,
+    mayflower,
+    plays,
+)
 
 
 def _instance_path() -> str | None:
@@ -53,7 +63,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True)
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.sqlite3"),
-        MAX_CONTENT_LENGTH=256 * 1024,  # the largest honest request (a group backup) is far smaller
+        MAX_CONTENT_LENGTH=256 * 1024,  # far above any form or scoring request
+        BACKUP_MAX_BYTES=32 * 1024 * 1024,  # a group backup with many thousand plays
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,  # a phone stays in its groups for a long time
@@ -76,7 +87,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     database.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
-    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, mayflower):
+    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, history, mayflower):
         module.init_app(app)
     app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS)
     return app

@@ -1,7 +1,8 @@
 """The project's benchmark: ``make bench``. Prints one table; the budgets are in the design notes.
 
 Rows: rules throughput per game; requests per second and p99 latency of the hot pages under gunicorn,
-side by side with a bare Flask app serving the same bytes on the same server.
+side by side with a bare Flask app serving the same bytes on the same server; every page's
+transferred size; the statistics page's time for groups of 1 000, 10 000 and 100 000 plays.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.rules import RULE_BENCHMARKS, per_second  # noqa: E402
+from bench.stats import stats_rows  # noqa: E402
+from bench.weights import page_weight_rows  # noqa: E402
 
 Row = tuple[str, str, str]  # measure, value, note
 
@@ -170,14 +173,19 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="load time per measurement")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--skip-pages", action="store_true", help="only the rules rows")
+    parser.add_argument("--only", choices=("rules", "pages", "weights", "statistics"), action="append",
+                        help="run only these sections (repeatable); all by default")
     args = parser.parse_args()
-    sections: list[Callable[[], list[Row]]] = [lambda: rule_rows(min(args.seconds, 1.0))]
-    if not args.skip_pages:
-        sections.append(lambda: page_rows(args.seconds, args.connections, args.workers))
+    sections: dict[str, Callable[[], list[Row]]] = {
+        "rules": lambda: rule_rows(min(args.seconds, 1.0)),
+        "pages": lambda: page_rows(args.seconds, args.connections, args.workers),
+        "weights": page_weight_rows,
+        "statistics": lambda: stats_rows(args.seconds * 2),
+    }
     rows: list[Row] = [("measure", "value", "note")]
-    for section in sections:
-        rows += section()
+    for name, section in sections.items():
+        if not args.only or name in args.only:
+            rows += section()
     machine = platform.processor() or platform.machine()
     print(f"Game-Night Companion benchmark · {machine} · {os.cpu_count()} cores · "
           f"Python {platform.python_version()}")

@@ -1,0 +1,180 @@
+"""Charts as inline SVG, drawn on the server: no JavaScript, readable on a 390 px phone.
+
+Each chart is an ``<svg role="img">`` named by its ``<title>`` and described by its ``<desc>`` (the
+page also shows a table of the same numbers). Colours come from CSS classes only: ``c-<colour>`` for
+a player's colour, ``part-<n>`` for the n-th part of a stacked bar; the stylesheet gives them fill and
+stroke, so the charts follow the light and dark themes. Every text is escaped here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+WIDTH = 360  # the drawing's own units; CSS scales it to the screen's width
+LABEL_WIDTH = 92  # room for a name at the left of a horizontal bar
+BAR_ROW = 30
+BAR_HEIGHT = 20
+NAME_CHARS = 12  # longer names are shortened on the chart (the table shows them in full)
+PARTS = 12  # part-0 … part-11 exist in the stylesheet
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float
+    colour: str  # a player colour: drawn with class c-<colour>
+    text: str  # the value as the chart prints it, e.g. "12" or "48 %"
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    colour: str
+    points: Sequence[float | None]  # one per x position; None where the line has no value
+
+
+@dataclass(frozen=True)
+class Stack:
+    label: str
+    parts: Sequence[float]  # one per part label, in order; negative parts extend left of zero
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+
+
+def _number(value: float) -> str:
+    """Coordinates with at most one decimal, so the markup stays small."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _open(chart_id: str, height: float, title: str, description: str, kind: str) -> list[str]:
+    return [
+        f'<svg class="chart {kind}" id="{escape(chart_id)}" viewBox="0 0 {WIDTH} {_number(height)}" '
+        f'width="{WIDTH}" height="{_number(height)}" role="img" aria-labelledby="{escape(chart_id)}-title" '
+        f'aria-describedby="{escape(chart_id)}-desc">',
+        f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
+        f'<desc id="{escape(chart_id)}-desc">{escape(description)}</desc>',
+    ]
+
+
+def _scale(low: float, high: float, start: float, end: float):
+    """The map from data values in [low, high] to drawing positions in [start, end]."""
+    span = (high - low) or 1.0
+    return lambda value: start + (value - low) * (end - start) / span
+
+
+def bar_chart(chart_id: str, title: str, description: str, bars: Sequence[Bar]) -> Markup:
+    """Horizontal bars, one row per player, longest bar = largest value."""
+    height = max(len(bars), 1) * BAR_ROW + 8
+    largest = max((bar.value for bar in bars), default=0) or 1
+    x = _scale(0, largest, LABEL_WIDTH, WIDTH - 44)
+    parts = _open(chart_id, height, title, description, "bars")
+    for n, bar in enumerate(bars):
+        top = 4 + n * BAR_ROW
+        middle = top + BAR_HEIGHT / 2 + 4
+        end = x(max(bar.value, 0))
+        parts.append(
+            f'<text class="name" text-anchor="end" x="{LABEL_WIDTH - 6}" y="{_number(middle)}">'
+            f'{escape(_short(bar.label))}</text>'
+            f'<rect class="bar c-{escape(bar.colour)}" x="{LABEL_WIDTH}" y="{top}" '
+            f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/>'
+            f'<text class="value" x="{_number(end + 4)}" y="{_number(middle)}">{escape(bar.text)}</text>'
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Round values for an axis from ``low`` to ``high``: steps of 1, 2 or 5 times a power of ten."""
+    if high <= low:
+        return [low]
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    return [first + n * step for n in range(int((high - first) // step) + 1)]
+
+
+def line_chart(chart_id: str, title: str, description: str, x_labels: Sequence[str],
+               lines: Sequence[Line]) -> Markup:
+    """Lines over equally spaced x positions (labelled at both ends), a dot on every value."""
+    height = 220
+    left, right, top, bottom = 40, WIDTH - 10, 10, height - 34
+    values = [v for line in lines for v in line.points if v is not None]
+    low, high = (min(values), max(values)) if values else (0, 1)
+    pad = (high - low) * 0.08 or 1
+    low, high = low - pad, high + pad
+    y = _scale(low, high, bottom, top)
+    count = len(x_labels)
+
+    def x(n: int) -> float:
+        return (left + right) / 2 if count < 2 else left + n * (right - left) / (count - 1)
+
+    parts = _open(chart_id, height, title, description, "lines")
+    for tick in nice_ticks(low, high):
+        parts.append(f'<line class="grid" x1="{left}" x2="{right}" y1="{_number(y(tick))}" '
+                     f'y2="{_number(y(tick))}"/>'
+                     f'<text class="tick" text-anchor="end" x="{left - 4}" y="{_number(y(tick) + 4)}">'
+                     f'{_number(tick)}</text>')
+    if count:
+        parts.append(f'<text class="date start" x="{left}" y="{height - 12}">{escape(x_labels[0])}</text>')
+        if count > 1:
+            parts.append(f'<text class="date end" text-anchor="end" x="{right}" y="{height - 12}">'
+                         f'{escape(x_labels[-1])}</text>')
+    for line in lines:
+        colour = escape(line.colour)
+        parts.append(f'<g class="series c-{colour}"><title>{escape(line.label)}</title>')
+        run: list[str] = []
+        for n, value in enumerate([*line.points, None]):
+            if value is not None:
+                run.append(f"{_number(x(n))},{_number(y(value))}")
+            elif run:  # a gap (the player missed these plays) ends the stroke
+                if len(run) > 1:
+                    parts.append(f'<polyline class="line" points="{" ".join(run)}"/>')
+                run = []
+        for n, value in enumerate(line.points):
+            if value is not None:
+                parts.append(f'<circle class="dot c-{colour}" cx="{_number(x(n))}" '
+                             f'cy="{_number(y(value))}" r="3"/>')
+        parts.append("</g>")
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: Sequence[str],
+                      stacks: Sequence[Stack]) -> Markup:
+    """One horizontal bar per player made of parts (points per scoring row); minus points go left."""
+    height = max(len(stacks), 1) * BAR_ROW + 24
+    lowest = min((sum(p for p in stack.parts if p < 0) for stack in stacks), default=0)
+    highest = max((sum(p for p in stack.parts if p > 0) for stack in stacks), default=0)
+    x = _scale(min(lowest, 0), max(highest, 1), LABEL_WIDTH, WIDTH - 8)
+    zero = x(0)
+    parts = _open(chart_id, height, title, description, "stacks")
+    for n, stack in enumerate(stacks):
+        top = 4 + n * BAR_ROW
+        parts.append(f'<text class="name" text-anchor="end" x="{LABEL_WIDTH - 6}" '
+                     f'y="{_number(top + BAR_HEIGHT / 2 + 4)}">{escape(_short(stack.label))}</text>')
+        ahead, behind = 0.0, 0.0
+        for index, value in enumerate(stack.parts):
+            if value == 0:
+                continue
+            if value > 0:
+                start, ahead = ahead, ahead + value
+                x1, x2 = x(start), x(ahead)
+            else:
+                start, behind = behind, behind + value
+                x1, x2 = x(behind), x(start)
+            label = part_labels[index] if index < len(part_labels) else ""
+            parts.append(f'<rect class="part part-{index % PARTS}" x="{_number(x1)}" y="{top}" '
+                         f'width="{_number(max(x2 - x1, 0.5))}" height="{BAR_HEIGHT}">'
+                         f'<title>{escape(label)}: {_number(value)}</title></rect>')
+    parts.append(f'<line class="axis" x1="{_number(zero)}" x2="{_number(zero)}" y1="0" y2="{height - 20}"/>')
+    parts.append(f'<text class="tick" text-anchor="middle" x="{_number(zero)}" y="{height - 6}">0</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

@@ -1,0 +1,381 @@
+"""A group's history in other formats: CSV, the JSON backup and its checked import, BGG plays XML, BG Stats.
+
+Pure functions over the store's plain records; no Flask here. A backup file is untrusted input: it is
+read in full and checked (shape, version, references, the play logs themselves) before anything is
+stored, and a file that fails any check is refused with a sentence that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from jsonschema.exceptions import best_match
+
+from companion.api.core import StrictValidator, json_path
+from companion.games import great_western_trail
+from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
+from companion.games.table import fold
+from companion.store import (
+    CORRECTION_EVENT,
+    ArchivedEvent,
+    ArchivedPlay,
+    ArchivedPlayer,
+    ArchivedResult,
+    ArchivedSeat,
+    GroupArchive,
+    Play,
+    ResultRow,
+)
+
+BACKUP_FORMAT = "game-night-companion/group-backup"
+BACKUP_VERSION = 1
+SOURCE_NAME = "Game-Night Companion"
+BG_STATS_CREATE_PLAY = "bgstats://app.bgstatsapp.com/createPlay.html"
+PLAYER_NAME_MAX = 40
+POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
+
+# BoardGameGeek's ids, where the companion knows them: Great Western Trail has one per edition.
+GWT_BGG_IDS: Mapping[int, int] = {1: 193738, 2: 341169}
+
+
+class BackupError(RulesError):
+    """A backup file that cannot be imported; nothing of it was stored."""
+
+
+def bgg_id(game: str, options: Mapping[str, Any]) -> int | None:
+    """The game's BoardGameGeek id, or None where the companion does not know it."""
+    if game == great_western_trail.GAME.slug:
+        edition = options.get("edition", great_western_trail.DEFAULT_EDITION)
+        return GWT_BGG_IDS.get(edition) if type(edition) is int else None
+    return None
+
+
+# --- the JSON backup ------------------------------------------------------------------------------
+
+def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
+    """The backup of a whole group as JSON-ready data (players are referred to by position)."""
+    return {
+        "format": BACKUP_FORMAT,
+        "version": BACKUP_VERSION,
+        "exported_at": exported_at,
+        "group": {"name": archive.name},
+        "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at}
+                    for p in archive.players],
+        "plays": [
+            {
+                "game": play.game, "options": dict(play.options), "status": play.status,
+                "counted": play.counted, "started_at": play.started_at, "ended_at": play.ended_at,
+                "version": play.version,
+                "seats": [{"player": s.player, "colour": s.colour} for s in play.seats],
+                "events": [{"seq": e.seq, "kind": e.kind, "payload": dict(e.payload),
+                            "created_at": e.created_at} for e in play.events],
+                "results": [{"player": r.player, "total": r.total, "rank": r.rank,
+                             "breakdown": dict(r.breakdown)} for r in play.results],
+            }
+            for play in archive.plays
+        ],
+    }
+
+
+def backup_json(archive: GroupArchive, exported_at: str) -> str:
+    """The backup file's text: compact, so that larger groups still fit the upload limit."""
+    return json.dumps(backup_document(archive, exported_at), ensure_ascii=False, separators=(",", ":"))
+
+
+_STAMP = {"type": "string", "minLength": 10, "maxLength": 40}
+_NAME = {"type": "string", "minLength": 1, "maxLength": PLAYER_NAME_MAX}
+_WORD = {"type": "string", "minLength": 1, "maxLength": 40}
+_INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
+_POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
+
+BACKUP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["format", "version", "group", "players", "plays"],
+    "properties": {
+        "format": {"const": BACKUP_FORMAT},
+        "version": {"const": BACKUP_VERSION},
+        "exported_at": _STAMP,
+        "group": {"type": "object", "additionalProperties": False, "required": ["name"],
+                  "properties": {"name": _NAME}},
+        "players": {"type": "array", "maxItems": 1_000, "items": {
+            "type": "object", "additionalProperties": False, "required": ["name", "colour", "created_at"],
+            "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP}}},
+        "plays": {"type": "array", "maxItems": 1_000_000, "items": {
+            "type": "object", "additionalProperties": False,
+            "required": ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats",
+                         "events", "results"],
+            "properties": {
+                "game": _WORD,
+                "options": {"type": "object", "maxProperties": 50},
+                "status": {"enum": ["active", "finished"]},
+                "counted": {"type": "boolean"},
+                "started_at": _STAMP,
+                "ended_at": {"oneOf": [_STAMP, {"type": "null"}]},
+                "version": {"type": "integer", "minimum": 0, "maximum": 10 ** 9},
+                "seats": {"type": "array", "minItems": 1, "maxItems": 10, "items": {
+                    "type": "object", "additionalProperties": False, "required": ["player", "colour"],
+                    "properties": {"player": _INDEX, "colour": _WORD}}},
+                "events": {"type": "array", "maxItems": 100_000, "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["seq", "kind", "payload", "created_at"],
+                    "properties": {"seq": {"type": "integer", "minimum": 1, "maximum": 10 ** 9},
+                                   "kind": _WORD, "payload": {"type": "object"}, "created_at": _STAMP}}},
+                "results": {"type": "array", "maxItems": 10, "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["player", "total", "rank", "breakdown"],
+                    "properties": {"player": _INDEX, "total": _POINTS,
+                                   "rank": {"type": "integer", "minimum": 1, "maximum": 10},
+                                   "breakdown": {"type": "object", "minProperties": 1, "maxProperties": 30,
+                                                 "propertyNames": _WORD, "additionalProperties": _POINTS}}}},
+            },
+        }},
+    },
+}
+_VALIDATOR = StrictValidator(BACKUP_SCHEMA)
+
+
+def _load(data: bytes | str) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
+        raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
+
+
+def _check_shape(document: Any) -> None:
+    if not isinstance(document, dict) or document.get("format") != BACKUP_FORMAT:
+        raise BackupError("This file is not a group backup of the Game-Night Companion.")
+    version = document.get("version")
+    if version != BACKUP_VERSION:
+        newer = type(version) is int and version > BACKUP_VERSION
+        raise BackupError(
+            f"This backup has format version {version!r}; this companion reads version {BACKUP_VERSION}"
+            + (" — it was made by a newer companion." if newer else ".")
+        )
+    error = best_match(_VALIDATOR.iter_errors(document))
+    if error is not None:
+        where = json_path(error.absolute_path) or "the file"
+        raise BackupError(f"The backup is damaged at {where}: {error.message}", where)
+
+
+def _check_stamp(value: str, where: str) -> None:
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise BackupError(f"The backup is damaged at {where}: {value!r} is not a date and time.",
+                          where) from None
+
+
+def _check_players(players: list[dict], colours: Collection[str]) -> None:
+    seen: set[str] = set()
+    for n, player in enumerate(players):
+        name = player["name"]
+        if name != " ".join(name.split()) or not name:
+            raise BackupError(f"The backup is damaged at players[{n}].name: {name!r} is not a player name.",
+                              f"players[{n}].name")
+        if name.casefold() in seen:
+            raise BackupError(f"The backup lists the player {name} twice.", f"players[{n}].name")
+        seen.add(name.casefold())
+        if player["colour"] not in colours:
+            raise BackupError(f"The backup gives {name} the colour {player['colour']!r}, which the companion "
+                              f"does not have.", f"players[{n}].colour")
+        _check_stamp(player["created_at"], f"players[{n}].created_at")
+
+
+def _check_seats(play: dict, where: str, players: list[dict], colours: Collection[str],
+                 game: GameInfo) -> None:
+    seats = play["seats"]
+    if not game.min_players <= len(seats) <= game.max_players:
+        raise BackupError(f"A play of {game.name} at {where} has {len(seats)} players; the game is played by "
+                          f"{game.min_players} to {game.max_players}.", f"{where}.seats")
+    for n, seat in enumerate(seats):
+        if seat["player"] >= len(players):
+            raise BackupError(f"{where}.seats[{n}] refers to player {seat['player']}, but the backup has "
+                              f"only {len(players)} players.", f"{where}.seats[{n}].player")
+        if seat["colour"] not in colours:
+            raise BackupError(f"{where}.seats[{n}] has the colour {seat['colour']!r}, which the companion "
+                              f"does not have.", f"{where}.seats[{n}].colour")
+    if len({seat["player"] for seat in seats}) != len(seats):
+        raise BackupError(f"{where} seats the same player twice.", f"{where}.seats")
+    if len({seat["colour"] for seat in seats}) != len(seats):
+        raise BackupError(f"{where} gives two seats the same colour.", f"{where}.seats")
+
+
+def _check_events(play: dict, where: str) -> None:
+    events = play["events"]
+    for n, event in enumerate(events):
+        if event["seq"] != n + 1:
+            raise BackupError(f"{where}.events[{n}] is number {event['seq']}; the events must be numbered "
+                              f"1, 2, 3 … in order.", f"{where}.events[{n}].seq")
+        _check_stamp(event["created_at"], f"{where}.events[{n}].created_at")
+    kinds = [event["kind"] for event in events]
+    finals = [n for n, kind in enumerate(kinds) if kind == FINAL_EVENT]
+    if play["status"] == "finished":
+        if len(finals) != 1 or any(kind != CORRECTION_EVENT for kind in kinds[finals[0] + 1:]):
+            raise BackupError(f"{where} is finished, so its log must hold one final tally, followed by "
+                              f"corrections only.", f"{where}.events")
+    elif finals or CORRECTION_EVENT in kinds:
+        raise BackupError(f"{where} is still going on but its log holds a final tally.", f"{where}.events")
+
+
+def _check_results(play: dict, where: str) -> None:
+    results = play["results"]
+    if play["status"] == "active":
+        if results or play["ended_at"] is not None:
+            raise BackupError(f"{where} is still going on but has an end or results.", f"{where}.results")
+        return
+    if play["ended_at"] is None:
+        raise BackupError(f"{where} is finished but has no end time.", f"{where}.ended_at")
+    seated = [seat["player"] for seat in play["seats"]]
+    if [r["player"] for r in results] != seated:
+        raise BackupError(f"{where} must have one result per seat, in seat order.", f"{where}.results")
+    for n, result in enumerate(results):
+        if result["total"] != sum(result["breakdown"].values()):
+            raise BackupError(f"{where}.results[{n}]: the total {result['total']} is not the sum of its "
+                              f"breakdown.", f"{where}.results[{n}].total")
+        if result["rank"] > len(results):
+            raise BackupError(f"{where}.results[{n}]: rank {result['rank']} with {len(results)} players.",
+                              f"{where}.results[{n}].rank")
+    if not any(result["rank"] == 1 for result in results):
+        raise BackupError(f"{where} has nobody in first place.", f"{where}.results")
+
+
+def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
+    """The play's events must fold into a table state, as they will every time the play is shown."""
+    seats = tuple(Seat(players[s["player"]]["name"], s["colour"]) for s in play["seats"])
+    during = [(e["kind"], e["payload"]) for e in play["events"]
+              if e["kind"] not in (FINAL_EVENT, CORRECTION_EVENT)]
+    try:
+        fold(PlaySetup(play["game"], seats, play["options"]), during)
+    except RulesError as error:
+        raise BackupError(f"The log of {where} does not replay: {error.message}", f"{where}.events") from None
+    except (TypeError, KeyError, IndexError, AttributeError):  # a foreign payload the rules did not foresee
+        raise BackupError(f"The log of {where} does not replay.", f"{where}.events") from None
+
+
+def parse_backup(data: bytes | str, games: Mapping[str, GameInfo], colours: Collection[str]) -> GroupArchive:
+    """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one."""
+    document = _load(data)
+    _check_shape(document)
+    players = document["players"]
+    _check_players(players, colours)
+    for n, play in enumerate(document["plays"]):
+        where = f"plays[{n}]"
+        game = games.get(play["game"])
+        if game is None:
+            raise BackupError(f"{where} is a play of {play['game']!r}, a game the companion does not serve.",
+                              f"{where}.game")
+        _check_stamp(play["started_at"], f"{where}.started_at")
+        if play["ended_at"] is not None:
+            _check_stamp(play["ended_at"], f"{where}.ended_at")
+        _check_seats(play, where, players, colours, game)
+        _check_events(play, where)
+        _check_results(play, where)
+        _check_log_replays(play, where, players)
+    return GroupArchive(
+        name=document["group"]["name"],
+        players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"]) for p in players),
+        plays=tuple(
+            ArchivedPlay(
+                game=play["game"], options=play["options"], status=play["status"], counted=play["counted"],
+                started_at=play["started_at"], ended_at=play["ended_at"], version=play["version"],
+                seats=tuple(ArchivedSeat(s["player"], s["colour"]) for s in play["seats"]),
+                events=tuple(ArchivedEvent(e["seq"], e["kind"], e["payload"], e["created_at"])
+                             for e in play["events"]),
+                results=tuple(ArchivedResult(r["player"], r["total"], r["rank"], r["breakdown"])
+                              for r in play["results"]),
+            )
+            for play in document["plays"]
+        ),
+    )
+
+
+# --- CSV and BoardGameGeek XML --------------------------------------------------------------------
+
+def _finished(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
+    """The finished plays with their number in the group's history (1 = the first play started)."""
+    return ((n, play) for n, play in enumerate(archive.plays, start=1) if play.status == "finished")
+
+
+def _spreadsheet_safe(text: str) -> str:
+    # A spreadsheet would run a name like "=HYPERLINK(…)" as a formula; the quote keeps it text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo]) -> str:
+    """One line per player per finished play, with a column per breakdown row the plays have."""
+    # a play finished with the plain total per player has the breakdown {"total": …}: the total column
+    present = {row for _, play in _finished(archive) for r in play.results for row in r.breakdown} - {"total"}
+    rows: list[str] = []
+    for game in games.values():
+        rows += [row for row in game.rows if row in present and row not in rows]
+    rows += sorted(present - set(rows))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["play", "finished_at", "game", "counted", "seat", "player", "colour", "rank", "total",
+                     "winner", *rows])
+    for number, play in _finished(archive):
+        game_name = games[play.game].name if play.game in games else play.game
+        for seat, result in enumerate(play.results):
+            writer.writerow([
+                number, play.ended_at, game_name, "yes" if play.counted else "no", seat + 1,
+                _spreadsheet_safe(archive.players[result.player].name), play.seats[seat].colour, result.rank,
+                result.total, "yes" if result.rank == 1 else "no",
+                *(result.breakdown.get(row, "") for row in rows),
+            ])
+    return out.getvalue()
+
+
+def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo]) -> bytes:
+    """The finished plays in BoardGameGeek's plays XML; a play left out of the statistics is nowinstats."""
+    root = ET.Element("plays")
+    for _, play in _finished(archive):
+        element = ET.SubElement(root, "play", date=(play.ended_at or "")[:10], quantity="1", length="0",
+                                incomplete="0", nowinstats="0" if play.counted else "1", location="")
+        item = ET.SubElement(element, "item", name=games[play.game].name if play.game in games else play.game,
+                             objecttype="thing")
+        object_id = bgg_id(play.game, play.options)
+        if object_id is not None:
+            item.set("objectid", str(object_id))
+        players = ET.SubElement(element, "players")
+        for seat, result in enumerate(play.results):
+            ET.SubElement(players, "player", name=archive.players[result.player].name,
+                          score=str(result.total), win="1" if result.rank == 1 else "0",
+                          startposition=str(seat + 1), color=play.seats[seat].colour)
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+# --- BG Stats -------------------------------------------------------------------------------------
+
+def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow]) -> dict[str, Any]:
+    """A finished play in BG Stats' createPlay format."""
+    game_data: dict[str, Any] = {"name": game.name, "sourceGameId": game.slug, "highestWins": True}
+    object_id = bgg_id(play.game, play.options)
+    if object_id is not None:
+        game_data["bggId"] = object_id
+    ended = datetime.fromisoformat(play.ended_at or play.started_at)
+    return {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": str(play.id),
+        "playDate": ended.strftime("%Y-%m-%d %H:%M:%S"),
+        "game": game_data,
+        "players": [
+            {"name": r.name, "sourcePlayerId": str(r.player_id), "score": r.total, "winner": r.rank == 1,
+             "rank": r.rank, "startPlayer": r.seat == 0}
+            for r in sorted(results, key=lambda r: r.seat)
+        ],
+    }
+
+
+def bg_stats_url(play: Play, game: GameInfo, results: Sequence[ResultRow]) -> str:
+    """The "Send to BG Stats" link: createPlay with the play as URL-encoded JSON."""
+    data = json.dumps(bg_stats_play(play, game, results), ensure_ascii=False, separators=(",", ":"))
+    return f"{BG_STATS_CREATE_PLAY}?data={quote(data, safe='')}"

@@ -1,0 +1,142 @@
+"""Forms of the history: its filter, the statistics' game, correcting a tally, counting, importing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import Form, HiddenField, SelectField, StringField
+from wtforms.validators import AnyOf, InputRequired, NumberRange, Optional, ValidationError
+
+from companion.forms import VersionedForm, WholeNumberField, choices
+from companion.games.common import GameInfo
+from companion.labels import ROW_LABELS
+from companion.store import HistoryFilter, Player
+
+POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
+LAST_PAGE = 100_000
+
+
+def _day(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+class HistoryFilterForm(Form):
+    """The history's filter, read from the query string (a GET form: no CSRF token)."""
+
+    game = SelectField(_l("Game"), default="", validate_choice=False)
+    player = SelectField(_l("Player"), default="", validate_choice=False)
+    since = StringField(_l("From"), validators=[Optional()], render_kw={"type": "date"})
+    until = StringField(_l("To"), validators=[Optional()], render_kw={"type": "date"})
+    page = WholeNumberField(_l("Page"), validators=[Optional(), NumberRange(1, LAST_PAGE)])
+
+    def __init__(self, formdata, games: Mapping[str, GameInfo], players: Sequence[Player]) -> None:
+        super().__init__(formdata)
+        self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
+        self.player.choices = choices([("", _l("Everybody")), *((str(p.id), p.name) for p in players)])
+
+    @staticmethod
+    def _check_choice(field: SelectField) -> None:
+        if field.data not in {choice.value for choice in field.choices}:
+            raise ValidationError(_l("Pick one from the list."))
+
+    @staticmethod
+    def _check_day(field: StringField) -> None:
+        try:
+            _day(field.data)
+        except ValueError:
+            raise ValidationError(_l("Use a date like 2024-05-31.")) from None
+
+    def validate_game(self, field: SelectField) -> None:
+        self._check_choice(field)
+
+    def validate_player(self, field: SelectField) -> None:
+        self._check_choice(field)
+
+    def validate_since(self, field: StringField) -> None:
+        self._check_day(field)
+
+    def validate_until(self, field: StringField) -> None:
+        self._check_day(field)
+        since = self.since.data
+        if since and field.data and not self.since.errors and field.data < since:
+            raise ValidationError(_l("The last day is before the first day."))
+
+    def chosen(self) -> HistoryFilter:
+        """The filter; call after validate()."""
+        return HistoryFilter(game=self.game.data or None,
+                             player_id=int(self.player.data) if self.player.data else None,
+                             since=_day(self.since.data), until=_day(self.until.data))
+
+    @property
+    def page_number(self) -> int:
+        return self.page.data or 1
+
+    def query(self, page: int) -> dict[str, str | int]:
+        """The query string of another page of the same filter."""
+        values = {name: getattr(self, name).data for name in ("game", "player", "since", "until")}
+        return {**{k: v for k, v in values.items() if v}, "page": page}
+
+
+class StatisticsFilterForm(Form):
+    """Which game the statistics are about ('' for all games)."""
+
+    game = SelectField(_l("Game"), default="", validate_choice=False)
+
+    def __init__(self, formdata, games: Mapping[str, GameInfo]) -> None:
+        super().__init__(formdata)
+        self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
+
+    def validate_game(self, field: SelectField) -> None:
+        if field.data not in {choice.value for choice in field.choices}:
+            raise ValidationError(_l("There is no such game; pick one from the list."))
+
+
+class CountedForm(FlaskForm):
+    """Count a finished play in the statistics, or leave it out."""
+
+    counted = HiddenField(validators=[AnyOf(["0", "1"], message=_l("Reload the page and try again."))])
+
+
+class ImportForm(FlaskForm):
+    backup = FileField(_l("Backup file"), validators=[FileRequired(_l("Choose the backup file (.json)."))],
+                       render_kw={"accept": "application/json,.json"})
+
+
+def correction_field_name(seat: int, row: str) -> str:
+    return f"seat{seat}-{row}"
+
+
+def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
+                    formdata=None) -> VersionedForm:
+    """A number per breakdown row per player, filled with ``current`` (per seat); totals are the row sums."""
+    rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
+
+    class CorrectionForm(VersionedForm):
+        def breakdowns(self) -> list[dict[str, int]]:
+            return [{row: self[correction_field_name(seat, row)].data for row in rows}
+                    for seat in range(len(names))]
+
+        def seat_fields(self, seat: int) -> list:
+            return [self[correction_field_name(seat, row)] for row in rows]
+
+    CorrectionForm.rows = rows
+    for seat, name in enumerate(names):
+        for row in rows:
+            label = ROW_LABELS.get(row, row)
+            setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
+                label,
+                # gettext at request time: a lazy string counts as safe HTML, and the name is user input
+                validators=[InputRequired(gettext("Enter %(name)s's points for %(row)s.", name=name,
+                                                  row=label)),
+                            NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
+                render_kw={"inputmode": "numeric"}))
+    if formdata is not None:
+        return CorrectionForm(formdata=formdata)
+    data = {correction_field_name(seat, row): breakdown.get(row, 0)
+            for seat, breakdown in enumerate(current) for row in rows}
+    return CorrectionForm(formdata=None, version=str(version), **data)

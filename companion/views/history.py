@@ -1,0 +1,271 @@
+"""A group's history and statistics: every finished play, corrections, charts, exports and import."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from markupsafe import Markup
+from werkzeug.wrappers import Response
+
+from companion import charts, exports, store
+from companion.database import get_db
+from companion.forms import COLOURS, VersionedForm
+from companion.forms.history import (
+    CountedForm,
+    HistoryFilterForm,
+    ImportForm,
+    StatisticsFilterForm,
+    correction_form,
+)
+from companion.games import GAMES, get_game, gold_west
+from companion.games.common import FinalResult, RulesError, rank_players
+from companion.labels import ROW_LABELS
+from companion.security import remember_group
+from companion.views.common import flash_rules_error, member_group, member_play
+
+bp = Blueprint("history", __name__)
+
+
+# --- ranking a corrected tally (pure) -------------------------------------------------------------
+
+def final_tie_breakers(game: str, final_payload: Mapping[str, Any] | None,
+                       seats: int) -> list[tuple[int, ...]] | None:
+    """The tie-breakers the final tally recorded, per seat ("larger is better"), or None.
+
+    Gold West: fewest camps in Wanted, then most resources left on the supply track, read from the
+    final event's ``players`` (in seat order) when it holds them.
+    """
+    if game != gold_west.GAME.slug or not isinstance(final_payload, Mapping):
+        return None
+    players = final_payload.get("players")
+    if not isinstance(players, list) or len(players) != seats:
+        return None
+    keys = []
+    for entry in players:
+        wanted = entry.get("wanted", 0) if isinstance(entry, Mapping) else None
+        supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
+        if type(wanted) is not int or type(supply) is not int:
+            return None
+        keys.append((-wanted, supply))
+    return keys
+
+
+def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence[Mapping[str, int]],
+                     final_payload: Mapping[str, Any] | None) -> FinalResult:
+    """Totals as the row sums and ranks recomputed, with the game's tie-breakers where recorded."""
+    names = [seat.name for seat in play.seats]
+    return rank_players(play.game, rows, list(zip(names, breakdowns, strict=True)),
+                        final_tie_breakers(play.game, final_payload, len(names)))
+
+
+# --- statistics as charts -------------------------------------------------------------------------
+
+def row_label(row: str) -> str:
+    # plays finished with the plain total-per-player tally have no breakdown beyond "total"
+    return _("Points without breakdown") if row == "total" else str(ROW_LABELS.get(row, row))
+
+
+def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
+    """The statistics page's charts; each comes with a table of the same numbers on the page."""
+    players = stats.players
+    found: dict[str, Markup] = {}
+    if not players:
+        return found
+    found["wins"] = charts.bar_chart(
+        "wins-chart", _("Wins per player"),
+        _("Wins of each player (a shared victory counts for every winner): %(list)s.",
+          list=", ".join(f"{p.name} {p.wins}" for p in players)),
+        [charts.Bar(p.name, p.wins, p.colour, str(p.wins)) for p in players])
+    if stats.periods:
+        first, last = stats.periods[0].first[:10], stats.periods[-1].last[:10]
+        if len(stats.periods) == stats.plays:
+            description = _("Each player's score in each play, from %(first)s to %(last)s; the table below "
+                            "lists the numbers.", first=first, last=last)
+        else:
+            description = _("Each player's average score in %(count)d stretches of consecutive plays, from "
+                            "%(first)s to %(last)s; the table below lists the numbers.",
+                            count=len(stats.periods), first=first, last=last)
+        found["scores"] = charts.line_chart(
+            "scores-chart", _("Scores over time"), description,
+            [period.first[:10] for period in stats.periods],
+            [charts.Line(p.name, p.colour, [period.averages.get(p.player_id) for period in stats.periods])
+             for p in players])
+    if stats.rows:
+        found["breakdown"] = charts.stacked_bar_chart(
+            "breakdown-chart", _("Where the points come from"),
+            _("Each player's average points per scoring row, as stacked bars; the table below lists them."),
+            [row_label(row) for row in stats.rows],
+            [charts.Stack(p.name, [stats.row_averages.get(p.player_id, {}).get(row, 0) for row in stats.rows])
+             for p in players])
+    return found
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+@bp.get("/groups/<int:group_id>/history")
+def index(group_id: int):
+    group = member_group(group_id)
+    db = get_db()
+    form = HistoryFilterForm(request.args, GAMES, store.list_players(db, group.id))
+    if not form.validate():
+        return render_template("history/index.html", group=group, form=form, page=None), 400
+    page = store.history(db, group.id, form.chosen(),
+                         offset=(form.page_number - 1) * store.HISTORY_PAGE_SIZE)
+    return render_template("history/index.html", group=group, form=form, page=page)
+
+
+@bp.get("/groups/<int:group_id>/statistics")
+def statistics(group_id: int):
+    group = member_group(group_id)
+    form = StatisticsFilterForm(request.args, GAMES)
+    played = store.played_games(get_db(), group.id)
+    if not form.validate():
+        return render_template("history/statistics.html", group=group, form=form, played=played,
+                               stats=None, charts={}), 400
+    stats = store.statistics(get_db(), group.id, form.game.data or None)
+    return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
+                           charts=statistics_charts(stats), row_label=row_label)
+
+
+def _render_record(play: store.Play, status: int = 200):
+    if play.status != "finished":  # reopened meanwhile (its final tally undone): the play page shows it
+        return redirect(url_for("plays.show", play_id=play.id))
+    db = get_db()
+    results = store.play_results(db, play.id)
+    game = get_game(play.game)
+    return render_template(
+        "history/play.html", play=play, game=game, group=member_group(play.group_id), results=results,
+        rows=list(dict.fromkeys(row for r in results for row in r.breakdown)), row_label=row_label,
+        counted=store.play_counted(db, play.id),
+        corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
+        bg_stats_url=exports.bg_stats_url(play, game, results),
+        counted_form=CountedForm(formdata=None), version_form=VersionedForm(formdata=None),
+    ), status
+
+
+@bp.get("/plays/<int:play_id>/record")
+def play(play_id: int):
+    return _render_record(member_play(play_id))
+
+
+@bp.route("/plays/<int:play_id>/correct", methods=["GET", "POST"])
+def correct(play_id: int):
+    """Correct a finished play's tally row by row; totals and ranks are computed again."""
+    play = member_play(play_id)
+    if play.status != "finished":
+        return redirect(url_for("plays.show", play_id=play.id))
+    db = get_db()
+    current = [r.breakdown for r in sorted(store.play_results(db, play.id), key=lambda r: r.seat)]
+    form = correction_form([s.name for s in play.seats], current, play.version,
+                           formdata=request.form if request.method == "POST" else None)
+    if form.validate_on_submit():
+        result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
+        try:
+            store.correct_results(db, play.id, [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                                                for seat, p in enumerate(result.players)],
+                                  expected_version=form.version_number)
+        except RulesError as error:
+            flash_rules_error(error)
+        else:
+            flash(_("Corrected. The totals and ranks were computed again."))
+        return redirect(url_for("history.play", play_id=play.id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("history/correct.html", play=play, game=get_game(play.game), form=form), status
+
+
+@bp.post("/plays/<int:play_id>/correct/undo")
+def undo_correction(play_id: int):
+    play = member_play(play_id)
+    form = VersionedForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return _render_record(play, 400)
+    events = store.list_events(get_db(), play.id)
+    if not events or events[-1].kind != store.CORRECTION_EVENT:
+        flash(_("There is no correction to undo."), "error")
+        return _render_record(play, 409)
+    try:
+        store.undo_last_event(get_db(), play.id, expected_version=form.version_number)
+    except RulesError as error:
+        flash_rules_error(error)
+        return _render_record(store.get_play(get_db(), play.id), 409)
+    flash(_("The correction was undone: the scores are as they were before it."))
+    return redirect(url_for("history.play", play_id=play.id))
+
+
+@bp.post("/plays/<int:play_id>/counted")
+def counted(play_id: int):
+    play = member_play(play_id)
+    form = CountedForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return _render_record(play, 400)
+    try:
+        store.set_play_counted(get_db(), play.id, form.counted.data == "1")
+    except RulesError as error:
+        flash_rules_error(error)
+        return redirect(url_for("plays.show", play_id=play.id))
+    flash(_("This play counts in the statistics again.") if form.counted.data == "1"
+          else _("This play no longer counts in the statistics."))
+    return redirect(url_for("history.play", play_id=play.id))
+
+
+# --- exports and import ---------------------------------------------------------------------------
+
+def _download(body: str | bytes, mimetype: str, group: store.Group, suffix: str) -> Response:
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", group.name).strip("-").lower() or "group"
+    response = current_app.response_class(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{stem}-{suffix}"'
+    return response
+
+
+@bp.get("/groups/<int:group_id>/export/plays.csv")
+def export_csv(group_id: int):
+    group = member_group(group_id)
+    # the byte-order mark makes spreadsheet programs read the names as UTF-8
+    text = "\ufeff" + exports.plays_csv(store.dump_group(get_db(), group.id), GAMES)
+    return _download(text, "text/csv; charset=utf-8", group, "plays.csv")
+
+
+@bp.get("/groups/<int:group_id>/export/backup.json")
+def export_backup(group_id: int):
+    group = member_group(group_id)
+    text = exports.backup_json(store.dump_group(get_db(), group.id), store.now())
+    return _download(text, "application/json", group, "backup.json")
+
+
+@bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
+def export_bgg(group_id: int):
+    group = member_group(group_id)
+    return _download(exports.bgg_plays_xml(store.dump_group(get_db(), group.id), GAMES),
+                     "application/xml", group, "bgg-plays.xml")
+
+
+@bp.route("/groups/import", methods=["GET", "POST"])
+def import_backup():
+    """A backup becomes a new group (a new invite link and join code), on this phone."""
+    # a group's whole history is the one upload larger than the site-wide request limit
+    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
+    form = ImportForm()
+    if form.validate_on_submit():
+        try:
+            archive = exports.parse_backup(form.backup.data.read(), GAMES, COLOURS)
+            group = store.restore_group(get_db(), archive)
+        except RulesError as error:
+            form.backup.errors.append(str(error))
+        else:
+            remember_group(group.id)
+            flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
+                    players=len(archive.players), plays=len(archive.plays)))
+            return redirect(url_for("groups.show", group_id=group.id))
+    status = 400 if request.method == "POST" else 200
+    limit_kb = current_app.config["BACKUP_MAX_BYTES"] // 1024
+    return render_template("history/import.html", form=form, limit_kb=limit_kb), status
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

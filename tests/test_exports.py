@@ -1,0 +1,308 @@
+"""Exports (CSV, BGG XML, BG Stats link) and the JSON backup: round trip and refused imports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from companion import exports, store
+from companion.forms import COLOURS
+from companion.games import GAMES
+from tests.conftest import create_group
+
+TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
+GW = ("track", "largest_group", "offices", "wanted", "influence")
+
+
+def gw(track: int, wanted: int = 0) -> dict[str, int]:
+    return {"track": track, "largest_group": 6, "offices": 4, "wanted": -wanted, "influence": 8}
+
+
+def finish(db, play_id: int, payload: dict, rows: list[tuple[int, int, dict]]) -> None:
+    """Finish with (seat, rank, breakdown) per seat; totals are the row sums."""
+    store.finish_play(db, play_id, payload,
+                      [store.ResultInput(seat, sum(b.values()), rank, b) for seat, rank, b in rows])
+
+
+@pytest.fixture
+def group(client, db):
+    """A group with everything a backup must keep: an active play with its log, a corrected play,
+    a play left out of the statistics, a shared victory, play options, and a name a spreadsheet would run."""
+    group_id = create_group(client, "Friday night")
+    anna = store.add_player(db, group_id, "Anna", "red")
+    ben = store.add_player(db, group_id, "Ben", "blue")
+    zoe = store.add_player(db, group_id, "=Zoë+1", "white")
+
+    corrected = store.start_play(db, group_id, "gold-west", [(anna, "red"), (ben, "blue"), (zoe, "white")])
+    store.append_event(db, corrected, "adjust", {"seat": 1, "points": 4, "note": "BoomTown"})
+    finish(db, corrected, {"players": [{"wanted": 1, "supply_left": 2}] * 3},
+           [(0, 1, gw(40)), (1, 2, gw(35)), (2, 3, gw(20, 2))])
+    store.correct_results(db, corrected, [store.ResultInput(0, 58, 2, gw(40)),
+                                          store.ResultInput(1, 60, 1, gw(42)),
+                                          store.ResultInput(2, 36, 3, gw(20, 2))])
+
+    shared = store.start_play(db, group_id, "great-western-trail", [(ben, "blue"), (anna, "red")],
+                              {"edition": 1})
+    finish(db, shared, {"totals": [77, 77]}, [(0, 1, {"total": 77}), (1, 1, {"total": 77})])
+
+    left_out = store.start_play(db, group_id, "mayflower", [(zoe, "white"), (anna, "red")])
+    finish(db, left_out, {"totals": [3, 9]}, [(0, 2, {"total": 3}), (1, 1, {"total": 9})])
+    store.set_play_counted(db, left_out, False)
+
+    active = store.start_play(db, group_id, "mayflower", [(anna, "green"), (ben, "yellow")])
+    store.append_event(db, active, "adjust", {"seat": 0, "points": 7, "note": ""})
+    store.append_event(db, active, "adjust", {"seat": 1, "points": -2, "note": "marker"})
+    return {"id": group_id, "corrected": corrected, "shared": shared, "left_out": left_out, "active": active}
+
+
+def table_counts(db) -> dict[str, int]:
+    return {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in TABLES}
+
+
+def by_names(stats: store.Statistics):
+    """Statistics with players named instead of numbered (ids differ between two groups)."""
+    names = {p.player_id: p.name for p in stats.players}
+    players = [(p.name, p.colour, p.plays, p.wins, p.average, p.best, p.worst, p.current_streak,
+                p.longest_streak) for p in stats.players]
+    rivalries = {(names[a], names[b]): (r.ahead, r.together) for (a, b), r in stats.rivalries.items()}
+    rows = {names[pid]: dict(averages) for pid, averages in stats.row_averages.items()}
+    periods = [(p.first, p.last, {names[pid]: avg for pid, avg in p.averages.items()}) for p in stats.periods]
+    return players, stats.games, rivalries, rows, periods
+
+
+# --- the backup -----------------------------------------------------------------------------------
+
+def test_backup_round_trip_restores_exactly_what_was_exported(db, group):
+    original = store.dump_group(db, group["id"])
+    text = exports.backup_json(original, "2024-05-01T20:00:00+00:00")
+    restored = store.restore_group(db, exports.parse_backup(text.encode(), GAMES, COLOURS))
+    assert restored.id != group["id"] and restored.name == "Friday night"
+    copy_ = store.dump_group(db, restored.id)
+    assert copy_ == original
+    assert exports.backup_json(copy_, "2024-05-01T20:00:00+00:00") == text
+    for game in (None, "gold-west", "great-western-trail", "mayflower"):
+        assert (by_names(store.statistics(db, restored.id, game))
+                == by_names(store.statistics(db, group["id"], game)))
+
+
+def test_the_restored_group_works_like_the_original(db, group):
+    restored = store.restore_group(db, exports.parse_backup(
+        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    entries = store.history(db, restored.id).entries
+    assert [(e.game, e.counted) for e in entries] == [  # newest first
+        ("mayflower", False), ("great-western-trail", True), ("gold-west", True)]
+    corrected = next(e for e in entries if e.game == "gold-west")
+    assert store.list_events(db, corrected.play_id)[-1].kind == store.CORRECTION_EVENT
+    store.undo_last_event(db, corrected.play_id)  # the correction's "previous" came along
+    assert [(s.name, s.total, s.rank) for s in store.history(db, restored.id).entries[-1].standings] == [
+        ("Anna", 58, 1), ("Ben", 53, 2), ("=Zoë+1", 36, 3)]
+    assert store.restore_group(db, store.dump_group(db, restored.id)).join_code != restored.join_code
+
+
+def valid_document(db, group) -> dict:
+    return exports.backup_document(store.dump_group(db, group["id"]), "2024-05-01T20:00:00+00:00")
+
+
+def play_of(document: dict, game: str) -> dict:
+    return next(play for play in document["plays"] if play["game"] == game and play["status"] == "finished")
+
+
+def _set(path: str, value):
+    """A change to the document: ``path`` as in the error messages, e.g. ``plays[0].seats[1].player``."""
+    def change(document: dict) -> None:
+        parts = path.replace("[", ".").replace("]", "").split(".")
+        target = document
+        for part in parts[:-1]:
+            target = target[int(part)] if part.isdigit() else target[part]
+        last = parts[-1]
+        if value is KeyError:
+            del target[last]
+        elif last.isdigit():
+            target[int(last)] = value
+        else:
+            target[last] = value
+    return change
+
+
+def _gold_west_play(change):
+    def apply(document: dict) -> None:
+        change(play_of(document, "gold-west"))
+    return apply
+
+
+REFUSED = {
+    "foreign format": (_set("format", "someone-elses-backup"), "not a group backup"),
+    "newer version": (_set("version", 2),
+                      "version 2; this companion reads version 1 — it was made by a newer"),
+    "no version": (_set("version", KeyError), "format version None"),
+    "no plays": (_set("plays", KeyError), "'plays' is a required property"),
+    "unknown field": (_set("group.owner", "me"), "group"),
+    "a float for a whole number": (_set("plays.0.version", 5.0), "plays[0].version"),
+    "a player listed twice": (_set("players.1.name", "ANNA"), "lists the player ANNA twice"),
+    "a colour the companion lacks": (_set("players.0.colour", "chartreuse"), "colour 'chartreuse'"),
+    "a blank name": (_set("players.0.name", "  "), "is not a player name"),
+    "a seat of a player who is not there": (_set("plays.0.seats.0.player", 7), "only 3 players"),
+    "a player seated twice": (_gold_west_play(lambda p: p["seats"][1].update(player=p["seats"][0]["player"])),
+                              "seats the same player twice"),
+    "results of someone else": (_gold_west_play(lambda p: p["results"].reverse()), "one result per seat"),
+    "a total that is not the sum": (_gold_west_play(lambda p: p["results"][0].update(total=1)),
+                                    "is not the sum of its breakdown"),
+    "nobody first": (_gold_west_play(lambda p: [r.update(rank=2) for r in p["results"]]), "nobody in first"),
+    "an unknown game": (_set("plays.0.game", "chess"), "'chess', a game the companion does not serve"),
+    "too many players": (_gold_west_play(lambda p: p["seats"].extend([{"player": 0, "colour": "pink"}] * 3)),
+                         "the game is played by 2 to 4"),
+    "a date that is not one": (_set("plays.0.started_at", "yesterday at 8"), "is not a date and time"),
+    "events out of order": (_gold_west_play(lambda p: p["events"][0].update(seq=5)), "numbered 1, 2, 3"),
+    "finished without a final tally": (_gold_west_play(lambda p: p["events"][1].update(kind="adjust")),
+                                       "one final tally"),
+    "going on with results": (lambda d: next(p for p in d["plays"] if p["status"] == "active").update(
+        results=play_of(d, "mayflower")["results"]), "still going on but has an end or results"),
+    "a log that does not replay": (_gold_west_play(lambda p: p["events"][0]["payload"].update(seat=9)),
+                                   "does not replay"),
+    "a score beyond any game": (_gold_west_play(lambda p: p["results"][0].update(total=10 ** 30)), "total"),
+}
+
+
+@pytest.mark.parametrize(("change", "message"), REFUSED.values(), ids=REFUSED.keys())
+def test_a_damaged_or_foreign_backup_is_refused_and_stores_nothing(db, group, change, message):
+    document = valid_document(db, group)
+    change(document)
+    before = table_counts(db)
+    with pytest.raises(exports.BackupError) as refused:
+        exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    assert message in str(refused.value)
+    assert table_counts(db) == before
+
+
+@pytest.mark.parametrize("data", [b"{not json", b"\xff\xfe\x00", b"[1, 2]", b"null", b"\"backup\"",
+                                  b"[" * 100_000 + b"]" * 100_000, b'{"version": 1e999}', b"9" * 5000],
+                         ids=["broken", "not text", "a list", "null", "a string", "nested too deep",
+                              "infinite number", "a number too long"])
+def test_a_file_that_is_not_a_backup_is_refused(data):
+    with pytest.raises(exports.BackupError):
+        exports.parse_backup(data, GAMES, COLOURS)
+
+
+def test_a_valid_document_passes(db, group):
+    archive = exports.parse_backup(json.dumps(valid_document(db, group)), GAMES, COLOURS)
+    assert len(archive.plays) == 4 and [p.name for p in archive.players] == ["Anna", "Ben", "=Zoë+1"]
+
+
+def test_a_clash_the_database_finds_rolls_everything_back(db, group):
+    archive = store.dump_group(db, group["id"])
+    broken = store.GroupArchive(archive.name, (*archive.players, archive.players[0]), archive.plays)
+    before = table_counts(db)
+    with pytest.raises(store.RulesError, match="nothing was imported"):
+        store.restore_group(db, broken)  # the same name twice: the unique index refuses the second
+    assert table_counts(db) == before
+
+
+# --- CSV, BoardGameGeek XML, BG Stats --------------------------------------------------------------
+
+def test_csv_has_a_line_per_player_per_finished_play(db, group):
+    text = exports.plays_csv(store.dump_group(db, group["id"]), GAMES)
+    lines = list(csv.DictReader(io.StringIO(text)))
+    assert len(lines) == 3 + 2 + 2  # the active play is not in it
+    gold = [line for line in lines if line["game"] == "Gold West"]
+    assert [(line["player"], line["total"], line["rank"], line["winner"], line["track"], line["wanted"])
+            for line in gold] == [("Anna", "58", "2", "no", "40", "0"), ("Ben", "60", "1", "yes", "42", "0"),
+                                  ("'=Zoë+1", "36", "3", "no", "20", "-2")]
+    shared = [line for line in lines if line["game"] == "Great Western Trail"]
+    assert [(line["seat"], line["winner"], line["total"], line["track"]) for line in shared] == [
+        ("1", "yes", "77", ""), ("2", "yes", "77", "")]
+    assert {line["counted"] for line in lines if line["game"] == "Carcassonne – Mayflower"} == {"no"}
+    assert "total" not in next(csv.reader(io.StringIO(text)))[10:]
+
+
+def test_bgg_xml_lists_the_finished_plays(db, group):
+    root = ET.fromstring(exports.bgg_plays_xml(store.dump_group(db, group["id"]), GAMES))
+    plays = root.findall("play")
+    assert root.tag == "plays" and len(plays) == 3
+    gwt = next(p for p in plays if p.find("item").get("name") == "Great Western Trail")
+    assert gwt.find("item").attrib == {"name": "Great Western Trail", "objecttype": "thing",
+                                       "objectid": "193738"}
+    assert gwt.get("quantity") == "1" and len(gwt.get("date")) == 10
+    assert [(p.get("name"), p.get("score"), p.get("win"), p.get("startposition"), p.get("color"))
+            for p in gwt.find("players")] == [("Ben", "77", "1", "1", "blue"),
+                                              ("Anna", "77", "1", "2", "red")]
+    mayflower = next(p for p in plays if p.find("item").get("name") == "Carcassonne – Mayflower")
+    assert mayflower.get("nowinstats") == "1" and "objectid" not in mayflower.find("item").attrib
+
+
+@pytest.mark.parametrize(("options", "expected"), [({"edition": 1}, 193738), ({"edition": 2}, 341169),
+                                                   ({}, 341169), ({"edition": "x"}, None)],
+                         ids=["1st edition", "2nd edition", "default edition", "no edition"])
+def test_great_western_trail_bgg_ids_per_edition(options, expected):
+    assert exports.bgg_id("great-western-trail", options) == expected
+
+
+def test_bg_stats_link_in_the_create_play_format(db, group):
+    play = store.get_play(db, group["shared"])
+    url = exports.bg_stats_url(play, GAMES[play.game], store.play_results(db, play.id))
+    parts = urlsplit(url)
+    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "bgstats://app.bgstatsapp.com/createPlay.html"
+    data = json.loads(parse_qs(parts.query)["data"][0])
+    assert data["sourceName"] == "Game-Night Companion" and data["sourcePlayId"] == str(play.id)
+    assert data["playDate"] == play.ended_at[:10] + " " + play.ended_at[11:19]
+    assert data["game"] == {"name": "Great Western Trail", "sourceGameId": "great-western-trail",
+                            "bggId": 193738, "highestWins": True}
+    assert [(p["name"], p["score"], p["winner"], p["startPlayer"]) for p in data["players"]] == [
+        ("Ben", 77, True, True), ("Anna", 77, True, False)]
+
+
+# --- through the pages ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("path", "mimetype", "suffix"), [
+    ("plays.csv", "text/csv", "friday-night-plays.csv"),
+    ("backup.json", "application/json", "friday-night-backup.json"),
+    ("bgg-plays.xml", "application/xml", "friday-night-bgg-plays.xml"),
+], ids=["csv", "backup", "bgg"])
+def test_exports_download_as_files(client, group, path, mimetype, suffix):
+    response = client.get(f"/groups/{group['id']}/export/{path}")
+    assert response.status_code == 200 and response.mimetype == mimetype
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{suffix}"'
+
+
+def test_import_page_makes_a_new_group_on_this_phone(app, client, db, group):
+    backup = client.get(f"/groups/{group['id']}/export/backup.json").data
+    phone = app.test_client()
+    response = phone.post("/groups/import", data={"backup": (io.BytesIO(backup), "backup.json")},
+                          content_type="multipart/form-data")
+    assert response.status_code == 302
+    new_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    assert new_id != group["id"] and phone.get(f"/groups/{new_id}").status_code == 200
+    assert phone.get(f"/groups/{group['id']}").status_code == 404  # importing does not join the original
+    assert store.dump_group(db, new_id) == store.dump_group(db, group["id"])
+
+
+def test_import_page_refuses_a_foreign_file_and_stores_nothing(client, db, group):
+    before = table_counts(db)
+    response = client.post("/groups/import", data={"backup": (io.BytesIO(b'{"hello": 1}'), "x.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 400 and "not a group backup" in response.text
+    response = client.post("/groups/import", data={}, content_type="multipart/form-data")
+    assert response.status_code == 400 and "Choose the backup file" in response.text
+    assert table_counts(db) == before
+
+
+def test_import_larger_than_the_limit_is_refused(app, client, db):
+    app.config["BACKUP_MAX_BYTES"] = 4096
+    before = table_counts(db)
+    too_big = b" " * (app.config["BACKUP_MAX_BYTES"] + 1)
+    response = client.post("/groups/import", data={"backup": (io.BytesIO(too_big), "big.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 413 and "more data than the companion accepts" in response.text
+    assert table_counts(db) == before
+
+
+def test_a_backup_may_be_larger_than_other_requests(app, client, db, group):
+    backup = exports.backup_json(store.dump_group(db, group["id"]), "2026-11-29T20:00:00+00:00").encode()
+    padded = backup + b" " * app.config["MAX_CONTENT_LENGTH"]
+    response = client.post("/groups/import", data={"backup": (io.BytesIO(padded), "big.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 302

@@ -1,0 +1,372 @@
+"""Every statistic on a hand-built history: ties, shared victories, an uncounted play, a late joiner."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from companion import store
+from companion.games.common import rank_players
+
+GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
+COLOURS = ("red", "blue", "green", "yellow")
+
+
+def gold_west_breakdown(total: int) -> dict[str, int]:
+    """A Gold West breakdown adding up to ``total``: 8 points outside the score track."""
+    return {"track": total - 8, "largest_group": 4, "offices": 3, "wanted": -1, "influence": 2}
+
+
+def finish(db, group_id: int, game: str, scores, counted: bool = True) -> int:
+    """Start and finish a play with ``scores`` as (player id, total) in seat order; returns its id."""
+    play_id = store.start_play(db, group_id, game, [(pid, COLOURS[n]) for n, (pid, _) in enumerate(scores)])
+    if game == "gold-west":
+        breakdowns = [gold_west_breakdown(total) for _, total in scores]
+        rows = GW_ROWS
+    else:
+        breakdowns = [{"total": total} for _, total in scores]
+        rows = ("total",)
+    result = rank_players(game, rows, [(str(pid), b) for (pid, _), b in zip(scores, breakdowns, strict=True)])
+    store.finish_play(db, play_id, {"breakdowns": breakdowns},
+                      [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                       for seat, p in enumerate(result.players)])
+    if not counted:
+        store.set_play_counted(db, play_id, False)
+    return play_id
+
+
+@pytest.fixture
+def db(tmp_path):
+    connection = store.connect(tmp_path / "stats.sqlite3")
+    store.migrate(connection)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def club(db):
+    """The hand-built history (see the module's expectations below); Dan joins after play 5."""
+    group = store.create_group(db, "Club")
+    ids = {name: store.add_player(db, group.id, name, colour)
+           for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))}
+    a, b, c = ids["Anna"], ids["Ben"], ids["Cara"]
+    plays = [
+        finish(db, group.id, "gold-west", [(a, 30), (b, 25), (c, 20)]),  # 1: Anna
+        finish(db, group.id, "gold-west", [(a, 28), (b, 28), (c, 10)]),  # 2: Anna and Ben share the win
+        finish(db, group.id, "gold-west", [(a, 15), (b, 22), (c, 18)]),  # 3: Ben
+        finish(db, group.id, "gold-west", [(a, 5), (b, 1), (c, 50)], counted=False),  # 4: left out
+        finish(db, group.id, "mayflower", [(a, 40), (b, 35)]),  # 5: Anna
+    ]
+    ids["Dan"] = d = store.add_player(db, group.id, "Dan", "yellow")
+    plays += [
+        finish(db, group.id, "gold-west", [(b, 30), (c, 12), (d, 31)]),  # 6: Dan
+        finish(db, group.id, "gold-west", [(b, 33), (d, 20)]),  # 7: Ben
+    ]
+    return group.id, ids, plays
+
+
+def by_name(stats: store.Statistics) -> dict[str, store.PlayerStatistics]:
+    return {p.name: p for p in stats.players}
+
+
+# name: plays, wins, average, best, worst, current streak, longest streak
+ALL_GAMES = {
+    "Anna": (4, 3, 28.25, 40, 15, 1, 2),  # W W L W (play 4 does not count)
+    "Ben": (6, 3, 173 / 6, 35, 22, 1, 2),  # L W W L L W
+    "Cara": (4, 0, 15.0, 20, 10, 0, 0),
+    "Dan": (2, 1, 25.5, 31, 20, 0, 1),  # joined later: W L
+}
+GOLD_WEST = {
+    "Anna": (3, 2, 73 / 3, 30, 15, 0, 2),  # W W L
+    "Ben": (5, 3, 138 / 5, 33, 22, 1, 2),  # L W W L W
+    "Cara": (4, 0, 15.0, 20, 10, 0, 0),
+    "Dan": (2, 1, 25.5, 31, 20, 0, 1),
+}
+
+
+@pytest.mark.parametrize(("game", "expected"), [(None, ALL_GAMES), ("gold-west", GOLD_WEST)],
+                         ids=["all games", "gold west"])
+@pytest.mark.parametrize("name", ["Anna", "Ben", "Cara", "Dan"])
+def test_each_players_record(db, club, game, expected, name):
+    group_id, _, _ = club
+    player = by_name(store.statistics(db, group_id, game))[name]
+    plays, wins, average, best, worst, current, longest = expected[name]
+    assert (player.plays, player.wins, player.best, player.worst) == (plays, wins, best, worst)
+    assert player.average == pytest.approx(average)
+    assert player.win_rate == pytest.approx(wins / plays)
+    assert (player.current_streak, player.longest_streak) == (current, longest)
+
+
+def test_players_are_listed_by_wins_then_win_rate(db, club):
+    group_id, _, _ = club
+    assert [p.name for p in store.statistics(db, group_id).players] == ["Anna", "Ben", "Dan", "Cara"]
+
+
+def test_a_shared_victory_is_a_win_for_every_winner(db, club):
+    group_id, ids, _ = club
+    finish(db, group_id, "mayflower", [(ids["Cara"], 9), (ids["Dan"], 9)])
+    stats = by_name(store.statistics(db, group_id, "mayflower"))
+    assert (stats["Cara"].wins, stats["Dan"].wins) == (1, 1)
+    assert store.statistics(db, group_id, "mayflower").rivalries[ids["Cara"], ids["Dan"]].ahead == 0
+
+
+def test_the_play_left_out_counts_again_when_marked(db, club):
+    group_id, _, plays = club
+    assert store.statistics(db, group_id).plays == 6
+    store.set_play_counted(db, plays[3], True)
+    cara = by_name(store.statistics(db, group_id))["Cara"]
+    assert (cara.plays, cara.wins, cara.best, cara.longest_streak) == (5, 1, 50, 1)
+    assert store.statistics(db, group_id).plays == 7
+
+
+# (player, opponent): how often the player finished ahead, of the plays both took part in
+HEAD_TO_HEAD = {
+    ("Anna", "Ben"): (2, 4), ("Ben", "Anna"): (1, 4),  # play 2 was a tie: ahead for neither
+    ("Anna", "Cara"): (2, 3), ("Cara", "Anna"): (1, 3),
+    ("Ben", "Cara"): (4, 4), ("Cara", "Ben"): (0, 4),
+    ("Ben", "Dan"): (1, 2), ("Dan", "Ben"): (1, 2),
+    ("Cara", "Dan"): (0, 1), ("Dan", "Cara"): (1, 1),
+}
+
+
+@pytest.mark.parametrize(("pair", "expected"), HEAD_TO_HEAD.items(),
+                         ids=[" vs ".join(pair) for pair in HEAD_TO_HEAD])
+def test_head_to_head(db, club, pair, expected):
+    group_id, ids, _ = club
+    rivalry = store.statistics(db, group_id).rivalries[ids[pair[0]], ids[pair[1]]]
+    assert (rivalry.ahead, rivalry.together) == expected
+
+
+def test_players_who_never_met_have_no_head_to_head(db, club):
+    group_id, ids, _ = club
+    rivalries = store.statistics(db, group_id).rivalries
+    assert (ids["Anna"], ids["Dan"]) not in rivalries and (ids["Dan"], ids["Anna"]) not in rivalries
+    assert len(rivalries) == len(HEAD_TO_HEAD)
+
+
+def test_games_summary(db, club):
+    group_id, _, _ = club
+    games = {g.game: g for g in store.statistics(db, group_id).games}
+    assert [g.game for g in store.statistics(db, group_id).games] == ["gold-west", "mayflower"]
+    gold = games["gold-west"]
+    assert (gold.plays, gold.best, gold.best_by, gold.worst) == (5, 33, "Ben", 10)
+    assert gold.average == pytest.approx(322 / 14)
+    mayflower = games["mayflower"]
+    assert (mayflower.plays, mayflower.best, mayflower.best_by, mayflower.worst) == (1, 40, "Anna", 35)
+
+
+@pytest.mark.parametrize(("name", "track"), [("Anna", 73 / 3 - 8), ("Ben", 138 / 5 - 8), ("Cara", 7.0),
+                                             ("Dan", 17.5)])
+def test_average_breakdown_per_row(db, club, name, track):
+    group_id, ids, _ = club
+    stats = store.statistics(db, group_id, "gold-west")
+    assert stats.rows == GW_ROWS
+    averages = stats.row_averages[ids[name]]
+    assert averages["track"] == pytest.approx(track)
+    assert {row: averages[row] for row in GW_ROWS[1:]} == {"largest_group": 4, "offices": 3, "wanted": -1,
+                                                            "influence": 2}
+    assert sum(averages.values()) == pytest.approx(by_name(stats)[name].average)
+
+
+def test_scores_over_time_one_point_per_play_while_there_are_few(db, club):
+    group_id, ids, _ = club
+    periods = store.statistics(db, group_id, "gold-west").periods
+    assert [p.averages.get(ids["Anna"]) for p in periods] == [30, 28, 15, None, None]
+    assert [p.averages.get(ids["Dan"]) for p in periods] == [None, None, None, 31, 20]
+
+
+def test_scores_over_time_average_equal_stretches_of_time_when_there_are_many_plays(db, club):
+    group_id, ids, plays = club
+    with store.write_transaction(db):
+        for play_id, day in zip(plays, (1, 2, 3, 4, 5, 10, 11), strict=True):
+            db.execute("UPDATE plays SET ended_at = ? WHERE id = ?",
+                       [f"2024-01-{day:02d}T21:00:00+00:00", play_id])
+    periods = store.statistics(db, group_id, "gold-west", periods=2).periods
+    # 1–11 January in two stretches of five days: plays 1–3, then plays 6 and 7
+    assert [(p.first[:10], p.last[:10]) for p in periods] == [("2024-01-01", "2024-01-03"),
+                                                              ("2024-01-10", "2024-01-11")]
+    assert [p.averages.get(ids["Ben"]) for p in periods] == [pytest.approx(25), pytest.approx(31.5)]
+    assert [p.averages.get(ids["Cara"]) for p in periods] == [pytest.approx(16), 12]
+    assert [p.averages.get(ids["Anna"]) for p in periods] == [pytest.approx(73 / 3), None]
+
+
+def test_the_all_games_view_has_no_charts_of_rows(db, club):
+    group_id, _, _ = club
+    stats = store.statistics(db, group_id)
+    assert stats.game is None and stats.periods == () and stats.rows == ()
+
+
+def test_a_group_without_plays(db):
+    group = store.create_group(db, "New")
+    store.add_player(db, group.id, "Anna", "red")
+    stats = store.statistics(db, group.id)
+    assert (stats.plays, stats.players, stats.games, dict(stats.rivalries)) == (0, (), (), {})
+    assert store.statistics(db, group.id, "gold-west").periods == ()
+
+
+def test_other_groups_do_not_leak_in(db, club):
+    group_id, _, _ = club
+    other = store.create_group(db, "Other")
+    zed = store.add_player(db, other.id, "Zed", "red")
+    yan = store.add_player(db, other.id, "Yan", "blue")
+    finish(db, other.id, "gold-west", [(zed, 99), (yan, 1)])
+    assert [p.name for p in store.statistics(db, other.id).players] == ["Zed", "Yan"]
+    assert store.statistics(db, group_id).plays == 6
+
+
+def test_a_correction_changes_the_statistics_and_undo_restores_them(db, club):
+    group_id, ids, plays = club
+    before = store.statistics(db, group_id)
+    old = {r.player_id: r for r in store.play_results(db, plays[2])}
+    corrected = [store.ResultInput(0, 25, 1, gold_west_breakdown(25)),  # Anna now wins play 3
+                 store.ResultInput(1, 22, 2, gold_west_breakdown(22)),
+                 store.ResultInput(2, 18, 3, gold_west_breakdown(18))]
+    store.correct_results(db, plays[2], corrected)
+    anna = by_name(store.statistics(db, group_id))["Anna"]
+    assert (anna.wins, anna.longest_streak, anna.current_streak) == (4, 4, 4)
+    assert store.statistics(db, group_id).rivalries[ids["Anna"], ids["Ben"]].ahead == 3
+    assert store.list_events(db, plays[2])[-1].kind == store.CORRECTION_EVENT
+    undone = store.undo_last_event(db, plays[2])
+    assert undone.kind == store.CORRECTION_EVENT
+    assert {r.player_id: r for r in store.play_results(db, plays[2])} == old
+    assert store.statistics(db, group_id) == before
+    assert store.get_play(db, plays[2]).status == "finished"
+
+
+def test_deleting_a_play_takes_it_out_of_the_statistics(db, club):
+    group_id, ids, plays = club
+    store.delete_play(db, plays[5])  # Dan's win
+    stats = store.statistics(db, group_id)
+    dan = by_name(stats)["Dan"]
+    assert (dan.plays, dan.wins) == (1, 0)
+    assert (ids["Cara"], ids["Dan"]) not in stats.rivalries
+
+
+# --- the running sums kept by triggers always equal a recount from the results -------------------
+
+def recount_rivalries(db, group_id):
+    rows = db.execute(
+        "SELECT p.game, a.player_id, b.player_id, SUM(a.rank < b.rank), COUNT(*) FROM plays p "
+        "JOIN results a ON a.play_id = p.id "
+        "JOIN results b ON b.play_id = p.id AND b.player_id <> a.player_id "
+        "WHERE p.group_id = ? AND p.counted = 1 GROUP BY p.game, a.player_id, b.player_id",
+        [group_id]).fetchall()
+    return {(game, a, b): (ahead, together) for game, a, b, ahead, together in rows}
+
+
+def kept_rivalries(db, group_id):
+    rows = db.execute("SELECT game, player_id, opponent_id, ahead, together FROM rivalries "
+                      "WHERE group_id = ? AND together <> 0", [group_id]).fetchall()
+    return {(game, a, b): (ahead, together) for game, a, b, ahead, together in rows}
+
+
+def recount_row_points(db, group_id):
+    totals: dict = {}
+    for game, player_id, breakdown in db.execute(
+            "SELECT p.game, r.player_id, r.breakdown FROM plays p JOIN results r ON r.play_id = p.id "
+            "WHERE p.group_id = ? AND p.counted = 1", [group_id]).fetchall():
+        for row, points in json.loads(breakdown).items():
+            key = (game, player_id, row)
+            totals[key] = totals.get(key, 0) + points
+    return {key: points for key, points in totals.items() if points}
+
+
+def kept_row_points(db, group_id):
+    rows = db.execute("SELECT game, player_id, row, points FROM row_points "
+                      "WHERE group_id = ? AND points <> 0", [group_id]).fetchall()
+    return {(game, player_id, row): points for game, player_id, row, points in rows}
+
+
+def copies_match_their_plays(db):
+    return db.execute(
+        "SELECT COUNT(*) FROM results r JOIN plays p ON p.id = r.play_id "
+        "WHERE r.group_id IS NOT p.group_id OR r.game IS NOT p.game OR r.counted IS NOT p.counted "
+        "OR r.ended_at IS NOT p.ended_at").fetchone()[0] == 0
+
+
+def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
+    group_id, ids, plays = club
+    rng = random.Random(7)
+    people = list(ids.values())
+    for step in range(60):
+        finished = [p for p in plays if store.get_play(db, p).status == "finished"]
+        action = rng.choice(["finish", "finish", "count", "correct", "undo", "delete"])
+        if action == "finish" or not finished:
+            table = rng.sample(people, rng.randint(2, 4))
+            plays.append(finish(db, group_id, rng.choice(["gold-west", "mayflower"]),
+                                [(pid, rng.randint(0, 40)) for pid in table], counted=rng.random() > 0.2))
+        elif action == "count":
+            play_id = rng.choice(finished)
+            store.set_play_counted(db, play_id, not store.play_counted(db, play_id))
+        elif action == "correct":
+            play_id = rng.choice(finished)
+            results = sorted(store.play_results(db, play_id), key=lambda r: r.seat)
+            rows = tuple(results[0].breakdown)
+            new = [{row: rng.randint(-5, 20) for row in rows} for _ in results]
+            ranked = rank_players("any", rows, [(str(n), b) for n, b in enumerate(new)])
+            store.correct_results(db, play_id, [store.ResultInput(seat, p.total, p.rank, p.breakdown)
+                                                for seat, p in enumerate(ranked.players)])
+        elif action == "undo":
+            store.undo_last_event(db, rng.choice(finished))  # a correction, or the final tally: reopens
+        else:
+            play_id = rng.choice(finished)
+            store.delete_play(db, play_id)
+            plays.remove(play_id)
+        assert kept_rivalries(db, group_id) == recount_rivalries(db, group_id), step
+        assert kept_row_points(db, group_id) == recount_row_points(db, group_id), step
+        assert copies_match_their_plays(db), step
+
+
+def test_deleting_the_group_leaves_no_running_sums(db, club):
+    group_id, _, _ = club
+    store.delete_group(db, group_id)
+    assert db.execute("SELECT COUNT(*) FROM rivalries").fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM row_points").fetchone()[0] == 0
+
+
+def test_the_migration_fills_the_running_sums_from_existing_results(tmp_path):
+    connection = store.connect(tmp_path / "old.sqlite3")
+    # a database as the first migration left it, with a finished play
+    connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    with store.write_transaction(connection):
+        store.MIGRATIONS[0](connection)
+        connection.execute("INSERT INTO migrations VALUES (1, 'm001_initial', '2024-01-01')")
+    group = store.create_group(connection, "Old")
+    anna = store.add_player(connection, group.id, "Anna", "red")
+    ben = store.add_player(connection, group.id, "Ben", "blue")
+    play_id = store.start_play(connection, group.id, "gold-west", [(anna, "red"), (ben, "blue")])
+    store.finish_play(connection, play_id, {}, [store.ResultInput(0, 20, 1, gold_west_breakdown(20)),
+                                                 store.ResultInput(1, 10, 2, gold_west_breakdown(10))])
+    assert store.migrate(connection) == [2]
+    assert kept_rivalries(connection, group.id) == {("gold-west", anna, ben): (1, 1),
+                                                    ("gold-west", ben, anna): (0, 1)}
+    assert kept_row_points(connection, group.id) == recount_row_points(connection, group.id)
+    assert by_name(store.statistics(connection, group.id))["Anna"].wins == 1
+    connection.close()
+
+
+# --- the queries read indexes, not whole tables ----------------------------------------------------
+
+def test_statistics_queries_read_indexes_only(db, club):
+    group_id, _, _ = club
+    plans = []
+    original = db.execute
+
+    def explain(sql, params=None):
+        if sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            plans.extend(row[3] for row in original("EXPLAIN QUERY PLAN " + sql, params or []).fetchall())
+        return original(sql, params) if params is not None else original(sql)
+
+    db.execute = explain
+    try:
+        store.statistics(db, group_id)
+        store.statistics(db, group_id, "gold-west")
+    finally:
+        del db.execute
+    full_scans = [step for step in plans if step.startswith("SCAN ") and " USING " not in step
+                  and step.split()[1] in ("results", "r", "plays", "p", "rivalries", "row_points")]
+    assert plans and not full_scans, full_scans
+    assert any("results_by_player" in step for step in plans)
+    assert any("results_by_game" in step for step in plans)
