@@ -539,6 +539,15 @@ def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
     return [Event(seq, kind, json.loads(payload), created_at) for seq, kind, payload, created_at in rows]
 
 
+def last_event(db: Database, play_id: int) -> Event | None:
+    """The play's most recent event, if it has any."""
+    row = db.execute(
+        "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
+        [play_id],
+    ).fetchone()
+    return Event(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+
+
 def _current_version(db: Database, play_id: int) -> tuple[int, str]:
     row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
     if row is None:
@@ -596,13 +605,9 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
     with write_transaction(db):
         version, _ = _current_version(db, play_id)
         _check_version(version, expected_version)
-        row = db.execute(
-            "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
-            [play_id],
-        ).fetchone()
-        if row is None:
+        event = last_event(db, play_id)
+        if event is None:
             return None
-        event = Event(row[0], row[1], json.loads(row[2]), row[3])
         db.execute("DELETE FROM events WHERE play_id = ? AND seq = ?", [play_id, event.seq])
         if event.kind == FINAL_EVENT:
             db.execute("DELETE FROM results WHERE play_id = ?", [play_id])

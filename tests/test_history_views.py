@@ -258,12 +258,14 @@ def test_undoing_a_correction_restores_the_scores(client, db, evening):
     play = store.get_play(db, plays["gold"])
     client.post(f"/plays/{play.id}/correct", data=correction_data(play.version, [gw(10), gw(20)]))
     corrected = store.get_play(db, play.id)
+    assert "Undo the correction" in client.get(f"/plays/{play.id}/result").text
     response = client.post(f"/plays/{play.id}/correct/undo", data={"version": str(corrected.version)})
     assert response.status_code == 302
     assert [(r.name, r.total, r.rank) for r in store.play_results(db, play.id)] == [
         ("Anna", 48, 1), ("Ben", 38, 2)]
     assert [e.kind for e in store.list_events(db, play.id)] == ["final"]
     assert store.get_play(db, play.id).status == "finished"
+    assert "Reopen the play" in client.get(f"/plays/{play.id}/result").text
     again = client.post(f"/plays/{play.id}/correct/undo",
                         data={"version": str(store.get_play(db, play.id).version)})
     assert again.status_code == 409 and "There is no correction to undo." in again.text

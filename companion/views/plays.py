@@ -125,9 +125,11 @@ def result(play_id: int):
         return redirect(url_for("plays.show", play_id=play.id))
     results = store.play_results(get_db(), play.id)
     rows = list(results[0].breakdown) if results else []
+    last = store.last_event(get_db(), play.id)
+    corrected = last is not None and last.kind == store.CORRECTION_EVENT
     return render_template("result.html", play=play, game=get_game(play.game),
                            group=member_group(play.group_id), results=results, rows=rows,
-                           undo_form=VersionedForm(formdata=None))
+                           undo_form=VersionedForm(formdata=None), corrected=corrected)
 
 
 @bp.route("/delete", methods=["GET", "POST"])
