@@ -7,7 +7,7 @@ from werkzeug.wrappers import Response
 
 from companion import store
 from companion.database import get_db
-from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.common import FinalResult, PlaySetup, RulesError, Seat
 from companion.security import require_member
 
 
@@ -28,6 +28,20 @@ def member_play(play_id: int) -> store.Play:
         abort(404)
     require_member(play.group_id)
     return play
+
+
+def member_play_of(play_id: int, game_slug: str) -> store.Play:
+    """The play, if this phone joined its group and it is a play of that game; 404 otherwise."""
+    play = member_play(play_id)
+    if play.game != game_slug:
+        abort(404)
+    return play
+
+
+def result_inputs(result: FinalResult) -> list[store.ResultInput]:
+    """The rules' final result as the rows the store keeps, in seat order."""
+    return [store.ResultInput(seat, player.total, player.rank, player.breakdown)
+            for seat, player in enumerate(result.players)]
 
 
 def play_setup(play: store.Play) -> PlaySetup:

@@ -10,24 +10,17 @@ from companion.forms.gold_west import final_tally_form, first_error, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
-from companion.views.common import flash_rules_error, member_play, to_play
+from companion.views.common import flash_rules_error, member_play_of, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
 
 
-def _gold_west_play(play_id: int) -> store.Play:
-    """The play, if this phone joined its group and it is a play of Gold West; 404 otherwise."""
-    play = member_play(play_id)
-    if play.game != gold_west.GAME.slug:
-        abort(404)
-    return play
-
 
 @bp.post("/ledger/<kind>")
 def record(play_id: int, kind: str):
     """One tap of the ledger: a scoring event (or a camp placed) for one seat."""
-    play = _gold_west_play(play_id)
+    play = member_play_of(play_id, gold_west.GAME.slug)
     form = ledger_form(kind, len(play.seats)) or abort(404)
     if not form.validate_on_submit():
         flash_rules_error(RulesError(first_error(form)))
@@ -48,8 +41,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
     try:
         result = gold_west.final_result(tallies)
         store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies),
-                          [store.ResultInput(seat, p.total, p.rank, p.breakdown)
-                           for seat, p in enumerate(result.players)],
+                          result_inputs(result),
                           expected_version=form.version_number)
     except RulesError as error:
         if isinstance(error, store.StaleVersion):
@@ -63,7 +55,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The end scoring, row by row per player, started from the ledger; scored by the rules."""
-    play = _gold_west_play(play_id)
+    play = member_play_of(play_id, gold_west.GAME.slug)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play, store.list_events(get_db(), play.id))

@@ -16,18 +16,11 @@ from companion.forms.great_western_trail import CardForm, card_form, delivery_fo
 from companion.games import great_western_trail as gwt
 from companion.games.common import RulesError
 from companion.games.table import apply
-from companion.views.common import flash_rules_error, member_group, member_play, to_play
+from companion.views.common import flash_rules_error, member_group, member_play_of, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
 
-
-def gwt_play(play_id: int) -> store.Play:
-    """The play, if this phone joined its group and it is a play of Great Western Trail; 404 otherwise."""
-    play = member_play(play_id)
-    if play.game != gwt.GAME.slug:
-        abort(404)
-    return play
 
 
 def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
@@ -45,7 +38,7 @@ def to_overview(play: store.Play):
 
 @bp.post("/deliveries")
 def deliver(play_id: int):
-    play = gwt_play(play_id)
+    play = member_play_of(play_id, gwt.GAME.slug)
     form = delivery_form([seat.name for seat in play.seats], request.form)
     if not form.validate_on_submit():
         return render_play(play, status=400, delivery_form=form)
@@ -62,7 +55,7 @@ def deliver(play_id: int):
 @bp.get("/final-tally")
 def final_tally(play_id: int):
     """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
-    play = gwt_play(play_id)
+    play = member_play_of(play_id, gwt.GAME.slug)
     if play.status == "finished":
         return to_result(play)
     state = play_state(play)
@@ -76,7 +69,7 @@ def final_tally(play_id: int):
 @bp.route("/final-tally/<int:seat>", methods=["GET", "POST"])
 def card(play_id: int, seat: int):
     """One player's card, row by row; sending it hands it in (and may complete the set)."""
-    play = gwt_play(play_id)
+    play = member_play_of(play_id, gwt.GAME.slug)
     if play.status == "finished":
         return to_result(play)
     if not 0 <= seat < len(play.seats):
@@ -94,7 +87,7 @@ def card(play_id: int, seat: int):
 @bp.post("/final-tally/result")
 def finish(play_id: int):
     """Show the result of cards that are all in (after the final tally was undone, say)."""
-    play = gwt_play(play_id)
+    play = member_play_of(play_id, gwt.GAME.slug)
     form = VersionedForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -156,8 +149,7 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
     try:
         result = gwt.result_from_cards(state)
         store.finish_play(get_db(), play.id, gwt.final_tally_input(state),
-                          [store.ResultInput(seat, player.total, player.rank, player.breakdown)
-                           for seat, player in enumerate(result.players)],
+                          result_inputs(result),
                           expected_version=version)
     except store.StaleVersion:
         # another phone changed the play meanwhile; the overview shows where it stands now

@@ -25,7 +25,7 @@ from companion.games import GAMES, get_game, gold_west
 from companion.games.common import FinalResult, RulesError, rank_players
 from companion.labels import ROW_LABELS
 from companion.security import remember_group
-from companion.views.common import flash_rules_error, member_group, member_play
+from companion.views.common import flash_rules_error, member_group, member_play, result_inputs
 
 bp = Blueprint("history", __name__)
 
@@ -165,8 +165,7 @@ def correct(play_id: int):
     if form.validate_on_submit():
         result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
         try:
-            store.correct_results(db, play.id, [store.ResultInput(seat, p.total, p.rank, p.breakdown)
-                                                for seat, p in enumerate(result.players)],
+            store.correct_results(db, play.id, result_inputs(result),
                                   expected_version=form.version_number)
         except RulesError as error:
             flash_rules_error(error)

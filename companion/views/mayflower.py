@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
@@ -33,7 +33,7 @@ from companion.forms.mayflower import (
 from companion.games import get_game, mayflower
 from companion.games.common import RulesError
 from companion.games.table import TableState, apply
-from companion.views.common import member_play, to_play
+from companion.views.common import member_play_of, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
@@ -116,13 +116,6 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
     )
 
 
-def _mayflower_play(play_id: int) -> store.Play:
-    """The play, if this phone joined its group and it is a play of Mayflower; 404 otherwise."""
-    play = member_play(play_id)
-    if play.game != mayflower.GAME.slug:
-        abort(404)
-    return play
-
 
 def _record(play: store.Play, kind: str, form, anchor: str):
     """Store the form's event if the rules allow it and go back to the play; else show why, nothing stored."""
@@ -142,14 +135,14 @@ def _record(play: store.Play, kind: str, form, anchor: str):
 @bp.post("/place")
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
-    play = _mayflower_play(play_id)
+    play = member_play_of(play_id, mayflower.GAME.slug)
     return _record(play, "place", place_form(_names(play)), "mf-map")
 
 
 @bp.post("/complete")
 def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
-    play = _mayflower_play(play_id)
+    play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
     return _record(play, "complete", complete_form(state.settlers, _names(play)), "mf-report")
 
@@ -157,7 +150,7 @@ def complete(play_id: int):
 @bp.post("/west-edge")
 def west_edge(play_id: int):
     """How far west the map reaches."""
-    play = _mayflower_play(play_id)
+    play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
     return _record(play, "west_edge", west_edge_form(state.west_edge), "mf-map")
 
@@ -168,8 +161,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
         tally = mayflower.settle_final_tally(_names(play), table.running_scores, form.slots,
                                              form.assignment(), form.sizes())
         store.finish_play(get_db(), play.id, tally.payload(),
-                          [store.ResultInput(seat, p.total, p.rank, p.breakdown)
-                           for seat, p in enumerate(tally.result.players)],
+                          result_inputs(tally.result),
                           expected_version=form.version_number)
     except RulesError as error:
         form.show_rules_error(error)
@@ -180,7 +172,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
-    play = _mayflower_play(play_id)
+    play = member_play_of(play_id, mayflower.GAME.slug)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play, store.list_events(get_db(), play.id))

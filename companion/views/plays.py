@@ -17,6 +17,7 @@ from companion.views.common import (
     member_group,
     member_play,
     play_setup,
+    result_inputs,
     to_play,
 )
 
@@ -106,8 +107,7 @@ def finish(play_id: int):
         try:
             store.finish_play(
                 get_db(), play.id, {"totals": totals},
-                [store.ResultInput(seat, p.total, p.rank, p.breakdown)
-                 for seat, p in enumerate(result.players)],
+                result_inputs(result),
                 expected_version=form.version_number,
             )
         except RulesError as error:
