@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from companion import database, i18n, security
+from companion import compression, database, i18n, security
 from companion.games import GAMES
 from companion.labels import ROW_LABELS
 from companion.views import (
@@ -19,6 +19,7 @@ from companion.views import (
     groups,
     history,
     home,
+    live,
     mayflower,
     plays,
 )
@@ -68,6 +69,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 400,  # a phone stays in its groups for a long time
+        # Send the cookie only when the session changed: an answer to a background request (live
+        # refresh, a static file) must never put back a cookie older than the one a form just set.
+        SESSION_REFRESH_EACH_REQUEST=False,
         JOIN_FAILURES_ALLOWED=10,
         JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
@@ -87,7 +91,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     database.init_app(app)
     i18n.init_app(app)
     security.init_app(app)
-    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, history, mayflower):
+    compression.init_app(app)
+    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
+                   mayflower):
         module.init_app(app)
     app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS)
     return app

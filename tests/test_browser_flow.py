@@ -34,7 +34,7 @@ def test_create_play_and_finish_on_a_phone(live_server, phone):
     page.get_by_role("button", name="Add", exact=True).click()
     expect(page.locator("table.scoreboard")).to_contain_text("4")
 
-    page.get_by_role("link", name="Final tally").click()
+    page.get_by_role("link", name="Totals only (scored on paper)").click()
     page.get_by_label("Anna").fill("63")
     page.get_by_label("Ben").fill("65")
     page.get_by_role("button", name="Show the result").click()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
@@ -11,6 +12,7 @@ from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices
 from companion.games import get_game
 from companion.games.common import RulesError, rank_players
 from companion.games.table import ADJUST, fold
+from companion.page_cache import cached_page
 from companion.views.common import (
     final_tally_url,
     flash_rules_error,
@@ -51,7 +53,13 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
 
 @bp.get("")
 def show(play_id: int):
-    return render_play(member_play(play_id))
+    play = member_play(play_id)
+    if play.status == "finished":
+        return redirect(url_for("plays.result", play_id=play.id))
+    group = member_group(play.group_id)
+    # everything the page shows: the play as of this version, its seats, the group's name
+    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.full_path)
+    return cached_page(key, lambda: render_play(play)[0])
 
 
 @bp.post("/adjust")

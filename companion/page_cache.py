@@ -1,0 +1,72 @@
+"""Rendered pages kept per version of what they show, so that re-reading an unchanged play is cheap.
+
+Every phone at the table opens the same play page again and again (after each entry, on each
+refresh). The page only changes when the play does, so it is rendered once per version and
+language; each answer then only gets its own CSRF token, which is never cached.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from flask import current_app, g, session
+from flask_wtf.csrf import generate_csrf
+
+# Stands in for the CSRF token while a page is rendered for the cache; made of characters that
+# HTML escaping leaves alone, so it can be found again in the rendered page.
+TOKEN_PLACEHOLDER = "csrf-token-placeholder-7f3c9a"
+
+
+class PageCache:
+    """A small thread-safe LRU map from a page's key to its rendered text."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._pages: OrderedDict[Hashable, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> str | None:
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+            return page
+
+    def put(self, key: Hashable, page: str) -> None:
+        with self._lock:
+            self._pages[key] = page
+            self._pages.move_to_end(key)
+            while len(self._pages) > self._size:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+pages = PageCache()
+
+
+def cached_page(key: Hashable, render: Callable[[], str]) -> str:
+    """The page for ``key``, rendered by ``render`` only if it is not cached yet.
+
+    ``key`` must name everything the page shows. A page with a one-time message (a flash) is
+    rendered fresh and not kept.
+    """
+    if session.get("_flashes") or current_app.config.get("PAGE_CACHE_SIZE") == 0:
+        return render()
+    field = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+    page = pages.get(key)
+    if page is None:
+        token = g.pop(field, None)
+        setattr(g, field, TOKEN_PLACEHOLDER)
+        try:
+            page = render()
+        finally:
+            g.pop(field, None)
+            if token is not None:
+                setattr(g, field, token)
+        pages.put(key, page)
+    return page.replace(TOKEN_PLACEHOLDER, generate_csrf())

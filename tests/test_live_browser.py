@@ -1,0 +1,268 @@
+"""Several phones on one play, in Chromium: live updates, stale edits, the offline page, kept forms."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from playwright.sync_api import BrowserContext, Page, expect
+from werkzeug.serving import make_server
+
+from companion import store
+from tests.conftest import PHONE, make_app
+
+pytestmark = pytest.mark.browser
+
+# "Within about 2 seconds": the page asks every 1.5 s, then loads the new content. The margin is for
+# a loaded test machine running browsers in parallel; these tests check that updates arrive without
+# a reload, not how fast (that is not something a test on a shared machine can measure).
+LIVE_TIMEOUT_MS = 6000
+
+
+class Server:
+    """The app on 127.0.0.1 in a thread; it can be stopped and started again on the same port."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.port = 0
+        self._server = None
+        self._thread = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self._server = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self.port = self._server.server_port
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+
+@dataclass
+class Table:
+    server: Server
+    db_path: str
+    group: store.Group
+    play_id: int
+
+    def events(self) -> list[store.Event]:
+        db = store.connect(self.db_path)
+        try:
+            return store.list_events(db, self.play_id)
+        finally:
+            db.close()
+
+    def adjust(self, seat: int, points: int) -> None:
+        db = store.connect(self.db_path)
+        try:
+            store.append_event(db, self.play_id, "adjust", {"seat": seat, "points": points, "note": ""})
+        finally:
+            db.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    """A group with Anna and Ben, a play where Ben has 4 and Anna 7 points, served on 127.0.0.1."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
+    db = store.connect(app.config["DATABASE"])
+    group = store.create_group(db, "Friday night")
+    anna = store.add_player(db, group.id, "Anna", "red")
+    ben = store.add_player(db, group.id, "Ben", "blue")
+    play_id = store.start_play(db, group.id, "great-western-trail", [(anna, "red"), (ben, "blue")])
+    db.close()
+    server = Server(app)
+    server.start()
+    result = Table(server, app.config["DATABASE"], group, play_id)
+    result.adjust(1, 4)
+    result.adjust(0, 7)
+    yield result
+    server.stop()
+
+
+@pytest.fixture
+def second_phone(browser):
+    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+    yield context
+    context.close()
+
+
+def open_play(context: BrowserContext, table: Table) -> Page:
+    """A phone joins the group with its invite link and opens the play."""
+    page = context.new_page()
+    page.goto(f"{table.server.url}/join/{table.group.token}")
+    page.get_by_role("button", name="Join the group").click()
+    expect(page.get_by_role("heading", name="Friday night")).to_be_visible()
+    page.goto(f"{table.server.url}/plays/{table.play_id}")
+    expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
+    return page
+
+
+def score_of(page: Page, name: str):
+    return page.locator("table.scoreboard tbody tr", has_text=name).locator("td.num")
+
+
+def test_another_phone_sees_an_undo_without_reloading(table, phone, second_phone):
+    first, second = open_play(phone, table), open_play(second_phone, table)
+    expect(score_of(second, "Anna")).to_have_text("7")
+    second.evaluate("window.stillTheSamePage = true")
+
+    first.get_by_role("button", name="Undo the last entry").click()
+    expect(first.get_by_text("Undone.")).to_be_visible()
+
+    expect(score_of(second, "Anna")).to_have_text("0", timeout=LIVE_TIMEOUT_MS)
+    expect(score_of(second, "Ben")).to_have_text("4")
+    assert second.evaluate("window.stillTheSamePage") is True
+    # the second phone's undo now carries the new version: it undoes Ben's 4 points
+    second.get_by_role("button", name="Undo the last entry").click()
+    expect(second.get_by_text("Undone.")).to_be_visible()
+    assert table.events() == []
+
+
+def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table, phone, second_phone):
+    first, second = open_play(phone, table), open_play(second_phone, table)
+    typing = second.locator("#play-live form input:not([type=hidden])").first
+    typing.fill("3")
+
+    first.get_by_role("button", name="Undo the last entry").click()
+    expect(first.get_by_text("Undone.")).to_be_visible()
+
+    refresh = second.get_by_role("button", name="New entries — tap to refresh")
+    expect(refresh).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+    expect(score_of(second, "Anna")).to_have_text("7")  # not swapped under the person's fingers
+    expect(typing).to_have_value("3")
+
+    # an undo based on the outdated view: refused, with the reason and the current state
+    second.get_by_role("button", name="Undo the last entry").click()
+    expect(second.get_by_role("alert")).to_contain_text("Another phone changed this play")
+    expect(score_of(second, "Anna")).to_have_text("0")
+    assert [e.payload["points"] for e in table.events()] == [4]
+
+
+def test_tapping_refresh_keeps_what_was_typed(table, phone, second_phone):
+    first, second = open_play(phone, table), open_play(second_phone, table)
+    typing = second.locator("#play-live form input:not([type=hidden])").first
+    typing.fill("12")
+    table.adjust(1, 5)
+    second.get_by_role("button", name="New entries — tap to refresh").click(timeout=LIVE_TIMEOUT_MS)
+    expect(score_of(second, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
+    expect(second.locator("#play-live form input:not([type=hidden])").first).to_have_value("12")
+    expect(score_of(first, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
+
+
+def test_a_phone_without_javascript_reloads_and_gets_a_stale_undo_refused(table, phone, browser):
+    first = open_play(phone, table)
+    context = browser.new_context(viewport=PHONE, locale="en-GB", java_script_enabled=False)
+    try:
+        plain = open_play(context, table)
+        first.get_by_role("button", name="Undo the last entry").click()
+        expect(first.get_by_text("Undone.")).to_be_visible()
+        plain.get_by_role("button", name="Undo the last entry").click()
+        expect(plain.get_by_role("alert")).to_contain_text("Another phone changed this play")
+        expect(score_of(plain, "Anna")).to_have_text("0")
+        assert [e.payload["points"] for e in table.events()] == [4]
+    finally:
+        context.close()
+
+
+def wait_for_service_worker(page: Page) -> None:
+    page.wait_for_function("navigator.serviceWorker && navigator.serviceWorker.controller !== null")
+
+
+def test_the_offline_page_appears_when_the_companion_is_gone(table, phone):
+    page = open_play(phone, table)
+    wait_for_service_worker(page)
+    table.server.stop()
+    try:
+        page.goto(f"{table.server.url}/groups/{table.group.id}/rename")
+        expect(page.get_by_role("heading", name="You are offline")).to_be_visible()
+
+        # a page seen before comes from this phone's copy, and says the scores may be out of date
+        page.goto(f"{table.server.url}/plays/{table.play_id}")
+        expect(score_of(page, "Anna")).to_have_text("7")
+        expect(page.get_by_text("Connection lost")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+        page.go_back()
+        expect(page.get_by_role("heading", name="You are offline")).to_be_visible()
+    finally:
+        table.server.start()
+    # back online, "Try again" opens the page the phone asked for
+    page.get_by_role("link", name="Try again").click()
+    expect(page.get_by_role("heading", name="Rename Friday night")).to_be_visible()
+
+
+def test_a_form_sent_offline_is_kept_and_sent_again_later(table, phone):
+    page = open_play(phone, table)
+    wait_for_service_worker(page)
+    phone.set_offline(True)
+    page.get_by_role("button", name="Undo the last entry").click()
+    expect(page.get_by_text("Not sent: this phone is offline.")).to_be_visible()
+    assert page.evaluate("JSON.parse(localStorage.getItem('companion.unsent')).length") == 1
+    assert len(table.events()) == 2
+
+    phone.set_offline(False)
+    expect(page.get_by_text("Back online: send it again?")).to_be_visible()
+    page.get_by_role("button", name="Send again").click()
+    expect(page.get_by_text("Undone.")).to_be_visible()
+    assert [e.payload["points"] for e in table.events()] == [4]
+    assert page.evaluate("localStorage.getItem('companion.unsent')") is None
+
+
+def test_a_form_sent_while_the_companion_is_gone_is_kept(table, phone):
+    page = open_play(phone, table)
+    wait_for_service_worker(page)
+    table.server.stop()
+    try:
+        page.get_by_role("button", name="Undo the last entry").click()
+        expect(page.get_by_role("heading", name="You are offline")).to_be_visible()
+        expect(page.get_by_text("An entry was not sent")).to_be_visible()
+        retry = f"{table.server.url}/plays/{table.play_id}"
+        expect(page.get_by_role("link", name="Try again")).to_have_attribute("href", retry)
+    finally:
+        table.server.start()
+    assert len(table.events()) == 2
+
+    page.get_by_role("button", name="Send again").click()
+    expect(page.get_by_text("Undone.")).to_be_visible()
+    assert [e.payload["points"] for e in table.events()] == [4]
+    # the companion answered as usual: back on the play page
+    assert page.url.endswith(f"/plays/{table.play_id}")
+
+
+def test_a_hidden_tab_stops_asking_and_asks_again_when_shown(table, phone):
+    page = open_play(phone, table)
+    questions: list[str] = []
+    page.on("request", lambda request: questions.append(request.url) if "state.json" in request.url else None)
+    page.evaluate("""() => {
+        Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+        document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    page.wait_for_timeout(100)
+    questions.clear()
+    page.wait_for_timeout(3500)
+    assert questions == []
+    page.evaluate("""() => {
+        Object.defineProperty(document, "hidden", { configurable: true, get: () => false });
+        document.dispatchEvent(new Event("visibilitychange"));
+    }""")
+    page.wait_for_timeout(500)
+    assert len(questions) == 1
+
+
+def test_a_play_finished_on_another_phone_shows_its_result(table, phone):
+    page = open_play(phone, table)
+    db = store.connect(table.db_path)
+    try:
+        results = [store.ResultInput(0, 61, 2, {"total": 61}), store.ResultInput(1, 65, 1, {"total": 65})]
+        store.finish_play(db, table.play_id, {"totals": [61, 65]}, results)
+    finally:
+        db.close()
+    expect(page.get_by_text("Ben wins!")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
+    assert page.url.endswith(f"/plays/{table.play_id}/result")
