@@ -107,10 +107,11 @@ def now() -> str:
 
 def connect(path: str | Path) -> Database:
     """Open the database with the settings every connection needs."""
+    # the timeout is SQLite's busy timeout; a connection is opened per request, so it must be cheap:
+    # no sqlite-utils plugins, no recursive triggers (the statistics triggers never recurse)
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-    db = Database(conn)
+    db = Database(conn, recursive_triggers=False, execute_plugins=False)
     db.execute("PRAGMA foreign_keys = ON")
-    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
     return db
 
 
