@@ -46,7 +46,9 @@ class PageCache:
             self._pages.clear()
 
 
-pages = PageCache()
+def _pages() -> PageCache:
+    """This app's cache (each app has its own database, so its own pages)."""
+    return current_app.extensions.setdefault("page_cache", PageCache())
 
 
 def cached_page(key: Hashable, render: Callable[[], str]) -> str:
@@ -58,6 +60,7 @@ def cached_page(key: Hashable, render: Callable[[], str]) -> str:
     if session.get("_flashes") or current_app.config.get("PAGE_CACHE_SIZE") == 0:
         return render()
     field = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+    pages = _pages()
     page = pages.get(key)
     if page is None:
         token = g.pop(field, None)

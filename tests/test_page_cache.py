@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion import store
-from companion.page_cache import TOKEN_PLACEHOLDER, pages
+from companion.page_cache import TOKEN_PLACEHOLDER
 from tests.conftest import add_players, create_group, make_app, start_play
 
 
@@ -14,7 +14,6 @@ def token_of(html: str) -> str:
 
 
 def test_a_cached_play_page_shows_new_entries_and_fresh_tokens(tmp_path):
-    pages.clear()
     app = make_app(tmp_path, WTF_CSRF_ENABLED=True)
     phone, other_phone = app.test_client(), app.test_client()
     db = store.connect(app.config["DATABASE"])
@@ -44,7 +43,6 @@ def test_a_cached_play_page_shows_new_entries_and_fresh_tokens(tmp_path):
 
 
 def test_a_page_with_a_message_is_not_kept(client, db):
-    pages.clear()
     group_id = create_group(client)
     add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
     ids = [p.id for p in store.list_players(db, group_id)]
@@ -53,3 +51,22 @@ def test_a_page_with_a_message_is_not_kept(client, db):
     client.post(f"/plays/{play_id}/undo", data={"version": "1"})
     assert "Undone." in client.get(f"/plays/{play_id}").text
     assert "Undone." not in client.get(f"/plays/{play_id}").text
+
+
+def test_each_app_keeps_its_own_pages(tmp_path):
+    texts = []
+    for name in ("one", "two"):
+        folder = tmp_path / name
+        folder.mkdir()
+        app = make_app(folder)
+        client = app.test_client()
+        # two sites with the same ids and versions, but different entries
+        group_id = create_group(client, "Club")
+        add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+        db = store.connect(app.config["DATABASE"])
+        ids = [p.id for p in store.list_players(db, group_id)]
+        play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+        client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "1", "note": f"Entry {name}"})
+        client.get(f"/plays/{play_id}")
+        texts.append(client.get(f"/plays/{play_id}").text)
+    assert "Entry one" in texts[0] and "Entry two" in texts[1]
