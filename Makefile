@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 5000
 WORKERS ?= 3
 
-.PHONY: run test serve bench lint init-db clean
+.PHONY: run test serve bench lint init-db translations clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,22 @@ test: lint
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py
+
+# After changing texts: collect them (the pages' _() and the rules' messages), merge them into the German
+# catalogue (created on the first run), translate the new entries in
+# translations/de/LC_MESSAGES/messages.po, then run this again to compile.
+MESSAGE_KEYWORDS := -k _l -k lazy_gettext -k Message -k RulesError -k UnknownGame -k StaleVersion \
+	-k DuplicateName -k StaleCard -k RepeatedCard
+translations: $(VENV)/.installed
+	mkdir -p translations
+	@# Babel warns about each f-string beside a message (the rules' field paths); show only other warnings.
+	log=$$(mktemp) && { $(BIN)/pybabel -q extract -F babel.cfg $(MESSAGE_KEYWORDS) --no-location \
+		--sort-output --project="Game-Night Companion" --copyright-holder="the Game-Night Companion authors" \
+		-o translations/messages.pot . 2>"$$log"; status=$$?; \
+		grep -v "Skipping f-string" "$$log" >&2; rm -f "$$log"; exit $$status; }
+	$(BIN)/pybabel -q update -i translations/messages.pot -d translations -l de --init-missing \
+		--no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile -d translations --statistics
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

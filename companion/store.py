@@ -444,7 +444,7 @@ def _check_free_name(db: Database, group_id: int, name: str, except_id: int | No
         [group_id, name, except_id],
     ).fetchone()
     if row:
-        raise DuplicateName(f"The group already has a player called {name}.", "name")
+        raise DuplicateName("The group already has a player called %(name)s.", "name", name=name)
 
 
 def add_player(db: Database, group_id: int, name: str, colour: str) -> int:
@@ -1269,5 +1269,6 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
                     [(play_id, player_ids[r.player], r.total, r.rank, json.dumps(dict(r.breakdown)))
                      for r in play.results])
     except sqlite3.IntegrityError as error:
-        raise RulesError(f"The backup does not fit together ({error}); nothing was imported.") from None
+        raise RulesError("The backup does not fit together (%(error)s); nothing was imported.",
+                         error=str(error)) from None
     return get_group(db, group_id)

@@ -27,6 +27,7 @@ from companion.games.gold_west import (
     OfficeClaim,
     PlayerTally,
 )
+from companion.views.common import translated
 
 # --------------------------------------------------------------------------------------------------
 # Starting a play
@@ -240,9 +241,9 @@ def final_tally_form(ledger: Sequence[PlayerTally], offices: Sequence[Office],
             """Put a broken rule next to the player it is about (``players[1]…``), else on the form."""
             seat = seat_of_path(error.path)
             if seat is not None and seat in self.player_errors:
-                self.player_errors[seat].append(error.message)
+                self.player_errors[seat].append(translated(error))
             else:
-                self.form_errors.append(error.message)
+                self.form_errors.append(translated(error))
 
     for seat in range(len(ledger)):
         setattr(FinalTallyForm, f"p{seat}", FormField(player_form))

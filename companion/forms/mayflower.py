@@ -21,6 +21,7 @@ from companion.games.mayflower import (
     FinalSlot,
     Settler,
 )
+from companion.views.common import translated
 
 # Words for the rules' keys. The letters mark settlers and surveyors on the map strip.
 ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),
@@ -52,9 +53,9 @@ def show_rules_error(form: FlaskForm, error: RulesError) -> None:
     """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
     name = error.path
     if name and name != "csrf_token" and name in form and not isinstance(form[name], FormField):
-        form[name].errors.append(error.message)
+        form[name].errors.append(translated(error))
     else:
-        form.form_errors.append(error.message)
+        form.form_errors.append(translated(error))
 
 
 class PlaceForm(FlaskForm):
@@ -200,9 +201,9 @@ class CompleteForm(VersionedForm):
             if index.isdigit() and int(index) < len(used):
                 entry = used[int(index)]
                 field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
-                field.errors.append(error.message)
+                field.errors.append(translated(error))
                 return
-        self.form_errors.append(error.message)
+        self.form_errors.append(translated(error))
 
 
 def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> CompleteForm:
@@ -253,9 +254,9 @@ class FinalTallyBase(VersionedForm):
             letter, _, name = rest.partition(".")
             field = self._fields.get(f"size_{letter}_{name}")
         if field is None:
-            self.form_errors.append(error.message)
+            self.form_errors.append(translated(error))
         else:
-            field.errors.append(error.message)
+            field.errors.append(translated(error))
 
 
 def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyBase:

@@ -15,4 +15,4 @@ def get_game(slug: str) -> GameInfo:
     try:
         return GAMES[slug]
     except KeyError:
-        raise UnknownGame(f"There is no game called {slug!r}.") from None
+        raise UnknownGame("There is no game called %(game)s.", game=repr(slug)) from None

@@ -14,16 +14,63 @@ FINAL_EVENT = "final"
 NAME_SPACE = " \t\n\r\f\v"
 
 
+class Message(str):
+    """A sentence for a person: the English text, built from a template and named values.
+
+    It *is* the English sentence (``str``, ``==``, JSON), so the API, logs and tests use it as it is;
+    a page in another language looks ``template`` up in its catalogue and fills in ``params``
+    (``Message("Settler %(id)s is not on the map.", id="0-1")``). A value that is itself a Message is
+    translated the same way; a :class:`Term` is a game word the page translates on its own.
+    """
+
+    template: str
+    params: Mapping[str, object]
+
+    def __new__(cls, template: str, /, **params: object) -> Message:
+        # Without values the template is the sentence: a "%" in it stays as it is.
+        message = super().__new__(cls, template % params if params else template)
+        message.template = template
+        message.params = params
+        return message
+
+
+class Term(str):
+    """A game word inside a message (a role, a kind of feature, a terrain): English, translated on pages."""
+
+    __slots__ = ()
+
+
+def listed(names: Sequence[str], commas: bool = True) -> str:
+    """``Anna, Ben and Cara`` (``Anna and Ben and Cara`` without ``commas``), with a translatable "and"."""
+    if len(names) <= 1:
+        return "".join(names)
+    head = ", ".join(names[:-1]) if commas else listed(names[:-1], commas=False)
+    return Message("%(names)s and %(name)s", names=head, name=names[-1])
+
+
 class RulesError(ValueError):
     """A request or table state that the rules do not allow.
 
     ``path`` names the offending input in the API's notation (``players[1].dollars``) when known.
+    The message is a template with named values (``RulesError("Settler %(id)s is not on the map.",
+    "features[0].settlers", id="0-1")``): ``str(error)`` and ``error.message`` are the English sentence,
+    ``error.template`` and ``error.params`` let a page show it in the reader's language. A
+    :class:`Message` given as the message brings its own template and values.
     """
 
-    def __init__(self, message: str, path: str = "") -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, path: str = "", **params: object) -> None:
+        sentence = message if isinstance(message, Message) and not params else Message(message, **params)
+        super().__init__(str(sentence))
+        self.message = sentence
         self.path = path
+
+    @property
+    def template(self) -> str:
+        return self.message.template
+
+    @property
+    def params(self) -> Mapping[str, object]:
+        return self.message.params
 
 
 class UnknownGame(RulesError):
@@ -93,7 +140,8 @@ def rank_players(
     totals = []
     for (name, breakdown), _ in zip(breakdowns, extra, strict=True):
         if set(breakdown) != set(rows):
-            raise RulesError(f"breakdown rows {sorted(breakdown)} are not {list(rows)}")
+            raise RulesError("breakdown rows %(given)s are not %(rows)s", given=sorted(breakdown),
+                             rows=list(rows))
         full = {row: int(breakdown[row]) for row in rows}
         totals.append(sum(full.values()))
         players.append((name, full))

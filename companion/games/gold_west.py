@@ -8,10 +8,13 @@ from dataclasses import dataclass, field, replace
 from companion.games.common import (
     FinalResult,
     GameInfo,
+    Message,
     PlayerResult,
     PlaySetup,
     RulesError,
+    Term,
     floor_half,
+    listed,
     rank_players,
     seat_index,
 )
@@ -68,8 +71,8 @@ SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
 def camps_per_player(player_count: int) -> int:
     """How many camps each player has: 12 with 2–3 players, 10 with 4."""
     if type(player_count) is not int or not GAME.min_players <= player_count <= GAME.max_players:
-        raise RulesError(f"Gold West is played by {GAME.min_players} to {GAME.max_players} players.",
-                         "players")
+        raise RulesError("Gold West is played by %(fewest)d to %(most)d players.", "players",
+                         fewest=GAME.min_players, most=GAME.max_players)
     return 10 if player_count == 4 else 12
 
 
@@ -147,30 +150,31 @@ def _strongest_terrain_tokens(player: PlayerTally) -> int:
     return max(player.mining_tokens.get(terrain, 0) for terrain in TERRAINS)
 
 
+# Names and formulas are Messages so that pages can show them in the reader's language.
 OFFICES: tuple[Office, ...] = (
-    Office("docks", "Docks", "1 per camp and 2 per settlement touching water",
+    Office("docks", Message("Docks"), Message("1 per camp and 2 per settlement touching water"),
            lambda claim, player, scored: claim.camps + 2 * claim.settlements, asks="docks"),
-    Office("frontier", "Frontier", "1 per building touching the board edge",
+    Office("frontier", Message("Frontier"), Message("1 per building touching the board edge"),
            lambda claim, player, scored: claim.count, asks="count"),
-    Office("homestead", "Homestead", "2 × your influence in your weakest terrain",
+    Office("homestead", Message("Homestead"), Message("2 × your influence in your weakest terrain"),
            lambda claim, player, scored: 2 * _weakest_terrain(player)),
-    Office("courthouse", "Courthouse", "1 per mining token in your strongest terrain",
+    Office("courthouse", Message("Courthouse"), Message("1 per mining token in your strongest terrain"),
            lambda claim, player, scored: _strongest_terrain_tokens(player)),
-    Office("deeds", "Deeds", "2 per terrain in which you receive influence points",
+    Office("deeds", Message("Deeds"), Message("2 per terrain in which you receive influence points"),
            lambda claim, player, scored: 2 * scored),
-    Office("depot", "Depot", "2 per building in your second-largest group",
+    Office("depot", Message("Depot"), Message("2 per building in your second-largest group"),
            lambda claim, player, scored: 2 * player.second_group),
-    Office("mayor", "Mayor", "3 per 2 of your influence tokens in BoomTown",
+    Office("mayor", Message("Mayor"), Message("3 per 2 of your influence tokens in BoomTown"),
            lambda claim, player, scored: 3 * floor_half(player.tokens_in_boomtown)),
-    Office("saloon", "Saloon", "2 per investment card you own",
+    Office("saloon", Message("Saloon"), Message("2 per investment card you own"),
            lambda claim, player, scored: 2 * player.investments),
-    Office("sheriff", "Sheriff", "1 per building touching an opponent's building",
+    Office("sheriff", Message("Sheriff"), Message("1 per building touching an opponent's building"),
            lambda claim, player, scored: claim.count, asks="count"),
-    Office("shipping", "Shipping", "2 per shipping bonus tile you own",
+    Office("shipping", Message("Shipping"), Message("2 per shipping bonus tile you own"),
            lambda claim, player, scored: 2 * player.shipping_bonus_tiles),
-    Office("surveyor", "Surveyor", "1 per building in your longest straight line",
+    Office("surveyor", Message("Surveyor"), Message("1 per building in your longest straight line"),
            lambda claim, player, scored: claim.count, asks="count"),
-    Office("town_hall", "Town Hall", "1 per settlement",
+    Office("town_hall", Message("Town Hall"), Message("1 per settlement"),
            lambda claim, player, scored: sum(player.settlements.get(terrain, 0) for terrain in TERRAINS)),
 )
 OFFICES_BY_KEY: Mapping[str, Office] = {office.key: office for office in OFFICES}
@@ -182,6 +186,10 @@ def offices_in_play(dealt: Sequence[str]) -> tuple[Office, ...]:
     return tuple(OFFICES_BY_KEY[key] for key in dealt) if dealt else OFFICES
 
 
+def _no_office(office: object, path: str) -> RulesError:
+    return RulesError("There is no BoomTown office called %(office)s.", path, office=repr(office))
+
+
 def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int) -> int:
     """Points of one office claim: its formula once per token.
 
@@ -190,7 +198,7 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
     """
     office = OFFICES_BY_KEY.get(claim.office)
     if office is None:
-        raise RulesError(f"There is no BoomTown office called {claim.office!r}.", "office")
+        raise _no_office(claim.office, "office")
     return claim.tokens * office.per_token(claim, player, scored_terrains)
 
 
@@ -222,46 +230,58 @@ class TerrainMajority:
     def shared_second(self) -> bool:
         return len(self.second) > 1
 
-    def describe(self, names: Sequence[str]) -> str:
+    def describe(self, names: Sequence[str]) -> Message:
         """One sentence for the result page: who placed where, how a split was made, the points."""
-        label = self.terrain.capitalize()
+        label = Term(self.terrain.capitalize())
         first_value, second_value = self.values
         if not self.first:
-            return f"{label}: nobody has influence here."
+            return Message("%(terrain)s: nobody has influence here.", terrain=label)
         holders = _join([names[i] for i in self.first])
         share = self.points[self.first[0]]
         if len(self.influence) == 2:
             if self.shared_first:
-                text = (f"{label}: {holders} tie and share the 2nd-place value {second_value}: "
-                        f"{share} each")
+                text = Message("%(terrain)s: %(holders)s tie and share the 2nd-place value %(value)d: "
+                               "%(share)d each", terrain=label, holders=holders, value=second_value,
+                               share=share)
             else:
-                text = f"{label}: {holders} holds the majority and takes the 2nd-place value ({share})"
+                text = Message("%(terrain)s: %(holders)s holds the majority and takes the 2nd-place value "
+                               "(%(share)d)", terrain=label, holders=holders, share=share)
         elif self.shared_first:
-            text = (f"{label}: {holders} share 1st: {first_value} + {second_value} = "
-                    f"{first_value + second_value}, {share} each; no 2nd place")
+            text = Message("%(terrain)s: %(holders)s share 1st: %(first)d + %(second)d = %(sum)d, %(share)d "
+                           "each; no 2nd place", terrain=label, holders=holders, first=first_value,
+                           second=second_value, sum=first_value + second_value, share=share)
+        elif self.shared_second:
+            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(seconds)s share 2nd: %(value)d, "
+                           "%(each)d each", terrain=label, holders=holders, share=share,
+                           seconds=_join([names[i] for i in self.second]), value=second_value,
+                           each=self.points[self.second[0]])
+        elif self.second:
+            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(second)s 2nd (%(value)d)",
+                           terrain=label, holders=holders, share=share, second=names[self.second[0]],
+                           value=second_value)
         else:
-            text = f"{label}: {holders} 1st ({share})"
-            if self.shared_second:
-                text += (f"; {_join([names[i] for i in self.second])} share 2nd: {second_value}, "
-                         f"{self.points[self.second[0]]} each")
-            elif self.second:
-                text += f"; {names[self.second[0]]} 2nd ({second_value})"
-            else:
-                text += "; nobody else has influence"
+            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); nobody else has influence",
+                           terrain=label, holders=holders, share=share)
         settled = self._settlement_decisions(names)
-        return text + (f" ({settled})" if settled else "") + "."
+        if settled:
+            return Message("%(majority)s (%(settlements)s).", majority=text, settlements=settled)
+        return Message("%(majority)s.", majority=text)
 
     def _settlement_decisions(self, names: Sequence[str]) -> str:
         """Which players with equal influence the settlement count put in different places."""
         place = [1 if i in self.first else 2 if i in self.second else 3 for i in range(len(self.influence))]
         remarks = [
-            f"{names[ahead]} is ahead of {names[behind]} on settlements, "
-            f"{self.settlements[ahead]} against {self.settlements[behind]}"
+            Message("%(ahead)s is ahead of %(behind)s on settlements, %(settlements)d against %(other)d",
+                    ahead=names[ahead], behind=names[behind], settlements=self.settlements[ahead],
+                    other=self.settlements[behind])
             for ahead in self.first + self.second
             for behind in range(len(self.influence))
             if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
         ]
-        return "; ".join(remarks)
+        joined = remarks[0] if remarks else ""
+        for remark in remarks[1:]:
+            joined = Message("%(earlier)s; %(later)s", earlier=joined, later=remark)
+        return joined
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
@@ -272,7 +292,7 @@ def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequen
     scores. With 2 players only the majority holder scores, taking the 2nd-place value.
     """
     if terrain not in MAJORITY_VALUES:
-        raise RulesError(f"There is no terrain called {terrain!r}.", "terrain")
+        raise RulesError("There is no terrain called %(terrain)s.", "terrain", terrain=repr(terrain))
     if len(influence) != len(settlements):
         raise RulesError("Give influence and settlements for the same players.", terrain)
     first_value, second_value = MAJORITY_VALUES[terrain]
@@ -353,7 +373,8 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
 
 _PLAYER_COUNTS = ("largest_group", "second_group", "wanted", "investments", "shipping_bonus_tiles",
                   "supply_left", "boomtown_1x1_tokens")
-_TERRAIN_MAPS = {"influence": "influence", "settlements": "settlements", "mining_tokens": "mining tokens"}
+_TERRAIN_MAPS = {"influence": Term("influence"), "settlements": Term("settlements"),
+                 "mining_tokens": Term("mining tokens")}
 _CLAIM_COUNTS = ("count", "camps", "settlements")
 
 
@@ -362,21 +383,23 @@ def _is_count(value: object) -> bool:
 
 
 def _count_error(who: str, what: str, path: str) -> RulesError:
-    return RulesError(f"{who}'s {what} must be a whole number of at least 0.", path)
+    return RulesError("%(name)s's %(what)s must be a whole number of at least 0.", path, name=who, what=what)
 
 
 def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None:
     counts = getattr(player, field_name)
     what = _TERRAIN_MAPS[field_name]
     if not isinstance(counts, Mapping):
-        raise RulesError(f"{player.name}'s {what} must list terrains with a number each.",
-                         f"{where}.{field_name}")
+        raise RulesError("%(name)s's %(what)s must list terrains with a number each.",
+                         f"{where}.{field_name}", name=player.name, what=what)
     for terrain, value in counts.items():
         if terrain not in MAJORITY_VALUES:
-            raise RulesError(f"{player.name}'s {what}: {terrain!r} is not a terrain; use forest, gold, "
-                             f"silver or copper.", f"{where}.{field_name}.{terrain}")
+            raise RulesError("%(name)s's %(what)s: %(terrain)s is not a terrain; use forest, gold, silver or "
+                             "copper.", f"{where}.{field_name}.{terrain}", name=player.name, what=what,
+                             terrain=repr(terrain))
         if not _is_count(value):
-            raise _count_error(player.name, f"{what} in {terrain}", f"{where}.{field_name}.{terrain}")
+            in_terrain = Message("%(what)s in %(terrain)s", what=what, terrain=Term(terrain))
+            raise _count_error(player.name, in_terrain, f"{where}.{field_name}.{terrain}")
 
 
 def check_tallies(players: Sequence[PlayerTally]) -> None:
@@ -388,53 +411,61 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
         # Paths and messages are built only on the way to an error: this runs on every tally.
         who = player.name
         if who in seen_names:
-            raise RulesError(f"Player names must be unique: {who!r} appears twice.", f"players[{index}].name")
+            raise RulesError("Player names must be unique: %(name)s appears twice.", f"players[{index}].name",
+                             name=repr(who))
         seen_names.add(who)
         if type(player.track_vp) is not int:
-            raise RulesError(f"{who}'s score track must be a whole number.", f"players[{index}].track_vp")
+            raise RulesError("%(name)s's score track must be a whole number.", f"players[{index}].track_vp",
+                             name=who)
         for field_name in _TERRAIN_MAPS:
             _check_terrain_map(player, f"players[{index}]", field_name)
         for field_name in _PLAYER_COUNTS:
             if not _is_count(getattr(player, field_name)):
-                raise _count_error(who, field_name.replace("_", " "), f"players[{index}].{field_name}")
+                raise _count_error(who, Term(field_name.replace("_", " ")), f"players[{index}].{field_name}")
         if player.second_group > player.largest_group:
-            raise RulesError(f"{who}'s second-largest group ({player.second_group}) cannot be larger than "
-                             f"the largest group ({player.largest_group}).", f"players[{index}].second_group")
+            raise RulesError("%(name)s's second-largest group (%(second)d) cannot be larger than the largest "
+                             "group (%(largest)d).", f"players[{index}].second_group", name=who,
+                             second=player.second_group, largest=player.largest_group)
         if player.largest_group + player.wanted > camps:
-            raise RulesError(f"{who} has only {camps} camps with {len(players)} players: the largest group "
-                             f"({player.largest_group}) and the Wanted camps ({player.wanted}) add up to "
-                             f"more.", f"players[{index}].wanted")
+            raise RulesError("%(name)s has only %(camps)d camps with %(players)d players: the largest group "
+                             "(%(largest)d) and the Wanted camps (%(wanted)d) add up to more.",
+                             f"players[{index}].wanted", name=who, camps=camps, players=len(players),
+                             largest=player.largest_group, wanted=player.wanted)
         tokens = 0
         claimed: set[str] = set()
         for position, claim in enumerate(player.offices):
             office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
             if office is None:
-                raise RulesError(f"There is no BoomTown office called {claim.office!r}.",
-                                 f"players[{index}].offices[{position}].office")
+                raise _no_office(claim.office, f"players[{index}].offices[{position}].office")
             if claim.office in claimed:
-                raise RulesError(f"{who} lists the {office.label} office twice; a token on each half is "
-                                 f"tokens: 2.", f"players[{index}].offices[{position}].office")
+                raise RulesError("%(name)s lists the %(office)s office twice; a token on each half is "
+                                 "tokens: 2.", f"players[{index}].offices[{position}].office", name=who,
+                                 office=office.label)
             claimed.add(claim.office)
             if claim.office not in dealt:
                 if len(dealt) == OFFICES_DEALT:
-                    raise RulesError(f"Only {OFFICES_DEALT} offices are dealt, but this tally lists a fifth: "
-                                     f"{office.label}.", f"players[{index}].offices[{position}].office")
+                    raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
+                                     "%(office)s.", f"players[{index}].offices[{position}].office",
+                                     dealt=OFFICES_DEALT, office=office.label)
                 dealt.add(claim.office)
             if type(claim.tokens) is not int or not 1 <= claim.tokens <= MAX_TOKENS_PER_OFFICE:
-                raise RulesError(f"{who} can have 1 or 2 tokens on the {office.label} office.",
-                                 f"players[{index}].offices[{position}].tokens")
+                raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.",
+                                 f"players[{index}].offices[{position}].tokens", name=who,
+                                 office=office.label)
             for field_name in _CLAIM_COUNTS:
                 if not _is_count(getattr(claim, field_name)):
-                    raise _count_error(who, f"{office.label} {field_name}",
+                    raise _count_error(who, Message("%(office)s %(what)s", office=office.label,
+                                                    what=Term(field_name)),
                                        f"players[{index}].offices[{position}].{field_name}")
             tokens += claim.tokens
         if player.boomtown_tokens is not None:
             if not _is_count(player.boomtown_tokens):
-                raise _count_error(who, "BoomTown tokens", f"players[{index}].boomtown_tokens")
+                raise _count_error(who, Term("BoomTown tokens"), f"players[{index}].boomtown_tokens")
             if player.boomtown_tokens < tokens:
-                raise RulesError(f"{who} has {tokens} tokens on offices, so at least {tokens} influence "
-                                 f"tokens in BoomTown, not {player.boomtown_tokens}.",
-                                 f"players[{index}].boomtown_tokens")
+                raise RulesError("%(name)s has %(tokens)d tokens on offices, so at least %(tokens)d "
+                                 "influence tokens in BoomTown, not %(given)d.",
+                                 f"players[{index}].boomtown_tokens", name=who, tokens=tokens,
+                                 given=player.boomtown_tokens)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -480,40 +511,56 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
 
 def tie_break_notes(
     results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
-) -> dict[str, str]:
+) -> dict[str, Message]:
     """A sentence per player whose rank a tie-breaker decided (equal points, different ranks)."""
-    notes: dict[str, str] = {}
+    notes: dict[str, Message] = {}
     for i, player in enumerate(results):
         tied = [j for j, other in enumerate(results) if other.total == player.total]
         if len(tied) < 2 or all(results[j].rank == player.rank for j in tied):
             continue
-        clauses = []
+        by_wanted = by_supply = ""
         if len({wanted[j] for j in tied}) > 1:
-            clauses.append("fewest camps in the Wanted area ("
-                           + ", ".join(f"{results[j].name} {wanted[j]}" for j in tied) + ")")
+            by_wanted = ", ".join(f"{results[j].name} {wanted[j]}" for j in tied)
         same_wanted = [j for j in tied if wanted[j] == wanted[i]]
         if len(same_wanted) > 1 and len({supply_left[j] for j in same_wanted}) > 1:
-            clauses.append(("then " if clauses else "")
-                           + "most resources left on the supply track ("
-                           + ", ".join(f"{results[j].name} {supply_left[j]}" for j in same_wanted) + ")")
+            by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in same_wanted)
         level = [results[j].name for j in same_wanted if j != i and supply_left[j] == supply_left[i]]
-        others = _join([results[j].name for j in tied if j != i])
-        sentence = (f"{player.name} tied with {others} on {player.total} VP; "
-                    f"{', '.join(clauses)} puts {player.name} {_ordinal(player.rank)}")
+        facts = {"name": player.name, "others": _join([results[j].name for j in tied if j != i]),
+                 "total": player.total, "reasons": _tie_break_reasons(by_wanted, by_supply),
+                 "rank": _ordinal(player.rank)}
         if level:
-            sentence += f", still level with {_join(level)}, so they share that rank"
-        notes[player.name] = sentence + "."
+            notes[player.name] = Message("%(name)s tied with %(others)s on %(total)d VP; %(reasons)s puts "
+                                         "%(name)s %(rank)s, still level with %(level)s, so they share that "
+                                         "rank.", level=_join(level), **facts)
+        else:
+            notes[player.name] = Message("%(name)s tied with %(others)s on %(total)d VP; %(reasons)s puts "
+                                         "%(name)s %(rank)s.", **facts)
     return notes
 
 
+def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
+    """The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``)."""
+    wanted = Message("fewest camps in the Wanted area (%(counts)s)", counts=by_wanted) if by_wanted else ""
+    if not by_supply:
+        return wanted
+    if not wanted:
+        return Message("most resources left on the supply track (%(counts)s)", counts=by_supply)
+    return Message("%(wanted)s, then most resources left on the supply track (%(counts)s)", wanted=wanted,
+                   counts=by_supply)
+
+
 def _join(names: Sequence[str]) -> str:
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return listed(names)
 
 
-def _ordinal(rank: int) -> str:
-    return f"{rank}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(rank, 'th') }"
+def _ordinal(rank: int) -> Message:
+    if rank == 1:
+        return Message("%(rank)dst", rank=rank)
+    if rank == 2:
+        return Message("%(rank)dnd", rank=rank)
+    if rank == 3:
+        return Message("%(rank)drd", rank=rank)
+    return Message("%(rank)dth", rank=rank)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -585,7 +632,8 @@ def initial_state(setup: PlaySetup) -> PlayState:
     (bool, default false).
     """
     if setup.game != GAME.slug:
-        raise RulesError(f"This play is of {setup.game!r}, not Gold West.", "game")
+        raise RulesError("This play is of %(game)s, not %(name)s.", "game", game=repr(setup.game),
+                         name=GAME.name)
     players = len(setup.seats)
     camps = camps_per_player(players)
     options = setup.options if isinstance(setup.options, Mapping) else {}
@@ -597,7 +645,8 @@ def initial_state(setup: PlaySetup) -> PlayState:
     if not isinstance(offices, list | tuple) or any(office not in OFFICES_BY_KEY for office in offices):
         raise RulesError("Pick the dealt offices from the BoomTown office list.", "offices")
     if offices and (len(offices) != OFFICES_DEALT or len(set(offices)) != OFFICES_DEALT):
-        raise RulesError(f"Exactly {OFFICES_DEALT} different offices are dealt at setup.", "offices")
+        raise RulesError("Exactly %(dealt)d different offices are dealt at setup.", "offices",
+                         dealt=OFFICES_DEALT)
     zeros = (0,) * players
     return PlayState(
         setup=setup,
@@ -626,10 +675,18 @@ def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return (*values[:seat], values[seat] + by, *values[seat + 1:])
 
 
-def _whole_number(payload: Mapping, key: str, low: int, high: int, what: str) -> int:
+# How the sentences name the numbers the events give, and what the table hears after a 1×1 with Trading Post.
+_SUPPLY_SECTION = Message("The supply-track section")
+_INVESTMENT_VP = Message("The investment card's VP")
+_TRADING_POST_NOTE = Message("With the Trading Post the 1×1 space gives a resource instead of points; if it "
+                             "goes on the supply track, enter that as a supply event.")
+
+
+def _whole_number(payload: Mapping, key: str, low: int, high: int, what: Message) -> int:
     value = payload.get(key)
     if type(value) is not int or not low <= value <= high:
-        raise RulesError(f"{what} must be a whole number from {low} to {high}.", key)
+        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", key, what=what, low=low,
+                         high=high)
     return value
 
 
@@ -646,8 +703,8 @@ def _seat_name(state: PlayState, seat: int) -> str:
 
 def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
     if state.camps_placed[seat] >= state.camps_per_player:
-        raise RulesError(f"{_seat_name(state, seat)} has placed all {state.camps_per_player} camps; "
-                         f"the last turn has no Build or Loot step.", "seat")
+        raise RulesError("%(name)s has placed all %(camps)d camps; the last turn has no Build or Loot step.",
+                         "seat", name=_seat_name(state, seat), camps=state.camps_per_player)
     return _bump(state.camps_placed, seat, 1)
 
 
@@ -662,12 +719,12 @@ def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    section = _whole_number(payload, "section", 0, SUPPLY_SECTIONS - 1, "The supply-track section")
+    section = _whole_number(payload, "section", 0, SUPPLY_SECTIONS - 1, _SUPPLY_SECTION)
     return replace(state, scores=_bump(state.scores, seat, section))
 
 
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX, "The investment card's VP")
+    vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX, _INVESTMENT_VP)
     tiles_left = state.investment_tiles_left
     bonus = tiles_left[:1]
     taken = state.investment_tiles
@@ -684,8 +741,7 @@ def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     tokens = _bump(state.boomtown_1x1_tokens, seat, 1)
     if state.trading_post:
         return replace(state, boomtown_1x1_tokens=tokens,
-                       note="With the Trading Post the 1×1 space gives a resource instead of points; "
-                            "if it goes on the supply track, enter that as a supply event.")
+                       note=_TRADING_POST_NOTE)
     return replace(state, boomtown_1x1_tokens=tokens, scores=_bump(state.scores, seat, BOOMTOWN_1X1_POINTS))
 
 
@@ -696,8 +752,8 @@ def _shipping_line(state: PlayState, seat: int, payload: Mapping) -> PlayState:
         raise RulesError("Pick the points line the stagecoach passed: 1 or 2.", "line")
     passed = (seat, metal, line)
     if passed in state.shipping_lines:
-        raise RulesError(f"{_seat_name(state, seat)} has already passed points line {line} of the "
-                         f"{metal} track.", "line")
+        raise RulesError("%(name)s has already passed points line %(line)d of the %(metal)s track.", "line",
+                         name=_seat_name(state, seat), line=line, metal=Term(metal))
     return replace(state, shipping_lines=state.shipping_lines | {passed},
                    scores=_bump(state.scores, seat, SHIPPING_LINE_POINTS[line]))
 
@@ -707,10 +763,11 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     track = METALS.index(metal)
     crossed = state.shipping_bonus[track]
     if seat in crossed:
-        raise RulesError(f"{_seat_name(state, seat)} already has the {metal} shipping bonus.", "seat")
+        raise RulesError("%(name)s already has the %(metal)s shipping bonus.", "seat",
+                         name=_seat_name(state, seat), metal=Term(metal))
     values = SHIPPING_BONUS_VALUES[metal]
     if len(crossed) == len(values):
-        raise RulesError(f"Both {metal} shipping bonus tiles are gone.", "metal")
+        raise RulesError("Both %(metal)s shipping bonus tiles are gone.", "metal", metal=Term(metal))
     points = values[len(crossed)]
     claims = state.shipping_bonus
     return replace(
@@ -741,7 +798,7 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
     """
     handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
-        raise RulesError(f"Gold West has no event called {kind!r}.", "kind")
+        raise RulesError("Gold West has no event called %(kind)s.", "kind", kind=repr(kind))
     if not isinstance(payload, Mapping):
         raise RulesError("An event's details must be an object with named fields.", "payload")
     seat = seat_index(payload, state.setup)
@@ -843,12 +900,14 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
     tallies = []
     for index, (entry, name) in enumerate(zip(players, names, strict=True)):
         if not isinstance(entry, Mapping) or not _PAYLOAD_FIELDS.issuperset(entry):
-            raise RulesError(f"{name}'s tally has fields the final tally does not know.", f"players[{index}]")
+            raise RulesError("%(name)s's tally has fields the final tally does not know.",
+                             f"players[{index}]", name=name)
         offices = entry.get("offices", [])
         if not isinstance(offices, list) or not all(
                 isinstance(claim, Mapping) and _CLAIM_FIELDS.issuperset(claim) and "office" in claim
                 for claim in offices):
-            raise RulesError(f"{name}'s offices must each name an office.", f"players[{index}].offices")
+            raise RulesError("%(name)s's offices must each name an office.", f"players[{index}].offices",
+                             name=name)
         tallies.append(PlayerTally(
             name=name,
             offices=tuple(OfficeClaim(**claim) for claim in offices),

@@ -14,8 +14,11 @@ from companion.games.common import (
     NAME_SPACE,
     FinalResult,
     GameInfo,
+    Message,
     PlaySetup,
     RulesError,
+    Term,
+    listed,
     rank_players,
     seat_index,
 )
@@ -207,7 +210,7 @@ def station_master_vp(key: str, tally: Tally) -> int:
     """The end-game VP of one station-master tile for this player."""
     master = STATION_MASTER_BY_KEY.get(key)
     if master is None:
-        raise RulesError(f"There is no station master called {key!r}.")
+        raise RulesError("There is no station master called %(key)s.", key=repr(key))
     return master.vp * (station_master_count(master, tally) // master.group)
 
 
@@ -256,18 +259,28 @@ def breakdown(tally: Tally) -> dict[str, int]:
 
 # Checking a final tally against the rules.
 
-def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, str]]:
+def _player_count_sentence(edition: int, count: int) -> Message:
+    fewest, most = PLAYER_COUNTS[edition]
+    return Message("Edition %(edition)d is played by %(fewest)d to %(most)d players, not %(count)d.",
+                   edition=edition, fewest=fewest, most=most, count=count)
+
+
+def _unknown_master_sentence(edition: int, key: object) -> Message:
+    return Message("Edition %(edition)d has no station master %(key)s; its tiles are %(valid)s.",
+                   edition=edition, key=repr(key), valid=", ".join(station_master_keys(edition)))
+
+
+def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Message]]:
     """Every way these tallies break the rules, as ``(path, sentence)`` in input order.
 
     Paths use the scoring API's notation (``players[1].station_masters[0]``).
     """
     if type(edition) is not int or edition not in EDITIONS:
-        return [("edition", "The edition must be 1 or 2.")]
-    problems: list[tuple[str, str]] = []
+        return [("edition", Message("The edition must be 1 or 2."))]
+    problems: list[tuple[str, Message]] = []
     fewest, most = PLAYER_COUNTS[edition]
     if not fewest <= len(tallies) <= most:
-        problems.append(("players", f"Edition {edition} is played by {fewest} to {most} players, "
-                                    f"not {len(tallies)}."))
+        problems.append(("players", _player_count_sentence(edition, len(tallies))))
     names: dict[str, int] = {}
     holders: dict[str, list[str]] = {}  # station-master key -> names of the players holding it
     token_holder: str | None = None
@@ -275,9 +288,10 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, st
         where = f"players[{index}]"
         name = tally.name.strip(NAME_SPACE)
         if not name:
-            problems.append((f"{where}.name", "Every player needs a name."))
+            problems.append((f"{where}.name", Message("Every player needs a name.")))
         elif name.casefold() in names:
-            problems.append((f"{where}.name", f"Player names must be unique: {name!r} appears twice."))
+            problems.append((f"{where}.name", Message("Player names must be unique: %(name)s appears twice.",
+                                                      name=repr(name))))
         else:
             names[name.casefold()] = index
         problems.extend(_number_problems(tally, where))
@@ -285,9 +299,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, st
             path = f"{where}.station_masters[{position}]"
             master = STATION_MASTER_BY_KEY.get(key)
             if master is None or edition not in master.editions:
-                valid = ", ".join(station_master_keys(edition))
-                problems.append((path, f"Edition {edition} has no station master {key!r}; "
-                                       f"its tiles are {valid}."))
+                problems.append((path, _unknown_master_sentence(edition, key)))
                 continue
             held_by = holders.setdefault(key, [])
             if len(held_by) >= master.copies:
@@ -296,35 +308,38 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, st
         if tally.job_market_token:
             if token_holder is not None:
                 problems.append((f"{where}.job_market_token",
-                                 f"Only one player holds the job-market token, and {token_holder} "
-                                 f"already does."))
+                                 Message("Only one player holds the job-market token, and %(name)s already "
+                                         "does.", name=token_holder)))
             else:
                 token_holder = name
     return problems
 
 
-def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> str:
+def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> Message:
     """Why one more copy of a station-master tile cannot be held."""
     if master.copies == 1:
-        return f"There is one {master.key!r} station master, and {held_by[0]} already holds it."
-    return (f"There are {master.copies} {master.key!r} station masters, and "
-            f"{' and '.join(held_by)} already hold them.")
+        return Message("There is one %(key)s station master, and %(name)s already holds it.",
+                       key=repr(master.key), name=held_by[0])
+    return Message("There are %(copies)d %(key)s station masters, and %(names)s already hold them.",
+                   copies=master.copies, key=repr(master.key), names=listed(held_by, commas=False))
 
 
-def _number_problems(tally: Tally, where: str) -> list[tuple[str, str]]:
+def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
     """Negative counts, impossible worker rows and objective cards with negative values."""
-    problems = [(f"{where}.{name}", f"{name.replace('_', ' ').capitalize()} cannot be negative.")
+    problems = [(f"{where}.{name}", Message("%(what)s cannot be negative.",
+                                            what=Term(name.replace("_", " ").capitalize())))
                 for name in _NON_NEGATIVE if getattr(tally, name) < 0]
     for row in WORKER_ROWS:
         filled = getattr(tally.workers, row)
         if not WORKER_ROW_MIN <= filled <= WORKER_ROW_MAX:
             problems.append((f"{where}.workers.{row}",
-                             f"A row of {row} holds {WORKER_ROW_MIN} to {WORKER_ROW_MAX} workers "
-                             f"(the first is printed), not {filled}."))
+                             Message("A row of %(row)s holds %(low)d to %(high)d workers (the first is "
+                                     "printed), not %(filled)s.", row=Term(row), low=WORKER_ROW_MIN,
+                                     high=WORKER_ROW_MAX, filled=filled)))
     for position, card in enumerate(tally.objectives):
         if card.vp < 0 or card.penalty < 0:
             problems.append((f"{where}.objectives[{position}]",
-                             "An objective card's VP and penalty are at least 0."))
+                             Message("An objective card's VP and penalty are at least 0.")))
     return problems
 
 
@@ -353,11 +368,12 @@ def buildings_vp_from_tiles(tiles: Sequence[str]) -> int:
         tile = raw.strip().lower() if isinstance(raw, str) else ""
         vp = PRIVATE_BUILDINGS.get(tile)
         if vp is None:
-            raise RulesError(f"{raw!r} is not a private building; name it by number and side, "
-                             f"like 4a or 10b.", f"[{position}]")
+            raise RulesError("%(tile)s is not a private building; name it by number and side, like 4a or "
+                             "10b.", f"[{position}]", tile=repr(raw))
         number = tile[:-1]
         if number in built:
-            raise RulesError(f"Each player has one building {number}; it is listed twice.", f"[{position}]")
+            raise RulesError("Each player has one building %(number)s; it is listed twice.", f"[{position}]",
+                             number=number)
         built.add(number)
         total += vp
     return total
@@ -369,12 +385,18 @@ def cattle_vp_from_cards(counts: Mapping[int, int]) -> int:
     for value, cards in counts.items():
         if type(value) is not int or value not in CATTLE_CARD_VALUES:
             shown = ", ".join(map(str, sorted(CATTLE_CARD_VALUES)))
-            raise RulesError(f"Cattle cards are worth {shown} VP, not {value!r}.", f"[{value!r}]")
+            raise _no_cattle_value(shown, value, f"[{value!r}]")
         if type(cards) is not int or cards < 0:
-            raise RulesError(f"The number of {value}-VP cattle cards must be a whole number of at least 0.",
-                             f"[{value}]")
+            raise RulesError("The number of %(vp)d-VP cattle cards must be a whole number of at least 0.",
+                             f"[{value}]", vp=value)
         total += value * cards
     return total
+
+
+def _no_cattle_value(shown: str, value: object, path: str) -> RulesError:
+    """A VP value no cattle card carries."""
+    return RulesError("Cattle cards are worth %(values)s VP, not %(value)s.", path, values=shown,
+                      value=repr(value))
 
 
 def city_crests_total(crests: Sequence[int]) -> int:
@@ -388,8 +410,8 @@ def city_crests_total(crests: Sequence[int]) -> int:
 def _checked_crest(crest: object, path: str) -> int:
     """A crest's VP, refusing anything that is not a whole number a board could print."""
     if type(crest) is not int or not CREST_VP_MIN <= crest <= CREST_VP_MAX:
-        raise RulesError(f"A city crest is worth a whole number of VP from {CREST_VP_MIN} to {CREST_VP_MAX}.",
-                         path)
+        raise RulesError("A city crest is worth a whole number of VP from %(low)d to %(high)d.", path,
+                         low=CREST_VP_MIN, high=CREST_VP_MAX)
     return crest
 
 
@@ -495,15 +517,15 @@ def play_edition(setup: PlaySetup) -> int:
         raise RulesError("The edition must be 1 or 2.", "edition")
     fewest, most = PLAYER_COUNTS[edition]
     if not fewest <= len(setup.seats) <= most:
-        raise RulesError(f"Edition {edition} is played by {fewest} to {most} players, "
-                         f"not {len(setup.seats)}.", "seats")
+        raise RulesError(_player_count_sentence(edition, len(setup.seats)), "seats")
     return edition
 
 
 def initial_state(setup: PlaySetup) -> PlayState:
     """The table before the first delivery."""
     if setup.game != GAME.slug:
-        raise RulesError(f"This play is of {setup.game!r}, not {GAME.name}.", "game")
+        raise RulesError("This play is of %(game)s, not %(name)s.", "game", game=repr(setup.game),
+                         name=GAME.name)
     return PlayState(setup=setup, edition=play_edition(setup), cards=(None,) * len(setup.seats))
 
 
@@ -521,8 +543,8 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
         earlier = cards[seat]
         cards[seat] = replace(card, revision=1 if earlier is None else earlier.revision + 1)
         return replace(state, cards=tuple(cards))
-    raise RulesError(f"Great Western Trail has no event {kind!r}; record a delivery or a final-tally card.",
-                     "kind")
+    raise RulesError("Great Western Trail has no event %(kind)s; record a delivery or a final-tally card.",
+                     "kind", kind=repr(kind))
 
 
 def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> Delivery:
@@ -531,11 +553,12 @@ def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> De
         raise RulesError("A delivery needs a seat, a city and the crest's VP.")
     unknown = sorted(str(key) for key in payload if key not in _DELIVERY_FIELDS)
     if unknown:
-        raise RulesError(f"A delivery has no field {unknown[0]!r}.", unknown[0])
+        raise RulesError("A delivery has no field %(field)s.", unknown[0], field=repr(unknown[0]))
     seat = seat_index(payload, state.setup)
     city = payload.get("city")
     if not isinstance(city, str) or not city.strip() or len(city.strip()) > CITY_NAME_MAX:
-        raise RulesError(f"Name the city the herd went to (1 to {CITY_NAME_MAX} characters).", "city")
+        raise RulesError("Name the city the herd went to (1 to %(most)d characters).", "city",
+                         most=CITY_NAME_MAX)
     crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
     return Delivery(seat=seat, city=city.strip(), crest_vp=crest_vp)
 
@@ -560,15 +583,15 @@ def running_scores(state: PlayState) -> tuple[int, ...]:
 # The final-tally card of one player, as the "card" event carries it.
 
 # Whole numbers every card gives, with their bounds and how a sentence names them.
-_CARD_NUMBERS: Mapping[str, tuple[int, int, str]] = {
-    "dollars": (0, VP_MAX, "Money"),
-    "cities_vp": (CREST_VP_MIN, VP_MAX, "The cities row"),
-    "stations_vp": (0, VP_MAX, "The stations row"),
-    "hazards_vp": (0, VP_MAX, "The hazards row"),
-    "teepee_pairs": (0, PIECES_MAX, "The number of teepee pairs"),
-    "hazards": (0, PIECES_MAX, "The number of hazard tiles"),
-    "certificates": (0, PIECES_MAX, "The number of certificates"),
-    "stations": (0, PIECES_MAX, "The number of stations"),
+_CARD_NUMBERS: Mapping[str, tuple[int, int, Message]] = {
+    "dollars": (0, VP_MAX, Message("Money")),
+    "cities_vp": (CREST_VP_MIN, VP_MAX, Message("The cities row")),
+    "stations_vp": (0, VP_MAX, Message("The stations row")),
+    "hazards_vp": (0, VP_MAX, Message("The hazards row")),
+    "teepee_pairs": (0, PIECES_MAX, Message("The number of teepee pairs")),
+    "hazards": (0, PIECES_MAX, Message("The number of hazard tiles")),
+    "certificates": (0, PIECES_MAX, Message("The number of certificates")),
+    "stations": (0, PIECES_MAX, Message("The number of stations")),
 }
 _CARD_FLAGS = ("disc_cleared", "job_market_token")
 _CARD_REQUIRED = ("seat", *_CARD_NUMBERS, "objectives", "station_masters", "workers", *_CARD_FLAGS)
@@ -577,6 +600,15 @@ _CARD_EITHER = ("buildings_vp", "building_tiles", "cattle_vp", "cattle_cards")
 _CARD_FIELDS = frozenset((*_CARD_REQUIRED, *_CARD_EITHER, "buildings"))
 _OBJECTIVE_FIELDS = frozenset({"vp", "penalty", "fulfilled"})
 _CATTLE_VALUE_BY_KEY: Mapping[str, int] = {str(value): value for value in sorted(CATTLE_CARD_VALUES)}
+# How the sentences name the other numbers of a card.
+_BUILDINGS_ROW = Message("The buildings row")
+_BUILDINGS_COUNT = Message("The number of private buildings")
+_CATTLE_ROW = Message("The cattle row")
+_CATTLE_CARDS_OF_VALUE = {value: Message("The number of %(vp)d-VP cattle cards", vp=value)
+                          for value in sorted(CATTLE_CARD_VALUES)}
+_OBJECTIVE_VP = Message("An objective card's VP")
+_OBJECTIVE_PENALTY = Message("An objective card's penalty")
+_WORKER_ROW = {row: Message("A row of %(row)s", row=Term(row)) for row in WORKER_ROWS}
 
 
 class StaleCard(RulesError):
@@ -602,11 +634,11 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
         raise RulesError("A final-tally card needs a seat and the rows of the scoring pad.")
     unknown = sorted(str(key) for key in payload if key not in _CARD_FIELDS)
     if unknown:
-        raise RulesError(f"A final-tally card has no field {unknown[0]!r}.", unknown[0])
+        raise RulesError("A final-tally card has no field %(field)s.", unknown[0], field=repr(unknown[0]))
     seat = seat_index(payload, state.setup)
     for key in _CARD_REQUIRED:
         if key not in payload:
-            raise RulesError(f"The card lacks {key!r}.", key)
+            raise RulesError("The card lacks %(field)s.", key, field=repr(key))
     numbers = {key: _whole(payload[key], key, low, high, label)
                for key, (low, high, label) in _CARD_NUMBERS.items()}
     tiles, buildings_vp = _buildings_row(payload)
@@ -622,33 +654,35 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
     return seat, Card(tally=tally, building_tiles=tiles, cattle_cards=cattle_cards)
 
 
-def _whole(value: object, path: str, low: int, high: int, label: str) -> int:
+def _whole(value: object, path: str, low: int, high: int, label: Message) -> int:
     if type(value) is not int or not low <= value <= high:
-        raise RulesError(f"{label} must be a whole number from {low} to {high}.", path)
+        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=label,
+                         low=low, high=high)
     return value
 
 
 def _flag(value: object, path: str) -> bool:
     if type(value) is not bool:
-        raise RulesError(f"{path.replace('_', ' ').capitalize()} is yes or no (true or false).", path)
+        raise RulesError("%(what)s is yes or no (true or false).", path,
+                         what=Term(path.replace("_", " ").capitalize()))
     return value
 
 
 def _one_of(payload: Mapping[str, object], total: str, calculator: str, row: str) -> bool:
     """Whether the row came through its calculator (True) or as a VP total (False); never both."""
     if (total in payload) == (calculator in payload):
-        raise RulesError(f"Give the {row} row either as {calculator!r} or as {total!r}, not both or neither.",
-                         total)
+        raise RulesError("Give the %(row)s row either as %(calculator)s or as %(total)s, not both or "
+                         "neither.", total, row=Term(row), calculator=repr(calculator), total=repr(total))
     return calculator in payload
 
 
 def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | None, int]:
     if not _one_of(payload, "buildings_vp", "building_tiles", "buildings"):
-        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, "The buildings row")
+        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, _BUILDINGS_ROW)
     tiles = payload["building_tiles"]
     if not isinstance(tiles, list | tuple) or len(tiles) > len(BUILDING_NUMBERS):
-        raise RulesError(f"List the private building tiles on the map, like 4a or 10b; a player has "
-                         f"{len(BUILDING_NUMBERS)} at most.", "building_tiles")
+        raise RulesError("List the private building tiles on the map, like 4a or 10b; a player has %(most)d "
+                         "at most.", "building_tiles", most=len(BUILDING_NUMBERS))
     try:
         vp = buildings_vp_from_tiles(tiles)
     except RulesError as error:
@@ -658,7 +692,7 @@ def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | Non
 
 def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | None) -> int:
     """The private buildings on the map: the tiles listed, or the count the card gives."""
-    label = "The number of private buildings"
+    label = _BUILDINGS_COUNT
     if tiles is None:
         if "buildings" not in payload:
             raise RulesError("The card lacks 'buildings' (how many private buildings are on the map).",
@@ -666,14 +700,14 @@ def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | Non
         return _whole(payload["buildings"], "buildings", 0, PIECES_MAX, label)
     counted = payload.get("buildings")
     if counted is not None and _whole(counted, "buildings", 0, PIECES_MAX, label) != len(tiles):
-        raise RulesError(f"The card lists {len(tiles)} private building tiles but counts "
-                         f"{counted} private buildings.", "buildings")
+        raise RulesError("The card lists %(tiles)d private building tiles but counts %(counted)d private "
+                         "buildings.", "buildings", tiles=len(tiles), counted=counted)
     return len(tiles)
 
 
 def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], ...] | None, int]:
     if not _one_of(payload, "cattle_vp", "cattle_cards", "cattle"):
-        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, "The cattle row")
+        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, _CATTLE_ROW)
     cards = payload["cattle_cards"]
     if not isinstance(cards, Mapping):
         raise RulesError("Give the cattle cards as the number of cards per VP value.", "cattle_cards")
@@ -681,27 +715,25 @@ def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], .
     for key, number in cards.items():
         value = _CATTLE_VALUE_BY_KEY.get(key) if isinstance(key, str) else None
         if value is None:
-            shown = ", ".join(_CATTLE_VALUE_BY_KEY)
-            raise RulesError(f"Cattle cards are worth {shown} VP, not {key!r}.", "cattle_cards")
+            raise _no_cattle_value(", ".join(_CATTLE_VALUE_BY_KEY), key, "cattle_cards")
         counts[value] = _whole(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
-                               f"The number of {value}-VP cattle cards")
+                               _CATTLE_CARDS_OF_VALUE[value])
     owned = tuple(sorted((value, number) for value, number in counts.items() if number))
     return owned, cattle_vp_from_cards(counts)
 
 
 def _objectives(value: object) -> tuple[Objective, ...]:
     if not isinstance(value, list | tuple) or len(value) > OBJECTIVE_CARDS_MAX:
-        raise RulesError(f"List the objective cards in your objective area ({OBJECTIVE_CARDS_MAX} at most).",
-                         "objectives")
+        raise RulesError("List the objective cards in your objective area (%(most)d at most).", "objectives",
+                         most=OBJECTIVE_CARDS_MAX)
     cards = []
     for position, card in enumerate(value):
         path = f"objectives[{position}]"
         if not isinstance(card, Mapping) or set(card) != _OBJECTIVE_FIELDS:
             raise RulesError("An objective card has its VP, its penalty and whether it is fulfilled.", path)
         cards.append(Objective(
-            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, "An objective card's VP"),
-            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
-                           "An objective card's penalty"),
+            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, _OBJECTIVE_VP),
+            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX, _OBJECTIVE_PENALTY),
             fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled"),
         ))
     return tuple(cards)
@@ -715,19 +747,19 @@ def _station_masters(value: object, edition: int) -> tuple[str, ...]:
     for position, key in enumerate(value):
         path = f"station_masters[{position}]"
         if not isinstance(key, str) or key not in valid:
-            raise RulesError(f"Edition {edition} has no station master {key!r}; its tiles are "
-                             f"{', '.join(valid)}.", path)
+            raise RulesError(_unknown_master_sentence(edition, key), path)
         if held.count(key) >= STATION_MASTER_BY_KEY[key].copies:
-            raise RulesError(f"The {key!r} station master is listed more often than the game has it.", path)
+            raise RulesError("The %(key)s station master is listed more often than the game has it.", path,
+                             key=repr(key))
         held.append(key)
     return tuple(held)
 
 
 def _workers(value: object) -> Workers:
     if not isinstance(value, Mapping) or set(value) != set(WORKER_ROWS):
-        raise RulesError(f"Give the workers of each row: {', '.join(WORKER_ROWS)}.", "workers")
+        raise RulesError("Give the workers of each row: %(rows)s.", "workers", rows=", ".join(WORKER_ROWS))
     return Workers(**{row: _whole(value[row], f"workers.{row}", WORKER_ROW_MIN, WORKER_ROW_MAX,
-                                  f"A row of {row}") for row in WORKER_ROWS})
+                                  _WORKER_ROW[row]) for row in WORKER_ROWS})
 
 
 def card_revision(state: PlayState, seat: int) -> int:
@@ -745,13 +777,13 @@ def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: in
     current = state.cards[seat]
     name = state.setup.seats[seat].name
     if current is not None and current.same_entries(card):
-        raise RepeatedCard(f"{name}'s card is already in, exactly like this.")
+        raise RepeatedCard("%(name)s's card is already in, exactly like this.", name=name)
     if based_on != card_revision(state, seat):
-        raise StaleCard(f"{name}'s card was changed on another phone since you opened it. What is saved now "
-                        f"is shown next to each row: check it and send your card again.")
+        raise StaleCard("%(name)s's card was changed on another phone since you opened it. What is saved now "
+                        "is shown next to each row: check it and send your card again.", name=name)
 
 
-def card_conflicts(state: PlayState) -> list[str]:
+def card_conflicts(state: PlayState) -> list[Message]:
     """Once every card is in: each way the cards together break the rules, naming the player concerned."""
     if not state.all_cards_in:
         return []
@@ -760,12 +792,12 @@ def card_conflicts(state: PlayState) -> list[str]:
             for path, sentence in tally_problems(state.edition, tallies)]
 
 
-def _naming_player(path: str, sentence: str, tallies: Sequence[Tally]) -> str:
+def _naming_player(path: str, sentence: Message, tallies: Sequence[Tally]) -> Message:
     """``sentence`` prefixed with the name of the player ``path`` (``players[1]…``) points at."""
     if path.startswith("players["):
         index = path[len("players["):].split("]", 1)[0]
         if index.isdigit() and int(index) < len(tallies):
-            return f"{tallies[int(index)].name}: {sentence}"
+            return Message("%(name)s: %(sentence)s", name=tallies[int(index)].name, sentence=sentence)
     return sentence
 
 
@@ -773,10 +805,14 @@ def result_from_cards(state: PlayState) -> FinalResult:
     """The final result once every card is in and the cards agree; RulesError says what is missing."""
     missing = [state.setup.seats[seat].name for seat in state.missing_cards]
     if missing:
-        raise RulesError(f"Waiting for the final-tally card of {' and '.join(missing)}.", "cards")
+        raise RulesError("Waiting for the final-tally card of %(names)s.", "cards",
+                         names=listed(missing, commas=False))
     conflicts = card_conflicts(state)
     if conflicts:
-        raise RulesError(" ".join(conflicts), "cards")
+        every_conflict = conflicts[0]
+        for conflict in conflicts[1:]:
+            every_conflict = Message("%(earlier)s %(later)s", earlier=every_conflict, later=conflict)
+        raise RulesError(every_conflict, "cards")
     return final_result(state.edition, [card.tally for card in state.cards if card is not None])
 
 

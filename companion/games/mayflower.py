@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, rank_players
+from companion.games.common import FinalResult, GameInfo, Message, PlaySetup, RulesError, Term, rank_players
 
 GAME = GameInfo(
     slug="mayflower",
@@ -36,6 +36,18 @@ COMPLETED_FARM_VALUE = 9
 SURVEYOR_NAMES = ("north", "south")
 
 
+def _not_whole(what: str, low: int, high: int, path: str) -> RulesError:
+    """A number outside its range (or no whole number at all); ``what`` names it for the sentence."""
+    return RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=what, low=low,
+                      high=high)
+
+
+def _wrong_role(settler_id: str, role: str, kind: str, path: str) -> RulesError:
+    """A settler of another role named on a feature: a road holds bandits only, and so on."""
+    return RulesError("Settler %(id)s is a %(role)s; a %(kind)s holds %(roles)s only.", path, id=settler_id,
+                      role=Term(role), kind=Term(kind), roles=Term(ROLE_OF_KIND[kind] + "s"))
+
+
 def _is_int(value: object) -> bool:
     """A real whole number: JSON's 5.0 and true are not counts here."""
     return type(value) is int
@@ -56,10 +68,11 @@ class Settler:
         if not _is_int(self.seat) or self.seat < 0:
             raise RulesError("A settler must belong to one of the players.", "seat")
         if self.role not in ROLES:
-            raise RulesError(f"A settler is a bandit, sheriff, trapper or farmer, not {self.role!r}.", "role")
+            raise RulesError("A settler is a bandit, sheriff, trapper or farmer, not %(role)s.", "role",
+                             role=repr(self.role))
         if not _is_int(self.column) or not 1 <= self.column <= MAX_COLUMN:
-            raise RulesError(f"A settler stands on a land tile: column 1 to {MAX_COLUMN}, "
-                             f"not {self.column!r} (column 0 is the coast).", "column")
+            raise RulesError("A settler stands on a land tile: column 1 to %(max)d, not %(column)s (column 0 "
+                             "is the coast).", "column", max=MAX_COLUMN, column=repr(self.column))
 
 
 @dataclass(frozen=True)
@@ -73,11 +86,11 @@ class Surveyors:
         for name in SURVEYOR_NAMES:
             column = getattr(self, name)
             if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
-                raise RulesError(f"The {name} surveyor stands in a column from 0 (the coast) "
-                                 f"to {MAX_COLUMN}.", name)
+                raise RulesError("The %(name)s surveyor stands in a column from 0 (the coast) to %(max)d.",
+                                 name, name=Term(name), max=MAX_COLUMN)
         if abs(self.north - self.south) > 1:
-            raise RulesError(f"The surveyors stand in columns {self.north} and {self.south}, but they are "
-                             "never more than one column apart.", "surveyors")
+            raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never "
+                             "more than one column apart.", "surveyors", north=self.north, south=self.south)
 
     @property
     def eastmost(self) -> int:
@@ -104,13 +117,14 @@ class CompletedFeature:
 
     def __post_init__(self) -> None:
         if self.kind not in COMPLETABLE_KINDS:
-            raise RulesError(f"A completed feature is a road, a city or a farm, not {self.kind!r}.", "kind")
+            raise RulesError("A completed feature is a road, a city or a farm, not %(kind)s.", "kind",
+                             kind=repr(self.kind))
         for name in ("tiles", "trading_posts", "flags"):
             value = getattr(self, name)
             if not _is_int(value) or not 0 <= value <= MAX_COLUMN:
-                raise RulesError(f"{name} must be a whole number from 0 to {MAX_COLUMN}.", name)
+                raise _not_whole(Term(name), 0, MAX_COLUMN, name)
         if self.kind != "farm" and self.tiles < 1:
-            raise RulesError(f"A completed {self.kind} has at least one tile.", "tiles")
+            raise RulesError("A completed %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         if self.kind != "road" and self.trading_posts:
             raise RulesError("Only roads have trading posts.", "trading_posts")
         if self.kind != "city" and self.flags:
@@ -202,12 +216,11 @@ def score_completed_feature(
     role = ROLE_OF_KIND[feature.kind]
     for settler in (*on_feature, *elsewhere):
         if settler.seat >= seat_count:
-            raise RulesError(f"Settler {settler.id} belongs to seat {settler.seat + 1}, but only "
-                             f"{seat_count} players are at the table.", "seat")
+            raise RulesError("Settler %(id)s belongs to seat %(seat)d, but only %(players)d players are at "
+                             "the table.", "seat", id=settler.id, seat=settler.seat + 1, players=seat_count)
     for settler in on_feature:
         if settler.role != role:
-            raise RulesError(f"Settler {settler.id} is a {settler.role}; a {feature.kind} holds "
-                             f"{role}s only.", "role")
+            raise _wrong_role(settler.id, settler.role, feature.kind, "role")
     if not on_feature:
         zeros = (0,) * seat_count
         return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
@@ -274,10 +287,14 @@ def score_tile_completions(
     for index, (_, ids) in enumerate(completions):
         for settler_id in ids:
             if settler_id not in by_id:
-                raise RulesError(f"Settler {settler_id} is not on the map.", f"features[{index}].settlers")
+                raise RulesError("Settler %(id)s is not on the map.", f"features[{index}].settlers",
+                                 id=settler_id)
             if settler_id in claimed:
-                twice = "is listed twice" if claimed[settler_id] == index else "cannot stand on two features"
-                raise RulesError(f"Settler {settler_id} {twice}.", f"features[{index}].settlers")
+                if claimed[settler_id] == index:
+                    raise RulesError("Settler %(id)s is listed twice.", f"features[{index}].settlers",
+                                     id=settler_id)
+                raise RulesError("Settler %(id)s cannot stand on two features.",
+                                 f"features[{index}].settlers", id=settler_id)
             claimed[settler_id] = index
     remaining = tuple(settlers)
     scorings = []
@@ -312,26 +329,28 @@ class FinalFeature:
 
     def __post_init__(self) -> None:
         if self.kind not in FINAL_KINDS:
-            raise RulesError(f"A feature is a road, city, farm or plain, not {self.kind!r}.", "kind")
+            raise RulesError("A feature is a road, city, farm or plain, not %(kind)s.", "kind",
+                             kind=repr(self.kind))
         if not isinstance(self.settlers, Mapping) or not self.settlers:
             raise RulesError("A feature scores only when a settler stands on it.", "settlers")
         for seat, number in self.settlers.items():
             if not _is_int(seat) or seat < 0:
                 raise RulesError("Settlers must belong to one of the players.", "settlers")
             if not _is_int(number) or not 1 <= number <= SETTLERS_PER_PLAYER:
-                raise RulesError(f"A player has 1 to {SETTLERS_PER_PLAYER} settlers on a feature.",
-                                 "settlers")
+                raise RulesError("A player has 1 to %(most)d settlers on a feature.", "settlers",
+                                 most=SETTLERS_PER_PLAYER)
         sizes = {"tiles": MAX_COLUMN, "trading_posts": MAX_COLUMN, "flags": MAX_COLUMN, "neighbours": 7,
                  "animals": 999}
         for name, most in sizes.items():
             value = getattr(self, name)
             if not _is_int(value) or not 0 <= value <= most:
-                raise RulesError(f"{name} must be a whole number from 0 to {most}.", name)
+                raise _not_whole(Term(name), 0, most, name)
         if self.kind in ("road", "city") and self.tiles < 1:
-            raise RulesError(f"A {self.kind} has at least one tile.", "tiles")
+            raise RulesError("A %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         wrong = [name for name in sizes if getattr(self, name) and name not in _SIZES_OF_KIND[self.kind]]
         if wrong:
-            raise RulesError(f"A {self.kind} has no {wrong[0].replace('_', ' ')}.", wrong[0])
+            raise RulesError("A %(kind)s has no %(size)s.", wrong[0], kind=Term(self.kind),
+                             size=Term(wrong[0].replace("_", " ")))
 
     @property
     def value(self) -> int:
@@ -360,7 +379,7 @@ def final_result(
     """
     seat_count = len(players)
     if len(track_vp) != seat_count:
-        raise RulesError(f"Give the track points of all {seat_count} players.", "track_vp")
+        raise RulesError("Give the track points of all %(players)d players.", "track_vp", players=seat_count)
     for index, points in enumerate(track_vp):
         if not _is_int(points) or not 0 <= points <= 999:
             raise RulesError("Points on the track are a whole number from 0 to 999.", f"track_vp[{index}]")
@@ -370,12 +389,13 @@ def final_result(
         most = 0
         for seat, number in feature.settlers.items():
             if seat >= seat_count:
-                raise RulesError(f"Feature {index + 1} names a player who is not at the table.",
-                                 f"features[{index}].settlers")
+                raise RulesError("Feature %(number)d names a player who is not at the table.",
+                                 f"features[{index}].settlers", number=index + 1)
             used[seat] += number
             if used[seat] > SETTLERS_PER_PLAYER:
-                raise RulesError(f"{players[seat]} has only {SETTLERS_PER_PLAYER} settlers, but the features "
-                                 f"hold {used[seat]} of them.", f"features[{index}].settlers")
+                raise RulesError("%(name)s has only %(settlers)d settlers, but the features hold %(held)d of "
+                                 "them.", f"features[{index}].settlers", name=players[seat],
+                                 settlers=SETTLERS_PER_PLAYER, held=used[seat])
             most = max(most, number)
         row = ROW_OF_KIND[feature.kind]
         value = feature.value
@@ -413,15 +433,16 @@ class TableState:
         for settler in self.placed:
             if settler.id == settler_id:
                 return settler
-        raise RulesError(f"No settler {settler_id} was ever placed.", "settlers")
+        raise RulesError("No settler %(id)s was ever placed.", "settlers", id=settler_id)
 
 
 def initial_state(setup: PlaySetup) -> TableState:
     """The table before the first tile: every settler in its owner's supply, both surveyors on the coast."""
     seat_count = len(setup.seats)
     if not GAME.min_players <= seat_count <= GAME.max_players:
-        raise RulesError(f"Carcassonne – Mayflower is played by {GAME.min_players} to {GAME.max_players} "
-                         f"players, not {seat_count}.", "seats")
+        raise RulesError("Carcassonne – Mayflower is played by %(fewest)d to %(most)d players, "
+                         "not %(count)d.", "seats", fewest=GAME.min_players, most=GAME.max_players,
+                         count=seat_count)
     return TableState(seat_count=seat_count, scores=(0,) * seat_count)
 
 
@@ -459,7 +480,7 @@ def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> Tab
         raise RulesError("An event's details must be named values (a JSON object).")
     handler = _EVENT_HANDLERS.get(kind) if type(kind) is str else None
     if handler is None:
-        raise RulesError(f"Carcassonne – Mayflower knows no event {kind!r}.", "kind")
+        raise RulesError("Carcassonne – Mayflower knows no event %(kind)s.", "kind", kind=repr(kind))
     return handler(state, payload)
 
 
@@ -475,17 +496,26 @@ def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str 
     """Refuse a field the event does not record, so a typo is not silently ignored."""
     for key in payload:
         if key not in allowed:
-            raise RulesError(f"{key!r} is not something this event records; it takes "
-                             f"{', '.join(allowed)}.", f"{where}{key}" if type(key) is str else where)
+            raise RulesError("%(key)s is not something this event records; it takes %(fields)s.",
+                             f"{where}{key}" if type(key) is str else where, key=repr(key),
+                             fields=", ".join(allowed))
 
 
-def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: str, where: str = "",
+def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: Message, where: str = "",
            default: int | None = None) -> int:
     """A whole number from ``low`` to ``high`` (``default`` when the field is absent)."""
     value = payload.get(key, default)
     if not _is_int(value) or not low <= value <= high:
-        raise RulesError(f"{what} must be a whole number from {low} to {high}.", f"{where}{key}")
+        raise _not_whole(what, low, high, f"{where}{key}")
     return value
+
+
+# How the sentences name the numbers the events give.
+_WEST_EDGE = Message("The westernmost column of the map")
+_ROAD_TILES = Message("A road's tiles")
+_ROAD_TRADING_POSTS = Message("A road's trading posts")
+_CITY_TILES = Message("A city's tiles")
+_CITY_FLAGS = Message("A city's flags")
 
 
 def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
@@ -503,11 +533,12 @@ def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
                          "column")
     reach = min(state.west_edge + 1, MAX_COLUMN)
     if column > reach:
-        raise RulesError(f"Column {column} lies beyond the map: the westernmost tiles are in column "
-                         f"{state.west_edge}, and a new tile can go at most one column further.", "column")
+        raise RulesError("Column %(column)d lies beyond the map: the westernmost tiles are in column "
+                         "%(edge)d, and a new tile can go at most one column further.", "column",
+                         column=column, edge=state.west_edge)
     if state.in_supply(seat) == 0:
-        raise RulesError(f"All {SETTLERS_PER_PLAYER} settlers of this player are on the map already; "
-                         "one must come home before another can be placed.", "seat")
+        raise RulesError("All %(settlers)d settlers of this player are on the map already; one must come "
+                         "home before another can be placed.", "seat", settlers=SETTLERS_PER_PLAYER)
     number = 1 + sum(s.seat == seat for s in state.placed)
     settler = Settler(id=f"{seat}-{number}", seat=seat, role=role, column=column)
     return replace(state, settlers=(*state.settlers, settler), placed=(*state.placed, settler),
@@ -517,11 +548,11 @@ def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
 def _west_edge(state: TableState, payload: Mapping[str, Any]) -> TableState:
     """How far west the map reaches, as the table tells it (tiles placed without a settler)."""
     _only_keys(payload, ("column",))
-    column = _whole(payload, "column", 0, MAX_COLUMN, "The westernmost column of the map")
+    column = _whole(payload, "column", 0, MAX_COLUMN, _WEST_EDGE)
     needed = max([state.surveyors.north, state.surveyors.south, *(s.column for s in state.settlers)])
     if column < needed:
-        raise RulesError(f"Tiles lie at least as far west as column {needed}, where a settler or surveyor "
-                         "stands.", "column")
+        raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler or surveyor "
+                         "stands.", "column", column=needed)
     return replace(state, west_edge=column)
 
 
@@ -538,13 +569,13 @@ def _completion(
     sizes: dict[str, int] = {}
     if kind == "road":
         _only_keys(payload, ("kind", "tiles", "trading_posts", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, "A road's tiles", where)
-        sizes["trading_posts"] = _whole(payload, "trading_posts", 0, MAX_COLUMN, "A road's trading posts",
-                                        where, default=0)
+        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _ROAD_TILES, where)
+        sizes["trading_posts"] = _whole(payload, "trading_posts", 0, MAX_COLUMN, _ROAD_TRADING_POSTS, where,
+                                        default=0)
     elif kind == "city":
         _only_keys(payload, ("kind", "tiles", "flags", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, "A city's tiles", where)
-        sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, "A city's flags", where, default=0)
+        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _CITY_TILES, where)
+        sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, _CITY_FLAGS, where, default=0)
     else:
         _only_keys(payload, ("kind", "settlers"), where)
     ids = payload.get("settlers", [])
@@ -554,10 +585,10 @@ def _completion(
     for position, settler_id in enumerate(ids):
         settler = on_map.get(settler_id) if type(settler_id) is str else None
         if settler is None:
-            raise RulesError(f"Settler {settler_id!r} is not on the map.", f"{where}settlers[{position}]")
+            raise RulesError("Settler %(id)s is not on the map.", f"{where}settlers[{position}]",
+                             id=repr(settler_id))
         if settler.role != role:
-            raise RulesError(f"Settler {settler_id} is a {settler.role}; a {kind} holds {role}s only.",
-                             f"{where}settlers[{position}]")
+            raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
     return CompletedFeature(kind=kind, **sizes), ids
 
 
@@ -757,9 +788,10 @@ class FinalTally:
         }
 
 
-def _described(settler: Settler, players: Sequence[str]) -> str:
+def _described(settler: Settler, players: Sequence[str]) -> Message:
     """``Anna's bandit in column 3``, for messages about one settler."""
-    return f"{players[settler.seat]}'s {settler.role} in column {settler.column}"
+    return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],
+                   role=Term(settler.role), column=settler.column)
 
 
 def settle_final_tally(
@@ -781,14 +813,17 @@ def settle_final_tally(
         settler = slot.settler
         where = f"assignment.{settler.id}"
         if not 0 <= settler.seat < len(players):
-            raise RulesError(f"Settler {settler.id} belongs to no player at the table.", where)
+            raise RulesError("Settler %(id)s belongs to no player at the table.", where, id=settler.id)
         letter = assignment.get(settler.id)
         if type(letter) is not str or letter not in kind_of:
-            raise RulesError(f"Pick the feature {_described(settler, players)} stands on.", where)
+            raise RulesError("Pick the feature %(settler)s stands on.", where,
+                             settler=_described(settler, players))
         if kind_of[letter] != slot.kind:
-            raise RulesError(f"Feature {letter} is a {kind_of[letter]}, and a {kind_of[letter]} holds "
-                             f"{ROLE_OF_KIND[kind_of[letter]]}s only: {_described(settler, players)} cannot "
-                             f"be on it. Pick the letter of a {slot.kind}.", where)
+            raise RulesError("Feature %(letter)s is a %(kind)s, and a %(kind)s holds %(roles)s only: "
+                             "%(settler)s cannot be on it. Pick the letter of a %(other)s.", where,
+                             letter=letter, kind=Term(kind_of[letter]),
+                             roles=Term(ROLE_OF_KIND[kind_of[letter]] + "s"),
+                             settler=_described(settler, players), other=Term(slot.kind))
         on_letter.setdefault(letter, []).append(settler)
     settled = []
     for letter in sorted(on_letter, key=FEATURE_LETTERS.index):
@@ -801,8 +836,9 @@ def settle_final_tally(
                 value = 0
             low, high = SIZE_LIMITS[name]
             if not _is_int(value) or not low <= value <= high:
-                raise RulesError(f"Give the {_SIZE_WORDS[name]} of {kind} {letter}: a whole number from "
-                                 f"{low} to {high}.", f"sizes.{letter}.{name}")
+                raise RulesError("Give the %(size)s of %(kind)s %(letter)s: a whole number from %(low)d to "
+                                 "%(high)d.", f"sizes.{letter}.{name}", size=Term(_SIZE_WORDS[name]),
+                                 kind=Term(kind), letter=letter, low=low, high=high)
             values[name] = value
         counts: dict[int, int] = {}
         for settler in on_letter[letter]:

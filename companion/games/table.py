@@ -53,7 +53,8 @@ def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
     seat = seat_index(payload, setup)
     points = payload.get("points")
     if type(points) is not int or not -ADJUST_LIMIT <= points <= ADJUST_LIMIT:
-        raise RulesError(f"Points must be a whole number from -{ADJUST_LIMIT} to {ADJUST_LIMIT}.", "points")
+        raise RulesError("Points must be a whole number from -%(limit)d to %(limit)d.", "points",
+                         limit=ADJUST_LIMIT)
     note = payload.get("note", "")
     if not isinstance(note, str) or len(note) > 80:
         raise RulesError("The note must be text of at most 80 characters.", "note")
@@ -71,7 +72,7 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         return TableState(table.setup, table.game_state, tuple(adjustments))
     module = _module_with_state(table.setup.game)
     if module is None:
-        raise RulesError(f"{kind!r} is not something that happens in this game.")
+        raise RulesError("%(kind)s is not something that happens in this game.", kind=repr(kind))
     return TableState(table.setup, module.apply_event(table.game_state, kind, payload), table.adjustments)
 
 

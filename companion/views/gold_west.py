@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import fields, replace
+
 from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
 
 from companion import store
@@ -10,7 +13,7 @@ from companion.forms.gold_west import final_tally_form, first_error, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
-from companion.views.common import flash_rules_error, member_play_of, result_inputs, to_play
+from companion.views.common import flash_rules_error, member_play_of, result_inputs, to_play, translated
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
@@ -71,8 +74,15 @@ def final_tally(play_id: int):
                            form=form, state=table.game_state), status
 
 
+class ShownMajority(gold_west.TerrainMajority):
+    """A terrain majority whose sentence comes in the reader's language."""
+
+    def describe(self, names: Sequence[str]) -> str:
+        return translated(super().describe(names))
+
+
 def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
-    """The finished play's result as the rules derive it from the stored final tally.
+    """The finished play's result as the rules derive it from the stored tally, in the reader's language.
 
     None when the play was closed with the generic total per player (no Gold West tally to explain).
     """
@@ -80,9 +90,13 @@ def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
     if not events or events[-1].kind != FINAL_EVENT:
         return None
     try:
-        return gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
+        result = gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
     except RulesError:
         return None
+    majorities = tuple(ShownMajority(**{f.name: getattr(majority, f.name) for f in fields(majority)})
+                       for majority in result.majorities)
+    notes = {name: translated(note) for name, note in result.tie_break_notes.items()}
+    return replace(result, majorities=majorities, tie_break_notes=notes)
 
 
 def init_app(app: Flask) -> None:

@@ -16,7 +16,14 @@ from companion.forms.great_western_trail import CardForm, card_form, delivery_fo
 from companion.games import great_western_trail as gwt
 from companion.games.common import RulesError
 from companion.games.table import apply
-from companion.views.common import flash_rules_error, member_group, member_play_of, result_inputs, to_play
+from companion.views.common import (
+    flash_rules_error,
+    member_group,
+    member_play_of,
+    result_inputs,
+    to_play,
+    translated,
+)
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
@@ -61,7 +68,8 @@ def final_tally(play_id: int):
     state = play_state(play)
     return render_template(
         "games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
-        group=member_group(play.group_id), state=state, conflicts=gwt.card_conflicts(state),
+        group=member_group(play.group_id), state=state,
+        conflicts=[translated(sentence) for sentence in gwt.card_conflicts(state)],
         finish_form=VersionedForm(formdata=None),
     )
 
@@ -113,7 +121,7 @@ def hand_in(play: store.Play, seat: int, form: CardForm):
     try:
         version = store.append_event(get_db(), play.id, gwt.CARD_EVENT, payload, check=check)
     except gwt.RepeatedCard as error:
-        flash(str(error))
+        flash(translated(error))
         return to_overview(play)
     except RulesError as error:
         return refuse_card(play, seat, form, error)
@@ -129,9 +137,9 @@ def refuse_card(play: store.Play, seat: int, form: CardForm, error: RulesError):
     state = play_state(play)
     name = error.path.split("[", 1)[0].split(".", 1)[0]  # "building_tiles[1]" is the building_tiles field
     if name in form and not isinstance(error, gwt.StaleCard):
-        form[name].errors = [*form[name].errors, str(error)]
+        form[name].errors = [*form[name].errors, translated(error)]
     else:
-        form.form_errors.append(str(error))
+        form.form_errors.append(translated(error))
     form.revision.data = str(gwt.card_revision(state, seat))
     return render_card(play, state, seat, form, 409 if isinstance(error, gwt.StaleCard) else 400)
 

@@ -16,7 +16,7 @@ from companion.games import GAMES
 from companion.games.common import PlaySetup, RulesError, Seat
 from companion.games.table import initial_table
 from companion.security import forget_group
-from companion.views.common import member_group
+from companion.views.common import member_group, translated
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -133,7 +133,7 @@ def new_play(group_id: int, game_slug: str):
                                     options))
             play_id = store.start_play(get_db(), group.id, game.slug, seats, options)
         except RulesError as error:
-            form.form_errors.append(str(error))
+            form.form_errors.append(translated(error))
         except (store.NotFound, KeyError):
             abort(400)
         else:

@@ -25,7 +25,7 @@ from companion.games import GAMES, get_game, gold_west
 from companion.games.common import FinalResult, RulesError, rank_players
 from companion.labels import ROW_LABELS
 from companion.security import remember_group
-from companion.views.common import flash_rules_error, member_group, member_play, result_inputs
+from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
 
 bp = Blueprint("history", __name__)
 
@@ -255,7 +255,7 @@ def import_backup():
             archive = exports.parse_backup(form.backup.data.read(), GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
         except RulesError as error:
-            form.backup.errors.append(str(error))
+            form.backup.errors.append(translated(error))
         else:
             remember_group(group.id)
             flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,

@@ -1,0 +1,408 @@
+"""German and English: the catalogue, the rules' messages in both languages, every kind of page in German."""
+
+from __future__ import annotations
+
+import html
+import re
+import shlex
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from babel.messages.frontend import CommandLineInterface
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po
+
+from companion import store
+from companion.games import gold_west, great_western_trail, mayflower
+from companion.games.common import Message, PlaySetup, RulesError, Seat, Term
+from companion.labels import TERMS
+from companion.views.common import translated
+from tests.conftest import add_players, create_group, start_play
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGUE = ROOT / "translations" / "de" / "LC_MESSAGES" / "messages.po"
+COMPILED = CATALOGUE.with_suffix(".mo")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]")
+GERMAN = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
+ENGLISH = {"Accept-Language": "en-GB,en;q=0.9"}
+
+
+def read_catalogue():
+    with CATALOGUE.open("rb") as file:
+        return read_po(file, locale="de")
+
+
+def messages_of(compiled: bytes) -> dict:
+    """Every entry of a compiled catalogue, the header included; plural forms as tuples."""
+    def key(value):
+        return tuple(value) if isinstance(value, list | tuple) else value
+    return {key(message.id): key(message.string) for message in read_mo(BytesIO(compiled))}
+
+
+def page_text(page: str) -> str:
+    """The words a reader sees: tags and scripts removed, entities decoded, spaces collapsed."""
+    page = re.sub(r"<script.*?</script>", " ", page, flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+def html_lang(page: str) -> str:
+    return re.search(r'<html lang="([^"]+)"', page).group(1)
+
+
+# --- the catalogue ---------------------------------------------------------------------------------
+
+
+def test_the_compiled_catalogue_is_the_po_compiled():
+    compiled = BytesIO()
+    write_mo(compiled, read_catalogue())
+    assert messages_of(COMPILED.read_bytes()) == messages_of(compiled.getvalue()), (
+        "translations/de/LC_MESSAGES/messages.mo is out of date: run `make translations`")
+
+
+def extraction_keywords() -> list[str]:
+    """The keywords `make translations` extracts with (MESSAGE_KEYWORDS): both look for the same calls."""
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    line = re.search(r"^MESSAGE_KEYWORDS\s*:=(.*)$", makefile, re.M)
+    assert line, "the Makefile defines MESSAGE_KEYWORDS"
+    return shlex.split(line.group(1))
+
+
+def test_the_extraction_finds_nothing_the_catalogue_lacks(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    template = tmp_path / "messages.pot"
+    CommandLineInterface().run(["pybabel", "-q", "extract", "-F", "babel.cfg", *extraction_keywords(),
+                                "-o", str(template), "."])
+    with template.open("rb") as file:
+        extracted = {message.id for message in read_po(file) if message.id}
+    # the rules' own messages are among them, not only the pages'
+    assert "All %(settlers)d settlers of this player are on the map already; one must come home before " \
+           "another can be placed." in extracted
+    assert "Only one player holds the job-market token, and %(name)s already does." in extracted
+    translated_ids = {message.id for message in read_catalogue() if message.id and message.string}
+    missing = sorted(map(str, extracted - translated_ids))
+    assert not missing, f"run `make translations` and translate: {missing}"
+
+
+def test_every_entry_is_translated_and_keeps_its_placeholders():
+    for message in read_catalogue():
+        if not message.id:
+            continue
+        assert not message.fuzzy, message.id
+        english = message.id if isinstance(message.id, tuple) else (message.id,)
+        german = message.string if isinstance(message.string, tuple) else (message.string,)
+        assert all(german), f"no translation for {message.id!r}"
+        for form, target in enumerate(german):  # plural forms: singular, then plural
+            source = english[min(form, len(english) - 1)]
+            assert set(PLACEHOLDER.findall(source)) == set(PLACEHOLDER.findall(target)), (source, target)
+
+
+# --- the rules' messages ---------------------------------------------------------------------------
+
+
+def mayflower_table(players: int = 2) -> mayflower.TableState:
+    names = ("Anna", "Ben", "Cara", "Dan", "Eve")[:players]
+    return mayflower.initial_state(PlaySetup("mayflower", tuple(Seat(name, "red") for name in names)))
+
+
+def sixth_settler() -> None:
+    state = mayflower_table()
+    for _ in range(mayflower.SETTLERS_PER_PLAYER + 1):
+        state = mayflower.apply_event(state, "place", {"seat": 0, "role": "bandit", "column": 1})
+
+
+def sheriff_on_a_road_letter() -> None:
+    state = mayflower.apply_event(mayflower_table(), "place", {"seat": 0, "role": "sheriff", "column": 1})
+    state = mayflower.apply_event(state, "place", {"seat": 1, "role": "bandit", "column": 1})
+    slots = mayflower.final_slots(state)  # A: Ben's bandit (a road), B: Anna's sheriff (a city)
+    mayflower.settle_final_tally(["Anna", "Ben"], [0, 0], slots, {"1-1": "A", "0-1": "A"},
+                                 {"A": {"tiles": 2}})
+
+
+def two_job_market_tokens() -> None:
+    great_western_trail.check_tallies(2, [great_western_trail.Tally("Anna", job_market_token=True),
+                                          great_western_trail.Tally("Ben", job_market_token=True)])
+
+
+def second_group_larger() -> None:
+    gold_west.check_tallies([gold_west.PlayerTally("Anna", largest_group=3, second_group=5),
+                             gold_west.PlayerTally("Ben")])
+
+
+@pytest.mark.parametrize(("refused", "english", "german"), [
+    pytest.param(sixth_settler,
+                 "All 5 settlers of this player are on the map already; one must come home before "
+                 "another can be placed.",
+                 "Alle 5 Siedler dieses Spielers sind schon auf der Karte; einer muss erst zurückkommen, "
+                 "bevor ein weiterer eingesetzt werden kann.", id="sixth-settler"),
+    pytest.param(sheriff_on_a_road_letter,
+                 "Feature A is a road, and a road holds bandits only: Anna's sheriff in column 1 cannot be "
+                 "on it. Pick the letter of a city.",
+                 "Gebiet A ist eine Straße, und auf eine Straße gehören nur Banditen: Sheriff von Anna in "
+                 "Spalte 1 kann nicht darauf stehen. Wähle den Buchstaben einer Stadt.",
+                 id="game-words-and-a-nested-message"),
+    pytest.param(two_job_market_tokens, "Only one player holds the job-market token, and Anna already does.",
+                 "Nur ein Spieler hat den Jobmarkt-Marker, und Anna hat ihn schon.", id="gwt-job-market"),
+    pytest.param(second_group_larger, "Anna's second-largest group (5) cannot be larger than the largest "
+                 "group (3).", "Die zweitgrößte Gruppe von Anna (5) kann nicht größer sein als die größte "
+                 "Gruppe (3).", id="gold-west-groups"),
+])
+def test_a_rules_error_is_english_and_translates_to_german(app, refused, english, german):
+    with pytest.raises(RulesError) as caught:
+        refused()
+    error = caught.value
+    assert str(error) == error.message == english
+    assert error.template % error.params == english
+    with app.test_request_context(headers=GERMAN):
+        assert translated(error) == german
+    with app.test_request_context(headers=ENGLISH):
+        assert translated(error) == english
+
+
+def test_a_sentence_the_catalogue_lacks_stays_english(app):
+    error = RulesError("No catalogue knows %(what)s (%(count)d).", "x", what=Term("bandit"), count=3)
+    with app.test_request_context(headers=GERMAN):
+        # the game word is German, the unknown sentence around it stays as it is
+        assert translated(error) == "No catalogue knows Bandit (3)."
+        assert translated("a plain sentence") == "a plain sentence"
+
+
+def game_words() -> set[str]:
+    """Every game word (Term) the rules can put into a message a page shows."""
+    words = {*mayflower.ROLES, *(role + "s" for role in mayflower.ROLES), *mayflower.FINAL_KINDS,
+             *mayflower.SURVEYOR_NAMES, *mayflower._SIZE_WORDS.values()}
+    for sizes in mayflower.FINAL_SIZES.values():
+        words.update(sizes)
+        words.update(size.replace("_", " ") for size in sizes)
+    words.update(great_western_trail.WORKER_ROWS)
+    words.update(name.replace("_", " ").capitalize() for name in great_western_trail._NON_NEGATIVE)
+    words.update({"buildings", "cattle"})
+    words.update(gold_west.TERRAINS)
+    words.update(terrain.capitalize() for terrain in gold_west.TERRAINS)
+    words.update(gold_west.METALS)
+    words.update(gold_west._TERRAIN_MAPS.values())
+    words.update(name.replace("_", " ") for name in gold_west._PLAYER_COUNTS)
+    words.update({*gold_west._CLAIM_COUNTS, "BoomTown tokens"})
+    return words
+
+
+def test_every_game_word_has_a_german_name(app):
+    missing = sorted(game_words() - set(TERMS))
+    assert not missing, f"add them to companion.labels.TERMS: {missing}"
+    with app.test_request_context(headers=GERMAN):
+        assert str(TERMS["bandits"]) == "Banditen" and str(TERMS["north"]) == "Nord"
+
+
+def test_problem_lists_carry_their_template():
+    problems = great_western_trail.tally_problems(3, [])
+    assert problems == [("edition", "The edition must be 1 or 2.")]
+    assert isinstance(problems[0][1], Message) and problems[0][1].template == "The edition must be 1 or 2."
+
+
+# --- pages in German -------------------------------------------------------------------------------
+
+
+def finish_with_totals(client, play_id: int, totals: list[int]) -> None:
+    form = client.get(f"/plays/{play_id}/finish").text
+    version = re.search(r'name="version" type="hidden" value="(\d+)"', form).group(1)
+    data = {"version": version, **{f"total_{seat}": str(total) for seat, total in enumerate(totals)}}
+    assert client.post(f"/plays/{play_id}/finish", data=data).status_code == 302
+
+
+@pytest.fixture
+def tables(client, db) -> dict:
+    """Anna, Ben and Cara with a play of each game, a finished Gold West play and one finished by totals."""
+    group_id = create_group(client, "Freitagsrunde")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+    ids = [player.id for player in store.list_players(db, group_id)]
+    seats = list(zip(ids, ("red", "blue", "green"), strict=True))
+    found = {"group": group_id}
+    for game in ("mayflower", "great-western-trail", "gold-west"):
+        found[game] = start_play(client, group_id, game, seats)
+    found["totals"] = start_play(client, group_id, "mayflower", seats[:2])
+    finish_with_totals(client, found["totals"], [40, 35])
+    found["gold-west-done"] = start_play(client, group_id, "gold-west", seats)
+    response = client.post(f"/plays/{found['gold-west-done']}/gold-west/final-tally", data={
+        "version": "0", "p0-track_vp": "30", "p0-influence-gold": "3", "p1-track_vp": "32",
+        "p1-influence-gold": "3", "p1-wanted": "2", "p2-track_vp": "31", "p2-influence-forest": "2"})
+    assert response.status_code == 302
+    return found
+
+
+GERMAN_PAGES = [
+    pytest.param(lambda t: "/", ["Deine Spieleabende", "Gruppe gründen", "Einer Gruppe beitreten",
+                                 "Beitrittscode"], ["Your game nights"], id="home"),
+    pytest.param(lambda t: f"/groups/{t['group']}",
+                 ["Neue Partie", "Laufende Partien", "Spieler hinzufügen", "Den Tisch einladen",
+                  "Letzte Ergebnisse"], ["Add player"], id="group"),
+    pytest.param(lambda t: f"/groups/{t['group']}/plays/new/great-western-trail",
+                 ["Neue Partie Great Western Trail", "Startgeld nach Platz", "2. Auflage (2021)",
+                  "Partie starten"], ["Start the play"], id="new-play"),
+    pytest.param(lambda t: f"/plays/{t['mayflower']}",
+                 ["Landvermesser", "Bandit", "Siedler", "Siedler einsetzen", "Punktetafel",
+                  "Gebiete abschließen", "Spalte 0 ist die Küste"],
+                 ["Surveyors", "Place a settler", "settlers in the supply"],
+                 id="mayflower-play"),
+    pytest.param(lambda t: f"/plays/{t['mayflower']}/mayflower/final-tally",
+                 ["Schlusswertung", "Kein Siedler ist mehr auf der Karte"], ["Final tally"],
+                 id="mayflower-final-tally"),
+    pytest.param(lambda t: f"/plays/{t['great-western-trail']}",
+                 ["Startgeld", "Gelieferte Herden", "Wertungskarten", "Lieferung eintragen"],
+                 ["Delivered herds"], id="gwt-play"),
+    pytest.param(lambda t: f"/plays/{t['great-western-trail']}/gwt/final-tally/0",
+                 ["Rinder", "Bahnhofsvorsteher", "Aufträge", "Gebäude", "Städte", "Bahnhöfe", "Gefahren",
+                  "Arbeiter", "Cowboys", "Handwerker", "Lokführer", "Jobmarkt-Marker"],
+                 ["Station masters", "Objectives"], id="gwt-card"),
+    pytest.param(lambda t: f"/plays/{t['gold-west']}",
+                 ["Investitionen", "Plündern", "Vorrat", "Camp", "Versand-Bonuslinie"], ["Loot"],
+                 id="gold-west-ledger"),
+    pytest.param(lambda t: f"/plays/{t['gold-west']}/gold-west/final-tally",
+                 ["Camps im Wanted-Bereich", "Siedlungen", "Einfluss", "Wanted", "Minenmarker", "Rathaus",
+                  "Übrige Rohstoffe auf der Vorratsleiste"], ["Settlements", "Influence"],
+                 id="gold-west-end-scoring"),
+    pytest.param(lambda t: f"/plays/{t['totals']}/result",
+                 ["Anna gewinnt!", "Summe", "Zurück zur Gruppe"], ["wins!"], id="result"),
+    pytest.param(lambda t: f"/plays/{t['gold-west-done']}/result",
+                 ["Mehrheiten in den Geländen", "Gold: Anna und Ben teilen sich Platz 1: 9 + 5 = 14, je 7; "
+                  "kein Platz 2.", "Wald: Cara auf Platz 1 (8); sonst hat niemand Einfluss.",
+                  "Silber: hier hat niemand Einfluss.", "Gleichstände",
+                  "Anna hat gleich viele SP (37) wie Ben; entscheidend: die wenigsten Camps im "
+                  "Wanted-Bereich (Anna 0, Ben 2) – damit landet Anna auf Platz 2."],
+                 ["nobody has influence", "Terrain majorities"], id="gold-west-result"),
+    pytest.param(lambda t: f"/groups/{t['group']}/history",
+                 ["Verlauf", "Statistik", "Alle Spiele", "Den Verlauf mitnehmen"], ["Show all"],
+                 id="history"),
+    pytest.param(lambda t: f"/groups/{t['group']}/statistics",
+                 ["Statistik", "Siege", "Siegquote", "Direkter Vergleich"], ["Win rate"], id="statistics"),
+]
+
+
+@pytest.mark.parametrize(("url", "german", "english"), GERMAN_PAGES)
+def test_pages_speak_german_to_a_german_phone(client, tables, url, german, english):
+    response = client.get(url(tables), headers=GERMAN)
+    assert response.status_code == 200
+    assert html_lang(response.text) == "de"
+    text = page_text(response.text)
+    for words in german:
+        assert words in text
+    for words in english:
+        assert words not in text
+
+
+def test_the_same_pages_stay_english_for_an_english_phone(client, tables):
+    page = client.get(f"/plays/{tables['mayflower']}", headers=ENGLISH).text
+    assert html_lang(page) == "en"
+    assert "Surveyors: north in column 0" in page_text(page) and "Landvermesser" not in page
+
+
+# --- the language switch ---------------------------------------------------------------------------
+
+
+def switch(client, language: str, headers: dict, back_to: str = "/"):
+    return client.post("/language", data={"lang": language, "next": back_to}, headers=headers)
+
+
+def test_the_switch_overrides_the_browser_language_and_is_remembered(client, tables):
+    play = f"/plays/{tables['mayflower']}"
+    assert html_lang(client.get(play, headers=GERMAN).text) == "de"
+    response = switch(client, "en", GERMAN, back_to=play)
+    assert response.status_code == 302 and response.headers["Location"].endswith(play)
+    assert re.search(r"\blang=en\b", response.headers["Set-Cookie"])
+    for url in (play, "/", f"/groups/{tables['group']}/history"):
+        page = client.get(url, headers=GERMAN).text
+        assert html_lang(page) == "en" and "Game-Night Companion" in page
+    assert "Surveyors: north in column 0" in page_text(client.get(play, headers=GERMAN).text)
+    # and back: German wins over an English phone
+    switch(client, "de", ENGLISH)
+    page = client.get(play, headers=ENGLISH).text
+    assert html_lang(page) == "de" and "Landvermesser: Nord in Spalte 0" in page_text(page)
+
+
+def test_a_language_the_site_lacks_changes_nothing(client):
+    response = switch(client, "fr", GERMAN)
+    assert response.status_code == 302 and "Set-Cookie" not in response.headers
+    assert html_lang(client.get("/", headers=GERMAN).text) == "de"
+    assert html_lang(client.get("/", headers={"Accept-Language": "fr"}).text) == "en"
+
+
+def test_the_header_offers_the_other_language(client):
+    german = client.get("/", headers=GERMAN).text
+    assert re.search(r'<button class="link" name="lang" value="en" lang="en">English</button>', german)
+    english = client.get("/", headers=ENGLISH).text
+    assert re.search(r'<button class="link" name="lang" value="de" lang="de">Deutsch</button>', english)
+
+
+# --- rules errors shown on German pages ----------------------------------------------------------
+
+
+def place_bandit(client, play_id: int, headers: dict):
+    return client.post(f"/plays/{play_id}/mayflower/place",
+                       data={"place-seat": "0", "place-role": "bandit", "place-column": "1"}, headers=headers)
+
+
+@pytest.mark.parametrize(("headers", "words"), [
+    pytest.param(GERMAN, "Alle 5 Siedler dieses Spielers sind schon auf der Karte; einer muss erst "
+                 "zurückkommen, bevor ein weiterer eingesetzt werden kann.", id="german"),
+    pytest.param(ENGLISH, "All 5 settlers of this player are on the map already; one must come home before "
+                 "another can be placed.", id="english"),
+])
+def test_a_sixth_settler_is_refused_in_the_phones_language(client, db, tables, headers, words):
+    play_id = tables["mayflower"]
+    for _ in range(mayflower.SETTLERS_PER_PLAYER):
+        assert place_bandit(client, play_id, headers).status_code == 302
+    response = place_bandit(client, play_id, headers)
+    assert response.status_code == 409
+    assert words in page_text(response.text)
+    assert len(store.list_events(db, play_id)) == mayflower.SETTLERS_PER_PLAYER
+
+
+def test_a_misplaced_settler_in_the_final_tally_is_explained_in_german(client, db, tables):
+    play_id = tables["mayflower"]
+    for seat, role in ((0, "sheriff"), (1, "bandit")):
+        placed = client.post(f"/plays/{play_id}/mayflower/place",
+                             data={"place-seat": str(seat), "place-role": role, "place-column": "1"})
+        assert placed.status_code == 302
+    page = client.get(f"/plays/{play_id}/mayflower/final-tally", headers=GERMAN).text
+    version = re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1)
+    # A is Ben's road, B Anna's city: Anna's sheriff does not belong on the road
+    response = client.post(f"/plays/{play_id}/mayflower/final-tally", headers=GERMAN, data={
+        "version": version, "settler_0": "A", "settler_1": "A", "size_A_tiles": "2", "size_B_tiles": "1"})
+    assert response.status_code == 400
+    refusal = ("Gebiet A ist eine Straße, und auf eine Straße gehören nur Banditen: Sheriff von Anna in "
+               "Spalte 1 kann nicht darauf stehen. Wähle den Buchstaben einer Stadt.")
+    assert refusal in page_text(response.text)
+    assert store.get_play(db, play_id).status == "active"
+
+
+def test_a_broken_end_scoring_is_explained_in_german(client, db, tables):
+    play_id = tables["gold-west"]
+    response = client.post(f"/plays/{play_id}/gold-west/final-tally", headers=GERMAN, data={
+        "version": "0", "p1-largest_group": "3", "p1-second_group": "5"})
+    assert response.status_code == 400
+    assert ("Die zweitgrößte Gruppe von Ben (5) kann nicht größer sein als die größte Gruppe (3)."
+            in page_text(response.text))
+    assert store.list_events(db, play_id) == []
+
+
+def test_cards_that_disagree_are_explained_in_german(client, db, tables):
+    play_id = tables["great-western-trail"]
+    card = {"revision": "0", "objective_rows": "8", "dollars": "10", "buildings_vp": "0", "cities_vp": "0",
+            "stations_vp": "0", "hazards_vp": "0", "cattle_vp": "30", "cowboys": "1", "craftsmen": "1",
+            "engineers": "1"}
+    for seat in range(3):
+        token = {"job_market_token": "y"} if seat < 2 else {}
+        handed_in = client.post(f"/plays/{play_id}/gwt/final-tally/{seat}", data={**card, **token})
+        assert handed_in.status_code == 302
+    overview = page_text(client.get(f"/plays/{play_id}/gwt/final-tally", headers=GERMAN).text)
+    assert "Alle Karten sind abgegeben, aber zusammen verstoßen sie gegen die Regeln:" in overview
+    assert "Ben: Nur ein Spieler hat den Jobmarkt-Marker, und Anna hat ihn schon." in overview
+    assert store.get_play(db, play_id).status == "active"
+
+
+def test_the_api_answers_in_english_whatever_the_phone_speaks(client):
+    body = {"edition": 2, "players": [{"name": "Anna", "job_market_token": True},
+                                      {"name": "Ben", "job_market_token": True}]}
+    response = client.post("/api/v1/score/great-western-trail", json=body, headers=GERMAN)
+    assert response.status_code == 400
+    assert response.get_json()["error"].startswith(
+        "Only one player holds the job-market token, and Anna already does.")

@@ -1,0 +1,68 @@
+"""A phone set to German: from a new group to a Mayflower play, all in German; English on request."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import PHONE
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def german_phone(browser):
+    context = browser.new_context(viewport=PHONE, locale="de-DE", is_mobile=True, has_touch=True)
+    yield context
+    context.close()
+
+
+def test_a_german_phone_sees_the_german_site(live_server, german_phone):
+    page = german_phone.new_page()
+    page.goto(live_server.url + "/")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.get_by_role("heading", name="Deine Spieleabende")).to_be_visible()
+
+    page.get_by_label("Name der Gruppe").fill("Freitagsrunde")
+    page.get_by_role("button", name="Gruppe gründen").click()
+    expect(page.get_by_role("heading", name="Freitagsrunde")).to_be_visible()
+    for name, colour in (("Anna", "red"), ("Ben", "blue")):
+        page.get_by_label("Name", exact=True).fill(name)
+        page.get_by_label("Farbe").select_option(colour)
+        page.get_by_role("button", name="Spieler hinzufügen").click()
+        expect(page.get_by_text(f"{name} ist der Gruppe beigetreten.")).to_be_visible()
+
+    page.get_by_role("link", name="Carcassonne – Mayflower").click()
+    expect(page.get_by_role("heading", name="Neue Partie Carcassonne – Mayflower")).to_be_visible()
+    page.get_by_role("button", name="Partie starten").click()
+
+    expect(page.get_by_role("heading", name="Punktetafel")).to_be_visible()
+    play_url = page.url
+    expect(page.get_by_role("img", name="Landvermesser in Spalte 0 und 0.")).to_be_visible()
+    expect(page.locator("#mf-map")).to_contain_text("Landvermesser: Nord in Spalte 0, Süd in Spalte 0.")
+    expect(page.locator("#mf-settlers")).to_contain_text("5 Siedler im Vorrat")
+
+    form = page.locator("#mf-place")
+    form.get_by_label("Spieler").select_option(label="Ben")
+    form.get_by_label("Rolle").select_option(label="Bandit (auf einer Straße)")
+    form.get_by_label("Spalte").fill("1")
+    form.get_by_role("button", name="Siedler einsetzen").click()
+    expect(page.get_by_role("img", name="Ben: Bandit in Spalte 1.")).to_be_visible()
+    expect(page.locator("#mf-settlers")).to_contain_text("4 Siedler im Vorrat")
+
+    # a column beyond the map: the rules refuse it in German, next to the field
+    form = page.locator("#mf-place")
+    form.get_by_label("Spalte").fill("5")
+    form.get_by_role("button", name="Siedler einsetzen").click()
+    expect(page.locator("#mf-place")).to_contain_text("Spalte 5 liegt jenseits der Karte")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+    # the header's switch: English from now on, although the phone asks for German
+    page.goto(play_url)
+    page.get_by_role("button", name="English").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
+    page.goto(live_server.url + "/")
+    expect(page.get_by_role("heading", name="Your game nights")).to_be_visible()
+    page.get_by_role("button", name="Deutsch").click()
+    expect(page.get_by_role("heading", name="Deine Spieleabende")).to_be_visible()
