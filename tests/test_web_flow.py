@@ -137,3 +137,20 @@ def test_a_tampered_cookie_is_ignored(app, client):
     other.set_cookie("session", "eyJncm91cHMiOlsxXX0.forged.signature", domain="companion.test")
     assert other.get(f"/groups/{group_id}").status_code == 404
     assert other.get("/").status_code == 200
+
+
+def test_the_language_switch_returns_to_a_page_that_can_be_opened(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = player_ids(db, group_id)
+    play_id = start_play(client, group_id, "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    # a refused form shows the play page at the form's address; the switch must lead back to the play
+    refused = client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "x"},
+                          headers={"Referer": f"http://companion.test/plays/{play_id}"})
+    assert refused.status_code == 400
+    back = re.search(r'name="next" value="([^"]*)"', refused.text).group(1)
+    assert back == f"/plays/{play_id}"
+    switched = client.post("/language", data={"lang": "de", "next": back})
+    assert switched.status_code == 302 and switched.headers["Location"].endswith(f"/plays/{play_id}")
+    for target in (f"/plays/{play_id}/adjust", "//elsewhere.example/", "https://elsewhere.example/"):
+        assert client.post("/language", data={"lang": "de", "next": target}).headers["Location"] == "/"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -16,6 +17,7 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext as _
+from werkzeug.exceptions import HTTPException
 
 from companion import store
 from companion.database import get_db
@@ -101,14 +103,26 @@ def leave_group(group_id: int):
     return redirect(url_for("home.index"))
 
 
+def _page_to_return_to(target: str) -> str:
+    """``target`` if it is a page of this site that can be opened again, else the home page.
+
+    Only paths, never another host; and only pages a GET can show: a page shown in answer to a
+    refused form has the form's address, which cannot be opened again.
+    """
+    if not target.startswith("/") or target.startswith("//"):
+        return url_for("home.index")
+    adapter = current_app.url_map.bind("localhost")
+    try:
+        adapter.match(urlsplit(target).path, method="GET")
+    except HTTPException:
+        return url_for("home.index")
+    return target
+
+
 @bp.post("/language")
 def set_language():
     chosen = request.form.get("lang", "")
-    target = request.form.get("next", "")
-    # only paths on this site, never another host
-    if not target.startswith("/") or target.startswith("//"):
-        target = url_for("home.index")
-    response = make_response(redirect(target))
+    response = make_response(redirect(_page_to_return_to(request.form.get("next", ""))))
     if chosen in LANGUAGES and ConfirmForm().validate_on_submit():
         response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True,
                             secure=current_app.config.get("SESSION_COOKIE_SECURE", False))
