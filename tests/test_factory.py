@@ -58,3 +58,18 @@ def test_backup_command_copies_the_data(tmp_path, monkeypatch):
     copy = sqlite3.connect(tmp_path / "copy.sqlite3")
     assert copy.execute("SELECT name FROM groups").fetchall() == [("Kept safe",)]
     assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_an_unexpected_failure_shows_the_friendly_error_page(tmp_path):
+    from tests.conftest import make_app
+
+    app = make_app(tmp_path, TESTING=False)
+
+    @app.get("/broken-on-purpose")
+    def broken():
+        raise RuntimeError("a bug")
+
+    page = app.test_client().get("/broken-on-purpose")
+    assert page.status_code == 500
+    assert "Your last entry may not have been saved" in page.text
+    assert page.headers["Content-Security-Policy"].startswith("default-src 'self'")
