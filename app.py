@@ -10,7 +10,7 @@ from flask import Flask
 
 from companion import compression, database, i18n, security
 from companion.games import GAMES
-from companion.labels import ROW_LABELS
+from companion.labels import ROW_LABELS, row_label
 from companion.views import (
     api,
     errors,
@@ -95,5 +95,5 @@ def create_app(test_config: dict | None = None) -> Flask:
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower):
         module.init_app(app)
-    app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS)
+    app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
 ROW_LABELS = {
@@ -49,3 +50,8 @@ TERMS = {
     "boomtown 1x1 tokens": _l("tokens on the BoomTown 1×1 space"), "BoomTown tokens": _l("BoomTown tokens"),
     "count": _l("count"), "camps": _l("camps"),
 }
+
+
+def row_label(row: str) -> str:
+    """The label of a breakdown row; "total" is the row of a play finished with totals only."""
+    return gettext("Points without breakdown") if row == "total" else str(ROW_LABELS.get(row, row))

@@ -23,7 +23,7 @@ from companion.forms.history import (
 )
 from companion.games import GAMES, get_game, gold_west
 from companion.games.common import FinalResult, RulesError, rank_players
-from companion.labels import ROW_LABELS
+from companion.labels import row_label
 from companion.security import remember_group
 from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
 
@@ -63,11 +63,6 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
 
 
 # --- statistics as charts -------------------------------------------------------------------------
-
-def row_label(row: str) -> str:
-    # plays finished with the plain total-per-player tally have no breakdown beyond "total"
-    return _("Points without breakdown") if row == "total" else str(ROW_LABELS.get(row, row))
-
 
 def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
     """The statistics page's charts; each comes with a table of the same numbers on the page."""
@@ -128,7 +123,7 @@ def statistics(group_id: int):
                                stats=None, charts={}), 400
     stats = store.statistics(get_db(), group.id, form.game.data or None)
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
-                           charts=statistics_charts(stats), row_label=row_label)
+                           charts=statistics_charts(stats))
 
 
 def _render_record(play: store.Play, status: int = 200):
@@ -139,7 +134,7 @@ def _render_record(play: store.Play, status: int = 200):
     game = get_game(play.game)
     return render_template(
         "history/play.html", play=play, game=game, group=member_group(play.group_id), results=results,
-        rows=list(dict.fromkeys(row for r in results for row in r.breakdown)), row_label=row_label,
+        rows=list(dict.fromkeys(row for r in results for row in r.breakdown)),
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
         bg_stats_url=exports.bg_stats_url(play, game, results),
