@@ -155,22 +155,29 @@ def _check_shape(document: Any) -> None:
     version = document.get("version")
     if version != BACKUP_VERSION:
         newer = type(version) is int and version > BACKUP_VERSION
-        raise BackupError(
-            f"This backup has format version {version!r}; this companion reads version {BACKUP_VERSION}"
-            + (" — it was made by a newer companion." if newer else ".")
-        )
+        if newer:
+            raise BackupError("This backup has format version %(version)r; this companion reads version "
+                              "%(supported)d — it was made by a newer companion.",
+                              version=version, supported=BACKUP_VERSION)
+        raise BackupError("This backup has format version %(version)r; this companion reads version "
+                          "%(supported)d.", version=version, supported=BACKUP_VERSION)
     error = best_match(_VALIDATOR.iter_errors(document))
     if error is not None:
-        where = json_path(error.absolute_path) or "the file"
-        raise BackupError(f"The backup is damaged at {where}: {error.message}", where)
+        # The schema's own wording of the problem is English whatever the page's language.
+        where = json_path(error.absolute_path)
+        if not where:
+            raise BackupError("The backup is damaged at the file: %(problem)s", "the file",
+                              problem=error.message)
+        raise BackupError("The backup is damaged at %(where)s: %(problem)s", where,
+                          where=where, problem=error.message)
 
 
 def _check_stamp(value: str, where: str) -> None:
     try:
         datetime.fromisoformat(value)
     except ValueError:
-        raise BackupError(f"The backup is damaged at {where}: {value!r} is not a date and time.",
-                          where) from None
+        raise BackupError("The backup is damaged at %(where)s: %(value)r is not a date and time.",
+                          where, where=where, value=value) from None
 
 
 def _check_players(players: list[dict], colours: Collection[str]) -> None:
@@ -178,14 +185,14 @@ def _check_players(players: list[dict], colours: Collection[str]) -> None:
     for n, player in enumerate(players):
         name = player["name"]
         if name != " ".join(name.split()) or not name:
-            raise BackupError(f"The backup is damaged at players[{n}].name: {name!r} is not a player name.",
-                              f"players[{n}].name")
+            raise BackupError("The backup is damaged at %(where)s: %(name)r is not a player name.",
+                              f"players[{n}].name", where=f"players[{n}].name", name=name)
         if name.casefold() in seen:
-            raise BackupError(f"The backup lists the player {name} twice.", f"players[{n}].name")
+            raise BackupError("The backup lists the player %(name)s twice.", f"players[{n}].name", name=name)
         seen.add(name.casefold())
         if player["colour"] not in colours:
-            raise BackupError(f"The backup gives {name} the colour {player['colour']!r}, which the companion "
-                              f"does not have.", f"players[{n}].colour")
+            raise BackupError("The backup gives %(name)s the colour %(colour)r, which the companion does not "
+                              "have.", f"players[{n}].colour", name=name, colour=player["colour"])
         _check_stamp(player["created_at"], f"players[{n}].created_at")
 
 
@@ -193,58 +200,65 @@ def _check_seats(play: dict, where: str, players: list[dict], colours: Collectio
                  game: GameInfo) -> None:
     seats = play["seats"]
     if not game.min_players <= len(seats) <= game.max_players:
-        raise BackupError(f"A play of {game.name} at {where} has {len(seats)} players; the game is played by "
-                          f"{game.min_players} to {game.max_players}.", f"{where}.seats")
+        raise BackupError("A play of %(game)s at %(play)s has %(count)d players; the game is played by "
+                          "%(min)d to %(max)d.", f"{where}.seats", game=game.name, play=where,
+                          count=len(seats), min=game.min_players, max=game.max_players)
     for n, seat in enumerate(seats):
         if seat["player"] >= len(players):
-            raise BackupError(f"{where}.seats[{n}] refers to player {seat['player']}, but the backup has "
-                              f"only {len(players)} players.", f"{where}.seats[{n}].player")
+            raise BackupError("%(seat)s refers to player %(player)d, but the backup has only %(count)d "
+                              "players.", f"{where}.seats[{n}].player", seat=f"{where}.seats[{n}]",
+                              player=seat["player"], count=len(players))
         if seat["colour"] not in colours:
-            raise BackupError(f"{where}.seats[{n}] has the colour {seat['colour']!r}, which the companion "
-                              f"does not have.", f"{where}.seats[{n}].colour")
+            raise BackupError("%(seat)s has the colour %(colour)r, which the companion does not have.",
+                              f"{where}.seats[{n}].colour", seat=f"{where}.seats[{n}]", colour=seat["colour"])
     if len({seat["player"] for seat in seats}) != len(seats):
-        raise BackupError(f"{where} seats the same player twice.", f"{where}.seats")
+        raise BackupError("%(play)s seats the same player twice.", f"{where}.seats", play=where)
     if len({seat["colour"] for seat in seats}) != len(seats):
-        raise BackupError(f"{where} gives two seats the same colour.", f"{where}.seats")
+        raise BackupError("%(play)s gives two seats the same colour.", f"{where}.seats", play=where)
 
 
 def _check_events(play: dict, where: str) -> None:
     events = play["events"]
     for n, event in enumerate(events):
         if event["seq"] != n + 1:
-            raise BackupError(f"{where}.events[{n}] is number {event['seq']}; the events must be numbered "
-                              f"1, 2, 3 … in order.", f"{where}.events[{n}].seq")
+            raise BackupError("%(event)s is number %(seq)d; the events must be numbered 1, 2, 3 … in order.",
+                              f"{where}.events[{n}].seq", event=f"{where}.events[{n}]", seq=event["seq"])
         _check_stamp(event["created_at"], f"{where}.events[{n}].created_at")
     kinds = [event["kind"] for event in events]
     finals = [n for n, kind in enumerate(kinds) if kind == FINAL_EVENT]
     if play["status"] == "finished":
         if len(finals) != 1 or any(kind != CORRECTION_EVENT for kind in kinds[finals[0] + 1:]):
-            raise BackupError(f"{where} is finished, so its log must hold one final tally, followed by "
-                              f"corrections only.", f"{where}.events")
+            raise BackupError("%(play)s is finished, so its log must hold one final tally, followed by "
+                              "corrections only.", f"{where}.events", play=where)
     elif finals or CORRECTION_EVENT in kinds:
-        raise BackupError(f"{where} is still going on but its log holds a final tally.", f"{where}.events")
+        raise BackupError("%(play)s is still going on but its log holds a final tally.", f"{where}.events",
+                          play=where)
 
 
 def _check_results(play: dict, where: str) -> None:
     results = play["results"]
     if play["status"] == "active":
         if results or play["ended_at"] is not None:
-            raise BackupError(f"{where} is still going on but has an end or results.", f"{where}.results")
+            raise BackupError("%(play)s is still going on but has an end or results.", f"{where}.results",
+                              play=where)
         return
     if play["ended_at"] is None:
-        raise BackupError(f"{where} is finished but has no end time.", f"{where}.ended_at")
+        raise BackupError("%(play)s is finished but has no end time.", f"{where}.ended_at", play=where)
     seated = [seat["player"] for seat in play["seats"]]
     if [r["player"] for r in results] != seated:
-        raise BackupError(f"{where} must have one result per seat, in seat order.", f"{where}.results")
+        raise BackupError("%(play)s must have one result per seat, in seat order.", f"{where}.results",
+                          play=where)
     for n, result in enumerate(results):
         if result["total"] != sum(result["breakdown"].values()):
-            raise BackupError(f"{where}.results[{n}]: the total {result['total']} is not the sum of its "
-                              f"breakdown.", f"{where}.results[{n}].total")
+            raise BackupError("%(result)s: the total %(total)d is not the sum of its breakdown.",
+                              f"{where}.results[{n}].total", result=f"{where}.results[{n}]",
+                              total=result["total"])
         if result["rank"] > len(results):
-            raise BackupError(f"{where}.results[{n}]: rank {result['rank']} with {len(results)} players.",
-                              f"{where}.results[{n}].rank")
+            raise BackupError("%(result)s: rank %(rank)d with %(count)d players.",
+                              f"{where}.results[{n}].rank", result=f"{where}.results[{n}]",
+                              rank=result["rank"], count=len(results))
     if not any(result["rank"] == 1 for result in results):
-        raise BackupError(f"{where} has nobody in first place.", f"{where}.results")
+        raise BackupError("%(play)s has nobody in first place.", f"{where}.results", play=where)
 
 
 def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
@@ -255,9 +269,10 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
     try:
         fold(PlaySetup(play["game"], seats, play["options"]), during)
     except RulesError as error:
-        raise BackupError(f"The log of {where} does not replay: {error.message}", f"{where}.events") from None
+        raise BackupError("The log of %(play)s does not replay: %(problem)s", f"{where}.events",
+                          play=where, problem=error.message) from None
     except (TypeError, KeyError, IndexError, AttributeError):  # a foreign payload the rules did not foresee
-        raise BackupError(f"The log of {where} does not replay.", f"{where}.events") from None
+        raise BackupError("The log of %(play)s does not replay.", f"{where}.events", play=where) from None
 
 
 def parse_backup(data: bytes | str, games: Mapping[str, GameInfo], colours: Collection[str]) -> GroupArchive:
@@ -270,8 +285,8 @@ def parse_backup(data: bytes | str, games: Mapping[str, GameInfo], colours: Coll
         where = f"plays[{n}]"
         game = games.get(play["game"])
         if game is None:
-            raise BackupError(f"{where} is a play of {play['game']!r}, a game the companion does not serve.",
-                              f"{where}.game")
+            raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
+                              f"{where}.game", play=where, game=play["game"])
         _check_stamp(play["started_at"], f"{where}.started_at")
         if play["ended_at"] is not None:
             _check_stamp(play["ended_at"], f"{where}.ended_at")

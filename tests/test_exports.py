@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import xml.etree.ElementTree as ET
@@ -287,6 +288,34 @@ def test_import_page_refuses_a_foreign_file_and_stores_nothing(client, db, group
     assert response.status_code == 400 and "not a group backup" in response.text
     response = client.post("/groups/import", data={}, content_type="multipart/form-data")
     assert response.status_code == 400 and "Choose the backup file" in response.text
+    assert table_counts(db) == before
+
+
+GERMAN_REFUSALS = {
+    "a foreign file": (_set("format", "someone-elses-backup"),
+                       "Diese Datei ist keine Gruppensicherung des Game-Night Companion."),
+    "a newer version": (_set("version", 2), "Diese Sicherung hat die Formatversion 2; dieser Companion liest "
+                                           "Version 1 – sie stammt von einem neueren Companion."),
+    "a colour the companion lacks": (_set("players.0.colour", "chartreuse"),
+                                     "In der Sicherung hat Anna die Farbe 'chartreuse', die der Companion "
+                                     "nicht kennt."),
+    "a player seated twice": (_gold_west_play(lambda p: p["seats"][1].update(player=p["seats"][0]["player"])),
+                              "In der Partie plays[0] sitzt derselbe Spieler zweimal am Tisch."),
+    "a log that does not replay": (_gold_west_play(lambda p: p["events"][0]["payload"].update(seat=9)),
+                                   "Der Verlauf der Partie plays[0] lässt sich nicht nachspielen: "
+                                   "Wähle einen der Spieler am Tisch."),
+}
+
+
+@pytest.mark.parametrize(("change", "german"), GERMAN_REFUSALS.values(), ids=GERMAN_REFUSALS.keys())
+def test_import_page_refuses_in_german_for_a_german_phone(client, db, group, change, german):
+    document = valid_document(db, group)
+    change(document)
+    before = table_counts(db)
+    backup = io.BytesIO(json.dumps(document).encode())
+    response = client.post("/groups/import", data={"backup": (backup, "backup.json")},
+                           content_type="multipart/form-data", headers={"Accept-Language": "de-DE,de;q=0.9"})
+    assert response.status_code == 400 and german in html.unescape(response.text)
     assert table_counts(db) == before
 
 
