@@ -825,3 +825,14 @@ def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):
     except RulesError:
         return
     assert [player.name for player in result.players] == ["Anna", "Ben"]
+
+
+@pytest.mark.parametrize(("payload", "seats", "expected"), [
+    ({"players": [{"wanted": 2, "supply_left": 1}, {"wanted": 0, "supply_left": 4}]}, 2, [(-2, 1), (0, 4)]),
+    ({"players": [{}, {"wanted": 1}]}, 2, [(0, 0), (-1, 0)]),
+    ({"totals": [3, 4]}, 2, None),  # closed with totals only
+    ({"players": [{"wanted": "2"}, {}]}, 2, None),
+    ({"players": [{}]}, 2, None),
+], ids=["recorded", "defaults", "totals-only", "not-a-number", "wrong-seat-count"])
+def test_tie_breakers_read_back_from_a_stored_final_tally(payload, seats, expected):
+    assert gold_west.tie_breakers_from_payload(payload, seats) == expected

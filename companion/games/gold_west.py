@@ -498,8 +498,7 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
             "wanted": penalties[index],
             "influence": sum(m.points[index] for m in majorities),
         }))
-    ranked = rank_players(GAME.slug, GAME.rows, breakdowns,
-                          [(-p.wanted, p.supply_left) for p in players])
+    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, [tie_breaker(p) for p in players])
     return GoldWestResult(
         game=ranked.game,
         players=ranked.players,
@@ -887,6 +886,29 @@ def tally_payload(players: Sequence[PlayerTally]) -> dict:
                              "settlements": c.settlements} for c in player.offices]
         entries.append(entry)
     return {"players": entries}
+
+
+def tie_breaker(player: PlayerTally) -> tuple[int, int]:
+    """Ranks equal points: fewest camps in the Wanted area, then most resources left ("larger wins")."""
+    return (-player.wanted, player.supply_left)
+
+
+def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, int]] | None:
+    """The tie-breakers a stored final tally recorded, per seat; None if it holds none.
+
+    A play closed with totals only, or an older tally without these counts, has none.
+    """
+    players = payload.get("players") if isinstance(payload, Mapping) else None
+    if not isinstance(players, list) or len(players) != seats:
+        return None
+    keys = []
+    for entry in players:
+        wanted = entry.get("wanted", 0) if isinstance(entry, Mapping) else None
+        supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
+        if type(wanted) is not int or type(supply) is not int:
+            return None
+        keys.append((-wanted, supply))
+    return keys
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:

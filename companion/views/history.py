@@ -30,36 +30,15 @@ from companion.views.common import flash_rules_error, member_group, member_play,
 bp = Blueprint("history", __name__)
 
 
-# --- ranking a corrected tally (pure) -------------------------------------------------------------
-
-def final_tie_breakers(game: str, final_payload: Mapping[str, Any] | None,
-                       seats: int) -> list[tuple[int, ...]] | None:
-    """The tie-breakers the final tally recorded, per seat ("larger is better"), or None.
-
-    Gold West: fewest camps in Wanted, then most resources left on the supply track, read from the
-    final event's ``players`` (in seat order) when it holds them.
-    """
-    if game != gold_west.GAME.slug or not isinstance(final_payload, Mapping):
-        return None
-    players = final_payload.get("players")
-    if not isinstance(players, list) or len(players) != seats:
-        return None
-    keys = []
-    for entry in players:
-        wanted = entry.get("wanted", 0) if isinstance(entry, Mapping) else None
-        supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
-        if type(wanted) is not int or type(supply) is not int:
-            return None
-        keys.append((-wanted, supply))
-    return keys
-
+# --- ranking a corrected tally ---------------------------------------------------------------------
 
 def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence[Mapping[str, int]],
                      final_payload: Mapping[str, Any] | None) -> FinalResult:
     """Totals as the row sums and ranks recomputed, with the game's tie-breakers where recorded."""
     names = [seat.name for seat in play.seats]
     return rank_players(play.game, rows, list(zip(names, breakdowns, strict=True)),
-                        final_tie_breakers(play.game, final_payload, len(names)))
+                        (gold_west.tie_breakers_from_payload(final_payload, len(names))
+                         if play.game == gold_west.GAME.slug else None))
 
 
 # --- statistics as charts -------------------------------------------------------------------------
