@@ -76,6 +76,22 @@ def start_play(client: FlaskClient, group_id: int, game: str, player_ids_colours
     return int(re.search(r"/plays/(\d+)", response.headers["Location"]).group(1))
 
 
+def create_group_in_browser(page, url: str, group: str, *names_and_colours: tuple[str, str]) -> None:
+    """On a new phone's home page: create the group and add its players, as a new user would."""
+    from playwright.sync_api import expect
+
+    page.goto(url + "/")
+    expect(page.get_by_role("heading", name="Your game nights")).to_be_visible()
+    page.get_by_label("Group name").fill(group)
+    page.get_by_role("button", name="Create group").click()
+    expect(page.get_by_role("heading", name=group)).to_be_visible()
+    for name, colour in names_and_colours:
+        page.get_by_label("Name", exact=True).fill(name)
+        page.get_by_label("Colour").select_option(colour)
+        page.get_by_role("button", name="Add player").click()
+        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+
+
 class LiveServer:
     """The app served by Werkzeug in a thread, for the browser."""
 

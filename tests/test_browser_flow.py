@@ -5,24 +5,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import create_group_in_browser
+
 pytestmark = pytest.mark.browser
 
 
 def test_create_play_and_finish_on_a_phone(live_server, phone):
     page = phone.new_page()
-    page.goto(live_server.url + "/")
-    expect(page.get_by_role("heading", name="Your game nights")).to_be_visible()
-
-    page.get_by_label("Group name").fill("Friday night")
-    page.get_by_role("button", name="Create group").click()
+    create_group_in_browser(page, live_server.url, "Friday night", ("Anna", "red"), ("Ben", "blue"))
     expect(page.get_by_role("heading", name="Friday night")).to_be_visible()
     expect(page.locator("figure.qr svg")).to_be_visible()
-
-    for name, colour in (("Anna", "red"), ("Ben", "blue")):
-        page.get_by_label("Name", exact=True).fill(name)
-        page.get_by_label("Colour").select_option(colour)
-        page.get_by_role("button", name="Add player").click()
-        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
 
     page.get_by_role("link", name="Gold West").click()
     expect(page.get_by_role("heading", name="New play of Gold West")).to_be_visible()

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import PHONE
+from tests.conftest import PHONE, create_group_in_browser
 
 pytestmark = pytest.mark.browser
 
@@ -28,14 +28,7 @@ def fits_the_phone(page: Page) -> bool:
 
 def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, phone):
     page = phone.new_page()
-    page.goto(live_server.url + "/")
-    page.get_by_label("Group name").fill("Saloon night")
-    page.get_by_role("button", name="Create group").click()
-    for name, colour in (("Anna", "red"), ("Ben", "blue")):
-        page.get_by_label("Name", exact=True).fill(name)
-        page.get_by_label("Colour").select_option(colour)
-        page.get_by_role("button", name="Add player").click()
-        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+    create_group_in_browser(page, live_server.url, "Saloon night", ("Anna", "red"), ("Ben", "blue"))
 
     # Setup: camps per player, the 4 offices dealt
     page.get_by_role("link", name="Gold West").click()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import PHONE
+from tests.conftest import PHONE, create_group_in_browser
 
 pytestmark = pytest.mark.browser
 
@@ -41,14 +41,7 @@ def test_three_players_tally_on_two_phones(live_server, browser):
 
 def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     # the first phone creates the group, the players and the play
-    page.goto(url + "/")
-    page.get_by_label("Group name").fill("Trail night")
-    page.get_by_role("button", name="Create group").click()
-    for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green")):
-        page.get_by_label("Name", exact=True).fill(name)
-        page.get_by_label("Colour").select_option(colour)
-        page.get_by_role("button", name="Add player").click()
-        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+    create_group_in_browser(page, url, "Trail night", ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
     join_code = page.locator("figcaption .code").inner_text()
 
     page.get_by_role("link", name="Great Western Trail").click()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.conftest import create_group_in_browser
+
 pytestmark = pytest.mark.browser
 
 PHONE_WIDTH = 390
@@ -35,14 +37,8 @@ def fits_the_phone(page: Page) -> None:
 
 def test_a_short_game_on_a_phone(live_server, phone):
     page = phone.new_page()
-    page.goto(live_server.url + "/")
-    page.get_by_label("Group name").fill("Friday night")
-    page.get_by_role("button", name="Create group").click()
-    for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green")):
-        page.get_by_label("Name", exact=True).fill(name)
-        page.get_by_label("Colour").select_option(colour)
-        page.get_by_role("button", name="Add player").click()
-        expect(page.get_by_text(f"{name} joined the group.")).to_be_visible()
+    create_group_in_browser(page, live_server.url, "Friday night",
+                            ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
     page.get_by_role("link", name="Carcassonne – Mayflower").click()
     page.get_by_role("button", name="Start the play").click()
 
