@@ -236,7 +236,7 @@ GERMAN_PAGES = [
                  ["Neue Partie", "Laufende Partien", "Spieler hinzufügen", "Den Tisch einladen",
                   "Letzte Ergebnisse"], ["Add player"], id="group"),
     pytest.param(lambda t: f"/groups/{t['group']}/plays/new/great-western-trail",
-                 ["Neue Partie Great Western Trail", "Startgeld nach Platz", "2. Auflage (2021)",
+                 ["Neue Partie Great Western Trail", "Startgeld nach Sitzplatz", "2. Auflage (2021)",
                   "Partie starten"], ["Start the play"], id="new-play"),
     pytest.param(lambda t: f"/plays/{t['mayflower']}",
                  ["Landvermesser", "Bandit", "Siedler", "Siedler einsetzen", "Punktetafel",
