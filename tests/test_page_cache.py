@@ -70,3 +70,19 @@ def test_each_app_keeps_its_own_pages(tmp_path):
         client.get(f"/plays/{play_id}")
         texts.append(client.get(f"/plays/{play_id}").text)
     assert "Entry one" in texts[0] and "Entry two" in texts[1]
+
+
+def test_links_for_other_phones_use_the_address_this_phone_used(tmp_path):
+    app = make_app(tmp_path, SERVER_NAME=None)  # a laptop reached by its LAN address and by name
+    client = app.test_client()
+    db = store.connect(app.config["DATABASE"])
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+    client.get(f"/groups/{group_id}")  # shows the pending messages, so the play page can be cached
+    session = client.get_cookie("session").value
+    for host in ("192.168.1.20:5000", "gamenight.local"):
+        client.set_cookie("session", session, domain=host.split(":")[0])
+        page = client.get(f"/plays/{play_id}", base_url=f"http://{host}").text
+        assert f"http://{host}/plays/{play_id}" in page

@@ -57,8 +57,9 @@ def show(play_id: int):
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     group = member_group(play.group_id)
-    # everything the page shows: the play as of this version, its seats, the group's name
-    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.full_path)
+    # everything the page shows: the play as of this version, its seats, the group's name, and the
+    # address the phone used (the share section shows links for other phones to open)
+    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url)
     return cached_page(key, lambda: render_play(play)[0])
 
 
