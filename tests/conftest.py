@@ -128,9 +128,14 @@ def browser():
         chromium.close()
 
 
+def new_phone(browser, locale: str = "en-GB", **options):
+    """A new browser context that acts as a phone: its own cookies, a 390×844 touch screen."""
+    return browser.new_context(viewport=PHONE, locale=locale, is_mobile=True, has_touch=True, **options)
+
+
 @pytest.fixture
 def phone(browser):
-    """A new phone: its own cookies, a 390×844 screen, English."""
-    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+    """A new phone, in English."""
+    context = new_phone(browser)
     yield context
     context.close()

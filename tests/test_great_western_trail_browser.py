@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import PHONE, create_group_in_browser
+from tests.conftest import PHONE, create_group_in_browser, new_phone
 
 pytestmark = pytest.mark.browser
 
@@ -30,7 +30,7 @@ def hand_in_plain_card(page: Page, name: str, dollars: str, cattle_vp: str) -> N
 
 
 def test_three_players_tally_on_two_phones(live_server, browser):
-    phones = [browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+    phones = [new_phone(browser)
               for _ in range(2)]
     try:
         play_a_three_player_tally(live_server.url, *(phone.new_page() for phone in phones))

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import PHONE
+from tests.conftest import PHONE, new_phone
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def german_phone(browser):
-    context = browser.new_context(viewport=PHONE, locale="de-DE", is_mobile=True, has_touch=True)
+    context = new_phone(browser, locale="de-DE")
     yield context
     context.close()
 

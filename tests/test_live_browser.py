@@ -12,7 +12,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from werkzeug.serving import make_server
 
 from companion import store
-from tests.conftest import PHONE, make_app
+from tests.conftest import PHONE, make_app, new_phone
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +90,7 @@ def table(tmp_path: Path):
 
 @pytest.fixture
 def second_phone(browser):
-    context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+    context = new_phone(browser)
     yield context
     context.close()
 

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from app import create_app
 from companion import store
 from companion.api.core import ERROR_SCHEMA
-from tests.conftest import PHONE, LiveServer, make_app
+from tests.conftest import LiveServer, make_app, new_phone
 from tests.test_isolation import Snapshot, build_sample_group, crawl, dump, routes, take_snapshot
 
 EXPECTED_POLICY = {
@@ -215,7 +215,7 @@ def test_no_page_violates_the_content_security_policy(browser, tmp_path):
     assert len(pages) >= 15
     cookie = member.get_cookie("session", domain="localhost").value
     with LiveServer(app) as server:
-        context = browser.new_context(viewport=PHONE, locale="en-GB", is_mobile=True, has_touch=True)
+        context = new_phone(browser)
         try:
             context.add_cookies([{"name": "session", "value": cookie, "url": server.url}])
             page = context.new_page()
