@@ -1,0 +1,150 @@
+"""A whole group as one archive, for the backup and its import."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from companion.games.common import RulesError
+from companion.store.groups import Group, _new_join_code, get_group
+from companion.store.schema import now, write_transaction
+
+# --- a whole group, for the backup and its import -------------------------------------------------
+
+@dataclass(frozen=True)
+class ArchivedPlayer:
+    name: str
+    colour: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ArchivedSeat:
+    player: int  # index into GroupArchive.players
+    colour: str
+
+
+@dataclass(frozen=True)
+class ArchivedEvent:
+    seq: int
+    kind: str
+    payload: Mapping[str, Any]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ArchivedResult:
+    player: int  # index into GroupArchive.players
+    total: int
+    rank: int
+    breakdown: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class ArchivedPlay:
+    game: str
+    options: Mapping[str, Any]
+    status: str
+    counted: bool
+    started_at: str
+    ended_at: str | None
+    version: int
+    seats: tuple[ArchivedSeat, ...]  # in seat order
+    events: tuple[ArchivedEvent, ...]  # in order
+    results: tuple[ArchivedResult, ...]  # in seat order; empty while the play is going on
+
+
+@dataclass(frozen=True)
+class GroupArchive:
+    """Everything a group holds, with players referred to by their place in ``players``."""
+
+    name: str
+    players: tuple[ArchivedPlayer, ...]
+    plays: tuple[ArchivedPlay, ...]
+
+
+def dump_group(db: Database, group_id: int) -> GroupArchive:
+    """The whole group: players, plays with options, seats, events, results and counted flags."""
+    group = get_group(db, group_id)
+    players = db.execute("SELECT id, name, colour, created_at FROM players WHERE group_id = ? ORDER BY id",
+                         [group_id]).fetchall()
+    index = {row[0]: n for n, row in enumerate(players)}
+    seats: dict[int, list[ArchivedSeat]] = {}
+    for play_id, player_id, colour in db.execute(
+            "SELECT s.play_id, s.player_id, s.colour FROM seats s JOIN plays p ON p.id = s.play_id "
+            "WHERE p.group_id = ? ORDER BY s.play_id, s.seat", [group_id]).fetchall():
+        seats.setdefault(play_id, []).append(ArchivedSeat(index[player_id], colour))
+    events: dict[int, list[ArchivedEvent]] = {}
+    for play_id, seq, kind, payload, created_at in db.execute(
+            "SELECT e.play_id, e.seq, e.kind, e.payload, e.created_at FROM events e "
+            "JOIN plays p ON p.id = e.play_id WHERE p.group_id = ? ORDER BY e.play_id, e.seq",
+            [group_id]).fetchall():
+        events.setdefault(play_id, []).append(ArchivedEvent(seq, kind, json.loads(payload), created_at))
+    results: dict[int, list[ArchivedResult]] = {}
+    for play_id, player_id, total, rank, breakdown in db.execute(
+            "SELECT r.play_id, r.player_id, r.total, r.rank, r.breakdown FROM results r "
+            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
+            "JOIN plays p ON p.id = r.play_id WHERE p.group_id = ? ORDER BY r.play_id, s.seat",
+            [group_id]).fetchall():
+        results.setdefault(play_id, []).append(
+            ArchivedResult(index[player_id], total, rank, json.loads(breakdown)))
+    plays = tuple(
+        ArchivedPlay(game, json.loads(options), status, bool(counted), started_at, ended_at, version,
+                     tuple(seats.get(play_id, ())), tuple(events.get(play_id, ())),
+                     tuple(results.get(play_id, ())))
+        for play_id, game, options, status, counted, started_at, ended_at, version in db.execute(
+            "SELECT id, game, options, status, counted, started_at, ended_at, version FROM plays "
+            "WHERE group_id = ? ORDER BY id", [group_id]).fetchall()
+    )
+    return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays)
+
+
+def restore_group(db: Database, archive: GroupArchive) -> Group:
+    """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
+
+    The archive must have been checked (companion.exports.parse_backup does); a clash the database
+    still finds is a RulesError and leaves the database as it was.
+    """
+    try:
+        with write_transaction(db):
+            while True:
+                code = _new_join_code()
+                if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
+                    break
+            group_id = db.execute(
+                "INSERT INTO groups (name, token, join_code, created_at) VALUES (?, ?, ?, ?)",
+                [archive.name, secrets.token_urlsafe(24), code, now()],
+            ).lastrowid
+            player_ids = [
+                db.execute("INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
+                           [group_id, p.name, p.colour, p.created_at]).lastrowid
+                for p in archive.players
+            ]
+            for play in archive.plays:
+                play_id = db.execute(
+                    "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
+                    "version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [group_id, play.game, json.dumps(dict(play.options)), play.status, int(play.counted),
+                     play.started_at, play.ended_at, play.version],
+                ).lastrowid
+                db.conn.executemany(
+                    "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
+                    [(play_id, n, player_ids[s.player], s.colour) for n, s in enumerate(play.seats)])
+                db.conn.executemany(
+                    "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                    [(play_id, e.seq, e.kind, json.dumps(dict(e.payload)), e.created_at)
+                     for e in play.events])
+                db.conn.executemany(
+                    "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+                    [(play_id, player_ids[r.player], r.total, r.rank, json.dumps(dict(r.breakdown)))
+                     for r in play.results])
+    except sqlite3.IntegrityError as error:
+        raise RulesError("The backup does not fit together (%(error)s); nothing was imported.",
+                         error=str(error)) from None
+    return get_group(db, group_id)

@@ -1,0 +1,397 @@
+"""Plays: their seats, their append-only event logs and their final results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from companion.games.common import FINAL_EVENT, RulesError
+from companion.store.schema import NotFound, StaleVersion, now, write_transaction
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: int
+    player_id: int
+    name: str
+    colour: str
+
+
+@dataclass(frozen=True)
+class Play:
+    id: int
+    group_id: int
+    game: str
+    options: Mapping[str, Any]
+    status: str  # "active" or "finished"
+    started_at: str
+    ended_at: str | None
+    version: int
+    seats: tuple[SeatRow, ...]
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    kind: str
+    payload: Mapping[str, Any]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    player_id: int
+    name: str
+    seat: int
+    total: int
+    rank: int
+    breakdown: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class FinishedPlay:
+    play: Play
+    results: tuple[ResultRow, ...]
+
+# --- plays and their event logs -------------------------------------------------------------------
+
+def start_play(
+    db: Database,
+    group_id: int,
+    game: str,
+    seats: Sequence[tuple[int, str]],
+    options: Mapping[str, Any] | None = None,
+) -> int:
+    """Start a play with ``seats`` as (player id, colour) in turn order; returns the play id."""
+    with write_transaction(db):
+        for player_id, _ in seats:
+            if not db.execute("SELECT 1 FROM players WHERE id = ? AND group_id = ?",
+                              [player_id, group_id]).fetchone():
+                raise NotFound("player")
+        cursor = db.execute(
+            "INSERT INTO plays (group_id, game, options, started_at) VALUES (?, ?, ?, ?)",
+            [group_id, game, json.dumps(dict(options or {})), now()],
+        )
+        play_id = cursor.lastrowid
+        db.conn.executemany(
+            "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
+            [(play_id, seat, player_id, colour) for seat, (player_id, colour) in enumerate(seats)],
+        )
+    return play_id
+
+
+def _seats(db: Database, play_id: int) -> tuple[SeatRow, ...]:
+    rows = db.execute(
+        "SELECT s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = s.player_id "
+        "WHERE s.play_id = ? ORDER BY s.seat",
+        [play_id],
+    ).fetchall()
+    return tuple(SeatRow(*row) for row in rows)
+
+
+_PLAY_COLUMNS = "id, group_id, game, options, status, started_at, ended_at, version"
+
+
+def _play(db: Database, row: tuple | None) -> Play:
+    if row is None:
+        raise NotFound("play")
+    play_id, group_id, game, options, status, started_at, ended_at, version = row
+    return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version,
+                _seats(db, play_id))
+
+
+def get_play(db: Database, play_id: int) -> Play:
+    return _play(db, db.execute(f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ?", [play_id]).fetchone())
+
+
+def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
+    """Plays of a group with this status, most recent first."""
+    rows = db.execute(
+        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? "
+        "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?",
+        [group_id, status, limit],
+    ).fetchall()
+    return [_play(db, row) for row in rows]
+
+
+def delete_play(db: Database, play_id: int) -> None:
+    with write_transaction(db):
+        db.execute("DELETE FROM plays WHERE id = ?", [play_id])
+
+
+def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
+    """The play's events after ``after_seq``, in order."""
+    rows = db.execute(
+        "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? AND seq > ? ORDER BY seq",
+        [play_id, after_seq],
+    ).fetchall()
+    return [Event(seq, kind, json.loads(payload), created_at) for seq, kind, payload, created_at in rows]
+
+
+def last_event(db: Database, play_id: int) -> Event | None:
+    """The play's most recent event, if it has any."""
+    row = db.execute(
+        "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
+        [play_id],
+    ).fetchone()
+    return Event(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+
+
+def _current_version(db: Database, play_id: int) -> tuple[int, str]:
+    row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
+    if row is None:
+        raise NotFound("play")
+    return row
+
+
+def _check_version(version: int, expected: int | None) -> None:
+    if expected is not None and expected != version:
+        raise StaleVersion(
+            "Another phone changed this play since you opened it. Here is the current state: "
+            "check it and try again."
+        )
+
+
+EventCheck = Callable[[list[Event]], None]
+
+
+def append_event(
+    db: Database,
+    play_id: int,
+    kind: str,
+    payload: Mapping[str, Any],
+    check: EventCheck | None = None,
+    expected_version: int | None = None,
+) -> int:
+    """Append an event to an active play; returns the play's new version.
+
+    ``check`` sees the events already stored (with the write lock held) and raises RulesError if the
+    new event does not fit them, so two phones entering at once cannot both pass a stale check.
+    ``expected_version`` refuses the event if the play changed since the phone looked at it.
+    """
+    with write_transaction(db):
+        version, status = _current_version(db, play_id)
+        _check_version(version, expected_version)
+        if status != "active":
+            raise RulesError("This play is finished. Undo the final tally to change it.")
+        if check is not None:
+            check(list_events(db, play_id))
+        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
+        db.execute(
+            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+            [play_id, last[0] + 1, kind, json.dumps(dict(payload)), now()],
+        )
+        db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
+        return version + 1
+
+
+def undo_last_event(db: Database, play_id: int, expected_version: int | None = None) -> Event | None:
+    """Remove the play's last event and return it (None if there was none).
+
+    Undoing the final tally reopens the play and drops its results; undoing a correction puts back
+    the results it replaced.
+    """
+    with write_transaction(db):
+        version, _ = _current_version(db, play_id)
+        _check_version(version, expected_version)
+        event = last_event(db, play_id)
+        if event is None:
+            return None
+        db.execute("DELETE FROM events WHERE play_id = ? AND seq = ?", [play_id, event.seq])
+        if event.kind == FINAL_EVENT:
+            db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
+            db.execute("UPDATE plays SET status = 'active', ended_at = NULL WHERE id = ?", [play_id])
+        elif event.kind == CORRECTION_EVENT:
+            _restore_results(db, play_id, event.payload.get("previous"))
+        db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
+        return event
+
+
+@dataclass(frozen=True)
+class ResultInput:
+    """One seat's final score as the rules computed it."""
+
+    seat: int
+    total: int
+    rank: int
+    breakdown: Mapping[str, int]
+
+
+def finish_play(
+    db: Database,
+    play_id: int,
+    payload: Mapping[str, Any],
+    results: Sequence[ResultInput],
+    expected_version: int | None = None,
+) -> None:
+    """Record the final tally as the play's last event, store the results and close the play."""
+    with write_transaction(db):
+        version, status = _current_version(db, play_id)
+        _check_version(version, expected_version)
+        if status != "active":
+            raise RulesError("This play is already finished.")
+        seat_players = dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]))
+        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
+        stamp = now()
+        db.execute(
+            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+            [play_id, last[0] + 1, FINAL_EVENT, json.dumps(dict(payload)), stamp],
+        )
+        db.conn.executemany(
+            "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+            [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
+             for r in results],
+        )
+        db.execute(
+            "UPDATE plays SET status = 'finished', ended_at = ?, version = version + 1 WHERE id = ?",
+            [stamp, play_id],
+        )
+
+
+def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:
+    """The final scores of a finished play, by rank then seat."""
+    rows = db.execute(
+        "SELECT r.player_id, p.name, s.seat, r.total, r.rank, r.breakdown FROM results r "
+        "JOIN players p ON p.id = r.player_id "
+        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
+        "WHERE r.play_id = ? ORDER BY r.rank, s.seat",
+        [play_id],
+    ).fetchall()
+    return tuple(ResultRow(pid, name, seat, total, rank, json.loads(bd))
+                 for pid, name, seat, total, rank, bd in rows)
+
+
+def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
+    """The group's most recently finished plays with their results."""
+    return [FinishedPlay(play, play_results(db, play.id))
+            for play in list_plays(db, group_id, "finished", limit)]
+
+
+# --- corrections of finished plays ---------------------------------------------------------------
+
+# A finished play's tally corrected afterwards. The event follows the final event; its payload holds
+# per seat the new breakdowns, totals and ranks, and under "previous" the results it replaced, so that
+# undoing it puts them back exactly.
+CORRECTION_EVENT = "correction"
+
+
+def _seat_players(db: Database, play_id: int) -> dict[int, int]:
+    return dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]).fetchall())
+
+
+def _write_results(db: Database, play_id: int, seat_players: Mapping[int, int],
+                   results: Sequence[ResultInput]) -> None:
+    db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
+    db.conn.executemany(
+        "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown))) for r in results],
+    )
+
+
+def _is_points(value: object) -> bool:
+    return type(value) is int and -(10 ** 6) <= value <= 10 ** 6
+
+
+def _stored_results(entries: object, seat_players: Mapping[int, int]) -> list[ResultInput] | None:
+    """The results kept in a correction event, or None if they do not fit the play's seats."""
+    if not isinstance(entries, list) or len(entries) != len(seat_players):
+        return None
+    results = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            return None
+        seat, total, rank, breakdown = (entry.get(key) for key in ("seat", "total", "rank", "breakdown"))
+        if (type(seat) is not int or seat not in seat_players or not _is_points(total)
+                or type(rank) is not int or not 1 <= rank <= len(seat_players)
+                or not isinstance(breakdown, dict)
+                or not all(isinstance(k, str) and _is_points(v) for k, v in breakdown.items())):
+            return None
+        results.append(ResultInput(seat, total, rank, breakdown))
+    if len({r.seat for r in results}) != len(results):
+        return None
+    return results
+
+
+def _restore_results(db: Database, play_id: int, previous: object) -> None:
+    seat_players = _seat_players(db, play_id)
+    results = _stored_results(previous, seat_players)
+    if results is None:
+        raise RulesError("This correction does not say which scores it replaced, so it cannot be undone. "
+                         "Correct the scores again instead.")
+    _write_results(db, play_id, seat_players, results)
+
+
+def _result_dicts(db: Database, play_id: int) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT s.seat, r.total, r.rank, r.breakdown FROM results r "
+        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
+        "WHERE r.play_id = ? ORDER BY s.seat",
+        [play_id],
+    ).fetchall()
+    return [{"seat": seat, "total": total, "rank": rank, "breakdown": json.loads(breakdown)}
+            for seat, total, rank, breakdown in rows]
+
+
+def correct_results(
+    db: Database,
+    play_id: int,
+    results: Sequence[ResultInput],
+    expected_version: int | None = None,
+) -> int:
+    """Replace a finished play's results with a corrected tally; returns the play's new version.
+
+    One transaction appends a "correction" event after the final event and rewrites the results.
+    """
+    with write_transaction(db):
+        version, status = _current_version(db, play_id)
+        _check_version(version, expected_version)
+        if status != "finished":
+            raise RulesError("Only a finished play can be corrected; finish this one with the final tally.")
+        seat_players = _seat_players(db, play_id)
+        by_seat = sorted(results, key=lambda r: r.seat)
+        if [r.seat for r in by_seat] != sorted(seat_players):
+            raise RulesError("A correction needs the scores of every player at the table.")
+        payload = {
+            "breakdowns": [dict(r.breakdown) for r in by_seat],
+            "totals": [r.total for r in by_seat],
+            "ranks": [r.rank for r in by_seat],
+            "previous": _result_dicts(db, play_id),
+        }
+        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
+        db.execute(
+            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+            [play_id, last[0] + 1, CORRECTION_EVENT, json.dumps(payload), now()],
+        )
+        _write_results(db, play_id, seat_players, by_seat)
+        db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
+        return version + 1
+
+
+def final_payload(db: Database, play_id: int) -> Mapping[str, Any] | None:
+    """The payload of the play's final event (the tally the results came from), if it has one."""
+    row = db.execute(
+        "SELECT payload FROM events WHERE play_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
+        [play_id, FINAL_EVENT],
+    ).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def play_counted(db: Database, play_id: int) -> bool:
+    """Whether the play counts in the group's statistics."""
+    row = db.execute("SELECT counted FROM plays WHERE id = ?", [play_id]).fetchone()
+    if row is None:
+        raise NotFound("play")
+    return bool(row[0])
+
+
+def set_play_counted(db: Database, play_id: int, counted: bool) -> None:
+    """Count a finished play in the statistics, or leave it out (a teaching game, a test run)."""
+    with write_transaction(db):
+        _, status = _current_version(db, play_id)
+        if status != "finished":
+            raise RulesError("Only a finished play can be left out of the statistics.")
+        db.execute("UPDATE plays SET counted = ? WHERE id = ?", [int(counted), play_id])
