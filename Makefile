@@ -35,6 +35,7 @@ test: lint
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py
+	$(BIN)/python -m bench.taps
 
 # After changing texts: collect them (the pages' _() and the rules' messages), merge them into the German
 # catalogue (created on the first run), translate the new entries in
