@@ -5,7 +5,10 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Flask, request
-from flask_babel import Babel, get_locale
+from flask_babel import Babel, get_locale, gettext
+
+from companion.labels import TERMS
+from companion.messages import Message, Refused, Term
 
 LANGUAGES = {"en": "English", "de": "Deutsch"}
 LANGUAGE_COOKIE = "lang"
@@ -27,6 +30,31 @@ def page_to_return_to() -> str:
     if referrer.netloc == request.host:
         return referrer.path + (f"?{referrer.query}" if referrer.query else "")
     return "/"
+
+
+def translated(message: Refused | str) -> str:
+    """A refusal (or a Message) in the reader's language, its values filled in.
+
+    The template is looked up in the catalogue; values that are messages themselves or game words
+    (Term) are translated too. Text without a template, or a translation that does not fit its values,
+    stays the English sentence.
+    """
+    sentence = message.message if isinstance(message, Refused) else message
+    if not isinstance(sentence, Message):
+        return str(sentence)
+    values = {name: _shown(value) for name, value in sentence.params.items()}
+    try:
+        return gettext(sentence.template, **values)
+    except (KeyError, ValueError, TypeError):
+        return str(sentence)
+
+
+def _shown(value: object) -> object:
+    if isinstance(value, Message):
+        return translated(value)
+    if isinstance(value, Term):
+        return str(TERMS.get(value, value))
+    return value
 
 
 def init_app(app: Flask) -> None:

@@ -14,7 +14,6 @@ import pytest
 from companion import exports, store
 from companion.forms import COLOURS
 from companion.games import GAMES
-from companion.games.common import RulesError
 from tests.conftest import create_group
 
 TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
@@ -199,7 +198,7 @@ def test_a_clash_the_database_finds_rolls_everything_back(db, group):
     archive = store.dump_group(db, group["id"])
     broken = store.GroupArchive(archive.name, (*archive.players, archive.players[0]), archive.plays)
     before = table_counts(db)
-    with pytest.raises(RulesError, match="nothing was imported"):
+    with pytest.raises(store.StoreError, match="nothing was imported"):
         store.restore_group(db, broken)  # the same name twice: the unique index refuses the second
     assert table_counts(db) == before
 

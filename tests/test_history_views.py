@@ -9,7 +9,6 @@ import re
 import pytest
 
 from companion import store
-from companion.games.common import RulesError
 from tests.conftest import add_players, create_group
 
 GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
@@ -287,7 +286,7 @@ def test_a_correction_that_does_not_say_what_it_replaced_cannot_be_undone(db, ev
         db.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) "
                    "VALUES (?, 2, 'correction', ?, '2024-05-01T22:00:00+00:00')",
                    [plays["gold"], json.dumps(payload)])
-    with pytest.raises(RulesError, match="Correct the scores again instead"):
+    with pytest.raises(store.StoreError, match="Correct the scores again instead"):
         store.undo_last_event(db, plays["gold"])
     assert [e.kind for e in store.list_events(db, plays["gold"])] == ["final", "correction"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion import store
-from companion.games.common import RulesError
+from companion.games.common import FINAL_EVENT, RulesError
 
 
 @pytest.fixture
@@ -103,7 +103,7 @@ def test_finish_stores_results_and_undo_reopens(db, play):
     assert finished.status == "finished" and finished.ended_at
     ranked = [(r.name, r.total, r.rank) for r in store.play_results(db, play.id)]
     assert ranked == [("Ben", 12, 1), ("Anna", 10, 2)]
-    with pytest.raises(RulesError):
+    with pytest.raises(store.StoreError, match="This play is finished"):
         store.append_event(db, play.id, "loot", {"seat": 0})
     assert [f.play.id for f in store.recent_finished(db, play.group_id)] == [play.id]
     assert store.undo_last_event(db, play.id).kind == "final"
@@ -133,3 +133,7 @@ def test_join_failures_are_counted_per_client_and_window(db):
     store.record_join_failure(db, "10.0.0.2", 300.0)
     assert store.count_join_failures(db, "10.0.0.1", since=150.0) == 2
     assert store.count_join_failures(db, "10.0.0.2", since=0.0) == 1
+
+
+def test_the_store_closes_a_play_with_the_event_the_rules_read_as_final():
+    assert store.FINAL_EVENT == FINAL_EVENT

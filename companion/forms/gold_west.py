@@ -27,7 +27,7 @@ from companion.games.gold_west import (
     OfficeClaim,
     PlayerTally,
 )
-from companion.views.common import translated
+from companion.i18n import translated
 
 # --------------------------------------------------------------------------------------------------
 # Starting a play

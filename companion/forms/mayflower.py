@@ -21,7 +21,7 @@ from companion.games.mayflower import (
     FinalSlot,
     Settler,
 )
-from companion.views.common import translated
+from companion.i18n import translated
 
 # Words for the rules' keys. The letters mark settlers and surveyors on the map strip.
 ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),

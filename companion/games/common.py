@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+# Message and Term are re-exported: the rules build their messages from them.
+from companion.messages import Message, Refused
+from companion.messages import Term as Term
+
 # The event that closes a play: its payload is the final tally the results were computed from.
 FINAL_EVENT = "final"
 
@@ -12,32 +16,6 @@ FINAL_EVENT = "final"
 # What "trimming spaces" removes from a player's name; spelled out because str.strip() also
 # removes control characters that a JSON client would count as part of the name.
 NAME_SPACE = " \t\n\r\f\v"
-
-
-class Message(str):
-    """A sentence for a person: the English text, built from a template and named values.
-
-    It *is* the English sentence (``str``, ``==``, JSON), so the API, logs and tests use it as it is;
-    a page in another language looks ``template`` up in its catalogue and fills in ``params``
-    (``Message("Settler %(id)s is not on the map.", id="0-1")``). A value that is itself a Message is
-    translated the same way; a :class:`Term` is a game word the page translates on its own.
-    """
-
-    template: str
-    params: Mapping[str, object]
-
-    def __new__(cls, template: str, /, **params: object) -> Message:
-        # Without values the template is the sentence: a "%" in it stays as it is.
-        message = super().__new__(cls, template % params if params else template)
-        message.template = template
-        message.params = params
-        return message
-
-
-class Term(str):
-    """A game word inside a message (a role, a kind of feature, a terrain): English, translated on pages."""
-
-    __slots__ = ()
 
 
 def listed(names: Sequence[str], commas: bool = True) -> str:
@@ -48,29 +26,8 @@ def listed(names: Sequence[str], commas: bool = True) -> str:
     return Message("%(names)s and %(name)s", names=head, name=names[-1])
 
 
-class RulesError(ValueError):
-    """A request or table state that the rules do not allow.
-
-    ``path`` names the offending input in the API's notation (``players[1].dollars``) when known.
-    The message is a template with named values (``RulesError("Settler %(id)s is not on the map.",
-    "features[0].settlers", id="0-1")``): ``str(error)`` and ``error.message`` are the English sentence,
-    ``error.template`` and ``error.params`` let a page show it in the reader's language. A
-    :class:`Message` given as the message brings its own template and values.
-    """
-
-    def __init__(self, message: str, path: str = "", **params: object) -> None:
-        sentence = message if isinstance(message, Message) and not params else Message(message, **params)
-        super().__init__(str(sentence))
-        self.message = sentence
-        self.path = path
-
-    @property
-    def template(self) -> str:
-        return self.message.template
-
-    @property
-    def params(self) -> Mapping[str, object]:
-        return self.message.params
+class RulesError(Refused):
+    """A request or table state that the rules do not allow (see :class:`Refused` for the message)."""
 
 
 class UnknownGame(RulesError):

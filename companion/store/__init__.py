@@ -58,6 +58,7 @@ from companion.store.history import (
 )
 from companion.store.plays import (
     CORRECTION_EVENT,
+    FINAL_EVENT,
     Event,
     FinishedPlay,
     Play,
@@ -85,6 +86,7 @@ from companion.store.schema import (
     MIGRATIONS,
     NotFound,
     StaleVersion,
+    StoreError,
     connect,
     migrate,
     now,
@@ -95,6 +97,7 @@ from companion.store.schema import (
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
     "CORRECTION_EVENT",
+    "FINAL_EVENT",
     "HISTORY_PAGE_SIZE",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
@@ -126,6 +129,7 @@ __all__ = [
     "StaleVersion",
     "Standing",
     "Statistics",
+    "StoreError",
     "add_player",
     "append_event",
     "connect",

@@ -11,9 +11,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.games.common import RulesError
 from companion.store.groups import Group, _new_join_code, get_group
-from companion.store.schema import now, write_transaction
+from companion.store.schema import StoreError, now, write_transaction
 
 # --- a whole group, for the backup and its import -------------------------------------------------
 
@@ -109,7 +108,7 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
     """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
 
     The archive must have been checked (companion.exports.parse_backup does); a clash the database
-    still finds is a RulesError and leaves the database as it was.
+    still finds is a StoreError and leaves the database as it was.
     """
     try:
         with write_transaction(db):
@@ -145,6 +144,6 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
                     [(play_id, player_ids[r.player], r.total, r.rank, json.dumps(dict(r.breakdown)))
                      for r in play.results])
     except sqlite3.IntegrityError as error:
-        raise RulesError("The backup does not fit together (%(error)s); nothing was imported.",
+        raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
                          error=str(error)) from None
     return get_group(db, group_id)

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from companion.games.common import RulesError
-from companion.store.schema import NotFound, now, write_transaction
+from companion.store.schema import NotFound, StoreError, now, write_transaction
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ def get_player(db: Database, group_id: int, player_id: int) -> Player:
     return Player(*row)
 
 
-class DuplicateName(RulesError):
+class DuplicateName(StoreError):
     """A player name the group already has."""
 
 

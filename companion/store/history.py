@@ -9,8 +9,6 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.games import GAMES
-
 # --- history and statistics ----------------------------------------------------------------------
 
 HISTORY_PAGE_SIZE = 30
@@ -180,7 +178,7 @@ class Statistics:
     games: tuple[GameStatistics, ...]  # most played first
     rivalries: Mapping[tuple[int, int], Rivalry]
     periods: tuple[ScorePeriod, ...] = ()  # only for one game
-    rows: tuple[str, ...] = ()  # the breakdown rows of that game, in the scoring pad's order
+    rows: tuple[str, ...] = ()  # the breakdown rows of that game, alphabetical (the page orders them)
     row_averages: Mapping[int, Mapping[str, float]] = field(default_factory=dict)  # player → row → avg
 
 
@@ -328,8 +326,6 @@ def statistics(db: Database, group_id: int, game: str | None = None,
             params).fetchall():
         if player_id in per_player:
             row_averages.setdefault(player_id, {})[row] = points / per_player[player_id][0]
-    known = GAMES[game].rows if game in GAMES else ()
-    seen = {row for averages in row_averages.values() for row in averages}
-    rows = tuple(row for row in known if row in seen) + tuple(sorted(seen - set(known)))
+    rows = tuple(sorted({row for averages in row_averages.values() for row in averages}))
     return Statistics(game, total_plays, tuple(players), tuple(games), rivalries,
                       _periods(db, params, periods) if total_plays else (), rows, row_averages)

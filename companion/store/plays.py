@@ -9,8 +9,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.games.common import FINAL_EVENT, RulesError
-from companion.store.schema import NotFound, StaleVersion, now, write_transaction
+from companion.store.schema import NotFound, StaleVersion, StoreError, now, write_transaction
+
+# The event that closes a play: its payload is the final tally (the rules read it by the same kind).
+FINAL_EVENT = "final"
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ def append_event(
 ) -> int:
     """Append an event to an active play; returns the play's new version.
 
-    ``check`` sees the events already stored (with the write lock held) and raises RulesError if the
+    ``check`` sees the events already stored (with the write lock held) and raises an error if the
     new event does not fit them, so two phones entering at once cannot both pass a stale check.
     ``expected_version`` refuses the event if the play changed since the phone looked at it.
     """
@@ -177,7 +179,7 @@ def append_event(
         version, status = _current_version(db, play_id)
         _check_version(version, expected_version)
         if status != "active":
-            raise RulesError("This play is finished. Undo the final tally to change it.")
+            raise StoreError("This play is finished. Undo the final tally to change it.")
         if check is not None:
             check(list_events(db, play_id))
         last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
@@ -233,7 +235,7 @@ def finish_play(
         version, status = _current_version(db, play_id)
         _check_version(version, expected_version)
         if status != "active":
-            raise RulesError("This play is already finished.")
+            raise StoreError("This play is already finished.")
         seat_players = dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]))
         last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
         stamp = now()
@@ -320,7 +322,7 @@ def _restore_results(db: Database, play_id: int, previous: object) -> None:
     seat_players = _seat_players(db, play_id)
     results = _stored_results(previous, seat_players)
     if results is None:
-        raise RulesError("This correction does not say which scores it replaced, so it cannot be undone. "
+        raise StoreError("This correction does not say which scores it replaced, so it cannot be undone. "
                          "Correct the scores again instead.")
     _write_results(db, play_id, seat_players, results)
 
@@ -350,11 +352,11 @@ def correct_results(
         version, status = _current_version(db, play_id)
         _check_version(version, expected_version)
         if status != "finished":
-            raise RulesError("Only a finished play can be corrected; finish this one with the final tally.")
+            raise StoreError("Only a finished play can be corrected; finish this one with the final tally.")
         seat_players = _seat_players(db, play_id)
         by_seat = sorted(results, key=lambda r: r.seat)
         if [r.seat for r in by_seat] != sorted(seat_players):
-            raise RulesError("A correction needs the scores of every player at the table.")
+            raise StoreError("A correction needs the scores of every player at the table.")
         payload = {
             "breakdowns": [dict(r.breakdown) for r in by_seat],
             "totals": [r.total for r in by_seat],
@@ -393,5 +395,5 @@ def set_play_counted(db: Database, play_id: int, counted: bool) -> None:
     with write_transaction(db):
         _, status = _current_version(db, play_id)
         if status != "finished":
-            raise RulesError("Only a finished play can be left out of the statistics.")
+            raise StoreError("Only a finished play can be left out of the statistics.")
         db.execute("UPDATE plays SET counted = ? WHERE id = ?", [int(counted), play_id])

@@ -10,11 +10,15 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from companion.games.common import RulesError
+from companion.messages import Refused
 
 BUSY_TIMEOUT_SECONDS = 10
 
-class StaleVersion(RulesError):
+class StoreError(Refused):
+    """A change the stored data does not allow (a finished play, a clash); its message is for a person."""
+
+
+class StaleVersion(StoreError):
     """An edit based on a view of the play that another phone has changed since."""
 
 

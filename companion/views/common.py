@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from flask import abort, current_app, flash, redirect, url_for
-from flask_babel import gettext
 from werkzeug.wrappers import Response
 
 from companion import store
 from companion.database import get_db
-from companion.games.common import FinalResult, Message, PlaySetup, RulesError, Seat, Term
-from companion.labels import TERMS
+from companion.games.common import FinalResult, PlaySetup, Seat
+from companion.i18n import translated
+from companion.messages import Refused
 from companion.security import require_member
 
 
@@ -55,32 +55,7 @@ def to_play(play_id: int, anchor: str | None = None) -> Response:
     return redirect(url_for("plays.show", play_id=play_id, _anchor=anchor))
 
 
-def translated(message: RulesError | str) -> str:
-    """A rules error (or a rules Message) in the reader's language, its values filled in.
-
-    The template is looked up in the catalogue; values that are messages themselves or game words
-    (Term) are translated too. Text without a template, or a translation that does not fit its values,
-    stays the English sentence.
-    """
-    sentence = message.message if isinstance(message, RulesError) else message
-    if not isinstance(sentence, Message):
-        return str(sentence)
-    values = {name: _shown(value) for name, value in sentence.params.items()}
-    try:
-        return gettext(sentence.template, **values)
-    except (KeyError, ValueError, TypeError):
-        return str(sentence)
-
-
-def _shown(value: object) -> object:
-    if isinstance(value, Message):
-        return translated(value)
-    if isinstance(value, Term):
-        return str(TERMS.get(value, value))
-    return value
-
-
-def flash_rules_error(error: RulesError) -> None:
+def flash_rules_error(error: Refused) -> None:
     flash(translated(error), "error")
 
 

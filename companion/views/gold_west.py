@@ -13,6 +13,7 @@ from companion.forms.gold_west import final_tally_form, first_error, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
+from companion.messages import Refused
 from companion.views.common import flash_rules_error, member_play_of, result_inputs, to_play, translated
 from companion.views.plays import render_play, table_of
 
@@ -32,7 +33,7 @@ def record(play_id: int, kind: str):
     try:
         store.append_event(get_db(), play.id, kind, payload,
                            check=lambda events: apply(table_of(play, events), kind, payload))
-    except RulesError as error:
+    except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
     return to_play(play.id, f"gw-seat-{payload['seat']}")
@@ -46,7 +47,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
         store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies),
                           result_inputs(result),
                           expected_version=form.version_number)
-    except RulesError as error:
+    except Refused as error:
         if isinstance(error, store.StaleVersion):
             # the next submission is checked against the play as it is now
             form.version.data = str(store.get_play(get_db(), play.id).version)
@@ -91,7 +92,7 @@ def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
         return None
     try:
         result = gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
-    except RulesError:
+    except Refused:
         return None
     majorities = tuple(ShownMajority(**{f.name: getattr(majority, f.name) for f in fields(majority)})
                        for majority in result.majorities)

@@ -14,8 +14,8 @@ from companion.database import get_db
 from companion.forms import VersionedForm
 from companion.forms.great_western_trail import CardForm, card_form, delivery_form
 from companion.games import great_western_trail as gwt
-from companion.games.common import RulesError
 from companion.games.table import apply
+from companion.messages import Refused
 from companion.views.common import (
     flash_rules_error,
     member_group,
@@ -53,7 +53,7 @@ def deliver(play_id: int):
     try:
         store.append_event(get_db(), play.id, gwt.DELIVERY_EVENT, payload,
                            check=lambda events: apply(table_of(play, events), gwt.DELIVERY_EVENT, payload))
-    except RulesError as error:
+    except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
     return to_play(play.id, "deliveries")
@@ -123,12 +123,12 @@ def hand_in(play: store.Play, seat: int, form: CardForm):
     except gwt.RepeatedCard as error:
         flash(translated(error))
         return to_overview(play)
-    except RulesError as error:
+    except Refused as error:
         return refuse_card(play, seat, form, error)
     return close_play(play, play_state(play), version, announce=play.seats[seat].name)
 
 
-def refuse_card(play: store.Play, seat: int, form: CardForm, error: RulesError):
+def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
     """The card again with the player's entries and why it was not stored, its view brought up to date."""
     play = store.get_play(get_db(), play.id)
     if play.status == "finished":
@@ -162,7 +162,7 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
     except store.StaleVersion:
         # another phone changed the play meanwhile; the overview shows where it stands now
         return to_overview(play)
-    except RulesError:
+    except Refused:
         return to_overview(play)  # which lists the missing cards or how the cards disagree
     return to_result(play)
 

@@ -13,8 +13,9 @@ from companion import store
 from companion.database import get_db
 from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, new_play_form
 from companion.games import GAMES
-from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
+from companion.messages import Refused
 from companion.security import forget_group
 from companion.views.common import member_group, translated
 
@@ -132,7 +133,7 @@ def new_play(group_id: int, game_slug: str):
             initial_table(PlaySetup(game.slug, tuple(Seat(names[pid], colour) for pid, colour in seats),
                                     options))
             play_id = store.start_play(get_db(), group.id, game.slug, seats, options)
-        except RulesError as error:
+        except Refused as error:
             form.form_errors.append(translated(error))
         except (store.NotFound, KeyError):
             abort(400)

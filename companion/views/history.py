@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,8 +23,9 @@ from companion.forms.history import (
     correction_form,
 )
 from companion.games import GAMES, get_game, gold_west
-from companion.games.common import FinalResult, RulesError, rank_players
+from companion.games.common import FinalResult, rank_players
 from companion.labels import row_label
+from companion.messages import Refused
 from companion.security import remember_group
 from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
 
@@ -100,9 +102,16 @@ def statistics(group_id: int):
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
-    stats = store.statistics(get_db(), group.id, form.game.data or None)
+    stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None))
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
                            charts=statistics_charts(stats))
+
+
+def in_pad_order(stats: store.Statistics) -> store.Statistics:
+    """The statistics with a game's rows in its scoring pad's order; rows it no longer has go last."""
+    pad = GAMES[stats.game].rows if stats.game in GAMES else ()
+    rows = tuple(row for row in pad if row in stats.rows) + tuple(row for row in stats.rows if row not in pad)
+    return dataclasses.replace(stats, rows=rows)
 
 
 def _render_record(play: store.Play, status: int = 200):
@@ -141,7 +150,7 @@ def correct(play_id: int):
         try:
             store.correct_results(db, play.id, result_inputs(result),
                                   expected_version=form.version_number)
-        except RulesError as error:
+        except Refused as error:
             flash_rules_error(error)
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
@@ -163,7 +172,7 @@ def undo_correction(play_id: int):
         return _render_record(play, 409)
     try:
         store.undo_last_event(get_db(), play.id, expected_version=form.version_number)
-    except RulesError as error:
+    except Refused as error:
         flash_rules_error(error)
         return _render_record(store.get_play(get_db(), play.id), 409)
     flash(_("The correction was undone: the scores are as they were before it."))
@@ -179,7 +188,7 @@ def counted(play_id: int):
         return _render_record(play, 400)
     try:
         store.set_play_counted(get_db(), play.id, form.counted.data == "1")
-    except RulesError as error:
+    except Refused as error:
         flash_rules_error(error)
         return redirect(url_for("plays.show", play_id=play.id))
     flash(_("This play counts in the statistics again.") if form.counted.data == "1"
@@ -228,7 +237,7 @@ def import_backup():
         try:
             archive = exports.parse_backup(form.backup.data.read(), GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
-        except RulesError as error:
+        except Refused as error:
             form.backup.errors.append(translated(error))
         else:
             remember_group(group.id)

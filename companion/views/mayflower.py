@@ -31,8 +31,8 @@ from companion.forms.mayflower import (
     west_edge_form,
 )
 from companion.games import get_game, mayflower
-from companion.games.common import RulesError
 from companion.games.table import TableState, apply
+from companion.messages import Refused
 from companion.views.common import member_play_of, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
@@ -126,7 +126,7 @@ def _record(play: store.Play, kind: str, form, anchor: str):
         store.append_event(get_db(), play.id, kind, payload,
                            check=lambda events: apply(table_of(play, events), kind, payload),
                            expected_version=getattr(form, "version_number", None))
-    except RulesError as error:
+    except Refused as error:
         form.show_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={kind: form})
     return to_play(play.id, anchor)
@@ -163,7 +163,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
         store.finish_play(get_db(), play.id, tally.payload(),
                           result_inputs(tally.result),
                           expected_version=form.version_number)
-    except RulesError as error:
+    except Refused as error:
         form.show_rules_error(error)
         return None
     return redirect(url_for("plays.result", play_id=play.id))

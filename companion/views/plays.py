@@ -10,8 +10,9 @@ from companion import store
 from companion.database import get_db
 from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
 from companion.games import get_game
-from companion.games.common import RulesError, rank_players
+from companion.games.common import rank_players
 from companion.games.table import ADJUST, fold
+from companion.messages import Refused
 from companion.page_cache import cached_page
 from companion.views.common import (
     final_tally_url,
@@ -74,7 +75,7 @@ def adjust(play_id: int):
     try:
         store.append_event(get_db(), play.id, ADJUST, payload,
                            check=lambda events: table_of(play, events))
-    except RulesError as error:
+    except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
     return to_play(play.id, "scoreboard")
@@ -119,7 +120,7 @@ def finish(play_id: int):
                 result_inputs(result),
                 expected_version=form.version_number,
             )
-        except RulesError as error:
+        except Refused as error:
             flash_rules_error(error)
             return to_play(play.id)
         return redirect(url_for("plays.result", play_id=play.id))
