@@ -15,7 +15,12 @@ pytestmark = pytest.mark.browser
 def player_card(page: Page, name: str):
     """The ledger card of one player (its heading starts with the name)."""
     heading = page.get_by_role("heading", name=re.compile(rf"^{name}\b"))
-    return page.locator("section.gw-seat").filter(has=heading)
+    return page.locator(".gw-seat").filter(has=heading)
+
+
+def current_player(page: Page):
+    """The ledger card of the player whose turn it is: first and open."""
+    return page.locator(".gw-seat").first
 
 
 def scoreboard_row(page: Page, name: str):
@@ -40,25 +45,29 @@ def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, p
     expect(page.get_by_text("Round 1 of 12")).to_be_visible()
     expect(page.get_by_text("Offices in play: Docks, Frontier, Mayor, Saloon.")).to_be_visible()
 
-    anna, ben = player_card(page, "Anna"), player_card(page, "Ben")
-    anna.get_by_label("Supply-track section").select_option("3")
-    anna.get_by_role("button", name="Supply").click()
-    anna.get_by_role("button", name="Camp").click()
-    ben.get_by_label("Investment card VP").select_option("8")
-    ben.get_by_role("button", name="Invest (+3 tile)").click()
-    ben.get_by_role("button", name="Loot (-1)").click()
+    # Anna's turn comes first; Camp brings up Ben's, Loot Anna's again
+    expect(current_player(page)).to_contain_text("Anna")
+    current_player(page).get_by_role("button", name="Supply section 3").click()
+    current_player(page).get_by_role("button", name="Camp").click()
+    expect(current_player(page)).to_contain_text("Ben")
+    current_player(page).get_by_role("button", name="Investment card 8 VP").click()
+    current_player(page).get_by_role("button", name="Loot (-1)").click()
     expect(page.get_by_text("Round 2 of 12")).to_be_visible()
-    anna.get_by_label("Shipping points line").select_option(label="Gold line 1 (+2)")
-    anna.get_by_role("button", name="Ship").click()
+    expect(current_player(page)).to_contain_text("Anna")
+    current_player(page).get_by_role("button", name="Gold line 1 (+2)").click()
 
     # A wrong tap, taken back
-    anna.get_by_role("button", name="BoomTown 1×1 (+4)").click()
+    current_player(page).get_by_role("button", name="BoomTown 1×1 (+4)").click()
     expect(scoreboard_row(page, "Anna")).to_contain_text("9")
     page.get_by_role("button", name="Undo the last entry").click()
     expect(page.get_by_text("Undone.")).to_be_visible()
 
-    ben.get_by_label("Shipping bonus line").select_option(label="Silver (+8)")
-    ben.get_by_role("button", name="Bonus").click()
+    # Ben's bonus in Anna's turn: asked once
+    ben = player_card(page, "Ben")
+    ben.locator("summary").click()
+    ben.get_by_role("button", name="Silver bonus (+8)").click()
+    expect(page.get_by_role("heading", name="It is Anna's turn. Ben again?")).to_be_visible()
+    page.get_by_role("button", name="Yes, for Ben").click()
     expect(scoreboard_row(page, "Anna")).to_contain_text("5")
     expect(scoreboard_row(page, "Ben")).to_contain_text("18")
     expect(page.locator("#gw-investment-tiles")).to_contain_text("2, 1")

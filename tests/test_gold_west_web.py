@@ -25,7 +25,10 @@ def new_play(client, db, *names, offices=OFFICES, **options) -> int:
     return start_play(client, group_id, "gold-west", seats, **{"options-offices": offices, **options})
 
 
-def tap(client, play_id, kind, **data):
+def tap(client, play_id, kind, again=True, **data):
+    """One ledger tap; ``again`` answers "yes" to the out-of-turn question before it is asked."""
+    if again:
+        data["again"] = "y"
     return client.post(f"/plays/{play_id}/gold-west/ledger/{kind}", data=data)
 
 
@@ -106,7 +109,7 @@ def test_starting_with_other_than_four_offices_is_refused(client, db, offices):
 def test_each_tap_stores_one_event_and_moves_the_score(client, db, anna_ben, kind, data, payload, scores):
     response = tap(client, anna_ben, kind, **data)
     assert response.status_code == 302
-    assert response.headers["Location"].endswith(f"/plays/{anna_ben}#gw-seat-{payload['seat']}")
+    assert response.headers["Location"].endswith(f"/plays/{anna_ben}#gw-ledger")
     [event] = store.list_events(db, anna_ben)
     assert (event.kind, event.payload) == (kind, payload)
     assert table(db, anna_ben).scores == scores
@@ -141,7 +144,7 @@ def test_shipping_bonuses_taken_are_shown_and_no_longer_offered(client, db, anna
     tap(client, anna_ben, "shipping_bonus", seat="1", metal="gold")
     page = client.get(f"/plays/{anna_ben}").text
     assert re.search(r"Gold bonus:\s*Anna \(9\), Ben \(6\)\s*all taken", page)
-    assert 'value="gold">Gold (+' not in page
+    assert 'value="gold" aria-label="Gold bonus' not in page and 'aria-label="Silver bonus (+8)"' in page
     assert table(db, anna_ben).scores == (9, 6)
 
 
@@ -151,11 +154,72 @@ def test_the_last_turn_is_announced_and_camps_are_refused(client, db, anna_ben):
             assert tap(client, anna_ben, "camp", seat=seat).status_code == 302
     page = client.get(f"/plays/{anna_ben}").text
     assert "Last turn!" in page and "without the Build/Loot step" in page
-    assert re.search(r"<button class=\"primary\" disabled>Camp</button>", page)
+    assert ">Camp</button>" not in page and "Supply section" not in page
     response = tap(client, anna_ben, "loot", seat="0")
     assert response.status_code == 409
     assert "Anna has placed all 12 camps" in html.unescape(response.text)
     assert len(store.list_events(db, anna_ben)) == 24
+
+
+def ledger_order(page: str) -> list[str]:
+    """The seats' ledger rows in the order the page shows them, and which of them are open."""
+    rows = re.findall(r'<(section|details) class="card gw-seat[^"]*" id="gw-seat-(\d)"', page)
+    return [("open " if tag == "section" else "closed ") + seat for tag, seat in rows]
+
+
+def test_the_current_players_row_comes_first_and_the_next_comes_up_after_camp_or_loot(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara")
+    assert ledger_order(client.get(f"/plays/{play_id}").text) == ["open 0", "closed 1", "closed 2"]
+    assert tap(client, play_id, "supply", again=False, seat="0", section="1").status_code == 302
+    assert tap(client, play_id, "camp", again=False, seat="0").status_code == 302
+    assert ledger_order(client.get(f"/plays/{play_id}").text) == ["open 1", "closed 2", "closed 0"]
+    assert tap(client, play_id, "loot", again=False, seat="1").status_code == 302
+    assert ledger_order(client.get(f"/plays/{play_id}").text) == ["open 2", "closed 0", "closed 1"]
+
+
+def test_a_tap_out_of_turn_asks_once_and_stores_nothing_until_answered(client, db, anna_ben):
+    tap(client, anna_ben, "camp", again=False, seat="0")
+    response = tap(client, anna_ben, "supply", again=False, seat="0", section="3")
+    assert response.status_code == 409
+    assert "It is Ben's turn. Anna again?" in html.unescape(response.text)
+    assert [e.kind for e in store.list_events(db, anna_ben)] == ["camp"]
+    # the answer "yes" carries the tap's own choice
+    yes = re.search(r'<form[^>]*>(?:(?!</form>).)*Yes, for Anna', response.text, re.S).group(0)
+    assert 'name="section" value="3"' in yes and 'name="again" value="y"' in yes
+    assert tap(client, anna_ben, "supply", seat="0", section="3").status_code == 302
+    # asked once: Anna's next entry in Ben's turn is stored at once, and Ben's own as well
+    assert tap(client, anna_ben, "boomtown_1x1", again=False, seat="0").status_code == 302
+    assert tap(client, anna_ben, "supply", again=False, seat="1", section="2").status_code == 302
+    assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, anna_ben)] == [
+        ("camp", 0), ("supply", 0), ("boomtown_1x1", 0), ("supply", 1)]
+
+
+def test_the_out_of_turn_question_can_record_for_the_player_whose_turn_it_is(client, db, anna_ben):
+    response = tap(client, anna_ben, "investment", again=False, seat="1", vp="9")
+    no = re.search(r'<form[^>]*>(?:(?!</form>).)*No, for Anna', response.text, re.S).group(0)
+    assert 'name="seat" value="0"' in no and 'name="vp" value="9"' in no and "again" not in no
+    assert tap(client, anna_ben, "investment", again=False, seat="0", vp="9").status_code == 302
+    assert table(db, anna_ben).scores == (9 + 3, 0)
+
+
+def test_in_the_last_turn_every_player_enters_without_being_asked(client, db, anna_ben):
+    for _ in range(12):
+        for seat in ("0", "1"):
+            tap(client, anna_ben, "camp", again=False, seat=seat)
+    assert ledger_order(client.get(f"/plays/{anna_ben}").text) == ["open 0", "open 1"]
+    assert tap(client, anna_ben, "boomtown_1x1", again=False, seat="1").status_code == 302
+    assert tap(client, anna_ben, "investment", again=False, seat="0", vp="5").status_code == 302
+
+
+def test_each_choice_is_its_own_button_so_nothing_is_picked_by_default(client, anna_ben):
+    page = client.get(f"/plays/{anna_ben}").text
+    assert "<select" not in page[page.index('id="gw-ledger"'):page.index('id="gw-correct"')]
+    for section in range(4):
+        assert f'<button name="section" value="{section}"' in page
+    for vp in range(5, 16):
+        assert f'<button name="vp" value="{vp}"' in page
+    assert '<button name="step" value="gold-1" aria-label="Gold line 1 (+2)">' in page
+    assert '<button name="metal" value="copper" aria-label="Copper bonus (+7)">' in page
 
 
 def test_undo_takes_back_the_last_tap(client, db, anna_ben):

@@ -69,6 +69,8 @@ class LedgerForm(FlaskForm):
     """An event that names only the seat: camp, loot, BoomTown 1×1."""
 
     seat = SelectField(coerce=int, validate_choice=True)
+    # set by the "Ben again?" question: the tap is meant for a player whose turn it is not
+    again = BooleanField()
 
     def payload(self) -> dict:
         return {"seat": self.seat.data}

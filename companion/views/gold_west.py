@@ -19,6 +19,34 @@ from companion.views.plays import render_play, table_of
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
 
+# The events that end a Build/Loot turn: the next player in turn order comes up after them.
+TURN_ENDS = ("camp", "loot")
+
+
+class OutOfTurn(RulesError):
+    """A tap for a player whose turn it is not, not yet confirmed."""
+
+    def __init__(self, seat: int, turn: int) -> None:
+        super().__init__("It is another player's turn.")
+        self.seat, self.turn = seat, turn
+
+
+def turn_seat(state: gold_west.PlayState) -> int | None:
+    """The seat whose turn it is; None in the last turn, when every player makes their last entries."""
+    return state.next_seat
+
+
+def check_turn(state: gold_west.PlayState, events: Sequence[store.Event], seat: int) -> None:
+    """Refuse a tap out of turn unless the player already has an entry in this turn (asked once)."""
+    turn = turn_seat(state)
+    if turn is None or seat == turn:
+        return
+    for event in reversed(events):
+        if event.kind in TURN_ENDS:
+            break
+        if event.kind in gold_west.EVENT_KINDS and event.payload.get("seat") == seat:
+            return
+    raise OutOfTurn(seat, turn)
 
 
 @bp.post("/ledger/<kind>")
@@ -30,13 +58,24 @@ def record(play_id: int, kind: str):
         flash_rules_error(RulesError(first_error(form)))
         return render_play(play, status=400)
     payload = form.payload()
+
+    def check(events: list[store.Event]) -> None:
+        table = table_of(play, events)
+        if not form.again.data:
+            check_turn(table.game_state, events, payload["seat"])
+        apply(table, kind, payload)
+
     try:
-        store.append_event(get_db(), play.id, kind, payload,
-                           check=lambda events: apply(table_of(play, events), kind, payload))
+        store.append_event(get_db(), play.id, kind, payload, check=check)
+    except OutOfTurn as question:
+        return render_play(store.get_play(get_db(), play.id), status=409,
+                           ask={"kind": kind, "seat": question.seat, "turn": question.turn,
+                                "fields": [(k, v) for k, v in request.form.items(multi=True)
+                                           if k not in ("csrf_token", "seat", "again")]})
     except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
-    return to_play(play.id, f"gw-seat-{payload['seat']}")
+    return to_play(play.id, "gw-ledger")
 
 
 def _finish(play: store.Play, form, ledger) -> bool:
