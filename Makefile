@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 PORT ?= 5000
 WORKERS ?= 3
 
-.PHONY: run test serve bench lint init-db translations clean
+.PHONY: run test serve bench lint init-db translations clean browser bench-tools
+
+# Debian packages: the browser tests drive Chromium (with fonts for its screenshots), the benchmark wrk.
+BROWSER_PACKAGES := chromium fonts-dejavu-core
+BENCH_PACKAGES := wrk
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -30,10 +34,17 @@ serve: init-db
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 
-test: lint
+# Installed with apt-get when missing and running as root; otherwise make stops and says what to run.
+browser:
+	@scripts/ensure-apt.sh $(BROWSER_PACKAGES)
+
+bench-tools:
+	@scripts/ensure-apt.sh $(BENCH_PACKAGES)
+
+test: browser lint
 	$(BIN)/pytest -n auto
 
-bench: $(VENV)/.installed
+bench: bench-tools $(VENV)/.installed
 	$(BIN)/python bench/run.py
 	$(BIN)/python -m bench.taps
 

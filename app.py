@@ -9,6 +9,7 @@ from pathlib import Path
 from flask import Flask
 
 from companion import compression, database, i18n, security
+from companion import config as settings
 from companion.games import GAMES
 from companion.labels import ROW_LABELS, row_label
 from companion.views import (
@@ -17,22 +18,13 @@ from companion.views import (
     gold_west,
     great_western_trail,
     groups,
+    health,
     history,
     home,
     live,
     mayflower,
     plays,
 )
-
-
-def _instance_path() -> str | None:
-    """The instance folder: ``COMPANION_INSTANCE_PATH`` if set, else Flask's ``instance/`` beside app.py."""
-    configured = os.environ.get("COMPANION_INSTANCE_PATH")
-    return str(Path(configured).resolve()) if configured else None
-
-
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
 def _ensure_instance_config(instance: Path) -> None:
@@ -61,7 +53,9 @@ def _ensure_instance_config(instance: Path) -> None:
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the site: configuration, instance folder, extensions and blueprints."""
-    app = Flask(__name__, instance_path=_instance_path(), instance_relative_config=True)
+    app = Flask(__name__, instance_path=settings.instance_path(), instance_relative_config=True,
+                template_folder=settings.site_folder("templates"),
+                static_folder=settings.site_folder("static"))
     app.config.from_mapping(
         DATABASE=str(Path(app.instance_path) / "companion.sqlite3"),
         MAX_CONTENT_LENGTH=256 * 1024,  # far above any form or scoring request
@@ -77,10 +71,12 @@ def create_app(test_config: dict | None = None) -> Flask:
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
         # Served through HTTPS (e.g. behind a reverse proxy)? Then the session cookie is Secure.
         # Set COMPANION_HTTPS = True in instance/config.py or the environment variable COMPANION_HTTPS=1.
-        COMPANION_HTTPS=_env_flag("COMPANION_HTTPS"),
+        COMPANION_HTTPS=False,
         # Behind a reverse proxy (nginx, Caddy …) that sets X-Forwarded-For/-Proto/-Host?
-        COMPANION_BEHIND_PROXY=_env_flag("COMPANION_BEHIND_PROXY"),
+        COMPANION_BEHIND_PROXY=False,
+        BABEL_TRANSLATION_DIRECTORIES=settings.site_folder("translations"),
     )
+    settings.load_environment(app)  # COMPANION_* variables; instance/config.py still has the last word
     if test_config is None:
         _ensure_instance_config(Path(app.instance_path))
         app.config.from_pyfile("config.py")
@@ -93,7 +89,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower):
+                   mayflower, health):
         module.init_app(app)
     app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS, row_label=row_label)
     return app

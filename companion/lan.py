@@ -1,37 +1,73 @@
-"""Print the addresses the phones at the table should open: ``python -m companion.lan 5000``."""
+"""Print the addresses the phones at the table should open: ``python -m companion.lan 5000``.
+
+The address comes from the routing table, the way the system itself would pick it: connecting a
+UDP socket sends nothing, it only chooses the route and the local address for it, which
+``getsockname`` then tells. This works the same on Linux and macOS, needs no ``hostname -I`` and
+never lists the addresses of Docker bridges, which no route to the network uses.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ipaddress
 import socket
-import subprocess
 import sys
+from collections.abc import Callable, Iterable
+
+# Where the routes are asked about. 192.0.2.1 (TEST-NET-1, for documentation only, never routed on
+# the Internet) finds the default route, i.e. the network the machine is connected to; the private
+# ranges find a LAN when a VPN took the default route over. UDP port 9 (discard): nothing is sent.
+ROUTE_PROBES = ("192.0.2.1", "192.168.0.1", "10.0.0.1", "172.16.0.1")
+PROBE_PORT = 9
+
+# Addresses phones on the Wi-Fi cannot reach even though a route uses them.
+SKIPPED_NETWORKS = tuple(ipaddress.ip_network(net) for net in (
+    "100.64.0.0/10",  # carrier-grade NAT range: Tailscale and other VPNs
+    "172.17.0.0/16",  # Docker's default bridge
+    "198.18.0.0/15",  # benchmarking range: the "fake IP" tunnels of VPN and proxy apps on macOS
+))
 
 
-def lan_addresses() -> list[str]:
-    """This machine's IPv4 addresses other than loopback, as the local network sees them."""
-    found: list[str] = []
-    try:  # Linux lists every interface's address here
-        output = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=2).stdout
-        found += output.split()
-    except (OSError, subprocess.SubprocessError):
-        pass
+def route_address(destination: str) -> str | None:
+    """The local IPv4 address the system would send from to reach ``destination``; None without a route."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect((destination, PROBE_PORT))  # UDP: picks the route, sends no packet
+        return probe.getsockname()[0]
+    return None
+
+
+def hostname_addresses() -> list[str]:
+    """The addresses this machine's own name resolves to (macOS often lists the Wi-Fi's here)."""
     with contextlib.suppress(OSError):
-        found += socket.gethostbyname_ex(socket.gethostname())[2]
-    addresses = []
-    for text in found:
-        try:
-            address = ipaddress.ip_address(text)
-        except ValueError:
-            continue
-        if address.version == 4 and not address.is_loopback and text not in addresses:
+        return socket.gethostbyname_ex(socket.gethostname())[2]
+    return []
+
+
+def reachable_from_lan(text: str) -> bool:
+    """Whether phones on the local network could open this address."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return (address.version == 4 and not (address.is_loopback or address.is_link_local
+                                          or address.is_unspecified or address.is_multicast)
+            and not any(address in network for network in SKIPPED_NETWORKS))
+
+
+def lan_addresses(route: Callable[[str], str | None] = route_address,
+                  named: Callable[[], Iterable[str]] = hostname_addresses) -> list[str]:
+    """This machine's IPv4 addresses that phones on the network can reach, the default route's first."""
+    found = [route(destination) for destination in ROUTE_PROBES]
+    addresses: list[str] = []
+    for text in [*found, *named()]:
+        if text and reachable_from_lan(text) and text not in addresses:
             addresses.append(text)
     return addresses
 
 
-def main(port: str) -> None:
-    addresses = lan_addresses()
+def print_addresses(port: int | str, addresses: list[str] | None = None) -> None:
+    """Tell the host which addresses the phones at the table should open."""
+    addresses = lan_addresses() if addresses is None else addresses
     print("\nGame-Night Companion")
     if addresses:
         print("Open this on the phones at the table (same Wi-Fi):")
@@ -39,8 +75,8 @@ def main(port: str) -> None:
             print(f"    http://{address}:{port}/")
     else:
         print("No network address found: connect this computer to the Wi-Fi the phones use.")
-    print(f"On this computer: http://localhost:{port}/\n")
+    print(f"On this computer: http://localhost:{port}/\n", flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "5000")
+    print_addresses(sys.argv[1] if len(sys.argv) > 1 else "5000")

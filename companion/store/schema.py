@@ -42,6 +42,13 @@ def connect(path: str | Path) -> Database:
     return db
 
 
+def connect_read_only(path: str | Path) -> Database:
+    """Open an existing database for reading only; sqlite3.Error if it is missing or unreadable."""
+    uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+    return Database(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False),
+                    execute_plugins=False)
+
+
 def _m001_initial(db: Database) -> None:
     db.executescript(
         """

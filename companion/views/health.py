@@ -1,0 +1,47 @@
+"""``GET /healthz`` for process supervisors and load balancers: does the database answer?"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from flask import Blueprint, Flask, current_app, jsonify
+
+from companion.security import csrf
+from companion.store import MIGRATIONS, schema_version
+from companion.store.schema import connect_read_only
+
+bp = Blueprint("health", __name__)
+
+
+@bp.get("/healthz")
+@csrf.exempt
+def healthz():
+    """200 ``{"status": "ok"}`` when the database opens and is up to date, else 503 with the reason.
+
+    It reads the database without creating it (a missing file is reported, not made) and never
+    touches the session, so a supervisor polling it gets no cookie.
+    """
+    try:
+        db = connect_read_only(current_app.config["DATABASE"])
+        try:
+            version = schema_version(db)
+        finally:
+            db.close()
+    except sqlite3.Error as error:
+        return _answer(503, "unavailable", f"The database cannot be opened: {error}.")
+    if version < len(MIGRATIONS):
+        return _answer(503, "unavailable", "The database is not up to date: run `game-night-companion "
+                                           "init-db` (or `flask --app app init-db`).", schema=version)
+    return _answer(200, "ok", schema=version)
+
+
+def _answer(status: int, word: str, reason: str | None = None, **details: int):
+    body = {"status": word, **details} | ({"reason": reason} if reason else {})
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,112 @@
+"""Settings from the environment, where the instance folder is, and /healthz."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app import create_app
+from companion import config, store
+from tests.conftest import make_app
+
+
+def test_settings_come_typed_from_companion_variables(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_MAX_CONTENT_LENGTH", "524288")
+    monkeypatch.setenv("COMPANION_JOIN_FAILURES_ALLOWED", "3")
+    monkeypatch.setenv("COMPANION_SESSION_COOKIE_NAME", "table")
+    monkeypatch.setenv("COMPANION_BEHIND_PROXY", "yes")
+    monkeypatch.setenv("COMPANION_HTTPS", "true")
+    app = create_app()
+    assert app.config["MAX_CONTENT_LENGTH"] == 524288
+    assert app.config["JOIN_FAILURES_ALLOWED"] == 3
+    assert app.config["SESSION_COOKIE_NAME"] == "table"
+    assert app.config["COMPANION_BEHIND_PROXY"] is True
+    assert app.config["COMPANION_HTTPS"] is True and app.config["SESSION_COOKIE_SECURE"] is True
+    # the full-name flags are not kept twice, and the instance path is no setting of the site
+    assert not {"BEHIND_PROXY", "HTTPS", "INSTANCE_PATH"} & set(app.config)
+
+
+def test_the_instance_config_file_has_the_last_word(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_JOIN_FAILURES_ALLOWED", "3")
+    create_app()  # writes config.py with the secret key
+    with (tmp_path / "config.py").open("a") as file:
+        file.write("JOIN_FAILURES_ALLOWED = 7\n")
+    assert create_app().config["JOIN_FAILURES_ALLOWED"] == 7
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (True, True), (1, True), ("1", True), ("Yes", True), (" on ", True), ("true", True),
+    (False, False), (0, False), ("", False), ("0", False), ("no", False), ("off", False),
+])
+def test_flags(value, expected):
+    assert config.flag(value) is expected
+
+
+def test_a_checkout_keeps_its_instance_beside_app_py(monkeypatch):
+    monkeypatch.delenv("COMPANION_INSTANCE_PATH", raising=False)
+    assert config.is_checkout()
+    assert Path(config.instance_path()) == Path(__file__).resolve().parent.parent / "instance"
+    # the pages are found beside app.py too
+    assert Path(config.site_folder("templates"), "base.html").is_file()
+    assert Path(config.site_folder("translations"), "de", "LC_MESSAGES", "messages.mo").is_file()
+
+
+def test_an_installed_copy_keeps_its_data_in_the_users_data_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMPANION_INSTANCE_PATH", raising=False)
+    monkeypatch.setattr(config, "is_checkout", lambda: False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert config.instance_path() == str(tmp_path / "data" / "game-night-companion")
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert config.instance_path() == str(tmp_path / "home" / ".local" / "share" / "game-night-companion")
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "elsewhere"))
+    assert config.instance_path() == str(tmp_path / "elsewhere")
+
+
+# --- /healthz ---------------------------------------------------------------------------------------
+
+def test_healthz_says_ok_without_a_cookie(app):
+    client = app.test_client()
+    client.get("/")  # a phone that has visited before: the health check must still set no cookie
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 200
+    assert answer.json == {"status": "ok", "schema": len(store.MIGRATIONS)}
+    assert "Set-Cookie" not in answer.headers
+    assert answer.headers["Cache-Control"] == "no-store"
+
+
+def test_healthz_answers_with_csrf_on(tmp_path):
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True)
+    assert app.test_client().get("/healthz").status_code == 200
+
+
+def test_healthz_is_503_when_the_database_cannot_be_opened(tmp_path):
+    app = create_app({"TESTING": True, "SECRET_KEY": "x",
+                      "DATABASE": str(tmp_path / "missing" / "companion.sqlite3")})
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json["status"] == "unavailable"
+    assert "cannot be opened" in answer.json["reason"]
+    assert not (tmp_path / "missing").exists()  # the check creates nothing
+
+
+def test_healthz_is_503_for_a_database_that_was_never_initialised(tmp_path):
+    path = tmp_path / "empty.sqlite3"
+    sqlite3.connect(path).close()
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(path)})
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json["schema"] == 0 and "init-db" in answer.json["reason"]
+
+
+def test_healthz_is_503_for_a_file_that_is_no_database(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("not a database " * 100)
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(path)})
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json["status"] == "unavailable"
