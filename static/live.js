@@ -2,7 +2,8 @@
  *
  * Every page works without this script. With it:
  * - a play page asks the companion every 1.5 s whether the play changed, and reloads its content
- *   in place; while someone types into a form it shows a "tap to refresh" note instead;
+ *   in place; while someone types into a form it shows a "tap to refresh" note instead; a play page
+ *   moves to the result once the play is finished, and a result page to the play once reopened;
  * - the service worker is registered (offline page, cached static files);
  * - a form sent while the phone is offline, or while the companion cannot be reached, is kept in
  *   localStorage, and the page offers to send it again.
@@ -227,7 +228,8 @@
     }
     pending = null;
     refreshAsked = false;
-    if (changed.status !== "active") {
+    // a play page moves to the result; a page of the finished play (data-live-finished) reloads in place
+    if (changed.status !== "active" && !region.hasAttribute("data-live-finished")) {
       window.location.assign(changed.url);
       return Promise.resolve();
     }

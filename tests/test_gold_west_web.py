@@ -491,3 +491,49 @@ def test_a_play_closed_with_plain_totals_shows_no_majorities(client, db, anna_be
     page = client.get(f"/plays/{anna_ben}/result")
     assert page.status_code == 200 and "Ben wins!" in page.text
     assert "Terrain majorities" not in page.text
+
+
+def form_values(page: str) -> dict[str, str]:
+    """Every input of a form page with its value, as the phone would send it back."""
+    values = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'\bname="([^"]+)"', tag)
+        value = re.search(r'\bvalue="([^"]*)"', tag)
+        if name:
+            values[name.group(1)] = html.unescape(value.group(1)) if value else ""
+    return values
+
+
+def test_reopening_brings_back_the_whole_tally_and_one_fix_is_one_change(client, db, anna_ben):
+    tap(client, anna_ben, "investment", seat="0", vp="7")
+    entered = {"version": "1", "p0-largest_group": "5", "p0-office_saloon-tokens": "1",
+               "p0-influence-forest": "4", "p0-supply_left": "2", "p1-office_frontier-tokens": "2",
+               "p1-office_frontier-count": "3", "p1-influence-gold": "3", "p1-largest_group": "4"}
+    assert client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=entered).status_code == 302
+    first = store.get_play(db, anna_ben)
+    assert client.post(f"/plays/{anna_ben}/undo", data={"version": str(first.version)}).status_code == 302
+
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    values = form_values(page)
+    for name, value in entered.items():
+        if name != "version":
+            assert values[name] == value, name
+    assert values["p0-track_vp"] == "10"  # 7 + the 3 bonus tile, from the ledger as before
+    values["p1-largest_group"] = "6"  # the typo
+    assert client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=values).status_code == 302
+    again = store.get_play(db, anna_ben)
+    assert again.ended_at == first.ended_at
+    payload = store.final_payload(db, anna_ben)["players"]
+    assert payload[1]["largest_group"] == 6 and payload[1]["offices"][0]["count"] == 3
+    assert payload[0]["offices"][0] == {"office": "saloon", "tokens": 1, "count": 0, "camps": 0,
+                                        "settlements": 0}
+
+
+def test_a_reopened_play_whose_ledger_changed_starts_from_the_new_ledger_and_the_rows_typed(client, db,
+                                                                                           anna_ben):
+    client.post(f"/plays/{anna_ben}/gold-west/final-tally",
+                data={"version": "0", "p0-largest_group": "5", "p0-track_vp": "0"})
+    client.post(f"/plays/{anna_ben}/undo", data={"version": "1"})
+    tap(client, anna_ben, "boomtown_1x1", seat="0")  # forgotten during play
+    values = form_values(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text)
+    assert (values["p0-track_vp"], values["p0-largest_group"]) == ("4", "5")

@@ -242,15 +242,21 @@ def test_a_bad_correction_is_shown_next_to_the_field_and_stores_nothing(client, 
     assert [e.kind for e in store.list_events(db, play.id)] == ["final"]
 
 
-def test_a_correction_from_a_stale_page_is_refused(client, db, evening):
+def test_a_correction_from_a_stale_page_is_refused_and_keeps_what_was_typed(client, db, evening):
     _, _, plays = evening
     play = store.get_play(db, plays["gold"])
     client.post(f"/plays/{play.id}/counted", data={"counted": "1"})  # no version change
     client.post(f"/plays/{play.id}/correct", data=correction_data(play.version, [gw(31), gw(20)]))
-    response = client.post(f"/plays/{play.id}/correct", data=correction_data(play.version, [gw(1), gw(20)]),
-                           follow_redirects=True)
+    response = client.post(f"/plays/{play.id}/correct", data=correction_data(play.version, [gw(1), gw(20)]))
+    assert response.status_code == 409
     assert "Another phone changed this play" in response.text
     assert [r.total for r in store.play_results(db, play.id)] == [49, 38]
+    # the typed 1 is still on the form, which now carries the current version: sending it again works
+    assert re.search(r'name="seat0-track"[^>]*value="1"', response.text)
+    now = store.get_play(db, play.id).version
+    assert f'name="version" type="hidden" value="{now}"' in response.text
+    again = client.post(f"/plays/{play.id}/correct", data=correction_data(now, [gw(1), gw(20)]))
+    assert again.status_code == 302
 
 
 def test_undoing_a_correction_restores_the_scores(client, db, evening):

@@ -228,9 +228,23 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
     return PlayerEntry
 
 
-def final_tally_form(ledger: Sequence[PlayerTally], offices: Sequence[Office],
+def tally_data(tally: PlayerTally) -> dict:
+    """A player's tally as the final-tally form's starting values, office claims included."""
+    data = {name: getattr(tally, name) for name in (
+        "track_vp", "wanted", "largest_group", "second_group", "investments", "shipping_bonus_tiles",
+        "supply_left", "boomtown_1x1_tokens")}
+    data.update({name: {terrain: getattr(tally, name).get(terrain, 0) for terrain in TERRAINS}
+                 for name in ("influence", "settlements", "mining_tokens")})
+    for claim in tally.offices:
+        data[f"office_{claim.office}"] = {"tokens": claim.tokens, "count": claim.count or 0,
+                                          "camps": claim.camps or 0, "settlements": claim.settlements or 0}
+    return data
+
+
+def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
                      formdata=None) -> VersionedForm:
-    """The end scoring per player (``p0``, ``p1`` …), with what the ledger knows filled in."""
+    """The end scoring per player (``p0``, ``p1`` …), filled in from ``start`` (the ledger, or the
+    tally entered before the play was reopened)."""
     player_form = _player_form(offices)
 
     class FinalTallyForm(VersionedForm):
@@ -247,11 +261,11 @@ def final_tally_form(ledger: Sequence[PlayerTally], offices: Sequence[Office],
             else:
                 self.form_errors.append(translated(error))
 
-    for seat in range(len(ledger)):
+    for seat in range(len(start)):
         setattr(FinalTallyForm, f"p{seat}", FormField(player_form))
-    # A FormField fills its fields from an object's attributes: the ledger's tally is that object.
-    form = FinalTallyForm(formdata=formdata, data={f"p{seat}": tally for seat, tally in enumerate(ledger)})
-    form.player_errors = {seat: [] for seat in range(len(ledger))}
+    form = FinalTallyForm(formdata=formdata,
+                          data={f"p{seat}": tally_data(tally) for seat, tally in enumerate(start)})
+    form.player_errors = {seat: [] for seat in range(len(start))}
     return form
 
 

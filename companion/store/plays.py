@@ -206,7 +206,12 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
         db.execute("DELETE FROM events WHERE play_id = ? AND seq = ?", [play_id, event.seq])
         if event.kind == FINAL_EVENT:
             db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
-            db.execute("UPDATE plays SET status = 'active', ended_at = NULL WHERE id = ?", [play_id])
+            # the tally and the end time are kept: finishing again starts from them
+            db.execute(
+                "UPDATE plays SET status = 'active', first_ended_at = COALESCE(first_ended_at, ended_at), "
+                "ended_at = NULL, reopened_tally = ?, reopened_at_version = ? WHERE id = ?",
+                [json.dumps(dict(event.payload)), version + 1, play_id],
+            )
         elif event.kind == CORRECTION_EVENT:
             _restore_results(db, play_id, event.payload.get("previous"))
         db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
@@ -239,6 +244,8 @@ def finish_play(
         seat_players = dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]))
         last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
         stamp = now()
+        # a play finished again after being reopened keeps the date it was first finished on
+        first = db.execute("SELECT first_ended_at FROM plays WHERE id = ?", [play_id]).fetchone()[0]
         db.execute(
             "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
             [play_id, last[0] + 1, FINAL_EVENT, json.dumps(dict(payload)), stamp],
@@ -249,9 +256,27 @@ def finish_play(
              for r in results],
         )
         db.execute(
-            "UPDATE plays SET status = 'finished', ended_at = ?, version = version + 1 WHERE id = ?",
-            [stamp, play_id],
+            "UPDATE plays SET status = 'finished', ended_at = ?, version = version + 1, "
+            "reopened_tally = NULL, reopened_at_version = NULL WHERE id = ?",
+            [first or stamp, play_id],
         )
+
+
+@dataclass(frozen=True)
+class ReopenedTally:
+    """The final tally of a reopened play, as it was entered before the play was reopened."""
+
+    payload: Mapping[str, Any]
+    changed_since: bool  # the play has changed since it was reopened (an entry added, say)
+
+
+def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:
+    """The tally the play's undone final event held, if it was reopened and not finished since."""
+    row = db.execute("SELECT reopened_tally, reopened_at_version, version, status FROM plays WHERE id = ?",
+                     [play_id]).fetchone()
+    if row is None or row[0] is None or row[3] != "active":
+        return None
+    return ReopenedTally(json.loads(row[0]), row[2] != row[1])
 
 
 def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:

@@ -240,7 +240,25 @@ def _m002_statistics(db: Database) -> None:
         db.execute(statement)
 
 
-MIGRATIONS: tuple[Callable[[Database], None], ...] = (_m001_initial, _m002_statistics)
+def _m003_reopened_tally(db: Database) -> None:
+    """What a reopened play's undone final tally held, so that finishing it again starts from there.
+
+    ``reopened_tally`` is the undone final event's payload (JSON), ``reopened_at_version`` the play's
+    version right after the undo (a later version means the play changed since), and
+    ``first_ended_at`` the end time the play keeps when it is finished again.
+    """
+    for column in ("reopened_tally TEXT", "reopened_at_version INTEGER", "first_ended_at TEXT"):
+        db.execute(f"ALTER TABLE plays ADD COLUMN {column}")
+
+
+def _m004_retired_players(db: Database) -> None:
+    """A retired player is left out of new plays and kept in the history."""
+    db.execute("ALTER TABLE players ADD COLUMN retired INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: tuple[Callable[[Database], None], ...] = (
+    _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
+)
 
 
 def migrate(db: Database) -> list[int]:

@@ -104,7 +104,8 @@ def final_tally(play_id: int):
     table = table_of(play, store.list_events(get_db(), play.id))
     ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
     offices = gold_west.offices_in_play(table.game_state.offices)
-    form = final_tally_form(ledger, offices, formdata=request.form if request.method == "POST" else None)
+    form = final_tally_form(tally_start(play, ledger), offices,
+                            formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":
         form.version.data = str(play.version)
     elif form.validate_on_submit() and _finish(play, form, ledger):
@@ -112,6 +113,28 @@ def final_tally(play_id: int):
     status = 400 if request.method == "POST" else 200
     return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                            form=form, state=table.game_state), status
+
+
+# What the ledger fills in on the final tally: after a reopened play changed, these come from the ledger.
+LEDGER_FIELDS = ("track_vp", "wanted", "investments", "shipping_bonus_tiles", "boomtown_1x1_tokens")
+
+
+def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Sequence[gold_west.PlayerTally]:
+    """Where the final tally starts: the ledger's numbers, or for a reopened play the tally entered.
+
+    If the ledger changed since the play was reopened, its numbers replace the ones it had filled in.
+    """
+    kept = store.reopened_tally(get_db(), play.id)
+    if kept is None:
+        return ledger
+    try:
+        entered = gold_west.tallies_from_payload(kept.payload, [seat.name for seat in play.seats])
+    except RulesError:  # closed with totals only: nothing row by row to start from
+        return ledger
+    if not kept.changed_since:
+        return entered
+    return tuple(replace(tally, **{name: getattr(fresh, name) for name in LEDGER_FIELDS})
+                 for tally, fresh in zip(entered, ledger, strict=True))
 
 
 class ShownMajority(gold_west.TerrainMajority):

@@ -151,11 +151,15 @@ def correct(play_id: int):
             store.correct_results(db, play.id, result_inputs(result),
                                   expected_version=form.version_number)
         except Refused as error:
-            flash_rules_error(error)
+            # what the phone typed stays on the form; sent again, it is checked against the play as it is now
+            form.form_errors.append(translated(error))
+            form.version.data = str(store.get_play(db, play.id).version)
+            status = 409
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
-        return redirect(url_for("history.play", play_id=play.id))
-    status = 400 if request.method == "POST" else 200
+            return redirect(url_for("history.play", play_id=play.id))
+    else:
+        status = 400 if request.method == "POST" else 200
     return render_template("history/correct.html", play=play, game=get_game(play.game), form=form), status
 
 

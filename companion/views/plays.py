@@ -22,6 +22,7 @@ from companion.views.common import (
     play_setup,
     result_inputs,
     to_play,
+    translated,
 )
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
@@ -99,7 +100,10 @@ def undo(play_id: int):
 
 @bp.route("/finish", methods=["GET", "POST"])
 def finish(play_id: int):
-    """The final tally that works for every game: a total per player."""
+    """The final tally that works for every game: a total per player, typed in (never prefilled by guess).
+
+    A reopened play's form comes back with the totals it was finished with.
+    """
     play = member_play(play_id)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
@@ -107,22 +111,23 @@ def finish(play_id: int):
     form = tally_form(names, formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":
         form.version.data = str(play.version)
-        table = table_of(play, store.list_events(get_db(), play.id))
-        for seat, score in enumerate(table.running_scores):
-            getattr(form, f"total_{seat}").data = score
+        kept = store.reopened_tally(get_db(), play.id)
+        totals = kept.payload.get("totals") if kept else None
+        if isinstance(totals, list) and len(totals) == len(names):
+            for seat, total in enumerate(totals):
+                form[f"total_{seat}"].data = total
     elif form.validate_on_submit():
-        totals = [getattr(form, f"total_{seat}").data for seat in range(len(names))]
+        totals = [form[f"total_{seat}"].data for seat in range(len(names))]
         result = rank_players(play.game, ("total",),
                               [(name, {"total": total}) for name, total in zip(names, totals, strict=True)])
         try:
-            store.finish_play(
-                get_db(), play.id, {"totals": totals},
-                result_inputs(result),
-                expected_version=form.version_number,
-            )
+            store.finish_play(get_db(), play.id, {"totals": totals}, result_inputs(result),
+                              expected_version=form.version_number)
         except Refused as error:
-            flash_rules_error(error)
-            return to_play(play.id)
+            # the totals typed stay on the form; the next try is checked against the play as it is now
+            form.form_errors.append(translated(error))
+            form.version.data = str(store.get_play(get_db(), play.id).version)
+            return render_template("tally.html", play=play, game=get_game(play.game), form=form), 409
         return redirect(url_for("plays.result", play_id=play.id))
     status = 400 if request.method == "POST" else 200
     return render_template("tally.html", play=play, game=get_game(play.game), form=form), status

@@ -1,0 +1,74 @@
+"""Every page of a play is safe to fix: reopening keeps the tally and the date, nothing is finished
+with totals nobody typed, a stale form keeps what was typed, and the finished play's pages follow it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+
+
+@pytest.fixture
+def play_id(client, db) -> int:
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    return start_play(client, group_id, "mayflower", [(ids[0], "red"), (ids[1], "blue")])
+
+
+def totals_on(page: str) -> list[str]:
+    """The totals the form shows, per seat ("" for an empty box)."""
+    tags = [re.search(rf'<input[^>]*name="total_{seat}"[^>]*>', page).group(0) for seat in (0, 1)]
+    return [(re.search(r'value="([^"]*)"', tag) or re.match("()", "")).group(1) for tag in tags]
+
+
+def test_totals_only_starts_empty_and_cannot_be_finished_untyped(client, db, play_id):
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "12"})
+    page = client.get(f"/plays/{play_id}/finish").text
+    assert totals_on(page) == ["", ""]
+    response = client.post(f"/plays/{play_id}/finish", data={"version": "1"})
+    assert response.status_code == 400
+    assert "Enter Anna&#39;s total." in response.text or "Enter Anna's total." in response.text
+    assert store.get_play(db, play_id).status == "active"
+
+
+def test_reopening_brings_back_the_totals_and_finishing_again_keeps_the_date(client, db, play_id):
+    assert client.post(f"/plays/{play_id}/finish",
+                       data={"version": "0", "total_0": "40", "total_1": "38"}).status_code == 302
+    first = store.get_play(db, play_id)
+    client.post(f"/plays/{play_id}/undo", data={"version": str(first.version)})
+    assert store.get_play(db, play_id).status == "active"
+    page = client.get(f"/plays/{play_id}/finish").text
+    assert totals_on(page) == ["40", "38"]
+    version = store.get_play(db, play_id).version
+    assert client.post(f"/plays/{play_id}/finish",
+                       data={"version": str(version), "total_0": "40", "total_1": "41"}).status_code == 302
+    again = store.get_play(db, play_id)
+    assert again.ended_at == first.ended_at
+    assert [(r.name, r.total) for r in store.play_results(db, play_id)] == [("Ben", 41), ("Anna", 40)]
+    # finished, the kept tally is gone: reopening once more brings back the new one
+    client.post(f"/plays/{play_id}/undo", data={"version": str(again.version)})
+    assert totals_on(client.get(f"/plays/{play_id}/finish").text) == ["40", "41"]
+
+
+def test_a_stale_totals_form_keeps_what_was_typed(client, db, play_id):
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "3"})
+    response = client.post(f"/plays/{play_id}/finish",
+                           data={"version": "0", "total_0": "17", "total_1": "23"})
+    assert response.status_code == 409
+    assert "Another phone changed this play" in response.text
+    assert totals_on(response.text) == ["17", "23"]
+    assert 'name="version" type="hidden" value="1"' in response.text
+    assert store.get_play(db, play_id).status == "active"
+
+
+def test_the_result_and_history_pages_follow_the_play(client, db, play_id):
+    client.post(f"/plays/{play_id}/finish", data={"version": "0", "total_0": "40", "total_1": "38"})
+    version = store.get_play(db, play_id).version
+    for url in (f"/plays/{play_id}/result", f"/plays/{play_id}/record"):
+        page = client.get(url).text
+        assert f'data-play-id="{play_id}" data-version="{version}" data-live-finished' in page, url
+        assert f'data-state-url="/plays/{play_id}/state.json"' in page, url
