@@ -12,8 +12,8 @@ import io
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import IO, Any
 from urllib.parse import quote
 
 from jsonschema.exceptions import best_match
@@ -21,7 +21,8 @@ from jsonschema.exceptions import best_match
 from companion.api.core import StrictValidator, json_path
 from companion.games import great_western_trail
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
-from companion.games.table import fold
+from companion.games.table import fold, ranked_tally
+from companion.names import NAME_MAX, NameProblem, clean_name
 from companion.store import (
     CORRECTION_EVENT,
     ArchivedEvent,
@@ -29,16 +30,17 @@ from companion.store import (
     ArchivedPlayer,
     ArchivedResult,
     ArchivedSeat,
+    DuplicateName,
     GroupArchive,
     Play,
     ResultRow,
+    check_distinct_names,
 )
 
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
 SOURCE_NAME = "Game-Night Companion"
 BG_STATS_CREATE_PLAY = "bgstats://app.bgstatsapp.com/createPlay.html"
-PLAYER_NAME_MAX = 40
 POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
 
 # BoardGameGeek's ids, where the companion knows them: Great Western Trail has one per edition.
@@ -90,7 +92,8 @@ def backup_json(archive: GroupArchive, exported_at: str) -> str:
 
 
 _STAMP = {"type": "string", "minLength": 10, "maxLength": 40}
-_NAME = {"type": "string", "minLength": 1, "maxLength": PLAYER_NAME_MAX}
+# room for spaces that trimming removes; clean_name() checks the name itself
+_NAME = {"type": "string", "minLength": 1, "maxLength": 4 * NAME_MAX}
 _WORD = {"type": "string", "minLength": 1, "maxLength": 40}
 _INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
 _POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
@@ -142,8 +145,11 @@ BACKUP_SCHEMA: dict[str, Any] = {
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
 
 
-def _load(data: bytes | str) -> Any:
+def _load(data: bytes | str | IO[bytes]) -> Any:
     try:
+        if hasattr(data, "read"):
+            # parsed straight from the stream: no second copy of a large backup's bytes is kept
+            return json.load(io.TextIOWrapper(data, encoding="utf-8-sig"))
         return json.loads(data)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
@@ -172,28 +178,41 @@ def _check_shape(document: Any) -> None:
                           where=where, problem=error.message)
 
 
-def _check_stamp(value: str, where: str) -> None:
+def _utc_stamp(value: str, where: str) -> str:
+    """The moment in the companion's own form (UTC, ``+00:00``), so that stamps sort as times do."""
     try:
-        datetime.fromisoformat(value)
+        moment = datetime.fromisoformat(value)
     except ValueError:
         raise BackupError("The backup is damaged at %(where)s: %(value)r is not a date and time.",
                           where, where=where, value=value) from None
+    if moment.utcoffset() is None:
+        raise BackupError("The backup is damaged at %(where)s: %(value)r has no UTC offset (like +00:00), so "
+                          "it is not clear when that was.", where, where=where, value=value)
+    return moment.astimezone(UTC).isoformat()
+
+
+def _clean_name(name: str, where: str) -> str:
+    try:
+        return clean_name(name, where)
+    except NameProblem as problem:
+        raise BackupError("The backup is damaged at %(where)s: %(problem)s", where, where=where,
+                          problem=problem.message) from None
 
 
 def _check_players(players: list[dict], colours: Collection[str]) -> None:
-    seen: set[str] = set()
+    for n, player in enumerate(players):
+        player["name"] = _clean_name(player["name"], f"players[{n}].name")
+    try:
+        check_distinct_names([player["name"] for player in players])
+    except DuplicateName as clash:
+        raise BackupError("The backup lists the player %(name)s twice.", clash.path,
+                          name=clash.params["name"]) from None
     for n, player in enumerate(players):
         name = player["name"]
-        if name != " ".join(name.split()) or not name:
-            raise BackupError("The backup is damaged at %(where)s: %(name)r is not a player name.",
-                              f"players[{n}].name", where=f"players[{n}].name", name=name)
-        if name.casefold() in seen:
-            raise BackupError("The backup lists the player %(name)s twice.", f"players[{n}].name", name=name)
-        seen.add(name.casefold())
         if player["colour"] not in colours:
             raise BackupError("The backup gives %(name)s the colour %(colour)r, which the companion does not "
                               "have.", f"players[{n}].colour", name=name, colour=player["colour"])
-        _check_stamp(player["created_at"], f"players[{n}].created_at")
+        player["created_at"] = _utc_stamp(player["created_at"], f"players[{n}].created_at")
 
 
 def _check_seats(play: dict, where: str, players: list[dict], colours: Collection[str],
@@ -223,7 +242,7 @@ def _check_events(play: dict, where: str) -> None:
         if event["seq"] != n + 1:
             raise BackupError("%(event)s is number %(seq)d; the events must be numbered 1, 2, 3 … in order.",
                               f"{where}.events[{n}].seq", event=f"{where}.events[{n}]", seq=event["seq"])
-        _check_stamp(event["created_at"], f"{where}.events[{n}].created_at")
+        event["created_at"] = _utc_stamp(event["created_at"], f"{where}.events[{n}].created_at")
     kinds = [event["kind"] for event in events]
     finals = [n for n, kind in enumerate(kinds) if kind == FINAL_EVENT]
     if play["status"] == "finished":
@@ -235,7 +254,7 @@ def _check_events(play: dict, where: str) -> None:
                           play=where)
 
 
-def _check_results(play: dict, where: str) -> None:
+def _check_results(play: dict, where: str, game: GameInfo) -> None:
     results = play["results"]
     if play["status"] == "active":
         if results or play["ended_at"] is not None:
@@ -248,17 +267,33 @@ def _check_results(play: dict, where: str) -> None:
     if [r["player"] for r in results] != seated:
         raise BackupError("%(play)s must have one result per seat, in seat order.", f"{where}.results",
                           play=where)
+    known = {*game.rows, "total"}  # "total": a play closed with the plain total per player
     for n, result in enumerate(results):
+        unknown = sorted(set(result["breakdown"]) - known)
+        if unknown:
+            raise BackupError("%(result)s has the row %(row)r, which %(game)s does not score.",
+                              f"{where}.results[{n}].breakdown", result=f"{where}.results[{n}]",
+                              row=unknown[0], game=game.name)
+        if set(result["breakdown"]) != set(results[0]["breakdown"]):
+            raise BackupError("%(play)s must have the same rows for every player.", f"{where}.results[{n}]",
+                              play=where)
         if result["total"] != sum(result["breakdown"].values()):
             raise BackupError("%(result)s: the total %(total)d is not the sum of its breakdown.",
                               f"{where}.results[{n}].total", result=f"{where}.results[{n}]",
                               total=result["total"])
-        if result["rank"] > len(results):
-            raise BackupError("%(result)s: rank %(rank)d with %(count)d players.",
-                              f"{where}.results[{n}].rank", result=f"{where}.results[{n}]",
-                              rank=result["rank"], count=len(results))
-    if not any(result["rank"] == 1 for result in results):
-        raise BackupError("%(play)s has nobody in first place.", f"{where}.results", play=where)
+
+
+
+def _ranked_again(play: dict, players: list[dict]) -> None:
+    """The ranks as the game's rules give them, from the totals and the tie-breakers the log recorded."""
+    if play["status"] != "finished":
+        return
+    finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
+    rows = list(play["results"][0]["breakdown"])
+    ranked = ranked_tally(play["game"], rows, [(players[r["player"]]["name"], r["breakdown"])
+                                               for r in play["results"]], finals[0] if finals else None)
+    for result, computed in zip(play["results"], ranked.players, strict=True):
+        result["rank"] = computed.rank
 
 
 def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
@@ -275,8 +310,13 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
         raise BackupError("The log of %(play)s does not replay.", f"{where}.events", play=where) from None
 
 
-def parse_backup(data: bytes | str, games: Mapping[str, GameInfo], colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one."""
+def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
+                 colours: Collection[str]) -> GroupArchive:
+    """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one.
+
+    What the companion derives itself is not taken from the file: names are cleaned by the rules of
+    names, times are kept in UTC, and ranks are computed again by the game's rules.
+    """
     document = _load(data)
     _check_shape(document)
     players = document["players"]
@@ -287,15 +327,16 @@ def parse_backup(data: bytes | str, games: Mapping[str, GameInfo], colours: Coll
         if game is None:
             raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
                               f"{where}.game", play=where, game=play["game"])
-        _check_stamp(play["started_at"], f"{where}.started_at")
+        play["started_at"] = _utc_stamp(play["started_at"], f"{where}.started_at")
         if play["ended_at"] is not None:
-            _check_stamp(play["ended_at"], f"{where}.ended_at")
+            play["ended_at"] = _utc_stamp(play["ended_at"], f"{where}.ended_at")
         _check_seats(play, where, players, colours, game)
         _check_events(play, where)
-        _check_results(play, where)
+        _check_results(play, where, game)
+        _ranked_again(play, players)
         _check_log_replays(play, where, players)
     return GroupArchive(
-        name=document["group"]["name"],
+        name=_clean_name(document["group"]["name"], "group.name"),
         players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"]) for p in players),
         plays=tuple(
             ArchivedPlay(

@@ -146,14 +146,25 @@ REFUSED = {
     "a float for a whole number": (_set("plays.0.version", 5.0), "plays[0].version"),
     "a player listed twice": (_set("players.1.name", "ANNA"), "lists the player ANNA twice"),
     "a colour the companion lacks": (_set("players.0.colour", "chartreuse"), "colour 'chartreuse'"),
-    "a blank name": (_set("players.0.name", "  "), "is not a player name"),
+    "a blank name": (_set("players.0.name", "  "), "players[0].name: A name needs at least one visible"),
+    "a name with a control character": (_set("players.0.name", "An\x07na"), "players[0].name: A name cannot "
+                                                                            "contain U+0007"),
+    "the same name with an invisible space": (_set("players.1.name", "An\u200bna"), "lists the player An"),
+    "a group name of spaces only": (_set("group.name", "\u3000"), "group.name: A name needs at least one"),
+    "a time without UTC offset": (_set("plays.0.started_at", "2024-05-01T20:00:00"), "has no UTC offset"),
+    "an event time without UTC offset": (_gold_west_play(lambda p: p["events"][0].update(
+        created_at="2024-05-01 20:00")), "events[0].created_at: '2024-05-01 20:00' has no UTC offset"),
+    "a breakdown row the game does not score": (
+        _gold_west_play(lambda p: [r["breakdown"].update(bonus=0) for r in p["results"]]),
+        "has the row 'bonus', which Gold West does not score"),
+    "players with different rows": (_gold_west_play(lambda p: p["results"][1].update(
+        breakdown={"total": p["results"][1]["total"]})), "the same rows for every player"),
     "a seat of a player who is not there": (_set("plays.0.seats.0.player", 7), "only 3 players"),
     "a player seated twice": (_gold_west_play(lambda p: p["seats"][1].update(player=p["seats"][0]["player"])),
                               "seats the same player twice"),
     "results of someone else": (_gold_west_play(lambda p: p["results"].reverse()), "one result per seat"),
     "a total that is not the sum": (_gold_west_play(lambda p: p["results"][0].update(total=1)),
                                     "is not the sum of its breakdown"),
-    "nobody first": (_gold_west_play(lambda p: [r.update(rank=2) for r in p["results"]]), "nobody in first"),
     "an unknown game": (_set("plays.0.game", "chess"), "'chess', a game the companion does not serve"),
     "too many players": (_gold_west_play(lambda p: p["seats"].extend([{"player": 0, "colour": "pink"}] * 3)),
                          "the game is played by 2 to 4"),
@@ -194,13 +205,51 @@ def test_a_valid_document_passes(db, group):
     assert len(archive.plays) == 4 and [p.name for p in archive.players] == ["Anna", "Ben", "=Zoë+1"]
 
 
-def test_a_clash_the_database_finds_rolls_everything_back(db, group):
+def test_a_clash_the_store_finds_rolls_everything_back(db, group):
     archive = store.dump_group(db, group["id"])
     broken = store.GroupArchive(archive.name, (*archive.players, archive.players[0]), archive.plays)
     before = table_counts(db)
-    with pytest.raises(store.StoreError, match="nothing was imported"):
-        store.restore_group(db, broken)  # the same name twice: the unique index refuses the second
+    with pytest.raises(store.StoreError, match="Anna appears twice"):
+        store.restore_group(db, broken)  # the same name twice: the store's one check of names refuses it
     assert table_counts(db) == before
+
+
+def test_ranks_are_computed_again_by_the_games_rules_not_taken_from_the_file(db, group):
+    document = valid_document(db, group)
+    gold_west = play_of(document, "gold-west")
+    for result in gold_west["results"]:
+        result["rank"] = 1  # everybody a winner, as a hand-edited file might claim
+    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    restored = next(play for play in archive.plays if play.game == "gold-west")
+    # the corrected totals 58, 60, 36
+    assert [r.rank for r in restored.results] == [2, 1, 3]
+
+
+def test_ranks_break_ties_with_the_tie_breakers_the_final_tally_recorded(db, group):
+    document = valid_document(db, group)
+    gold_west = play_of(document, "gold-west")
+    gold_west["results"][1].update(breakdown=gw(40), total=58)  # Anna and Ben tied on 58 …
+    final = next(e for e in gold_west["events"] if e["kind"] == "final")
+    final["payload"] = {"players": [{"wanted": 1, "supply_left": 2}, {"wanted": 1, "supply_left": 5},
+                                    {"wanted": 1, "supply_left": 2}]}  # … Ben has more supply left
+    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    restored = next(play for play in archive.plays if play.game == "gold-west")
+    assert [r.rank for r in restored.results] == [2, 1, 3]
+
+
+def test_times_are_kept_in_utc_whatever_offset_the_file_gives(db, group):
+    document = valid_document(db, group)
+    play_of(document, "gold-west")["ended_at"] = "2024-05-01T22:30:00+02:00"
+    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    assert next(p for p in archive.plays if p.game == "gold-west").ended_at == "2024-05-01T20:30:00+00:00"
+
+
+def test_names_in_a_backup_are_kept_as_the_forms_keep_them(db, group):
+    document = valid_document(db, group)
+    document["players"][0]["name"] = "  Zoe\u0301  Ann  "  # spaces around and inside, e + combining accent
+    document["group"]["name"] = " Friday\tnight "
+    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    assert archive.players[0].name == "Zo\u00e9 Ann" and archive.name == "Friday night"
 
 
 # --- CSV, BoardGameGeek XML, BG Stats --------------------------------------------------------------

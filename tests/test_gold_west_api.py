@@ -223,7 +223,8 @@ def with_players(*players: dict, **body) -> dict:
         pytest.param(with_players({"name": "Anna", "offices": [{"office": key} for key in OFFICE_KEYS[4:9]]}),
                      "players[0].offices", id="more-than-four-offices-listed"),
         # Rules across fields.
-        pytest.param(with_players({"name": "Anna"}, {"name": " anna"}), "players[1]", id="names-not-unique"),
+        pytest.param(with_players({"name": "Anna"}, {"name": " anna"}), "players[1].name",
+                     id="names-not-unique"),
         pytest.param(with_players({"name": "Anna", "largest_group": 3, "second_group": 4}),
                      "players[0].second_group", id="second-group-larger"),
         pytest.param(with_players({"name": "Anna", "largest_group": 11, "wanted": 2}), "players[0].wanted",

@@ -13,6 +13,7 @@ from companion.api import ENDPOINTS
 from companion.api.core import StrictValidator, respond
 from companion.api.great_western_trail import ENDPOINTS as GWT_ENDPOINTS
 from companion.api.great_western_trail import REQUEST_SCHEMA
+from companion.names import NameProblem, clean_name, duplicate_name
 
 (ENDPOINT,) = GWT_ENDPOINTS
 ROWS = ["money", "buildings", "cities", "stations", "hazards", "cattle", "objectives", "station_masters",
@@ -214,13 +215,13 @@ def test_cross_field_rules_are_400_with_paths(body, paths):
 def test_player_names_must_be_unique_ignoring_case_and_spaces(names):
     status, answer = post({"players": [{"name": name} for name in names]})
     assert status == 400
-    assert answer["details"][0]["path"] == f"players[{len(names) - 1}]"
+    assert answer["details"][0]["path"] == f"players[{len(names) - 1}].name"
 
 
 # Fuzzing: bodies built from the request schema itself.
 
 _KNOWN_KEYWORDS = {"type", "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
-                   "minimum", "maximum", "enum", "pattern", "default", "description"}
+                   "minimum", "maximum", "enum", "pattern", "default", "description", "x-rule"}
 _SAMPLE_NAMES = ["Anna", "anna", " Ben ", "Cara", "Dana", "Émile"]
 
 
@@ -263,8 +264,11 @@ def breaks_cross_field_rules(body: dict) -> bool:
     players = body["players"]
     if edition == 1 and len(players) < 2:
         return True
-    names = [player["name"].strip().casefold() for player in players]
-    if len(set(names)) != len(names):
+    try:
+        names = [clean_name(player["name"]) for player in players]
+    except NameProblem:
+        return True
+    if duplicate_name(names) is not None:
         return True
     tiles = [tile for player in players for tile in player.get("station_masters", [])]
     if any(tile not in (ED1_TILES if edition == 1 else ED2_TILES) for tile in tiles):

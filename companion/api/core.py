@@ -10,7 +10,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.validators import extend
 
-from companion.games.common import NAME_SPACE, RulesError
+from companion.games.common import RulesError
+from companion.names import NAME_MAX, NameProblem, clean_name, duplicate_name
 
 
 class ApiError(RulesError):
@@ -90,7 +91,7 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     if kind == "maxLength":
         return path, f"must be at most {limit} characters long"
     if kind == "pattern":
-        return path, "is not in the expected form"
+        return path, error.schema.get("x-rule", "is not in the expected form")
     if kind in ("minProperties", "maxProperties"):
         word = "at least" if kind == "minProperties" else "at most"
         return path, f"must have {word} {limit} entr{'ies' if limit != 1 else 'y'}"
@@ -150,8 +151,11 @@ _SPACE, _INK, _ANY = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]", r"[^\n\r\u2028\u2029]"
 PLAYER_NAME = {
     "type": "string",
     # 1–40 characters once leading and trailing spaces are trimmed.
-    "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,38}}{_INK})?{_SPACE}*$",
-    "description": "1–40 characters after trimming spaces; unique within a request, ignoring case.",
+    "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,{NAME_MAX - 2}}}{_INK})?{_SPACE}*$",
+    "x-rule": f"must be 1–{NAME_MAX} characters after trimming spaces",
+    "description": f"1–{NAME_MAX} characters after trimming spaces, without control or formatting "
+                   "characters (NUL, BOM, bidirectional overrides …); unique within a request, ignoring "
+                   "case, spacing and invisible characters.",
 }
 
 
@@ -187,19 +191,25 @@ def final_score_response(rows: Iterable[str], slug: str) -> dict:
     }
 
 
-def checked_player_names(names: list[str], path: str = "players") -> list[str]:
-    """Trimmed names, refusing duplicates that differ only in case or spaces."""
-    seen: dict[str, int] = {}
-    trimmed = []
+def checked_player_names(names: list[str], path: str = "players[{index}]") -> list[str]:
+    """The names as kept (``companion.names.clean_name``), refusing two names of one player.
+
+    ``path`` is the detail path of the name at ``{index}``: ``players[{index}].name`` where a player is
+    an object.
+    """
+    cleaned = []
     for index, raw in enumerate(names):
-        name = raw.strip(NAME_SPACE)
-        key = name.casefold()
-        if key in seen:
-            raise ApiError(f"Player names must be unique: {name!r} appears twice.",
-                           [(f"{path}[{index}]", "repeats an earlier player's name")])
-        seen[key] = index
-        trimmed.append(name)
-    return trimmed
+        where = path.format(index=index)
+        try:
+            cleaned.append(clean_name(raw, where))
+        except NameProblem as problem:
+            raise ApiError(f"{where}: {problem.message}", [(where, str(problem.message))]) from None
+    repeated = duplicate_name(cleaned)
+    if repeated is not None:
+        where = path.format(index=repeated)
+        raise ApiError(f"Player names must be unique: {cleaned[repeated]!r} appears twice.",
+                       [(where, "repeats an earlier player's name")])
+    return cleaned
 
 
 def respond(endpoint: Endpoint, body: Any) -> tuple[int, dict]:

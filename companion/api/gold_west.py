@@ -121,7 +121,7 @@ def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
 def answer(body: dict) -> dict:
     """Score a schema-valid request: the final-score response, or ApiError naming the field."""
     players = body["players"]
-    names = checked_player_names([player["name"] for player in players])
+    names = checked_player_names([player["name"] for player in players], "players[{index}].name")
     tallies = [_player_tally(player, name, index)
                for index, (player, name) in enumerate(zip(players, names, strict=True))]
     try:

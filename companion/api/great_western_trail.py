@@ -91,7 +91,7 @@ def score_great_western_trail(body: dict) -> dict:
     """Rank the players of a schema-valid request; cross-field rules break as ApiError."""
     edition = body.get("edition", gwt.DEFAULT_EDITION)
     players = body["players"]
-    names = checked_player_names([player["name"] for player in players])
+    names = checked_player_names([player["name"] for player in players], "players[{index}].name")
     tallies = [tally_from_player(player, name) for player, name in zip(players, names, strict=True)]
     problems = gwt.tally_problems(edition, tallies)
     if problems:

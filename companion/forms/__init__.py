@@ -8,9 +8,18 @@ from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import (
+    DataRequired,
+    InputRequired,
+    Length,
+    NumberRange,
+    Optional,
+    StopValidation,
+    ValidationError,
+)
 
 from companion.games.common import GameInfo
+from companion.names import NAME_MAX, NameProblem, clean_name
 from companion.store import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, Player
 
 # Player colours: the pieces' colours of the three games, plus a few for larger groups.
@@ -19,7 +28,6 @@ COLOURS: dict[str, str] = {
     "black": _l("black"), "white": _l("white"), "purple": _l("purple"), "orange": _l("orange"),
     "grey": _l("grey"), "pink": _l("pink"),
 }
-NAME_MAX = 40
 
 
 def choices(pairs) -> list[SelectChoice]:
@@ -33,6 +41,25 @@ COLOUR_CHOICES = choices(COLOURS.items())
 def collapse_spaces(value: str | None) -> str | None:
     """Trim a typed text and fold runs of spaces into one."""
     return " ".join(value.split()) if isinstance(value, str) else value
+
+
+class TypedName:
+    """Validator of a player's or group's name by the rules of names (``companion.names``).
+
+    The field's data becomes the name as it is kept (trimmed, spaces folded, NFC); a name that breaks a
+    rule gets the rule's sentence in the reader's language.
+    """
+
+    def __init__(self, missing: str) -> None:
+        self.missing = missing
+
+    def __call__(self, form, field: StringField) -> None:
+        if not (field.data or "").strip():
+            raise StopValidation(self.missing)
+        try:
+            field.data = clean_name(field.data)
+        except NameProblem as problem:
+            raise StopValidation(gettext(problem.template, **problem.params)) from None
 
 
 class WholeNumberField(IntegerField):
@@ -60,8 +87,8 @@ def _join_code(value: str | None) -> str | None:
 
 
 class GroupForm(FlaskForm):
-    name = StringField(_l("Group name"), filters=[collapse_spaces],
-                       validators=[DataRequired(_l("Give the group a name.")), Length(max=NAME_MAX)])
+    name = StringField(_l("Group name"), validators=[TypedName(_l("Give the group a name."))],
+                       render_kw={"maxlength": NAME_MAX})
 
 
 class JoinCodeForm(FlaskForm):
@@ -82,8 +109,8 @@ class ConfirmForm(FlaskForm):
 
 
 class PlayerForm(FlaskForm):
-    name = StringField(_l("Name"), filters=[collapse_spaces],
-                       validators=[DataRequired(_l("Type the player's name.")), Length(max=NAME_MAX)])
+    name = StringField(_l("Name"), validators=[TypedName(_l("Type the player's name."))],
+                       render_kw={"maxlength": NAME_MAX})
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
 
 

@@ -22,6 +22,7 @@ from companion.games.common import (
     rank_players,
     seat_index,
 )
+from companion.names import name_key
 
 GAME = GameInfo(
     slug="great-western-trail",
@@ -289,11 +290,11 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
         name = tally.name.strip(NAME_SPACE)
         if not name:
             problems.append((f"{where}.name", Message("Every player needs a name.")))
-        elif name.casefold() in names:
+        elif name_key(name) in names:
             problems.append((f"{where}.name", Message("Player names must be unique: %(name)s appears twice.",
                                                       name=repr(name))))
         else:
-            names[name.casefold()] = index
+            names[name_key(name)] = index
         problems.extend(_number_problems(tally, where))
         for position, key in enumerate(tally.station_masters):
             path = f"{where}.station_masters[{position}]"

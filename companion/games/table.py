@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from companion.games import gold_west, great_western_trail, mayflower
-from companion.games.common import FINAL_EVENT, PlaySetup, RulesError, seat_index
+from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesError, rank_players, seat_index
 
 # "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
 # every game accepts it, so the game modules never see it.
@@ -83,3 +83,12 @@ def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> T
         if kind != FINAL_EVENT:  # the final tally is kept as results, not as table state
             table = apply(table, kind, payload)
     return table
+
+
+def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
+                 final_payload: Mapping[str, Any] | None) -> FinalResult:
+    """A stored tally ranked again: totals as the row sums, with the game's tie-breakers where the play's
+    final tally recorded them (Gold West's Wanted camps and supply)."""
+    tie_breakers = (gold_west.tie_breakers_from_payload(final_payload, len(breakdowns))
+                    if game == gold_west.GAME.slug and final_payload is not None else None)
+    return rank_players(game, rows, breakdowns, tie_breakers)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.groups import Group, _new_join_code, get_group
+from companion.store.groups import Group, _new_join_code, check_distinct_names, get_group
 from companion.store.schema import StoreError, now, write_transaction
 
 # --- a whole group, for the backup and its import -------------------------------------------------
@@ -107,9 +107,11 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
 def restore_group(db: Database, archive: GroupArchive) -> Group:
     """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
 
-    The archive must have been checked (companion.exports.parse_backup does); a clash the database
-    still finds is a StoreError and leaves the database as it was.
+    The archive must have been checked (companion.exports.parse_backup does); two players that are the
+    same person (check_distinct_names) or a clash the database still finds is a StoreError and leaves
+    the database as it was.
     """
+    check_distinct_names([p.name for p in archive.players])
     try:
         with write_transaction(db):
             while True:

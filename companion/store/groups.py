@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from companion.names import duplicate_name, name_key
 from companion.store.schema import NotFound, StoreError, now, write_transaction
 
 
@@ -124,19 +125,32 @@ class DuplicateName(StoreError):
     """A player name the group already has."""
 
 
-def _check_free_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
-    row = db.execute(
-        "SELECT id FROM players WHERE group_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?",
-        [group_id, name, except_id],
-    ).fetchone()
-    if row:
-        raise DuplicateName("The group already has a player called %(name)s.", "name", name=name)
+def check_free_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
+    """Refuse a name the group already has: the one check of player names, by their comparison key.
+
+    Two names are the same player when ``companion.names.name_key`` says so (case, spaces and
+    invisible characters aside). Call it inside the write transaction that stores the name.
+    """
+    key = name_key(name)
+    taken = db.execute("SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()
+    clash = next((other for player_id, other in taken if player_id != except_id and name_key(other) == key),
+                 None)
+    if clash is not None:
+        raise DuplicateName("The group already has a player called %(name)s.", "name", name=clash)
+
+
+def check_distinct_names(names: Sequence[str], path: str = "players") -> None:
+    """Refuse a list of new players in which two are the same player (the key of check_free_name)."""
+    index = duplicate_name(list(names))
+    if index is not None:
+        raise DuplicateName("%(name)s appears twice among the players.", f"{path}[{index}].name",
+                            name=names[index])
 
 
 def add_player(db: Database, group_id: int, name: str, colour: str) -> int:
-    """Add a player to a group; a name the group already has (ignoring case) is refused."""
+    """Add a player to a group; a name the group already has (see check_free_name) is refused."""
     with write_transaction(db):
-        _check_free_name(db, group_id, name)
+        check_free_name(db, group_id, name)
         cursor = db.execute(
             "INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
             [group_id, name, colour, now()],
@@ -146,7 +160,7 @@ def add_player(db: Database, group_id: int, name: str, colour: str) -> int:
 
 def update_player(db: Database, group_id: int, player_id: int, name: str, colour: str) -> None:
     with write_transaction(db):
-        _check_free_name(db, group_id, name, except_id=player_id)
+        check_free_name(db, group_id, name, except_id=player_id)
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import format_decimal
 from flask_babel import gettext as _
 from markupsafe import Markup
 from werkzeug.wrappers import Response
@@ -22,8 +23,9 @@ from companion.forms.history import (
     StatisticsFilterForm,
     correction_form,
 )
-from companion.games import GAMES, get_game, gold_west
-from companion.games.common import FinalResult, rank_players
+from companion.games import GAMES, get_game
+from companion.games.common import FinalResult
+from companion.games.table import ranked_tally
 from companion.labels import row_label
 from companion.messages import Refused
 from companion.security import remember_group
@@ -38,9 +40,7 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
                      final_payload: Mapping[str, Any] | None) -> FinalResult:
     """Totals as the row sums and ranks recomputed, with the game's tie-breakers where recorded."""
     names = [seat.name for seat in play.seats]
-    return rank_players(play.game, rows, list(zip(names, breakdowns, strict=True)),
-                        (gold_west.tie_breakers_from_payload(final_payload, len(names))
-                         if play.game == gold_west.GAME.slug else None))
+    return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload)
 
 
 # --- statistics as charts -------------------------------------------------------------------------
@@ -234,12 +234,10 @@ def export_bgg(group_id: int):
 @bp.route("/groups/import", methods=["GET", "POST"])
 def import_backup():
     """A backup becomes a new group (a new invite link and join code), on this phone."""
-    # a group's whole history is the one upload larger than the site-wide request limit
-    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
     form = ImportForm()
     if form.validate_on_submit():
         try:
-            archive = exports.parse_backup(form.backup.data.read(), GAMES, COLOURS)
+            archive = exports.parse_backup(form.backup.data.stream, GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
         except Refused as error:
             form.backup.errors.append(translated(error))
@@ -249,9 +247,19 @@ def import_backup():
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=group.id))
     status = 400 if request.method == "POST" else 200
-    limit_kb = current_app.config["BACKUP_MAX_BYTES"] // 1024
-    return render_template("history/import.html", form=form, limit_kb=limit_kb), status
+    return render_template("history/import.html", form=form,
+                           limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
+                                                format="#,##0.#")), status
+
+
+def _allow_a_whole_backup() -> None:
+    """Raise the request size limit for the import page alone: a group's whole history is the one upload
+    larger than the site-wide limit. It must run before the CSRF check, which reads the form."""
+    if request.endpoint == "history.import_backup":
+        request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
 
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    # first of the site's before-request functions, ahead of the CSRF check registered earlier
+    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_backup)

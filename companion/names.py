@@ -1,0 +1,100 @@
+"""Names that people type: the one check for player and group names, and the key that compares them.
+
+A name is what a person typed on a phone, sent through the API or read from a backup. The same rules
+hold everywhere:
+
+- Spaces (any Unicode space, tab or line break) at either end are trimmed and runs of them inside
+  become one space; the name is stored in Unicode normal form C, so an "é" typed as e + accent is the
+  same text as the precomposed "é".
+- A name has 1–40 characters after that.
+- Refused outright: control characters (NUL, BEL, DEL …), lone surrogates, the byte-order mark,
+  noncharacters, and the bidirectional overrides and isolates that make text display in another
+  order than it is stored (a classic way to forge a name).
+- Invisible characters (zero-width space and joiners, soft hyphen, Hangul fillers, variation
+  selectors …) may stay in a name — emoji and some scripts need the joiners — but they do not make
+  it another name: the comparison key leaves them out, so ``An\u200bna`` is the same player as
+  ``Anna``. A name of nothing but invisible characters is refused.
+- Two names are the same player when their keys match: the key also ignores case and compatibility
+  variants (``ANNA``, ``anna``, full-width ``Ａｎｎａ``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from companion.messages import Refused
+
+NAME_MAX = 40
+
+# Spaces folded into one " ": the categories Zs (space separators), Zl and Zp, and the ASCII
+# whitespace controls a pasted name may carry.
+_ASCII_SPACES = frozenset("\t\n\r\f\v")
+# Characters that re-order how the text around them is displayed (embeddings, overrides, isolates).
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_BOM = "\ufeff"
+# Characters that show nothing but are not of category Cf (format), which counts as invisible too.
+_INVISIBLE_OTHER = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0") | frozenset(
+    chr(code) for code in (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
+
+
+class NameProblem(Refused):
+    """A name that breaks the rules of names; the message says which rule."""
+
+
+def _is_space(ch: str) -> bool:
+    return ch in _ASCII_SPACES or unicodedata.category(ch) in ("Zs", "Zl", "Zp")
+
+
+def _is_invisible(ch: str) -> bool:
+    return ch in _INVISIBLE_OTHER or unicodedata.category(ch) == "Cf"
+
+
+def _refused(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    if category == "Cc":
+        return ch not in _ASCII_SPACES
+    if category == "Cs" or ch == _BOM or ch in _BIDI_CONTROLS:
+        return True
+    code = ord(ch)
+    return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE  # noncharacters
+
+
+def clean_name(text: str, path: str = "name") -> str:
+    """The name as it is kept (trimmed, spaces folded, NFC), or NameProblem saying which rule it breaks.
+
+    ``path`` names the input in the API's notation (``players[1].name``) for the error.
+    """
+    bad = next((ch for ch in text if _refused(ch)), None)
+    if bad is not None:
+        raise NameProblem("A name cannot contain %(code)s: it is a control or formatting character, not "
+                          "text.", path, code=f"U+{ord(bad):04X}")
+    name = unicodedata.normalize("NFC", _collapse(text))
+    if not name or not name_key(name):
+        raise NameProblem("A name needs at least one visible character.", path)
+    if len(name) > NAME_MAX:
+        raise NameProblem("A name has 1–%(most)d characters after trimming spaces; this one has %(count)d.",
+                          path, most=NAME_MAX, count=len(name))
+    return name
+
+
+def _collapse(text: str) -> str:
+    return " ".join("".join(" " if _is_space(ch) else ch for ch in text).split())
+
+
+def name_key(name: str) -> str:
+    """What two names of the same player share: no invisible characters, spaces folded, case and
+    compatibility variants ignored (NFKC of the case-folded text)."""
+    visible = "".join(ch for ch in name if not _is_invisible(ch))
+    folded = unicodedata.normalize("NFKC", _collapse(visible)).casefold()
+    return unicodedata.normalize("NFKC", folded)
+
+
+def duplicate_name(names: list[str]) -> int | None:
+    """The index of the first name whose key an earlier name already has, or None."""
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        key = name_key(name)
+        if key in seen:
+            return index
+        seen.add(key)
+    return None

@@ -1,0 +1,99 @@
+"""Backups up to the size the import page states, with CSRF on as in production."""
+
+from __future__ import annotations
+
+import io
+import re
+
+from companion import exports, store
+from companion.forms import COLOURS
+from companion.games import GAMES
+from companion.store import ArchivedEvent, ArchivedPlay, ArchivedPlayer, ArchivedResult, ArchivedSeat
+from tests.conftest import make_app
+
+NAMES = ("Anna", "Ben", "Cara", "Dmitri")
+
+
+def large_archive(plays: int) -> store.GroupArchive:
+    """A group with ``plays`` finished Great Western Trail plays closed with the totals."""
+    players = tuple(ArchivedPlayer(name, colour, "2024-01-01T18:00:00+00:00")
+                    for name, colour in zip(NAMES, ("red", "blue", "green", "yellow"), strict=True))
+    archived = []
+    for n in range(plays):
+        seated = [n % 4, (n + 1) % 4, (n + 2) % 4]
+        totals = [40 + n % 23, 55 + n % 17, 47 + n % 31]
+        ranks = [1 + sum(other > total for other in totals) for total in totals]
+        day = f"2024-{1 + n % 12:02d}-{1 + n % 28:02d}"
+        archived.append(ArchivedPlay(
+            game="great-western-trail", options={"edition": 1 + n % 2}, status="finished",
+            counted=n % 10 != 0, started_at=f"{day}T19:00:00+00:00",
+            ended_at=f"{day}T21:{n % 60:02d}:00+00:00", version=1,
+            seats=tuple(ArchivedSeat(p, players[p].colour) for p in seated),
+            events=(ArchivedEvent(1, "final", {"totals": totals}, f"{day}T21:{n % 60:02d}:00+00:00"),),
+            results=tuple(ArchivedResult(p, total, rank, {"total": total})
+                          for p, total, rank in zip(seated, totals, ranks, strict=True)),
+        ))
+    return store.GroupArchive("Club night", players, tuple(archived))
+
+
+def csrf_token(client) -> str:
+    page = client.get("/groups/import")
+    return re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page.text).group(1)
+
+
+def import_through_the_page(client, backup: bytes):
+    return client.post("/groups/import", data={"csrf_token": csrf_token(client),
+                                               "backup": (io.BytesIO(backup), "backup.json")},
+                       content_type="multipart/form-data")
+
+
+def imported_group_id(answer) -> int:
+    assert answer.status_code == 302, answer.text
+    return int(re.search(r"/groups/(\d+)", answer.location).group(1))
+
+
+def test_a_1500_play_backup_goes_round_through_the_import_page(tmp_path):
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True)
+    db = store.connect(app.config["DATABASE"])
+    client = app.test_client()
+    archive = large_archive(1500)
+    first = imported_group_id(import_through_the_page(
+        client, exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()))
+    assert store.dump_group(db, first) == archive
+
+    backup = client.get(f"/groups/{first}/export/backup.json").data
+    assert len(backup) > 3 * app.config["MAX_CONTENT_LENGTH"]  # far beyond any other request
+    second = imported_group_id(import_through_the_page(client, backup))
+
+    assert second != first and store.dump_group(db, second) == archive
+    assert client.get(f"/groups/{second}/statistics").status_code == 200
+    assert client.get(f"/groups/{second}/history").status_code == 200
+
+
+def test_a_backup_over_the_stated_limit_is_refused_with_413_and_stores_nothing(tmp_path):
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, BACKUP_MAX_BYTES=600 * 1024)
+    db = store.connect(app.config["DATABASE"])
+    client = app.test_client()
+    too_big = b'{"format": "' + b"x" * app.config["BACKUP_MAX_BYTES"] + b'"}'
+    answer = import_through_the_page(client, too_big)
+    assert answer.status_code == 413 and "more data than the companion accepts" in answer.text
+    assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == 0
+
+
+def test_other_forms_keep_the_site_wide_limit(tmp_path):
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True)
+    client = app.test_client()
+    too_long = "x" * app.config["MAX_CONTENT_LENGTH"]
+    answer = client.post("/groups", data={"csrf_token": csrf_token(client), "name": too_long})
+    assert answer.status_code == 413
+
+
+def test_the_import_page_states_the_limit_in_megabytes(tmp_path):
+    app = make_app(tmp_path, BACKUP_MAX_BYTES=32 * 1024 * 1024)
+    assert "at most 32 MB" in app.test_client().get("/groups/import").text
+
+
+def test_a_backup_file_is_read_from_its_stream_even_with_a_byte_order_mark():
+    archive = large_archive(3)
+    text = exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
+    assert exports.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
