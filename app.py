@@ -10,10 +10,11 @@ from flask import Flask
 
 from companion import compression, database, i18n, security
 from companion import config as settings
-from companion.games import GAMES
+from companion.catalogue import AnyGame
 from companion.labels import ROW_LABELS, row_label
 from companion.views import (
     api,
+    custom_games,
     errors,
     gold_west,
     great_western_trail,
@@ -89,7 +90,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health):
+                   mayflower, health, custom_games):
         module.init_app(app)
-    app.jinja_env.globals.update(games=GAMES, row_labels=ROW_LABELS, row_label=row_label)
+    app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -51,8 +51,10 @@ class BackupError(RulesError):
     """A backup file that cannot be imported; nothing of it was stored."""
 
 
-def bgg_id(game: str, options: Mapping[str, Any]) -> int | None:
+def bgg_id(game: str, options: Mapping[str, Any], info: GameInfo | None = None) -> int | None:
     """The game's BoardGameGeek id, or None where the companion does not know it."""
+    if info is not None and info.bgg_id is not None:  # a group's own game, as the group gave it
+        return info.bgg_id
     if game == great_western_trail.GAME.slug:
         edition = options.get("edition", great_western_trail.DEFAULT_EDITION)
         return GWT_BGG_IDS.get(edition) if type(edition) is int else None
@@ -397,7 +399,7 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo]) -> bytes
                                 incomplete="0", nowinstats="0" if play.counted else "1", location="")
         item = ET.SubElement(element, "item", name=games[play.game].name if play.game in games else play.game,
                              objecttype="thing")
-        object_id = bgg_id(play.game, play.options)
+        object_id = bgg_id(play.game, play.options, games.get(play.game))
         if object_id is not None:
             item.set("objectid", str(object_id))
         players = ET.SubElement(element, "players")
@@ -413,8 +415,11 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo]) -> bytes
 
 def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow]) -> dict[str, Any]:
     """A finished play in BG Stats' createPlay format."""
-    game_data: dict[str, Any] = {"name": game.name, "sourceGameId": game.slug, "highestWins": True}
-    object_id = bgg_id(play.game, play.options)
+    game_data: dict[str, Any] = {"name": game.name, "sourceGameId": game.slug,
+                                 "highestWins": not game.lowest_wins}
+    if game.cooperative:
+        game_data["cooperative"] = True
+    object_id = bgg_id(play.game, play.options, game)
     if object_id is not None:
         game_data["bggId"] = object_id
     ended = datetime.fromisoformat(play.ended_at or play.started_at)

@@ -138,6 +138,7 @@ class SampleGroup:
     player_names: tuple[str, ...]
     active: dict[str, int]  # game slug → play id
     finished: dict[str, int]
+    game_ids: tuple[int, ...] = ()  # the group's own games (beside the three)
 
     @property
     def play_ids(self) -> list[int]:
@@ -166,10 +167,13 @@ def build_sample_group(app: Flask, client: FlaskClient, name: str,
         added = submit(client, group_page, _path(app, "groups.add_player", group_id=group_id),
                        name=player_name, colour=colour)
         assert added.status_code == 302, added.text
+    added = submit(client, _path(app, "custom_games.new", group_id=group_id), name=f"{name} game")
+    assert added.status_code == 302, added.text
     db = store.connect(app.config["DATABASE"])
     try:
+        game_ids = tuple(game.id for game in store.list_group_games(db, group_id))
         active, finished = {}, {}
-        for slug in GAMES:
+        for slug in [*GAMES, *(f"custom-{game_id}" for game_id in game_ids)]:
             new_play = _path(app, "groups.new_play", group_id=group_id, game_slug=slug)
             for plays in (active, finished):
                 started = submit(client, new_play)
@@ -178,20 +182,21 @@ def build_sample_group(app: Flask, client: FlaskClient, name: str,
                 for seat, points in ((0, 3), (1, 5)):
                     store.append_event(db, plays[slug], "adjust",
                                        {"seat": seat, "points": points, "note": ""})
-            tally = submit(client, _path(app, "plays.finish", play_id=finished[slug]))
+            tally = submit(client, _path(app, "custom_games.final_tally" if slug.startswith("custom-")
+                                         else "plays.finish", play_id=finished[slug]))
             assert tally.status_code == 302, (slug, tally.text)
         group = store.get_group(db, group_id)
         players = store.list_players(db, group_id)
     finally:
         db.close()
     return SampleGroup(group_id, name, group.token, group.join_code, tuple(p.id for p in players),
-                       tuple(p.name for p in players), active, finished)
+                       tuple(p.name for p in players), active, finished, game_ids)
 
 
 # --- filling the routes of the app ---------------------------------------------------------------
 
 # Parameters that name something inside a group: a route taking one of them is private to the group.
-PRIVATE = re.compile(r"group|play|player|result|event|seat|seq")
+PRIVATE = re.compile(r"group|play|player|result|event|seat|seq|game_id")
 
 
 def routes(app: Flask, method: str) -> list[Rule]:
@@ -215,10 +220,12 @@ def parameter_values(rule: Rule, name: str, group: SampleGroup) -> list:
         return [group.player_ids[position % len(group.player_ids)]]
     if name == "play_id":
         return group.play_ids
+    if name == "game_id":
+        return list(group.game_ids)
     if "result" in name:
         return list(group.finished.values())
     if name in ("game_slug", "game", "slug"):
-        return list(GAMES)
+        return [*GAMES, *(f"custom-{game_id}" for game_id in group.game_ids)]
     if name == "token":
         return [group.token]
     if "code" in name:

@@ -43,6 +43,9 @@ class GameInfo:
     min_players: int
     max_players: int
     rows: tuple[str, ...]  # breakdown keys of the final score, in the scoring pad's order
+    bgg_id: int | None = None  # BoardGameGeek's id, where known
+    lowest_wins: bool = False
+    cooperative: bool = False  # everybody wins or loses together
 
 
 @dataclass(frozen=True)

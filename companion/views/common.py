@@ -7,6 +7,7 @@ from werkzeug.wrappers import Response
 
 from companion import store
 from companion.database import get_db
+from companion.games import custom
 from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.i18n import translated
 from companion.messages import Refused
@@ -66,6 +67,8 @@ def game_blueprint_name(game_slug: str) -> str:
 
 def final_tally_url(play: store.Play) -> str:
     """The game's own final tally if it has one, else the generic total per player."""
+    if custom.game_id_of(play.game) is not None:
+        return url_for("custom_games.final_tally", play_id=play.id)
     endpoint = f"{game_blueprint_name(play.game)}.final_tally"
     if endpoint in current_app.view_functions:
         return url_for(endpoint, play_id=play.id)

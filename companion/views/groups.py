@@ -10,9 +10,10 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from companion import store
+from companion.catalogue import group_games
 from companion.database import get_db
 from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, new_play_form
-from companion.games import GAMES
+from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
@@ -44,7 +45,8 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
         player_form = PlayerForm(formdata=None, colour=_free_colour(players))
     invite_url = url_for("home.join_by_link", token=group.token, _external=True)
     return render_template(
-        "group.html", group=group, players=players, player_form=player_form, games=GAMES,
+        "group.html", group=group, players=players, player_form=player_form,
+        group_games=store.list_group_games(db, group.id),
         active=store.list_plays(db, group.id, "active"), recent=store.recent_finished(db, group.id),
         invite_url=invite_url, invite_qr=invite_qr_svg(invite_url), confirm=ConfirmForm(),
     ), status
@@ -122,11 +124,14 @@ def delete(group_id: int):
 @bp.route("/plays/new/<game_slug>", methods=["GET", "POST"])
 def new_play(group_id: int, game_slug: str):
     group = member_group(group_id)
-    game = GAMES.get(game_slug) or abort(404)
+    game = group_games(group.id).get(game_slug) or abort(404)
     players = store.list_players(get_db(), group.id)
     form = new_play_form(game, players, formdata=request.form if request.method == "POST" else None)
     if request.method == "POST" and form.validate():
         seats, options = form.chosen_seats(), form.chosen_options()
+        if custom.game_id_of(game.slug) is not None:  # the play keeps the sheet it is scored with
+            options[custom.SHEET_OPTION] = store.get_group_game(get_db(), group.id,
+                                                                custom.game_id_of(game.slug)).version_id
         names = {p.id: p.name for p in players}
         try:
             # the game itself decides whether it can start like this (player count per edition …)

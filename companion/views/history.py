@@ -14,6 +14,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from companion import charts, exports, store
+from companion.catalogue import AnyGame, get_game, group_games, play_sheet
 from companion.database import get_db
 from companion.forms import COLOURS, VersionedForm
 from companion.forms.history import (
@@ -23,7 +24,7 @@ from companion.forms.history import (
     StatisticsFilterForm,
     correction_form,
 )
-from companion.games import GAMES, get_game
+from companion.games import GAMES, custom
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
 from companion.labels import row_label
@@ -40,6 +41,10 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
                      final_payload: Mapping[str, Any] | None) -> FinalResult:
     """Totals as the row sums and ranks recomputed, with the game's tie-breakers where recorded."""
     names = [seat.name for seat in play.seats]
+    if custom.game_id_of(play.game) is not None:
+        teams, won = custom.outcome_from_payload(final_payload, len(names))
+        return custom.rank_sheet(play.game, play_sheet(play)[1], list(zip(names, breakdowns, strict=True)),
+                                 teams, won)
     return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload)
 
 
@@ -86,7 +91,7 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
 def index(group_id: int):
     group = member_group(group_id)
     db = get_db()
-    form = HistoryFilterForm(request.args, GAMES, store.list_players(db, group.id))
+    form = HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
     if not form.validate():
         return render_template("history/index.html", group=group, form=form, page=None), 400
     page = store.history(db, group.id, form.chosen(),
@@ -97,7 +102,7 @@ def index(group_id: int):
 @bp.get("/groups/<int:group_id>/statistics")
 def statistics(group_id: int):
     group = member_group(group_id)
-    form = StatisticsFilterForm(request.args, GAMES)
+    form = StatisticsFilterForm(request.args, group_games(group.id))
     played = store.played_games(get_db(), group.id)
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
@@ -109,7 +114,8 @@ def statistics(group_id: int):
 
 def in_pad_order(stats: store.Statistics) -> store.Statistics:
     """The statistics with a game's rows in its scoring pad's order; rows it no longer has go last."""
-    pad = GAMES[stats.game].rows if stats.game in GAMES else ()
+    games = AnyGame()  # a group's own game has its sheet's order too
+    pad = games[stats.game].rows if stats.game in games else ()
     rows = tuple(row for row in pad if row in stats.rows) + tuple(row for row in stats.rows if row not in pad)
     return dataclasses.replace(stats, rows=rows)
 
@@ -213,7 +219,7 @@ def _download(body: str | bytes, mimetype: str, group: store.Group, suffix: str)
 def export_csv(group_id: int):
     group = member_group(group_id)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + exports.plays_csv(store.dump_group(get_db(), group.id), GAMES)
+    text = "\ufeff" + exports.plays_csv(store.dump_group(get_db(), group.id), group_games(group.id))
     return _download(text, "text/csv; charset=utf-8", group, "plays.csv")
 
 
@@ -227,7 +233,7 @@ def export_backup(group_id: int):
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
     group = member_group(group_id)
-    return _download(exports.bgg_plays_xml(store.dump_group(get_db(), group.id), GAMES),
+    return _download(exports.bgg_plays_xml(store.dump_group(get_db(), group.id), group_games(group.id)),
                      "application/xml", group, "bgg-plays.xml")
 
 

@@ -7,9 +7,10 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
+from companion.catalogue import get_game
 from companion.database import get_db
 from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
-from companion.games import get_game
+from companion.games import custom
 from companion.games.common import rank_players
 from companion.games.table import ADJUST, fold
 from companion.messages import Refused
@@ -107,6 +108,8 @@ def finish(play_id: int):
     play = member_play(play_id)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
+    if custom.game_id_of(play.game) is not None:  # its own sheet knows how to rank its totals
+        return redirect(final_tally_url(play))
     names = _names(play)
     form = tally_form(names, formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":

@@ -1,0 +1,86 @@
+"""Every game a page may name: the three with their own rules, and each group's other games.
+
+A group's other game has the slug ``custom-<id>``; this is the one place that turns such a slug into
+the game (its name, players and rows, from the group's stored definition), so the history,
+statistics and exports treat it like the three.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+
+from flask import g
+
+from companion import store
+from companion.database import get_db
+from companion.games import GAMES, custom
+from companion.games.common import GameInfo, UnknownGame
+
+
+def group_game(slug: str) -> store.GroupGame | None:
+    """The group game a ``custom-<id>`` slug names (newest sheet), once per request; None otherwise."""
+    game_id = custom.game_id_of(slug)
+    if game_id is None:
+        return None
+    known = g.setdefault("group_games", {})
+    if game_id not in known:
+        try:
+            known[game_id] = store.group_game_by_id(get_db(), game_id)
+        except store.NotFound:
+            known[game_id] = None
+    return known[game_id]
+
+
+def info_of(game: store.GroupGame) -> GameInfo:
+    return custom.game_info(game.id, game.name, custom.parse_sheet(game.sheet), game.bgg_id)
+
+
+def get_game(slug: str) -> GameInfo:
+    """The game with this slug, built in or a group's; raises UnknownGame for any other."""
+    if slug in GAMES:
+        return GAMES[slug]
+    game = group_game(slug)
+    if game is None:
+        raise UnknownGame("There is no game called %(game)s.", game=repr(slug))
+    return info_of(game)
+
+
+def play_sheet(play: store.Play) -> tuple[store.GroupGame, custom.ScoreSheet]:
+    """The group game of a play and the sheet version the play is scored with."""
+    game = group_game(play.game)
+    if game is None or game.group_id != play.group_id:
+        raise UnknownGame("There is no game called %(game)s.", game=repr(play.game))
+    version = play.options.get(custom.SHEET_OPTION)
+    if type(version) is int and version != game.version_id:
+        # a version that is gone (it never is, versions are kept): the newest sheet is the best guess
+        with contextlib.suppress(store.NotFound):
+            game = store.group_game_version(get_db(), game.id, version)
+    return game, custom.parse_sheet(game.sheet)
+
+
+def group_games(group_id: int) -> dict[str, GameInfo]:
+    """The games a group can play: the three, then its own by name."""
+    found = dict(GAMES)
+    for game in store.list_group_games(get_db(), group_id):
+        found[custom.slug_for(game.id)] = info_of(game)
+    return found
+
+
+class AnyGame(Mapping[str, GameInfo]):
+    """The pages' ``games``: looks any slug up; iterating gives the three built-in games."""
+
+    def __getitem__(self, slug: str) -> GameInfo:
+        try:
+            return get_game(slug)
+        except UnknownGame:
+            raise KeyError(slug) from None
+
+    def __contains__(self, slug: object) -> bool:
+        return isinstance(slug, str) and (slug in GAMES or group_game(slug) is not None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(GAMES)
+
+    def __len__(self) -> int:
+        return len(GAMES)

@@ -1,0 +1,129 @@
+"""Forms of any other game: defining its score sheet, and its final tally."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+
+from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.games import custom
+from companion.games.common import RulesError
+
+ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
+
+
+class BggIdField(WholeNumberField):
+    max_digits = 9
+
+
+class SheetRowForm(Form):
+    name = StringField(_l("Row"), filters=[collapse_spaces], validators=[Optional(),
+                                                                          Length(max=custom.ROW_NAME_MAX)])
+    negative = BooleanField(_l("can go below zero"))
+    tie_breaker = BooleanField(_l("breaks ties"))
+
+
+class GroupGameForm(FlaskForm):
+    """A game's name and score sheet."""
+
+    name = StringField(_l("Name of the game"), filters=[collapse_spaces],
+                       validators=[DataRequired(_l("Type the game's name.")),
+                                   Length(max=custom.GAME_NAME_MAX)])
+    bgg_id = BggIdField(_l("BoardGameGeek id (optional)"),
+                        validators=[Optional(), NumberRange(1, 99_999_999)],
+                        render_kw={"inputmode": "numeric"})
+    min_players = WholeNumberField(_l("Fewest players"), default=2,
+                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)],
+                                   render_kw={"inputmode": "numeric"})
+    max_players = WholeNumberField(_l("Most players"), default=5,
+                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)],
+                                   render_kw={"inputmode": "numeric"})
+    lowest_wins = BooleanField(_l("Lowest score wins"))
+    cooperative = BooleanField(_l("Cooperative: everybody wins or loses together"))
+    teams = BooleanField(_l("Played in teams"))
+    rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
+
+    def sheet(self) -> dict[str, Any]:
+        """The answers as a sheet's JSON form (checked by custom.parse_sheet)."""
+        named = [entry.form for entry in self.rows if entry.form.name.data]
+        breakers = [row.name.data for row in named if row.tie_breaker.data]
+        if len(breakers) > 1:
+            raise RulesError("Tick at most one row that breaks ties.", "rows")
+        return {"min_players": self.min_players.data, "max_players": self.max_players.data,
+                "rows": [{"name": row.name.data, "negative": bool(row.negative.data)} for row in named],
+                "tie_breaker": breakers[0] if breakers else None, "lowest_wins": bool(self.lowest_wins.data),
+                "cooperative": bool(self.cooperative.data), "teams": bool(self.teams.data)}
+
+
+def group_game_form(game=None, formdata=None) -> GroupGameForm:
+    """The form, filled with ``game``'s name and newest sheet when one is edited."""
+    if game is None or formdata is not None:
+        return GroupGameForm(formdata=formdata)
+    sheet = custom.parse_sheet(game.sheet)
+    rows = [{"name": row.name, "negative": row.negative, "tie_breaker": row.name == sheet.tie_breaker}
+            for row in sheet.rows]
+    rows += [{}] * max(0, min(custom.MAX_ROWS, max(ROW_SLOTS, len(rows) + 4)) - len(rows))
+    return GroupGameForm(formdata=None, data={
+        "name": game.name, "bgg_id": game.bgg_id, "min_players": sheet.min_players,
+        "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
+        "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows})
+
+
+def points_field_name(seat: int, row: int) -> str:
+    return f"points-{seat}-{row}"
+
+
+def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
+                     current: Sequence[Mapping[str, int]] | None = None,
+                     teams: Sequence[str] | None = None, won: bool | None = None,
+                     base: type[FlaskForm] = VersionedForm) -> FlaskForm:
+    """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked."""
+
+    class SheetTallyForm(base):
+        def breakdowns(self) -> list[dict[str, int]]:
+            return [{key: self[points_field_name(seat, n)].data for n, key in enumerate(sheet.row_keys)}
+                    for seat in range(len(names))]
+
+        def seat_fields(self, seat: int) -> list:
+            return [self[points_field_name(seat, n)] for n in range(len(sheet.row_keys))]
+
+        def teams_chosen(self) -> list[str] | None:
+            return [self[f"team-{seat}"].data for seat in range(len(names))] if sheet.teams else None
+
+        def won_chosen(self) -> bool | None:
+            return self.won.data == "yes" if sheet.cooperative else None
+
+    data: dict[str, Any] = {}
+    for seat, name in enumerate(names):
+        for n, key in enumerate(sheet.row_keys):
+            negative = not sheet.rows or sheet.rows[n].negative
+            label = gettext("Total") if not sheet.rows else key
+            setattr(SheetTallyForm, points_field_name(seat, n), WholeNumberField(
+                label,
+                # gettext at request time: a lazy string counts as safe HTML, and names are user input
+                validators=[InputRequired(gettext("Enter %(name)s's points for %(row)s.",
+                                                  name=name, row=label)),
+                            NumberRange(-custom.POINTS_LIMIT if negative else 0, custom.POINTS_LIMIT)],
+                render_kw={"inputmode": "numeric"}))
+            if current is not None:
+                data[points_field_name(seat, n)] = current[seat].get(key, 0)
+        if sheet.teams:
+            setattr(SheetTallyForm, f"team-{seat}", SelectField(
+                gettext("Team of %(name)s", name=name),
+                choices=choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)))
+            data[f"team-{seat}"] = (teams or custom.default_teams(len(names)))[seat]
+    if sheet.cooperative:
+        SheetTallyForm.won = RadioField(_l("How did it end?"), choices=choices(
+            [("yes", _l("We won")), ("no", _l("We lost"))]),
+            validators=[InputRequired(_l("Say whether the table won or lost."))])
+        if won is not None:
+            data["won"] = "yes" if won else "no"
+    if formdata is not None:
+        return SheetTallyForm(formdata=formdata)
+    return SheetTallyForm(formdata=None, data=data)

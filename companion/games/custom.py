@@ -1,0 +1,248 @@
+"""Any other game: a score sheet the group defines once, and how its plays are ranked.
+
+A group adds a game by name. Its score sheet is either a total per player or named rows (each a
+whole number, some may go below zero), with an optional tie-breaker row. The sheet is data, kept
+per group game and versioned: a play is scored with the version it was started with. Ranking
+follows the sheet: highest or lowest total wins, the tie-breaker row decides equal totals, a
+cooperative game is won or lost by everybody, and in a game of teams the members share their
+team's rank. Pure functions; no Flask, no SQL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.games.common import (
+    NAME_SPACE,
+    FinalResult,
+    GameInfo,
+    PlayerResult,
+    RulesError,
+    competition_ranks,
+)
+
+SLUG_PREFIX = "custom-"
+SHEET_OPTION = "sheet"  # a play's option: the id of the sheet version it is scored with
+TOTAL_ROW = "total"  # the breakdown of a sheet without rows: one total per player
+MAX_ROWS = 20
+ROW_NAME_MAX = 30
+GAME_NAME_MAX = 60
+PLAYERS_LIMIT = 10  # the most seats a play has
+POINTS_LIMIT = 9999  # per row and per total
+TEAM_NAMES = ("A", "B", "C", "D", "E")
+# the rank everybody gets when a cooperative game beats them: nobody is first, nobody is ahead
+COOPERATIVE_LOSS_RANK = 2
+
+_SLUG = re.compile(r"custom-([1-9][0-9]{0,17})")
+
+
+def slug_for(game_id: int) -> str:
+    """The slug of the group game with this id: ``custom-7``."""
+    return f"{SLUG_PREFIX}{game_id}"
+
+
+def game_id_of(slug: str) -> int | None:
+    """The group game's id in a ``custom-<id>`` slug; None for any other slug."""
+    match = _SLUG.fullmatch(slug) if isinstance(slug, str) else None
+    return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class SheetRow:
+    """One named row of a score sheet."""
+
+    name: str
+    negative: bool = False  # may the row's points go below zero?
+
+
+@dataclass(frozen=True)
+class ScoreSheet:
+    """How a game is scored and ranked: one version of a group game's definition."""
+
+    min_players: int = 1
+    max_players: int = 6
+    rows: tuple[SheetRow, ...] = ()  # empty: a total per player
+    tie_breaker: str | None = None  # the name of the row that decides equal totals
+    lowest_wins: bool = False
+    cooperative: bool = False  # everybody wins or everybody loses together
+    teams: bool = False  # players play in teams; a team's members share its rank
+
+    @property
+    def row_keys(self) -> tuple[str, ...]:
+        """The breakdown keys of a play scored with this sheet, in the sheet's order."""
+        return tuple(row.name for row in self.rows) or (TOTAL_ROW,)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"min_players": self.min_players, "max_players": self.max_players,
+                "rows": [{"name": row.name, "negative": row.negative} for row in self.rows],
+                "tie_breaker": self.tie_breaker, "lowest_wins": self.lowest_wins,
+                "cooperative": self.cooperative, "teams": self.teams}
+
+
+def clean_row_name(value: object, path: str) -> str:
+    """A row's name as typed: trimmed, inner spaces folded, 1 to ROW_NAME_MAX printable characters."""
+    name = " ".join(value.strip(NAME_SPACE).split()) if isinstance(value, str) else ""
+    if not name or len(name) > ROW_NAME_MAX or not name.isprintable():
+        raise RulesError("A row name is text of 1 to %(limit)d characters.", path, limit=ROW_NAME_MAX)
+    return name
+
+
+def _flag(data: Mapping[str, Any], key: str) -> bool:
+    value = data.get(key, False)
+    if type(value) is not bool:
+        raise RulesError("%(key)s must be true or false.", key, key=key)
+    return value
+
+
+def _count(data: Mapping[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if type(value) is not int or not 1 <= value <= PLAYERS_LIMIT:
+        raise RulesError("%(key)s must be a whole number from 1 to %(limit)d.", key, key=key,
+                         limit=PLAYERS_LIMIT)
+    return value
+
+
+def parse_sheet(data: object) -> ScoreSheet:
+    """A score sheet from its JSON form (a form's answers, a stored version, a backup), checked."""
+    if not isinstance(data, Mapping):
+        raise RulesError("A score sheet needs a set of named values.")
+    known = {"min_players", "max_players", "rows", "tie_breaker", "lowest_wins", "cooperative", "teams"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise RulesError("A score sheet has no field %(field)s.", unknown[0], field=unknown[0])
+    low, high = _count(data, "min_players", 1), _count(data, "max_players", 6)
+    if low > high:
+        raise RulesError("The fewest players must not be more than the most players.", "min_players")
+    raw_rows = data.get("rows", [])
+    if not isinstance(raw_rows, list) or len(raw_rows) > MAX_ROWS:
+        raise RulesError("A score sheet has at most %(limit)d rows.", "rows", limit=MAX_ROWS)
+    rows: list[SheetRow] = []
+    for n, raw in enumerate(raw_rows):
+        if not isinstance(raw, Mapping) or set(raw) - {"name", "negative"}:
+            raise RulesError("Each row needs a name and may say whether it can go below zero.", f"rows[{n}]")
+        name = clean_row_name(raw.get("name"), f"rows[{n}].name")
+        if name.casefold() == TOTAL_ROW:
+            raise RulesError("A row cannot be called %(name)s: the total is the sum of the rows.",
+                             f"rows[{n}].name", name=name)
+        if any(row.name.casefold() == name.casefold() for row in rows):
+            raise RulesError("The sheet has two rows called %(name)s.", f"rows[{n}].name", name=name)
+        rows.append(SheetRow(name, _flag(raw, "negative")))
+    tie_breaker = data.get("tie_breaker")
+    if tie_breaker is not None and tie_breaker not in {row.name for row in rows}:
+        raise RulesError("The tie-breaker must be one of the sheet's rows.", "tie_breaker")
+    cooperative, teams = _flag(data, "cooperative"), _flag(data, "teams")
+    if cooperative and teams:
+        raise RulesError("A cooperative game has one team already: choose cooperative or teams.", "teams")
+    if teams and high < 2:
+        raise RulesError("A game of teams needs at least 2 players.", "max_players")
+    return ScoreSheet(low, high, tuple(rows), tie_breaker, _flag(data, "lowest_wins"), cooperative, teams)
+
+
+def game_info(game_id: int, name: str, sheet: ScoreSheet, bgg_id: int | None = None) -> GameInfo:
+    """What the rest of the companion knows about a group game: its slug, name, players and rows."""
+    return GameInfo(slug=slug_for(game_id), name=name, min_players=sheet.min_players,
+                    max_players=sheet.max_players, rows=sheet.row_keys, bgg_id=bgg_id,
+                    lowest_wins=sheet.lowest_wins, cooperative=sheet.cooperative)
+
+
+# --- scoring and ranking ----------------------------------------------------------------------------
+
+def _points(value: object, name: str, row: str, negative: bool) -> int:
+    low = -POINTS_LIMIT if negative else 0
+    if type(value) is not int or not low <= value <= POINTS_LIMIT:
+        raise RulesError("%(name)s's %(row)s must be a whole number from %(low)d to %(high)d.", row,
+                         name=name, row=row, low=low, high=POINTS_LIMIT)
+    return value
+
+
+def checked_breakdown(sheet: ScoreSheet, name: str, breakdown: Mapping[str, Any]) -> dict[str, int]:
+    """One player's points per row of ``sheet``; a missing, extra or out-of-range row is refused."""
+    if set(breakdown) != set(sheet.row_keys):
+        raise RulesError("%(name)s's score needs exactly the rows %(rows)s.", name=name,
+                         rows=", ".join(sheet.row_keys))
+    if not sheet.rows:  # the total may be negative: the rows behind it are unknown
+        return {TOTAL_ROW: _points(breakdown[TOTAL_ROW], name, TOTAL_ROW, True)}
+    checked = {row.name: _points(breakdown[row.name], name, row.name, row.negative) for row in sheet.rows}
+    total = sum(checked.values())
+    if abs(total) > POINTS_LIMIT:
+        raise RulesError("%(name)s's total must be from %(low)d to %(high)d.", name=name,
+                         low=-POINTS_LIMIT, high=POINTS_LIMIT)
+    return checked
+
+
+def _checked_teams(teams: Sequence[str] | None, count: int) -> list[str]:
+    if teams is None or len(teams) != count or any(team not in TEAM_NAMES for team in teams):
+        raise RulesError("Put every player into a team.", "teams")
+    if len(set(teams)) < 2:
+        raise RulesError("A game of teams needs at least two teams.", "teams")
+    return list(teams)
+
+
+def rank_sheet(
+    slug: str,
+    sheet: ScoreSheet,
+    scores: Sequence[tuple[str, Mapping[str, Any]]],
+    teams: Sequence[str] | None = None,
+    won: bool | None = None,
+) -> FinalResult:
+    """Total each player's rows and rank the table as ``sheet`` says.
+
+    ``scores`` are (name, points per row) in seat order. ``teams`` gives each seat's team in a game of
+    teams; ``won`` says whether the table beat a cooperative game. Competition ranking: equal keys
+    share a rank (1, 1, 3); in a game of teams the teams are ranked and members share their team's
+    rank (1, 2 …); a cooperative game ranks everybody 1 when won and 2 when lost.
+    """
+    if not sheet.min_players <= len(scores) <= sheet.max_players:
+        raise RulesError("This game is played by %(min)d to %(max)d players.", "players",
+                         min=sheet.min_players, max=sheet.max_players)
+    breakdowns = [checked_breakdown(sheet, name, breakdown) for name, breakdown in scores]
+    totals = [sum(b.values()) for b in breakdowns]
+    sign = -1 if sheet.lowest_wins else 1
+    # the tie-breaker row counts in the same direction as the total: less is better where lowest wins
+    keys = [(sign * total, sign * b[sheet.tie_breaker] if sheet.tie_breaker else 0)
+            for total, b in zip(totals, breakdowns, strict=True)]
+    if sheet.cooperative:
+        if type(won) is not bool:
+            raise RulesError("Say whether the table won or lost.", "won")
+        ranks = [1 if won else COOPERATIVE_LOSS_RANK] * len(scores)
+    elif sheet.teams:
+        members = _checked_teams(teams, len(scores))
+        order = sorted(set(members))
+        team_keys = [tuple(map(sum, zip(*(k for k, t in zip(keys, members, strict=True) if t == team),
+                                        strict=True))) for team in order]
+        team_rank = dict(zip(order, competition_ranks(team_keys), strict=True))
+        ranks = [team_rank[team] for team in members]
+    else:
+        ranks = competition_ranks(keys)
+    notes = {}
+    if sheet.tie_breaker and not sheet.cooperative:
+        tied = [total for total in totals if totals.count(total) > 1]
+        for (name, _), total, b in zip(scores, totals, breakdowns, strict=True):
+            if total in tied:
+                notes[name] = f"{sheet.tie_breaker}: {b[sheet.tie_breaker]}"
+    return FinalResult(
+        game=slug,
+        players=tuple(PlayerResult(name, total, rank, breakdown)
+                      for (name, _), total, rank, breakdown in zip(scores, totals, ranks, breakdowns,
+                                                                   strict=True)),
+        tie_break_notes=notes,
+    )
+
+
+def default_teams(count: int) -> list[str]:
+    """Seats alternating between two teams (A, B, A, B …): partners sit across the table."""
+    return [TEAM_NAMES[seat % 2] for seat in range(count)]
+
+
+def outcome_from_payload(payload: Mapping[str, Any] | None,
+                         count: int) -> tuple[list[str] | None, bool | None]:
+    """The teams and the cooperative outcome a final tally recorded (None where it recorded none)."""
+    payload = payload if isinstance(payload, Mapping) else {}
+    teams = payload.get("teams")
+    won = payload.get("won")
+    if not (isinstance(teams, list) and len(teams) == count and all(isinstance(t, str) for t in teams)):
+        teams = None
+    return teams, won if type(won) is bool else None

@@ -1,0 +1,120 @@
+"""Any other game a group plays: its name and the versions of its score sheet.
+
+The sheet is kept as JSON exactly as ``companion.games.custom.ScoreSheet.to_json`` writes it; the
+store neither reads nor checks it (the rules do). Each edit adds a version; plays keep theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from companion.store.schema import NotFound, StoreError, now, write_transaction
+
+
+class DuplicateGame(StoreError):
+    """A game name the group already uses."""
+
+
+@dataclass(frozen=True)
+class GroupGame:
+    """A group's game with one version of its score sheet (the newest, unless asked for another)."""
+
+    id: int
+    group_id: int
+    name: str
+    bgg_id: int | None
+    version_id: int
+    sheet: Mapping[str, Any]
+    plays: int = 0  # plays started with any version
+
+
+def _check_free_game_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
+    if db.execute("SELECT 1 FROM group_games WHERE group_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?",
+                  [group_id, name, except_id]).fetchone():
+        raise DuplicateGame("The group already has a game called %(name)s.", "name", name=name)
+
+
+def _add_version(db: Database, game_id: int, sheet: Mapping[str, Any]) -> int:
+    return db.execute("INSERT INTO group_game_versions (game_id, sheet, created_at) VALUES (?, ?, ?)",
+                      [game_id, json.dumps(dict(sheet)), now()]).lastrowid
+
+
+def add_group_game(db: Database, group_id: int, name: str, bgg_id: int | None,
+                   sheet: Mapping[str, Any]) -> int:
+    """Add a game with its first score sheet; returns the game's id."""
+    with write_transaction(db):
+        _check_free_game_name(db, group_id, name)
+        game_id = db.execute(
+            "INSERT INTO group_games (group_id, name, bgg_id, created_at) VALUES (?, ?, ?, ?)",
+            [group_id, name, bgg_id, now()]).lastrowid
+        _add_version(db, game_id, sheet)
+        return game_id
+
+
+def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_id: int | None,
+                      sheet: Mapping[str, Any]) -> None:
+    """Rename the game and, if its sheet changed, add a new version (old plays keep theirs)."""
+    with write_transaction(db):
+        current = get_group_game(db, group_id, game_id)
+        _check_free_game_name(db, group_id, name, game_id)
+        db.execute("UPDATE group_games SET name = ?, bgg_id = ? WHERE id = ?", [name, bgg_id, game_id])
+        if dict(sheet) != dict(current.sheet):
+            _add_version(db, game_id, sheet)
+
+
+_GAME_QUERY = (
+    "SELECT g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet FROM group_games g "
+    "JOIN group_game_versions v ON v.game_id = g.id "
+)
+_NEWEST = "v.id = (SELECT MAX(id) FROM group_game_versions WHERE game_id = g.id)"
+
+
+def _group_game(row: tuple | None, plays: int = 0) -> GroupGame:
+    if row is None:
+        raise NotFound("game")
+    game_id, group_id, name, bgg_id, version_id, sheet = row
+    return GroupGame(game_id, group_id, name, bgg_id, version_id, json.loads(sheet), plays)
+
+
+def get_group_game(db: Database, group_id: int, game_id: int) -> GroupGame:
+    """The group's game with its newest sheet; NotFound for a game of another group."""
+    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND g.group_id = ? AND {_NEWEST}",
+                                  [game_id, group_id]).fetchone())
+
+
+def group_game_by_id(db: Database, game_id: int) -> GroupGame:
+    """A group game by id alone (a play's slug names it), with its newest sheet."""
+    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND {_NEWEST}", [game_id]).fetchone())
+
+
+def group_game_version(db: Database, game_id: int, version_id: int) -> GroupGame:
+    """The game with the sheet of one of its versions (the one a play was scored with)."""
+    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND v.id = ?",
+                                  [game_id, version_id]).fetchone())
+
+
+def list_group_games(db: Database, group_id: int) -> list[GroupGame]:
+    """The group's games with their newest sheets and how often they were played, by name."""
+    rows = db.execute(
+        f"SELECT g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet, "
+        "(SELECT COUNT(*) FROM plays p WHERE p.group_id = g.group_id AND p.game = 'custom-' || g.id) "
+        f"FROM group_games g JOIN group_game_versions v ON v.game_id = g.id "
+        f"WHERE g.group_id = ? AND {_NEWEST} ORDER BY g.name COLLATE NOCASE",
+        [group_id],
+    ).fetchall()
+    return [_group_game(row[:6], row[6]) for row in rows]
+
+
+def delete_group_game(db: Database, group_id: int, game_id: int) -> None:
+    """Remove a game nobody has played yet; a game with plays stays (its history needs it)."""
+    with write_transaction(db):
+        get_group_game(db, group_id, game_id)
+        if db.execute("SELECT 1 FROM plays WHERE group_id = ? AND game = ?",
+                      [group_id, f"custom-{game_id}"]).fetchone():
+            raise StoreError("This game has plays in the group's history, so it stays.")
+        db.execute("DELETE FROM group_games WHERE id = ?", [game_id])

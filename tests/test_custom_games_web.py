@@ -1,0 +1,187 @@
+"""Any other game through the pages: define its sheet, play it, finish, correct, history and exports."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+
+
+def sheet_form(name="7 Wonders", rows=(), **fields):
+    """The answers of the game form: rows as (name, negative, tie_breaker)."""
+    data = {"name": name, "min_players": "2", "max_players": "7", **fields}
+    for n, (row, negative, breaks_ties) in enumerate(rows):
+        data[f"rows-{n}-name"] = row
+        if negative:
+            data[f"rows-{n}-negative"] = "y"
+        if breaks_ties:
+            data[f"rows-{n}-tie_breaker"] = "y"
+    return data
+
+
+WONDERS_ROWS = (("Military", True, False), ("Coins", False, True), ("Science", False, False))
+
+
+def add_game(client, group_id, **form) -> int:
+    """Add a game through its form; returns its id."""
+    response = client.post(f"/groups/{group_id}/games/new", data=sheet_form(**form))
+    assert response.status_code == 302, response.text
+    page = client.get(f"/groups/{group_id}").text
+    name = form.get("name", "7 Wonders")
+    return int(re.search(rf'/plays/new/custom-(\d+)">{re.escape(name)}<', page).group(1))
+
+
+@pytest.fixture
+def table(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    return group_id, ids
+
+
+def version_of(page_text: str) -> str:
+    return re.search(r'name="version" type="hidden" value="(\d+)"', page_text).group(1)
+
+
+def test_a_game_with_rows_is_played_finished_corrected_and_kept(client, db, table):
+    group_id, ids = table
+    game_id = add_game(client, group_id, rows=WONDERS_ROWS, bgg_id="173346")
+    slug = f"custom-{game_id}"
+    group_page = client.get(f"/groups/{group_id}").text
+    assert "7 Wonders" in group_page and f"/plays/new/{slug}" in group_page
+
+    play_id = start_play(client, group_id, slug, [(ids["Anna"], "red"), (ids["Ben"], "blue"),
+                                                   (ids["Cara"], "green")])
+    play = store.get_play(db, play_id)
+    assert play.game == slug and type(play.options["sheet"]) is int
+    play_page = client.get(f"/plays/{play_id}")
+    assert play_page.status_code == 200 and "7 Wonders" in play_page.text
+    assert f"/plays/{play_id}/sheet" in play_page.text
+    # the generic totals page hands over to the game's own sheet
+    assert client.get(f"/plays/{play_id}/finish").headers["Location"].endswith(f"/plays/{play_id}/sheet")
+
+    tally = client.get(f"/plays/{play_id}/sheet")
+    assert tally.status_code == 200 and "Military" in tally.text and "Coins decides" in tally.text
+    data = {"version": version_of(tally.text)}
+    for seat, points in enumerate([(-2, 5, 10), (6, 3, 4), (0, 1, 2)]):
+        for row, value in enumerate(points):
+            data[f"points-{seat}-{row}"] = str(value)
+    refused = client.post(f"/plays/{play_id}/sheet", data={**data, "points-1-1": "-1"})
+    assert refused.status_code == 400 and "Number must be between 0 and 9999." in refused.text
+    assert store.get_play(db, play_id).status == "active"
+    response = client.post(f"/plays/{play_id}/sheet", data=data)
+    assert response.status_code == 302 and response.headers["Location"].endswith(f"/plays/{play_id}/result")
+    results = {r.name: (r.total, r.rank, dict(r.breakdown)) for r in store.play_results(db, play_id)}
+    assert results == {"Anna": (13, 1, {"Military": -2, "Coins": 5, "Science": 10}),
+                       "Ben": (13, 2, {"Military": 6, "Coins": 3, "Science": 4}),
+                       "Cara": (3, 3, {"Military": 0, "Coins": 1, "Science": 2})}
+    result_page = client.get(f"/plays/{play_id}/result").text
+    assert "Anna wins!" in result_page and "Science" in result_page
+
+    # editing the sheet makes a new version; the play keeps the rows it was scored with
+    response = client.post(f"/groups/{group_id}/games/{game_id}",
+                           data=sheet_form(rows=(("Military", True, False), ("Coins", False, False),
+                                                 ("Guilds", False, False)), bgg_id="173346"))
+    assert response.status_code == 302
+    correct = client.get(f"/plays/{play_id}/correct")
+    assert "Science" in correct.text and "Guilds" not in correct.text
+    corrected = [(-2, 5, 10), (6, 6, 4), (0, 1, 2)]
+    fields = {f"seat{seat}-{row}": str(value) for seat, points in enumerate(corrected)
+              for row, value in zip(("Military", "Coins", "Science"), points, strict=True)}
+    response = client.post(f"/plays/{play_id}/correct", data={"version": version_of(correct.text), **fields})
+    assert response.status_code == 302
+    results = {r.name: (r.total, r.rank) for r in store.play_results(db, play_id)}
+    assert results == {"Anna": (13, 2), "Ben": (16, 1), "Cara": (3, 3)}
+
+    # history, its filter, statistics and exports name the game
+    assert "7 Wonders" in client.get(f"/groups/{group_id}/history").text
+    filtered = client.get(f"/groups/{group_id}/history", query_string={"game": slug})
+    assert filtered.status_code == 200 and f"/plays/{play_id}/record" in filtered.text
+    stats = client.get(f"/groups/{group_id}/statistics", query_string={"game": slug})
+    assert stats.status_code == 200 and "7 Wonders" in stats.text and "Science" in stats.text
+    csv_text = client.get(f"/groups/{group_id}/export/plays.csv").text
+    assert "7 Wonders" in csv_text and "Science" in csv_text
+    xml = client.get(f"/groups/{group_id}/export/bgg-plays.xml").text
+    assert '<item name="7 Wonders" objecttype="thing" objectid="173346"' in xml
+
+
+def test_lowest_wins_cooperative_and_teams_through_the_sheet(client, db, table):
+    group_id, ids = table
+    seats = [(ids["Anna"], "red"), (ids["Ben"], "blue"), (ids["Cara"], "green")]
+    golf = add_game(client, group_id, name="Golf", lowest_wins="y")
+    play_id = start_play(client, group_id, f"custom-{golf}", seats)
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "2", "points": "-4", "note": ""})
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    assert 'name="points-2-0" type="text" value="-4"' in tally or 'value="-4"' in tally
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": "30",
+                                                 "points-1-0": "12", "points-2-0": "-4"})
+    assert [(r.name, r.rank) for r in store.play_results(db, play_id)] == [
+        ("Cara", 1), ("Ben", 2), ("Anna", 3)]
+
+    pandemic = add_game(client, group_id, name="Pandemic", cooperative="y")
+    play_id = start_play(client, group_id, f"custom-{pandemic}", seats)
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    base = {"version": version_of(tally), "points-0-0": "0", "points-1-0": "0", "points-2-0": "0"}
+    missing = client.post(f"/plays/{play_id}/sheet", data=base)
+    assert missing.status_code == 400 and "Say whether the table won or lost." in missing.text
+    client.post(f"/plays/{play_id}/sheet", data={**base, "won": "no"})
+    assert {r.rank for r in store.play_results(db, play_id)} == {2}
+    assert "Nobody" in client.get(f"/plays/{play_id}/result").text
+
+    spades = add_game(client, group_id, name="Spades", teams="y")
+    play_id = start_play(client, group_id, f"custom-{spades}", seats)
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    assert "Team of Anna" in tally
+    client.post(f"/plays/{play_id}/sheet", data={
+        "version": version_of(tally), "points-0-0": "10", "points-1-0": "30", "points-2-0": "25",
+        "team-0": "A", "team-1": "B", "team-2": "A"})
+    assert {r.name: r.rank for r in store.play_results(db, play_id)} == {"Anna": 1, "Cara": 1, "Ben": 2}
+    assert store.final_payload(db, play_id)["teams"] == ["A", "B", "A"]
+
+
+@pytest.mark.parametrize(("form", "message"), [
+    (sheet_form(name=""), "Type the game's name."),
+    (sheet_form(rows=(("Coins", False, False), ("coins", False, False))),
+     "The sheet has two rows called coins."),
+    (sheet_form(rows=(("Coins", False, True), ("Wonders", False, True))),
+     "Tick at most one row that breaks ties."),
+    (sheet_form(min_players="5", max_players="3"),
+     "The fewest players must not be more than the most players."),
+    (sheet_form(max_players="11"), "Number must be between 1 and 10."),
+    (sheet_form(bgg_id="abc"), "Not a valid integer value."),
+    (sheet_form(cooperative="y", teams="y"), "choose cooperative or teams"),
+])
+def test_a_bad_sheet_is_refused_and_nothing_stored(client, db, table, form, message):
+    group_id, _ = table
+    response = client.post(f"/groups/{group_id}/games/new", data=form)
+    assert response.status_code == 400 and message in response.text
+    assert store.list_group_games(db, group_id) == []
+
+
+def test_names_are_unique_in_a_group_and_games_stay_in_their_group(app, client, db, table):
+    group_id, _ = table
+    game_id = add_game(client, group_id, name="Azul")
+    again = client.post(f"/groups/{group_id}/games/new", data=sheet_form(name="azul"))
+    assert again.status_code == 400 and "The group already has a game called azul." in again.text
+    other = create_group(client, "Other group")
+    assert client.get(f"/groups/{other}/games/{game_id}").status_code == 404
+    assert client.get(f"/groups/{other}/plays/new/custom-{game_id}").status_code == 404
+    stranger = app.test_client()
+    assert stranger.get(f"/groups/{group_id}/games/{game_id}").status_code == 404
+    assert client.get(f"/groups/{group_id}/plays/new/custom-99").status_code == 404
+
+
+def test_a_game_without_plays_can_be_removed_one_with_plays_stays(client, db, table):
+    group_id, ids = table
+    game_id = add_game(client, group_id, name="Azul")
+    assert "Remove this game" in client.get(f"/groups/{group_id}/games/{game_id}").text
+    start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    response = client.post(f"/groups/{group_id}/games/{game_id}/delete")
+    assert response.status_code == 302
+    assert [g.name for g in store.list_group_games(db, group_id)] == ["Azul"]
+    unplayed = add_game(client, group_id, name="Cascadia")
+    client.post(f"/groups/{group_id}/games/{unplayed}/delete")
+    assert [g.name for g in store.list_group_games(db, group_id)] == ["Azul"]
