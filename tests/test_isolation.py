@@ -182,8 +182,11 @@ def build_sample_group(app: Flask, client: FlaskClient, name: str,
                 for seat, points in ((0, 3), (1, 5)):
                     store.append_event(db, plays[slug], "adjust",
                                        {"seat": seat, "points": points, "note": ""})
-            tally = submit(client, _path(app, "custom_games.final_tally" if slug.startswith("custom-")
-                                         else "plays.finish", play_id=finished[slug]))
+            if slug.startswith("custom-"):  # its sheet of totals starts from the running scores
+                tally = submit(client, _path(app, "custom_games.final_tally", play_id=finished[slug]))
+            else:  # the totals start empty
+                tally = submit(client, _path(app, "plays.finish", play_id=finished[slug]),
+                               **{f"total_{seat}": str(seat) for seat in range(len(player_names))})
             assert tally.status_code == 302, (slug, tally.text)
         group = store.get_group(db, group_id)
         players = store.list_players(db, group_id)
