@@ -22,7 +22,7 @@ from companion.forms import OPTION_FORMS, WholeNumberField, choices, collapse_sp
 from companion.games import great_western_trail as gwt
 
 EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
-OBJECTIVE_ROWS = 8  # blank objective rows a new card offers
+OBJECTIVE_ROWS = 5  # objective rows a new card offers (most players end with 2 to 4 cards)
 MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
 START_OBJECTIVE = gwt.Objective(vp=3, penalty=0)  # every player's start card (rules: 3 VP, no penalty)
 # Cattle card values a player counts (the starting herd's cards are worth 0).
@@ -39,9 +39,8 @@ ROW_HINTS = {
     "cities": _l("The VP of the city crests your discs unlocked; Kansas City's crests are negative."),
     "cattle": _l("Count every cattle card you own (draw pile, hand and discard pile) by the VP printed "
                  "on it, or enter their VP total."),
-    "objectives": _l("One row per card in your objective area: its VP, its penalty, and whether you "
-                     "fulfilled it. Row 1 is your start card (%(vp)d VP, no penalty). Leave the other "
-                     "rows empty.",
+    "objectives": _l("One row per objective card: its VP, and if not fulfilled its penalty. Row 1 is "
+                     "your start card (%(vp)d VP).",
                      vp=START_OBJECTIVE.vp),
     "station_masters": _l("Tick the tiles you hold; a tile that counts something asks for that number."),
     "workers": _l("Workers in each row, the printed first space included. %(vp)d VP for each worker on "
