@@ -19,13 +19,14 @@ from urllib.parse import quote
 from jsonschema.exceptions import best_match
 
 from companion.api.core import StrictValidator, json_path
-from companion.games import great_western_trail
+from companion.games import custom, great_western_trail
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import fold, ranked_tally
 from companion.names import NAME_MAX, NameProblem, clean_name
 from companion.store import (
     CORRECTION_EVENT,
     ArchivedEvent,
+    ArchivedGame,
     ArchivedPlay,
     ArchivedPlayer,
     ArchivedResult,
@@ -85,6 +86,9 @@ def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
             }
             for play in archive.plays
         ],
+        "games": [{"id": game.key, "name": game.name, "bgg_id": game.bgg_id,
+                   "versions": [{"id": key, "sheet": dict(sheet)} for key, sheet in game.versions]}
+                  for game in archive.games],
     }
 
 
@@ -144,6 +148,17 @@ BACKUP_SCHEMA: dict[str, Any] = {
         }},
     },
 }
+# a group's own games (companion.games.custom); plays name them as custom-<id>, their sheet by version id
+BACKUP_SCHEMA["properties"]["games"] = {"type": "array", "maxItems": 1_000, "items": {
+    "type": "object", "additionalProperties": False, "required": ["id", "name", "versions"],
+    "properties": {
+        "id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
+        "name": _NAME,
+        "bgg_id": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": 10 ** 9}, {"type": "null"}]},
+        "versions": {"type": "array", "minItems": 1, "maxItems": 1_000, "items": {
+            "type": "object", "additionalProperties": False, "required": ["id", "sheet"],
+            "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
+                           "sheet": {"type": "object"}}}}}}}
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
 
 
@@ -286,14 +301,25 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
 
 
 
-def _ranked_again(play: dict, players: list[dict]) -> None:
-    """The ranks as the game's rules give them, from the totals and the tie-breakers the log recorded."""
+def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None) -> None:
+    """The ranks as the game's rules give them, from the totals and the tie-breakers the log recorded.
+
+    A play of the group's own game is ranked by the sheet it was scored with (teams, outcome as its
+    final tally recorded them)."""
     if play["status"] != "finished":
         return
     finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
     rows = list(play["results"][0]["breakdown"])
-    ranked = ranked_tally(play["game"], rows, [(players[r["player"]]["name"], r["breakdown"])
-                                               for r in play["results"]], finals[0] if finals else None)
+    scores = [(players[r["player"]]["name"], r["breakdown"]) for r in play["results"]]
+    if sheet is None:
+        ranked = ranked_tally(play["game"], rows, scores, finals[0] if finals else None)
+    else:
+        teams, won = custom.outcome_from_payload(finals[0] if finals else None, len(scores))
+        try:
+            ranked = custom.rank_sheet(play["game"], sheet, scores, teams, won)
+        except RulesError as error:
+            raise BackupError("%(play)s does not fit its score sheet: %(problem)s", f"{where}.results",
+                              play=where, problem=error.message) from None
     for result, computed in zip(play["results"], ranked.players, strict=True):
         result["rank"] = computed.rank
 
@@ -312,6 +338,52 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
         raise BackupError("The log of %(play)s does not replay.", f"{where}.events", play=where) from None
 
 
+OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
+
+
+def _own_games(entries: list[dict]) -> OwnGames:
+    """The backup's own games by slug: what the companion knows of each, and its sheets by version id."""
+    found: dict[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]] = {}  # an OwnGames
+    version_ids: set[int] = set()
+    for n, entry in enumerate(entries):
+        where = f"games[{n}]"
+        entry["name"] = _clean_name(entry["name"], f"{where}.name")
+        sheets = {}
+        for m, version in enumerate(entry["versions"]):
+            try:
+                sheets[version["id"]] = custom.parse_sheet(version["sheet"])
+            except RulesError as error:
+                raise BackupError("The score sheet at %(where)s is damaged: %(problem)s",
+                                  f"{where}.versions[{m}].sheet", where=f"{where}.versions[{m}]",
+                                  problem=error.message) from None
+        slug = custom.slug_for(entry["id"])
+        if slug in found or version_ids & set(sheets) or len(sheets) != len(entry["versions"]):
+            raise BackupError("The backup lists the game or score sheet at %(where)s twice.", where,
+                              where=where)
+        version_ids |= set(sheets)
+        newest = sheets[entry["versions"][-1]["id"]]
+        found[slug] = (custom.game_info(entry["id"], entry["name"], newest, entry.get("bgg_id")), sheets)
+    return found
+
+
+def _play_sheet(play: dict, where: str, own_games: OwnGames) -> tuple[GameInfo, custom.ScoreSheet] | None:
+    """A play of the group's own game: the game as of the sheet the play is scored with, and that sheet.
+
+    None for a play of the three."""
+    if custom.game_id_of(play["game"]) is None:
+        return None
+    if play["game"] not in own_games:
+        raise BackupError("%(play)s is a play of %(game)r, a game the backup does not describe.",
+                          f"{where}.game", play=where, game=play["game"])
+    info, sheets = own_games[play["game"]]
+    version = play["options"].get(custom.SHEET_OPTION)
+    if type(version) is not int or version not in sheets:
+        raise BackupError("%(play)s names a score sheet that %(game)s does not have.", f"{where}.options",
+                          play=where, game=info.name)
+    sheet = sheets[version]
+    return custom.game_info(custom.game_id_of(play["game"]), info.name, sheet, info.bgg_id), sheet
+
+
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
     """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one.
@@ -323,9 +395,11 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
     _check_shape(document)
     players = document["players"]
     _check_players(players, colours)
+    own_games = _own_games(document.get("games", []))
     for n, play in enumerate(document["plays"]):
         where = f"plays[{n}]"
-        game = games.get(play["game"])
+        own = _play_sheet(play, where, own_games)
+        game, sheet = (games.get(play["game"]), None) if own is None else own
         if game is None:
             raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
                               f"{where}.game", play=where, game=play["game"])
@@ -335,9 +409,12 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         _check_seats(play, where, players, colours, game)
         _check_events(play, where)
         _check_results(play, where, game)
-        _ranked_again(play, players)
+        _ranked_again(play, where, players, sheet)
         _check_log_replays(play, where, players)
     return GroupArchive(
+        games=tuple(ArchivedGame(g["id"], g["name"], g.get("bgg_id"),
+                                 tuple((v["id"], v["sheet"]) for v in g["versions"]))
+                    for g in document.get("games", [])),
         name=_clean_name(document["group"]["name"], "group.name"),
         players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"]) for p in players),
         plays=tuple(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import io
+import json
 import re
 
 import pytest
@@ -185,3 +188,76 @@ def test_a_game_without_plays_can_be_removed_one_with_plays_stays(client, db, ta
     unplayed = add_game(client, group_id, name="Cascadia")
     client.post(f"/groups/{group_id}/games/{unplayed}/delete")
     assert [g.name for g in store.list_group_games(db, group_id)] == ["Azul"]
+
+
+def import_backup(client, backup: bytes):
+    return client.post("/groups/import", data={"backup": (io.BytesIO(backup), "backup.json")},
+                       content_type="multipart/form-data")
+
+
+def test_the_backup_keeps_the_games_their_sheets_and_plays(app, client, db, table):
+    group_id, ids = table
+    seats = [(ids["Anna"], "red"), (ids["Ben"], "blue")]
+    game_id = add_game(client, group_id, rows=WONDERS_ROWS)
+    old_play = start_play(client, group_id, f"custom-{game_id}", seats)
+    tally = client.get(f"/plays/{old_play}/sheet").text
+    client.post(f"/plays/{old_play}/sheet", data={"version": version_of(tally), "points-0-0": "-1",
+                                                  "points-0-1": "4", "points-0-2": "3", "points-1-0": "2",
+                                                  "points-1-1": "3", "points-1-2": "1"})
+    client.post(f"/groups/{group_id}/games/{game_id}", data=sheet_form(rows=(("Guilds", False, False),),
+                                                                          lowest_wins="y"))
+    new_play = start_play(client, group_id, f"custom-{game_id}", seats)
+    tally = client.get(f"/plays/{new_play}/sheet").text
+    client.post(f"/plays/{new_play}/sheet", data={"version": version_of(tally), "points-0-0": "8",
+                                                  "points-1-0": "5"})
+    backup = client.get(f"/groups/{group_id}/export/backup.json").data
+    document = json.loads(backup)
+    assert [g["name"] for g in document["games"]] == ["7 Wonders"]
+    assert len(document["games"][0]["versions"]) == 2
+
+    phone = app.test_client()
+    response = import_backup(phone, backup)
+    assert response.status_code == 302, response.text
+    copy_id = int(response.headers["Location"].rsplit("/", 1)[1])
+    copy = store.dump_group(db, copy_id)
+    original = store.dump_group(db, group_id)
+    # the same games, sheets and plays; only the ids the plays name them by are new
+    assert [(g.name, [sheet for _, sheet in g.versions]) for g in copy.games] == \
+        [(g.name, [sheet for _, sheet in g.versions]) for g in original.games]
+    new_game = copy.games[0]
+    assert [p.game for p in copy.plays] == [f"custom-{new_game.key}"] * 2 != [p.game for p in original.plays]
+    assert [p.options["sheet"] for p in copy.plays] == [key for key, _ in new_game.versions]
+    assert [p.results for p in copy.plays] == [p.results for p in original.plays]
+    # the old play keeps its rows and the sheet's rules of its time: highest won then, lowest wins now
+    newer, older = (entry.play_id for entry in store.history(db, copy_id).entries)
+    record = phone.get(f"/plays/{older}/record").text
+    assert "Science" in record and "Guilds" not in record
+    # equal totals, Coins break the tie
+    assert {r.name: r.rank for r in store.play_results(db, older)} == {"Anna": 1, "Ben": 2}
+    assert {r.name: r.rank for r in store.play_results(db, newer)} == {"Anna": 2, "Ben": 1}
+    stats = phone.get(f"/groups/{copy_id}/statistics", query_string={"game": f"custom-{new_game.key}"})
+    assert stats.status_code == 200 and "7 Wonders" in stats.text
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.pop("games"), "a game the backup does not describe"),
+    (lambda d: d["plays"][0]["options"].update(sheet=999),
+     "names a score sheet that 7 Wonders does not have"),
+    (lambda d: d["games"][0]["versions"][0]["sheet"].update(max_players=99),
+     "The score sheet at games[0].versions[0] is damaged"),
+    (lambda d: d["plays"][0]["results"][0]["breakdown"].update(Coins=-1, Military=3),
+     "does not fit its score sheet: Anna's Coins must be a whole number from 0 to 9999."),
+])
+def test_a_damaged_game_in_a_backup_is_refused_and_nothing_stored(client, db, table, change, message):
+    group_id, ids = table
+    game_id = add_game(client, group_id, rows=WONDERS_ROWS)
+    play_id = start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **{
+        f"points-{seat}-{row}": "1" for seat in range(2) for row in range(3)}})
+    document = json.loads(client.get(f"/groups/{group_id}/export/backup.json").data)
+    change(document)
+    groups_before = db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
+    response = import_backup(client, json.dumps(document).encode())
+    assert response.status_code == 400 and message in html.unescape(response.text)
+    assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == groups_before

@@ -12,6 +12,7 @@ Everything is re-exported here, so callers write ``store.get_play(db, play_id)``
 
 from companion.store.archive import (
     ArchivedEvent,
+    ArchivedGame,
     ArchivedPlay,
     ArchivedPlayer,
     ArchivedResult,
@@ -119,6 +120,7 @@ __all__ = [
     "MIGRATIONS",
     "SCORE_PERIODS",
     "ArchivedEvent",
+    "ArchivedGame",
     "ArchivedPlay",
     "ArchivedPlayer",
     "ArchivedResult",

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.store.custom_games import add_version, insert_game
 from companion.store.groups import Group, _new_join_code, check_distinct_names, get_group
 from companion.store.schema import StoreError, now, write_transaction
 
@@ -60,12 +61,66 @@ class ArchivedPlay:
 
 
 @dataclass(frozen=True)
+class ArchivedGame:
+    """A group's own game with every version of its score sheet.
+
+    ``key`` and the versions' keys are the ids the group had: its plays name the game as
+    ``custom-<key>`` and the sheet version in their options (``"sheet": <version key>``).
+    """
+
+    key: int
+    name: str
+    bgg_id: int | None
+    versions: tuple[tuple[int, Mapping[str, Any]], ...]  # (key, sheet), oldest first
+
+
+@dataclass(frozen=True)
 class GroupArchive:
     """Everything a group holds, with players referred to by their place in ``players``."""
 
     name: str
     players: tuple[ArchivedPlayer, ...]
     plays: tuple[ArchivedPlay, ...]
+    games: tuple[ArchivedGame, ...] = ()
+
+
+# a play of a group's own game names it by id (companion.games.custom.slug_for); ids change on import
+_OWN_GAME_PREFIX = "custom-"
+_SHEET_OPTION = "sheet"
+
+
+def _archived_games(db: Database, group_id: int) -> tuple[ArchivedGame, ...]:
+    versions: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
+    for game_id, version_id, sheet in db.execute(
+            "SELECT v.game_id, v.id, v.sheet FROM group_game_versions v "
+            "JOIN group_games g ON g.id = v.game_id WHERE g.group_id = ? ORDER BY v.id",
+            [group_id]).fetchall():
+        versions.setdefault(game_id, []).append((version_id, json.loads(sheet)))
+    return tuple(ArchivedGame(game_id, name, bgg_id, tuple(versions.get(game_id, ())))
+                 for game_id, name, bgg_id in db.execute(
+                     "SELECT id, name, bgg_id FROM group_games WHERE group_id = ? ORDER BY id", [group_id]))
+
+
+def _restore_games(db: Database, group_id: int, games: tuple[ArchivedGame, ...]) -> dict[str, Any]:
+    """Insert the group's own games; the new slug and sheet ids, keyed by the archived ones."""
+    slugs: dict[str, str] = {}
+    sheets: dict[int, int] = {}
+    for game in games:
+        game_id = insert_game(db, group_id, game.name, game.bgg_id)
+        slugs[f"{_OWN_GAME_PREFIX}{game.key}"] = f"{_OWN_GAME_PREFIX}{game_id}"
+        for key, sheet in game.versions:
+            sheets[key] = add_version(db, game_id, sheet)
+    return {"slugs": slugs, "sheets": sheets}
+
+
+def _renamed(play: ArchivedPlay, renames: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The play's game slug and options with its own game's new ids."""
+    options = dict(play.options)
+    if play.game not in renames["slugs"]:
+        return play.game, options
+    if options.get(_SHEET_OPTION) in renames["sheets"]:
+        options[_SHEET_OPTION] = renames["sheets"][options[_SHEET_OPTION]]
+    return renames["slugs"][play.game], options
 
 
 def dump_group(db: Database, group_id: int) -> GroupArchive:
@@ -101,7 +156,8 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
             "SELECT id, game, options, status, counted, started_at, ended_at, version FROM plays "
             "WHERE group_id = ? ORDER BY id", [group_id]).fetchall()
     )
-    return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays)
+    return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays,
+                        _archived_games(db, group_id))
 
 
 def restore_group(db: Database, archive: GroupArchive) -> Group:
@@ -127,11 +183,13 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
                            [group_id, p.name, p.colour, p.created_at]).lastrowid
                 for p in archive.players
             ]
+            renames = _restore_games(db, group_id, archive.games)
             for play in archive.plays:
+                game, options = _renamed(play, renames)
                 play_id = db.execute(
                     "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
                     "version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [group_id, play.game, json.dumps(dict(play.options)), play.status, int(play.counted),
+                    [group_id, game, json.dumps(options), play.status, int(play.counted),
                      play.started_at, play.ended_at, play.version],
                 ).lastrowid
                 db.conn.executemany(

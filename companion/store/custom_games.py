@@ -39,7 +39,14 @@ def _check_free_game_name(db: Database, group_id: int, name: str, except_id: int
         raise DuplicateGame("The group already has a game called %(name)s.", "name", name=name)
 
 
-def _add_version(db: Database, game_id: int, sheet: Mapping[str, Any]) -> int:
+def insert_game(db: Database, group_id: int, name: str, bgg_id: int | None) -> int:
+    """The game's row alone (inside the caller's transaction); returns its id."""
+    return db.execute("INSERT INTO group_games (group_id, name, bgg_id, created_at) VALUES (?, ?, ?, ?)",
+                      [group_id, name, bgg_id, now()]).lastrowid
+
+
+def add_version(db: Database, game_id: int, sheet: Mapping[str, Any]) -> int:
+    """A new version of the game's sheet (inside the caller's transaction); returns its id."""
     return db.execute("INSERT INTO group_game_versions (game_id, sheet, created_at) VALUES (?, ?, ?)",
                       [game_id, json.dumps(dict(sheet)), now()]).lastrowid
 
@@ -49,10 +56,8 @@ def add_group_game(db: Database, group_id: int, name: str, bgg_id: int | None,
     """Add a game with its first score sheet; returns the game's id."""
     with write_transaction(db):
         _check_free_game_name(db, group_id, name)
-        game_id = db.execute(
-            "INSERT INTO group_games (group_id, name, bgg_id, created_at) VALUES (?, ?, ?, ?)",
-            [group_id, name, bgg_id, now()]).lastrowid
-        _add_version(db, game_id, sheet)
+        game_id = insert_game(db, group_id, name, bgg_id)
+        add_version(db, game_id, sheet)
         return game_id
 
 
@@ -64,7 +69,7 @@ def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_
         _check_free_game_name(db, group_id, name, game_id)
         db.execute("UPDATE group_games SET name = ?, bgg_id = ? WHERE id = ?", [name, bgg_id, game_id])
         if dict(sheet) != dict(current.sheet):
-            _add_version(db, game_id, sheet)
+            add_version(db, game_id, sheet)
 
 
 _GAME_QUERY = (
