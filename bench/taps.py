@@ -16,9 +16,11 @@ which plays its reference game (``session.reference(slug)``) and returns its lin
 ``select`` and ``fill`` are the counted actions (a step the pages make someone do must go through
 them; looking at the page, ``phone.page``, is free). ``session.create_group`` sets up a group with
 its players and ``session.join`` brings another phone into it, uncounted: the count starts at the
-play. ``with phone.action("placement"):`` groups the actions of one entry, so a line can report taps
-per kind of entry (``phone.counter.per("placement")``). A missing expected score raises
-:class:`Mismatch`. Modules not yet written are skipped, so the list can name games to come.
+play. ``phone.submit`` is a counted tap that waits for the next page. ``with phone.action("placement"):``
+groups the actions of one entry, so a line can report taps per kind of entry
+(``phone.counter.per("placement")``); inside it, a control out of sight counts a scroll
+(``counter.scrolls``). ``expect_text`` raises :class:`Mismatch` when an expected score is missing.
+Modules not yet written are skipped, so the list can name games to come.
 """
 
 from __future__ import annotations
@@ -50,6 +52,17 @@ PHONE = {"width": 390, "height": 844}
 TIMEOUT_MS = 30_000  # a loaded 2-core machine can be slow; no action should take this long
 
 
+# Whether a control can be tapped as the screen is: its centre lies inside the window and nothing else
+# (the edge of a box that scrolls sideways, a sticky note) is drawn there.
+IN_SIGHT = """element => {
+  const box = element.getBoundingClientRect();
+  const x = box.left + box.width / 2, y = box.top + box.height / 2;
+  if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) { return false; }
+  const hit = document.elementFromPoint(x, y);
+  return !!hit && (element.contains(hit) || hit.contains(element) || hit.control === element);
+}"""
+
+
 class Mismatch(AssertionError):
     """A page did not show what the reference game expects."""
 
@@ -62,6 +75,7 @@ class Counter:
     scrolls: int = 0
     per_kind: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
     _current: str | None = None
+    _watch_scrolls: bool = False
 
     def per(self, kind: str) -> float:
         """Average taps of the entries of that kind (0 when there were none)."""
@@ -76,8 +90,9 @@ class Counter:
 class Phone:
     """A phone at the table: a 390×844 touch screen whose taps, selections and typing are counted.
 
-    Every action first checks whether its control lies inside the screen as it is; if not, somebody
-    would have had to scroll to it, and ``counter.scrolls`` grows (Playwright then scrolls for us).
+    Inside an ``action(..., scrolls=True)`` every action first checks whether its control lies inside
+    the screen as it is; if not, somebody would have had to scroll to it, and ``counter.scrolls``
+    grows (Playwright then scrolls for us).
     """
 
     def __init__(self, page, counter: Counter) -> None:
@@ -86,9 +101,7 @@ class Phone:
 
     def _count(self, locator) -> None:
         locator.wait_for(state="visible")
-        box = locator.bounding_box()
-        height = self.page.evaluate("window.innerHeight")
-        if box is None or box["y"] < 0 or box["y"] + box["height"] > height:
+        if self.counter._watch_scrolls and not locator.evaluate(IN_SIGHT):
             self.counter.scrolls += 1
         self.counter.taps += 1
         if self.counter._current is not None:
@@ -117,16 +130,26 @@ class Phone:
         self._count(locator)
         locator.fill(text)
 
+    def submit(self, locator) -> None:
+        """One tap that sends a form or follows a link; returns once the next page has loaded."""
+        with self.page.expect_navigation():
+            self.tap(locator)
+
     @contextmanager
-    def action(self, kind: str) -> Iterator[None]:
-        """Count the actions inside as one entry of ``kind`` (a placement, a completion, an event)."""
-        previous = self.counter._current
-        self.counter._current = kind
-        self.counter.per_kind[kind].append(0)
+    def action(self, kind: str, scrolls: bool = True) -> Iterator[None]:
+        """Count the actions inside as one entry of ``kind`` (a placement, a completion, an event).
+
+        With ``scrolls``, a control out of sight counts as a scroll: the table's entries should
+        all be reachable from the screen the last one left.
+        """
+        counter = self.counter
+        previous = counter._current, counter._watch_scrolls
+        counter._current, counter._watch_scrolls = kind, scrolls
+        counter.per_kind[kind].append(0)
         try:
             yield
         finally:
-            self.counter._current = previous
+            counter._current, counter._watch_scrolls = previous
 
     def goto(self, url: str) -> None:
         """Open an address, as following a link someone already has (uncounted)."""

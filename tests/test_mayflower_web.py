@@ -37,11 +37,15 @@ def table(db, play_id: int):
 
 
 def text_of(page: str, section_id: str | None = None) -> str:
-    """The visible words of the page (or of one section of it), tags removed, spaces collapsed."""
+    """The words of the page (or of one section of it) as read: tags removed, spaces collapsed.
+
+    Inline tags (bold, spans) join their text to what is around them; other tags separate words.
+    """
     if section_id is not None:
         found = re.search(rf'<section id="{section_id}".*?</section>', page, re.S)
         assert found, f"no section {section_id}"
         page = found.group(0)
+    page = re.sub(r"</?(?:b|span|small|strong|a)\b[^>]*>", "", page)
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
 
 
@@ -102,29 +106,66 @@ def events(db, play_id: int) -> list[tuple[str, dict]]:
 
 # --- the play page --------------------------------------------------------------------------------------
 
-def test_the_play_page_shows_settlers_surveyors_and_the_strip(client, db, play_id):
+def turn_of(page: str) -> str:
+    """The name on the checked "whose turn" button."""
+    checked = re.search(r'<label class="mf-seat-pick"><input type="radio" form="mf-place-form" '
+                        r'name="place-seat" value="\d+" checked>.*?</label>', page, re.S)
+    assert checked, "no player's turn is picked"
+    return text_of(checked.group(0)).split()[0]
+
+
+def strip_columns(page: str) -> list[str]:
+    """The strip's columns as the page lists them, west to east (their numbers; the coast says so)."""
+    strip = re.search(r'<div class="mf-strip".*?<p class="mf-legend', page, re.S).group(0)
+    numbers = re.findall(r'<label class="mf-colno[^"]*">.*?</label>|<span class="mf-colno">.*?</span></span>',
+                         strip, re.S)
+    return [text_of(number) for number in numbers]
+
+
+def test_the_play_page_opens_on_the_turn_the_strip_and_the_actions(client, db, play_id):
     page = client.get(f"/plays/{play_id}")
     assert page.status_code == 200
     words = text_of(page.text)
     assert "Surveyors: north in column 0, south in column 0. The map reaches column 0." in words
-    assert words.count("5 settlers in the supply") == 3
-    assert 'role="img" aria-labelledby="mf-strip-title"' in page.text
-    assert "Surveyors in columns 0 and 0. Anna: no settler on the map." in words
+    assert words.count("5 settlers left") == 3
+    assert "Surveyors in columns 0 and 0. Anna: no settler on the map." in words  # the strip in words
+    assert turn_of(page.text) == "Anna"
+    # the coast and the one column a first tile can reach; the placement's roles are its buttons
+    assert strip_columns(page.text) == ["Column 1", "0 (the coast)"]
+    table = text_of(page.text, "mf-table")
+    assert "Bandit Sheriff Trapper Farmer" in table and "Score" in table and "Map ends at column 0" in table
     # the generic final tally button leads to the game's own
     assert f'href="/plays/{play_id}/mayflower/final-tally"' in page.text
 
 
-def test_placing_a_settler_stores_it_and_draws_it(client, db, play_id):
+def test_placing_a_settler_stores_it_draws_it_and_passes_the_turn(client, db, play_id):
     response = place(client, play_id, BEN, "sheriff", 1)
     assert response.status_code == 302
-    assert response.headers["Location"].endswith(f"/plays/{play_id}#mf-map")
+    assert response.headers["Location"].endswith(f"/plays/{play_id}#mf-table")
     assert events(db, play_id) == [("place", {"seat": BEN, "role": "sheriff", "column": 1})]
     page = client.get(f"/plays/{play_id}").text
-    assert re.search(r'<circle class="c-blue" cx="\d+" cy="\d+" r="\d+"/>\s*<text[^>]*>S</text>', page)
+    marker = re.search(r'<label class="mf-marker mf-tick c-blue"[^>]*><input type="checkbox"[^>]*value="1-1">'
+                       r'<span aria-hidden="true">S</span>', page)
+    assert marker, "Ben's sheriff is not on the strip"
     words = text_of(page)
-    assert "Ben: sheriff in column 1." in words  # the strip's title
-    assert "4 settlers in the supply" in words and "The map reaches column 1." in words
+    assert "Ben: sheriff in column 1." in words  # the strip in words
+    assert "4 settlers left" in words and "The map reaches column 1." in words
+    assert strip_columns(page) == ["Column 2", "Column 1", "0 (the coast)"]
     assert "Ben: sheriff placed in column 1" in text_of(page, "log")
+    assert turn_of(page) == "Cara"  # the seat after the one that placed
+    place(client, play_id, CARA, "bandit", 2)
+    assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"
+
+
+def test_surveyors_are_arrows_on_the_strip_not_the_sheriffs_letter(client, db, play_id):
+    place(client, play_id, ANNA, "sheriff", 1)
+    page = client.get(f"/plays/{play_id}").text
+    surveyors = re.findall(r'<span class="mf-surveyor" title="([^"]+)">'
+                           r'<span aria-hidden="true">([^<]+)</span>', page)
+    assert surveyors == [("north surveyor", "▲"), ("south surveyor", "▼")]
+    letters = re.findall(r'<label class="mf-marker[^"]*"[^>]*>.*?<span aria-hidden="true">([^<]+)</span>',
+                         page, re.S)
+    assert letters == ["S"]
 
 
 @pytest.mark.parametrize(("before", "data", "field", "message"), [
@@ -136,7 +177,7 @@ def test_placing_a_settler_stores_it_and_draws_it(client, db, play_id):
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "3"}, "place-column",
                  "beyond the map", id="beyond-the-west-edge"),
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": ""}, "place-column",
-                 "Enter the tile", id="no-column"),
+                 "Tap the tile's column on the map first", id="no-column"),
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "two"}, "place-column",
                  "Not a valid integer", id="column-not-a-number"),
     pytest.param([], {"place-seat": "0", "place-role": "pirate", "place-column": "1"}, "place-role",
@@ -157,7 +198,7 @@ def test_a_refused_placement_says_why_next_to_the_field_and_stores_nothing(clien
 
 def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_id):
     response = set_west_edge(client, play_id, 4)
-    assert response.status_code == 302 and response.headers["Location"].endswith("#mf-map")
+    assert response.status_code == 302 and response.headers["Location"].endswith("#mf-table")
     assert events(db, play_id) == [("west_edge", {"column": 4})]
     assert "The map reaches column 4." in text_of(client.get(f"/plays/{play_id}").text)
     place(client, play_id, ANNA, "farmer", 4)
@@ -172,18 +213,20 @@ def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_
 
 def test_running_scores_show_laps_past_50(client, db, play_id):
     client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "57"})
-    seat_card = text_of(client.get(f"/plays/{play_id}").text, "mf-settlers")
-    assert "Ben 57 (lap 1 + 7)" in seat_card
-    assert "Anna 0" in seat_card
+    turn = text_of(client.get(f"/plays/{play_id}").text, "mf-table")
+    assert "Ben 57 lap 1 + 7 · 5 settlers left" in turn
+    assert "Anna 0 5 settlers left" in turn
 
 
-def test_a_wide_map_keeps_readable_columns_and_scrolls(client, db, play_id):
+def test_a_wide_map_has_a_column_for_every_tile_and_the_next_one(client, db, play_id):
     set_west_edge(client, play_id, 30)
     page = client.get(f"/plays/{play_id}").text
-    width = int(re.search(r'role="img" aria-labelledby="mf-strip-title"\s+width="(\d+)"', page).group(1))
-    assert width > 390
-    assert '<div class="mf-strip" role="group" tabindex="0"' in page
-    assert page.count('class="mf-land"') == 30 and page.count('class="mf-coast"') == 1
+    assert strip_columns(page) == [*(f"Column {n}" for n in range(31, 0, -1)), "0 (the coast)"]
+    assert page.count('class="mf-col mf-beyond"') == 1 and page.count('class="mf-col mf-coast"') == 1
+    edge_buttons = re.findall(r'<button form="mf-edge-form" name="west-column" '
+                              r'value="(\d+)">([^<]+)</button>',
+                              page)
+    assert edge_buttons == [("30", "Map ends at column 30"), ("31", "Tiles reach column 31")]
 
 
 # --- completing features: the worked examples of the rules through the pages ------------------------------
@@ -266,7 +309,7 @@ def test_worked_examples_through_the_pages(client, db, play_id, steps, features,
     before = table(db, play_id).running_scores
     response = complete(client, db, play_id, *features)
     assert response.status_code == 302
-    assert response.headers["Location"].endswith(f"/plays/{play_id}#mf-report")
+    assert response.headers["Location"].endswith(f"/plays/{play_id}#mf-table")
     assert events(db, play_id)[-1][0] == "complete"
     after = table(db, play_id)
     assert tuple(b - a for a, b in zip(before, after.running_scores, strict=True)) == gained
@@ -276,8 +319,7 @@ def test_worked_examples_through_the_pages(client, db, play_id, steps, features,
     shown = text_of(page, "mf-report")
     for words in report:
         assert words in shown
-    kinds = ", ".join(feature["kind"] for feature in features)
-    assert text_of(page, "log").startswith(f"What happened Scored: {kinds}")
+    assert text_of(page, "log").startswith("What happened Scored:")
 
 
 def test_undo_takes_a_scoring_back(client, db, play_id):
@@ -294,10 +336,10 @@ def test_undo_takes_a_scoring_back(client, db, play_id):
 
 
 @pytest.mark.parametrize(("features", "field", "message"), [
-    pytest.param([{"kind": ""}], "complete-feature_1-kind", "Pick the kind of feature the tile completed",
-                 id="no-kind"),
-    pytest.param([{"kind": "road", "settlers": [(ANNA, "bandit", 1)]}], "complete-feature_1-tiles",
-                 "Enter how many tiles the road has", id="road-without-tiles"),
+    pytest.param([{"kind": ""}], "complete-feature_1-settlers", "Tap the settlers on the completed feature",
+                 id="nothing-ticked"),
+    pytest.param([{"kind": "road", "tiles": "", "settlers": [(ANNA, "bandit", 1)]}],
+                 "complete-feature_1-tiles", "Enter how many tiles the road has", id="road-without-tiles"),
     pytest.param([{"kind": "road", "tiles": 0, "settlers": [(ANNA, "bandit", 1)]}],
                  "complete-feature_1-tiles", "1 to 95", id="road-of-no-tiles"),
     pytest.param([{"kind": "road", "tiles": 2, "settlers": [(BEN, "sheriff", 2)]}],
@@ -308,9 +350,9 @@ def test_undo_takes_a_scoring_back(client, db, play_id):
                   {"kind": "road", "tiles": 1, "settlers": [(ANNA, "bandit", 1)]}],
                  "complete-feature_2-settlers", "ticked in feature 1 and feature 2",
                  id="one-settler-on-two-features"),
-    pytest.param([{"kind": "road", "tiles": 2}, {"kind": "", "settlers": [(ANNA, "bandit", 1)]}],
-                 "complete-feature_2-settlers", "Pick the kind of feature 2, or untick",
-                 id="settlers-without-kind"),
+    pytest.param([{"settlers": [(ANNA, "bandit", 1), (BEN, "sheriff", 2)]}],
+                 "complete-feature_1-settlers", "Feature 1 has settlers of different roles",
+                 id="settlers-of-two-roles"),
     pytest.param([{"kind": "castle", "tiles": 2}], "complete-feature_1-kind", "Not a valid choice",
                  id="unknown-kind"),
 ])
@@ -321,7 +363,7 @@ def test_a_refused_completion_says_why_and_stores_nothing(client, db, play_id, f
     assert response.status_code in (400, 409)
     errors = " ".join(re.findall(rf'<p class="error"(?: id="{field}-error")?>([^<]*)</p>', response.text))
     assert message in html.unescape(errors)
-    assert f'id="{field}"' in response.text
+    assert f'id="{field}-error"' in response.text
     assert events(db, play_id) == stored
 
 
@@ -338,16 +380,53 @@ def test_a_completion_from_an_outdated_page_is_refused(client, db, play_id):
                        data={**data, "complete-version": version}).status_code == 302
 
 
-def test_the_completion_form_lists_the_settlers_a_feature_can_hold(client, db, play_id):
+def test_the_settlers_a_feature_can_hold_are_tapped_on_the_strip_or_ticked_in_a_list(client, db, play_id):
     play_steps(client, db, play_id, [("west", 3), ("place", ANNA, "bandit", 1), ("place", BEN, "sheriff", 2),
                                      ("place", CARA, "trapper", 3)])
     page = client.get(f"/plays/{play_id}").text
-    form = re.search(r'<section id="mf-complete".*?</section>', page, re.S).group(0)
-    # the trapper lies on a plain, which is never completed
-    assert form.count('name="complete-feature_1-settlers"') == 2
-    words = text_of(form)
-    assert "Anna · bandit · column 1" in words and "Ben · sheriff · column 2" in words
-    assert 'class="check mf-pick mf-bandit"' in form and 'class="swatch c-red"' in form
+    # on the strip: the trapper lies on a plain, which is never completed
+    assert page.count(' name="complete-feature_1-settlers"') == 2
+    assert 'title="Cara · trapper · column 3"' in page
+    # a tile's later features: a short list each (the page script lets the strip serve them too)
+    for number in (2, 3):
+        listed = re.findall(rf'<label class="mf-pick mf-(\w+)"><input type="checkbox" '
+                            rf'form="mf-complete-form" class="mf-\w+" '
+                            rf'name="complete-feature_{number}-settlers" value="([^"]+)"', page)
+        assert listed == [("bandit", "0-1"), ("sheriff", "1-1")]
+    assert "Anna · bandit · column 1" in text_of(page, "mf-table")
+
+
+def test_the_kind_follows_from_the_settlers_and_the_sizes_start_at_their_least(client, db, play_id):
+    play_steps(client, db, play_id, [("west", 3), ("place", ANNA, "bandit", 1), ("place", BEN, "sheriff", 2)])
+    page = client.get(f"/plays/{play_id}").text
+    presets = dict(re.findall(r'id="complete-feature_1-(\w+)"[^>]*value="(\d+)"', page))
+    assert presets == {"tiles": "1", "trading_posts": "0", "flags": "0"}
+    # what a phone sends: the ticked settlers and the preset sizes, one of them stepped up
+    data = completion_data(db, play_id, [{"tiles": 2, "trading_posts": 0, "flags": 0,
+                                          "settlers": [(BEN, "sheriff", 2)]},
+                                         {"tiles": 1, "trading_posts": 1, "flags": 0,
+                                          "settlers": [(ANNA, "bandit", 1)]}])
+    response = client.post(f"/plays/{play_id}/mayflower/complete", data=data)
+    assert response.status_code == 302, text_of(response.text)
+    assert events(db, play_id)[-1] == ("complete", {"features": [
+        {"kind": "city", "tiles": 2, "flags": 0, "settlers": ["1-1"]},
+        {"kind": "road", "tiles": 1, "trading_posts": 1, "settlers": ["0-1"]}]})
+
+
+def test_every_scoring_in_the_log_says_who_scored_what_and_why(client, db, play_id):
+    play_steps(client, db, play_id, [("west", 3), ("walk", CARA, 3), ("place", BEN, "sheriff", 1),
+                                     ("place", ANNA, "bandit", 2)])
+    complete(client, db, play_id, {"kind": "road", "tiles": 3, "trading_posts": 1,
+                                   "settlers": [(ANNA, "bandit", 2)]})
+    page = client.get(f"/plays/{play_id}").text
+    log = text_of(page, "log")
+    first = ("Scored: Road — tiles: 1, trading posts: 0 — worth 1: Cara +1. The north surveyor moved west to "
+             "column 1.")
+    second = ("Scored: Road — tiles: 3, trading posts: 1 — worth 5: Anna +9 (5 + 4 surveyor bonus). "
+              "The south surveyor moved west to column 2. Evicted: Ben's sheriff in column 1.")
+    assert first in log and second in log and log.index(second) < log.index(first)  # newest first
+    # the table itself says what the last scoring did, in the same words
+    assert second.removeprefix("Scored: ") in text_of(page, "mf-table")
 
 
 # --- the final tally ----------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
     FINAL_SIZES,
+    KIND_OF_ROLE,
     ROLE_OF_KIND,
     ROLES,
     FinalSlot,
@@ -27,9 +28,12 @@ from companion.i18n import translated
 ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),
               "farmer": _l("farmer")}
 ROLE_LETTERS = {"bandit": _l("B"), "sheriff": _l("S"), "trapper": _l("T"), "farmer": _l("F")}
+ROLE_BUTTONS = {"bandit": _l("Bandit"), "sheriff": _l("Sheriff"), "trapper": _l("Trapper"),
+                "farmer": _l("Farmer")}
 KIND_NAMES = {"road": _l("road"), "city": _l("city"), "farm": _l("farm"), "plain": _l("plain")}
 SURVEYOR_NAMES = {"north": _l("north"), "south": _l("south")}
-SURVEYOR_LETTERS = {"north": _l("N"), "south": _l("S")}
+# Arrows, not letters: "S" already marks a sheriff on the strip.
+SURVEYOR_MARKS = {"north": "▲", "south": "▼"}
 SIZE_LABELS = {"tiles": _l("Tiles"), "trading_posts": _l("Trading posts"), "flags": _l("Flags"),
                "neighbours": _l("Filled spaces around it (0–7)"), "animals": _l("Animals")}
 
@@ -37,7 +41,8 @@ ROLE_CHOICES = choices([
     ("bandit", _l("Bandit (on a road)")), ("sheriff", _l("Sheriff (in a city)")),
     ("trapper", _l("Trapper (on a plain)")), ("farmer", _l("Farmer (on a farm)")),
 ])
-KIND_CHOICES = choices([("", _l("— none —")), *((kind, KIND_NAMES[kind]) for kind in COMPLETABLE_KINDS)])
+KIND_CHOICES = choices([("", _l("— as its settlers —")),
+                        *((kind, KIND_NAMES[kind]) for kind in COMPLETABLE_KINDS)])
 FEATURES_PER_TILE = 3  # a tile rarely completes more; the form offers this many
 SIZE_MAX = 999  # far above any real size; the rules say what the game allows
 NUMERIC = {"inputmode": "numeric"}
@@ -64,7 +69,7 @@ class PlaceForm(FlaskForm):
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
     role = SelectField(_l("Role"), choices=ROLE_CHOICES)
     column = WholeNumberField(
-        _l("Column"), validators=[InputRequired(_l("Enter the tile's column: 1 is next to the coast."))],
+        _l("Column"), validators=[InputRequired(_l("Tap the tile's column on the map first."))],
         render_kw=NUMERIC)
 
     def payload(self) -> dict[str, Any]:
@@ -73,9 +78,9 @@ class PlaceForm(FlaskForm):
     show_rules_error = show_rules_error
 
 
-def place_form(names: Sequence[str], **bind) -> PlaceForm:
-    """The placement form with the players to pick from; ``formdata=None`` for an empty one."""
-    form = PlaceForm(prefix="place", **bind)
+def place_form(names: Sequence[str], turn: int = 0, **bind) -> PlaceForm:
+    """The placement form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
+    form = PlaceForm(prefix="place", data={"seat": turn}, **bind)
     form.seat.choices = seat_choices(names)
     return form
 
@@ -98,17 +103,22 @@ def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
     return WestEdgeForm(prefix="west", data={"column": west_edge}, **bind)
 
 
-def _size(label) -> WholeNumberField:
-    return WholeNumberField(label, validators=[Optional(), NumberRange(0, SIZE_MAX)], render_kw=NUMERIC)
+def _size(label, default: int | None = None) -> WholeNumberField:
+    return WholeNumberField(label, validators=[Optional(), NumberRange(0, SIZE_MAX)], render_kw=NUMERIC,
+                            default=default)
 
 
 class FeatureEntry(Form):
-    """One feature the tile completed: its kind, its size and the settlers on it."""
+    """One feature the tile completed: its settlers (they give its kind), its size.
+
+    The sizes start at their smallest legal value: a road or city has a tile, trading posts and flags
+    may be none. The kind is asked for only when no settler is on the feature.
+    """
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
-    tiles = _size(_l("Tiles (road or city)"))
-    trading_posts = _size(_l("Trading posts (road)"))
-    flags = _size(_l("Flags (city)"))
+    tiles = _size(_l("Tiles"), default=1)
+    trading_posts = _size(_l("Trading posts"), default=0)
+    flags = _size(_l("Flags"), default=0)
     # The settlers on the map are the choices; checked against the map, not against a list.
     settlers = SelectMultipleField(_l("Settlers on it"), choices=[], validate_choice=False)
 
@@ -128,28 +138,43 @@ class CompleteForm(VersionedForm):
         return [self[f"feature_{number}"].form for number in range(1, FEATURES_PER_TILE + 1)]
 
     def used_entries(self) -> list[FeatureEntry]:
-        """The entries given a kind, in the order they are scored."""
-        return [entry for entry in self.entries if entry.kind.data]
+        """The entries given a kind or settlers, in the order they are scored."""
+        return [entry for entry in self.entries if entry.kind.data or entry.settlers.data]
 
     def validate(self, extra_validators=None) -> bool:
         if not super().validate(extra_validators):
             return False
         if not self.used_entries():
-            self.feature_1.form.kind.errors.append(gettext("Pick the kind of feature the tile completed."))
+            self.feature_1.form.settlers.errors.append(
+                gettext("Tap the settlers on the completed feature (on the map), then Score."))
             return False
         valid = True
         ticked: dict[str, int] = {}
         for number, entry in enumerate(self.entries, start=1):
-            valid &= self._check_entry(number, entry, ticked)
+            valid &= self._settle_kind(number, entry) and self._check_entry(number, entry, ticked)
         return valid
+
+    def _settle_kind(self, number: int, entry: FeatureEntry) -> bool:
+        """A feature's kind follows from its settlers' role when nobody picked it (bandits: a road)."""
+        if entry.kind.data or not entry.settlers.data:
+            return True
+        roles = {self.on_map[i].role for i in entry.settlers.data if i in self.on_map}
+        if len(roles) > 1:
+            entry.settlers.errors.append(gettext(
+                "Feature %(n)d has settlers of different roles, but a feature holds one role only: score "
+                "the others as another feature.", n=number))
+            return False
+        if roles:
+            entry.kind.data = KIND_OF_ROLE[roles.pop()]
+        return True
 
     def _check_entry(self, number: int, entry: FeatureEntry, ticked: dict[str, int]) -> bool:
         """The sizes a kind needs, and settlers that are on the map, fit the kind and stand on one feature."""
         kind = entry.kind.data
         if not kind:
-            if entry.settlers.data:
+            if entry.settlers.data:  # only settlers no longer on the map
                 entry.settlers.errors.append(
-                    gettext("Pick the kind of feature %(n)d, or untick its settlers.", n=number))
+                    gettext("A settler you ticked is no longer on the map. Check the map and try again."))
                 return False
             return True
         valid = True

@@ -6,11 +6,11 @@ for what it shows, and the forms here post back to it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flask import Blueprint, Flask, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
@@ -20,9 +20,10 @@ from companion.database import get_db
 from companion.forms import COLOURS
 from companion.forms.mayflower import (
     KIND_NAMES,
+    ROLE_BUTTONS,
     ROLE_LETTERS,
     ROLE_NAMES,
-    SURVEYOR_LETTERS,
+    SURVEYOR_MARKS,
     SURVEYOR_NAMES,
     complete_form,
     final_tally_form,
@@ -31,15 +32,18 @@ from companion.forms.mayflower import (
     west_edge_form,
 )
 from companion.games import get_game, mayflower
-from companion.games.table import TableState, apply
+from companion.games.common import FINAL_EVENT
+from companion.games.table import TableState, apply, initial_table
 from companion.messages import Refused
-from companion.views.common import member_play_of, result_inputs, to_play
+from companion.views.common import member_play_of, play_setup, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
 
-WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, kinds=KIND_NAMES, surveyors=SURVEYOR_NAMES,
-                        surveyor_letters=SURVEYOR_LETTERS, final_kinds=mayflower.FINAL_KINDS, colours=COLOURS)
+WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
+                        surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
+                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS)
+TABLE_ANCHOR = "mf-table"  # after every entry the page opens on the turn, the strip and the actions
 
 
 @dataclass(frozen=True)
@@ -55,8 +59,25 @@ class SeatView:
 
 
 @dataclass(frozen=True)
+class StripColumn:
+    """One column of the map strip, west to east: its surveyors and settlers, and whether a tile can go there.
+
+    ``beyond`` is the column just west of the map, where the next tile may reach.
+    """
+
+    number: int
+    surveyors: tuple[str, ...]
+    settlers: tuple[mayflower.Settler, ...]
+    beyond: bool
+
+    @property
+    def coast(self) -> bool:
+        return self.number == 0
+
+
+@dataclass(frozen=True)
 class FeatureReport:
-    """One scored feature of the last completion, with its settlers looked up (returned ones with bonus)."""
+    """One scored feature of a completion, with its settlers looked up (returned ones with bonus)."""
 
     scoring: mayflower.FeatureScoring
     returned: tuple[tuple[mayflower.Settler, int], ...]
@@ -69,13 +90,15 @@ class Screen:
 
     state: mayflower.TableState
     seats: tuple[SeatView, ...]
-    strip: mayflower.MapStrip
+    turn: int
+    columns: tuple[StripColumn, ...]
+    west_edge: int
     summary: str
     report: tuple[FeatureReport, ...]
     pickable: tuple[mayflower.Settler, ...]
     place: FlaskForm
     complete: FlaskForm
-    west_edge: FlaskForm
+    west_edge_form: FlaskForm
 
 
 def _names(play: store.Play) -> list[str]:
@@ -96,25 +119,82 @@ def map_summary(state: mayflower.TableState, names: list[str]) -> str:
     return " ".join(sentences)
 
 
-def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskForm] | None = None) -> Screen:
-    """The state, strip and report of a Mayflower play, with its forms (the ones given keep their errors)."""
+def known_west_edge(state: mayflower.TableState) -> int:
+    """The westernmost column known to hold a tile: as the table set it, else the furthest piece's column."""
+    edge = getattr(state, "west_edge", None)
+    placed = [state.surveyors.north, state.surveyors.south, *(s.column for s in state.placed)]
+    return max(placed) if edge is None else edge
+
+
+def strip_columns(state: mayflower.TableState, west_edge: int) -> tuple[StripColumn, ...]:
+    """The map's columns from the one a new tile may reach (west) to the coast (east, column 0)."""
+    reach = min(west_edge + 1, mayflower.MAX_COLUMN)
+    by_seat = sorted(state.settlers, key=lambda s: s.seat)
+    return tuple(
+        StripColumn(number=column,
+                    surveyors=tuple(name for name in mayflower.SURVEYOR_NAMES
+                                    if getattr(state.surveyors, name) == column),
+                    settlers=tuple(s for s in by_seat if s.column == column),
+                    beyond=column > west_edge)
+        for column in range(reach, -1, -1)
+    )
+
+
+def next_turn(events: Sequence[store.Event], seat_count: int) -> int:
+    """Whose turn it is: the seat after the one that placed the last settler (seat 1 to begin with)."""
+    for event in reversed(events):
+        if event.kind == "place":
+            return (event.payload["seat"] + 1) % seat_count
+    return 0
+
+
+def feature_reports(state: mayflower.TableState) -> tuple[FeatureReport, ...]:
+    """The last completion's scorings, with the settlers they name looked up."""
+    return tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
+                               tuple(map(state.settler, r.evicted)))
+                 for r in state.last_scoring)
+
+
+def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
+    """Each completion of the play's log (by event ``seq``) with what it scored, as its report said then.
+
+    Kept per request: the log asks once for each of its lines.
+    """
+    key = (play.id, play.version, len(events))
+    cached = getattr(g, "mayflower_history", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    history: dict[int, tuple[FeatureReport, ...]] = {}
+    table = initial_table(play_setup(play))
+    for event in events:
+        if event.kind == FINAL_EVENT:
+            continue
+        table = apply(table, event.kind, event.payload)
+        if event.kind == "complete":
+            history[event.seq] = feature_reports(table.game_state)
+    g.mayflower_history = (key, history)
+    return history
+
+
+def play_screen(play: store.Play, table: TableState, events: Sequence[store.Event],
+                forms: Mapping[str, FlaskForm] | None = None) -> Screen:
+    """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
     state: mayflower.TableState = table.game_state
     names, forms = _names(play), forms or {}
+    turn = next_turn(events, len(names))
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
     complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
-    report = tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
-                                 tuple(map(state.settler, r.evicted)))
-                   for r in state.last_scoring)
+    edge = known_west_edge(state)
     return Screen(
-        state=state, seats=seats, strip=mayflower.map_strip(state), summary=map_summary(state, names),
-        report=report, pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, formdata=None), complete=complete,
-        west_edge=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
+        state=state, seats=seats, turn=turn, columns=strip_columns(state, edge), west_edge=edge,
+        summary=map_summary(state, names), report=feature_reports(state),
+        pickable=tuple(pickable_settlers(state.settlers)),
+        place=forms.get("place") or place_form(names, turn, formdata=None), complete=complete,
+        west_edge_form=forms.get("west_edge") or west_edge_form(edge, formdata=None),
     )
-
 
 
 def _record(play: store.Play, kind: str, form, anchor: str):
@@ -136,7 +216,7 @@ def _record(play: store.Play, kind: str, form, anchor: str):
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
-    return _record(play, "place", place_form(_names(play)), "mf-map")
+    return _record(play, "place", place_form(_names(play)), TABLE_ANCHOR)
 
 
 @bp.post("/complete")
@@ -144,7 +224,7 @@ def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
-    return _record(play, "complete", complete_form(state.settlers, _names(play)), "mf-report")
+    return _record(play, "complete", complete_form(state.settlers, _names(play)), TABLE_ANCHOR)
 
 
 @bp.post("/west-edge")
@@ -152,7 +232,7 @@ def west_edge(play_id: int):
     """How far west the map reaches."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
-    return _record(play, "west_edge", west_edge_form(state.west_edge), "mf-map")
+    return _record(play, "west_edge", west_edge_form(known_west_edge(state)), TABLE_ANCHOR)
 
 
 def _finish(play: store.Play, form, table: TableState) -> Response | None:
@@ -191,4 +271,5 @@ def final_tally(play_id: int):
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     # The play page renders the Mayflower partial with the generic context; these give it the rest.
-    app.jinja_env.globals.update(mayflower_screen=play_screen, mayflower_words=WORDS)
+    app.jinja_env.globals.update(mayflower_screen=play_screen, mayflower_words=WORDS,
+                                 mayflower_history=scoring_history)
