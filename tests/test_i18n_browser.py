@@ -38,23 +38,20 @@ def test_a_german_phone_sees_the_german_site(live_server, german_phone):
 
     expect(page.get_by_role("heading", name="Punktetafel")).to_be_visible()
     play_url = page.url
-    expect(page.get_by_role("img", name="Landvermesser in Spalte 0 und 0.")).to_be_visible()
-    expect(page.locator("#mf-map")).to_contain_text("Landvermesser: Nord in Spalte 0, Süd in Spalte 0.")
-    expect(page.locator("#mf-settlers")).to_contain_text("5 Siedler im Vorrat")
+    expect(page.locator("#mf-settlers")).to_contain_text("Landvermesser: Nord in Spalte 0, Süd in Spalte 0.")
+    turn = page.get_by_role("group", name="Wer ist dran")
+    expect(turn).to_contain_text("5 Siedler übrig")
 
-    form = page.locator("#mf-place")
-    form.get_by_label("Spieler").select_option(label="Ben")
-    form.get_by_label("Rolle").select_option(label="Bandit (auf einer Straße)")
-    form.get_by_label("Spalte").fill("1")
-    form.get_by_role("button", name="Siedler einsetzen").click()
-    expect(page.get_by_role("img", name="Ben: Bandit in Spalte 1.")).to_be_visible()
-    expect(page.locator("#mf-settlers")).to_contain_text("4 Siedler im Vorrat")
+    table = page.locator("#mf-table")
+    turn.locator("label", has_text="Ben").click()
+    table.get_by_label("Spalte 1", exact=True).check()
+    table.get_by_role("button", name="Bandit", exact=True).click()
+    expect(table.locator(".mf-strip")).to_contain_text("Ben · Bandit · Spalte 1")
+    expect(turn.locator("label", has_text="Ben")).to_contain_text("4 Siedler übrig")
 
-    # a column beyond the map: the rules refuse it in German, next to the field
-    form = page.locator("#mf-place")
-    form.get_by_label("Spalte").fill("5")
-    form.get_by_role("button", name="Siedler einsetzen").click()
-    expect(page.locator("#mf-place")).to_contain_text("Spalte 5 liegt jenseits der Karte")
+    # a role tapped before a column: the refusal in German, next to the strip
+    table.get_by_role("button", name="Sheriff", exact=True).click()
+    expect(table).to_contain_text("Tippe zuerst die Spalte des Plättchens auf der Karte an.")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
     # the header's switch: English from now on, although the phone asks for German
