@@ -1,11 +1,18 @@
-"""CSRF protection, security headers, cookie settings and the cookie that remembers joined groups."""
+"""CSRF protection, security headers, cookie settings, and the memberships a phone's cookie carries."""
 
 from __future__ import annotations
 
-from flask import Flask, abort, current_app, session
+import re
+from datetime import UTC, datetime
+
+from flask import Flask, abort, current_app, g, request, session
 from flask.wrappers import Response
+from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
 from werkzeug.middleware.proxy_fix import ProxyFix
+
+from companion import store
+from companion.database import get_db
 
 csrf = CSRFProtect()
 
@@ -29,32 +36,122 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
 }
 
-_GROUPS_KEY = "groups"
-MAX_REMEMBERED_GROUPS = 50
+# The phone's signed cookie holds only the tokens of its memberships, joined by dots. Each token is
+# 22 characters; what the phone may open is decided by the memberships table, never by the cookie
+# alone, so removing a membership ends access even for a copy of an old cookie. (Cookies of the
+# first versions listed group ids under "groups"; those ids no longer let anyone in.)
+_MEMBERSHIPS_KEY = "memberships"
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")
+# A browser keeps at most 4096 bytes per cookie. A hundred tokens take about 2.7 KB of it (see
+# tests/test_privacy.py), which leaves room for the CSRF token and a message after a form.
+MAX_GROUPS_PER_PHONE = 100
+# how often a phone's "last seen" is written: at most once in this many seconds per group
+LAST_SEEN_EVERY_SECONDS = 300
 
 
-def joined_group_ids() -> list[int]:
-    """The groups this phone joined, as its signed cookie says (anything odd in it is ignored)."""
-    value = session.get(_GROUPS_KEY, [])
-    if not isinstance(value, list):
+class TooManyGroups(Exception):
+    """This phone already belongs to as many groups as its cookie can hold."""
+
+
+def too_many_groups_message() -> str:
+    return _("This phone is already in %(count)d groups, the most one phone can keep. Leave a group "
+             "you no longer play with (on its page), then try again.", count=MAX_GROUPS_PER_PHONE)
+
+
+def membership_tokens() -> list[str]:
+    """The membership tokens in this phone's signed cookie (anything odd in it is ignored)."""
+    value = session.get(_MEMBERSHIPS_KEY, "")
+    if not isinstance(value, str):
         return []
-    return [item for item in value if type(item) is int and item > 0][:MAX_REMEMBERED_GROUPS]
+    return list(dict.fromkeys(token for token in value.split(".") if _TOKEN.fullmatch(token)))
 
 
-def remember_group(group_id: int) -> None:
-    ids = [gid for gid in joined_group_ids() if gid != group_id]
-    session[_GROUPS_KEY] = [group_id, *ids][:MAX_REMEMBERED_GROUPS]
+def _keep_tokens(tokens: list[str]) -> None:
+    session[_MEMBERSHIPS_KEY] = ".".join(tokens)
+    session.pop("groups", None)
     session.permanent = True
 
 
-def forget_group(group_id: int) -> None:
-    session[_GROUPS_KEY] = [gid for gid in joined_group_ids() if gid != group_id]
+def membership(group_id: int) -> store.Membership | None:
+    """This phone's membership of ``group_id``, if its cookie holds one made for that group.
+
+    One indexed query per group and request (the answer is kept for the rest of the request).
+    """
+    known = g.setdefault("_memberships", {})
+    if group_id not in known:
+        known[group_id] = store.membership_in_group(get_db(), group_id, membership_tokens())
+    return known[group_id]
 
 
-def require_member(group_id: int) -> None:
+def member_of(group_id: int) -> bool:
+    """Whether this phone may open ``group_id`` (if the group is not in the trash)."""
+    return membership(group_id) is not None
+
+
+def require_member(group_id: int) -> store.Membership:
     """404, not 403, for a group this phone has not joined: it must not learn the group exists."""
-    if group_id not in joined_group_ids():
+    found = membership(group_id)
+    if found is None:
         abort(404)
+    g.opened_membership = found
+    return found
+
+
+def note_last_seen(response: Response) -> Response:
+    """After a page of a group was shown, note when this phone was last seen in the group.
+
+    Only for pages shown (a GET answered 200), so that a refused request changes nothing, and at most
+    every few minutes, so that looking at a play costs no write.
+    """
+    opened = g.pop("opened_membership", None)
+    if opened is None or request.method != "GET" or response.status_code != 200:
+        return response
+    since = datetime.now(UTC) - datetime.fromisoformat(opened.last_seen)
+    if since.total_seconds() >= LAST_SEEN_EVERY_SECONDS:
+        store.touch_membership(get_db(), opened.id, store.now())
+    return response
+
+
+def _live_tokens() -> list[str]:
+    """The cookie's tokens whose memberships still exist (a removed phone's token drops out)."""
+    held = membership_tokens()
+    alive = store.existing_tokens(get_db(), held)
+    return [token for token in held if token in alive]
+
+
+def check_room_for_another_group() -> None:
+    """Raise TooManyGroups if this phone cannot join one more group."""
+    if len(_live_tokens()) >= MAX_GROUPS_PER_PHONE:
+        raise TooManyGroups
+
+
+def join_group(group_id: int) -> store.Membership:
+    """Let this phone into ``group_id``: a new membership, its token put into the cookie.
+
+    A phone already in the group keeps its membership. Tokens of memberships that no longer exist
+    (a removed phone, a purged group) leave the cookie here. TooManyGroups if the cookie is full.
+    """
+    current = membership(group_id)
+    if current is not None:
+        return current
+    tokens = _live_tokens()
+    if len(tokens) >= MAX_GROUPS_PER_PHONE:
+        raise TooManyGroups
+    joined = store.create_membership(get_db(), group_id)
+    _keep_tokens([joined.token, *tokens])
+    g.setdefault("_memberships", {})[group_id] = joined
+    return joined
+
+
+def forget_membership(token: str) -> None:
+    """Take a token out of this phone's cookie."""
+    _keep_tokens([t for t in membership_tokens() if t != token])
+    g.pop("_memberships", None)
+
+
+def joined_groups() -> list[store.Group]:
+    """The groups this phone may open, by name."""
+    return store.member_groups(get_db(), membership_tokens())
 
 
 def add_security_headers(response: Response) -> Response:
@@ -89,3 +186,4 @@ def init_app(app: Flask) -> None:
     csrf.init_app(app)
     configure_cookies(app)
     app.after_request(add_security_headers)
+    app.after_request(note_last_seen)

@@ -335,10 +335,12 @@ def test_the_migration_fills_the_running_sums_from_existing_results(tmp_path):
     with store.write_transaction(connection):
         store.MIGRATIONS[0](connection)
         connection.execute("INSERT INTO migrations VALUES (1, 'm001_initial', '2024-01-01')")
-    group = store.create_group(connection, "Old")
-    anna = store.add_player(connection, group.id, "Anna", "red")
-    ben = store.add_player(connection, group.id, "Ben", "blue")
-    play_id = store.start_play(connection, group.id, "gold-west", [(anna, "red"), (ben, "blue")])
+    with store.write_transaction(connection):
+        group_id = connection.execute("INSERT INTO groups (name, token, join_code, created_at) "
+                                      "VALUES ('Old', 'token', 'ABCDEFGH', '2024-01-01')").lastrowid
+    anna = store.add_player(connection, group_id, "Anna", "red")
+    ben = store.add_player(connection, group_id, "Ben", "blue")
+    play_id = store.start_play(connection, group_id, "gold-west", [(anna, "red"), (ben, "blue")])
     # finished as the code of that time did it (today's finish_play writes columns added later)
     with store.write_transaction(connection):
         connection.conn.executemany(
@@ -348,10 +350,10 @@ def test_the_migration_fills_the_running_sums_from_existing_results(tmp_path):
         connection.execute("UPDATE plays SET status = 'finished', ended_at = ? WHERE id = ?",
                            ["2024-01-02T20:00:00", play_id])
     assert store.migrate(connection)[0] == 2
-    assert kept_rivalries(connection, group.id) == {("gold-west", anna, ben): (1, 1),
+    assert kept_rivalries(connection, group_id) == {("gold-west", anna, ben): (1, 1),
                                                     ("gold-west", ben, anna): (0, 1)}
-    assert kept_row_points(connection, group.id) == recount_row_points(connection, group.id)
-    assert by_name(store.statistics(connection, group.id))["Anna"].wins == 1
+    assert kept_row_points(connection, group_id) == recount_row_points(connection, group_id)
+    assert by_name(store.statistics(connection, group_id))["Anna"].wins == 1
     connection.close()
 
 

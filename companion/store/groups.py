@@ -62,29 +62,33 @@ def _group(row: sqlite3.Row | tuple | None) -> Group:
 
 
 _GROUP_COLUMNS = "id, name, token, join_code, created_at"
+# a group in the trash is found by no page, link or code: only its members' trash lists show it
+_LIVE = "deleted_at IS NULL"
 
 
 def get_group(db: Database, group_id: int) -> Group:
-    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id = ?", [group_id]).fetchone())
+    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id = ? AND {_LIVE}",
+                             [group_id]).fetchone())
 
 
 def group_by_token(db: Database, token: str) -> Group:
-    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE token = ?", [token]).fetchone())
+    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE token = ? AND {_LIVE}",
+                             [token]).fetchone())
 
 
 def group_by_join_code(db: Database, code: str) -> Group:
-    return _group(
-        db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ?", [code]).fetchone()
-    )
+    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ? AND {_LIVE}",
+                             [code]).fetchone())
 
 
 def groups_by_ids(db: Database, group_ids: Sequence[int]) -> list[Group]:
-    """The groups that still exist among ``group_ids``, by name."""
+    """The groups that still exist (outside the trash) among ``group_ids``, by name."""
     if not group_ids:
         return []
     marks = ",".join("?" * len(group_ids))
     rows = db.execute(
-        f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id IN ({marks}) ORDER BY name COLLATE NOCASE, id",
+        f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id IN ({marks}) AND {_LIVE} "
+        "ORDER BY name COLLATE NOCASE, id",
         list(group_ids),
     ).fetchall()
     return [Group(*row) for row in rows]
@@ -163,6 +167,106 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
         check_free_name(db, group_id, name, except_id=player_id)
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])
+
+# --- memberships: which phones are in a group -----------------------------------------------------
+
+@dataclass(frozen=True)
+class Membership:
+    """A phone's place in a group; the phone's cookie holds ``token``."""
+
+    id: int
+    token: str
+    group_id: int
+    name: str  # what the phone was called on the group page; "" until someone names it
+    joined_at: str
+    last_seen: str
+
+
+# 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
+MEMBERSHIP_TOKEN_BYTES = 16
+_MEMBERSHIP_COLUMNS = "id, token, group_id, name, joined_at, last_seen"
+
+
+def create_membership(db: Database, group_id: int) -> Membership:
+    """Let a phone into a group: a new membership with a fresh random token."""
+    stamp = now()
+    with write_transaction(db):
+        if not db.execute(f"SELECT 1 FROM groups WHERE id = ? AND {_LIVE}", [group_id]).fetchone():
+            raise NotFound("group")
+        cursor = db.execute(
+            "INSERT INTO memberships (token, group_id, joined_at, last_seen) VALUES (?, ?, ?, ?)",
+            [secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES), group_id, stamp, stamp],
+        )
+    return get_membership(db, group_id, cursor.lastrowid)
+
+
+def get_membership(db: Database, group_id: int, membership_id: int) -> Membership:
+    row = db.execute(f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE id = ? AND group_id = ?",
+                     [membership_id, group_id]).fetchone()
+    if row is None:
+        raise NotFound("membership")
+    return Membership(*row)
+
+
+def membership_in_group(db: Database, group_id: int, tokens: Sequence[str]) -> Membership | None:
+    """The membership among ``tokens`` that was made for ``group_id``, if there is one (any state)."""
+    if not tokens:
+        return None
+    marks = ",".join("?" * len(tokens))
+    row = db.execute(
+        f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE token IN ({marks}) AND group_id = ? LIMIT 1",
+        [*tokens, group_id],
+    ).fetchone()
+    return Membership(*row) if row else None
+
+
+def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
+    """Which of ``tokens`` still belong to a membership (removed phones and purged groups drop out)."""
+    if not tokens:
+        return set()
+    marks = ",".join("?" * len(tokens))
+    return {row[0] for row in db.execute(f"SELECT token FROM memberships WHERE token IN ({marks})",
+                                         list(tokens))}
+
+
+def member_groups(db: Database, tokens: Sequence[str]) -> list[Group]:
+    """The groups (outside the trash) that these membership tokens let in, by name."""
+    if not tokens:
+        return []
+    marks = ",".join("?" * len(tokens))
+    rows = db.execute(
+        f"SELECT g.id, g.name, g.token, g.join_code, g.created_at FROM memberships m "
+        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({marks}) AND g.{_LIVE} "
+        "ORDER BY g.name COLLATE NOCASE, g.id",
+        list(tokens),
+    ).fetchall()
+    return [Group(*row) for row in rows]
+
+
+def list_memberships(db: Database, group_id: int) -> list[Membership]:
+    """The phones in a group, in the order they joined."""
+    rows = db.execute(f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE group_id = ? ORDER BY id",
+                      [group_id]).fetchall()
+    return [Membership(*row) for row in rows]
+
+
+def delete_membership(db: Database, group_id: int, membership_id: int) -> None:
+    """Take a phone out of a group: its cookie no longer lets it in."""
+    with write_transaction(db):
+        db.execute("DELETE FROM memberships WHERE id = ? AND group_id = ?", [membership_id, group_id])
+
+
+def rename_membership(db: Database, group_id: int, membership_id: int, name: str) -> None:
+    with write_transaction(db):
+        db.execute("UPDATE memberships SET name = ? WHERE id = ? AND group_id = ?",
+                   [name, membership_id, group_id])
+
+
+def touch_membership(db: Database, membership_id: int, at: str) -> None:
+    """Note when the phone last opened the group."""
+    with write_transaction(db):
+        db.execute("UPDATE memberships SET last_seen = ? WHERE id = ?", [at, membership_id])
+
 
 # --- join-code rate limit ------------------------------------------------------------------------
 

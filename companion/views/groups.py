@@ -17,7 +17,6 @@ from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
-from companion.security import forget_group
 from companion.views.common import member_group, translated
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
@@ -110,7 +109,6 @@ def delete(group_id: int):
     form = ConfirmForm()
     if form.validate_on_submit():
         store.delete_group(get_db(), group.id)
-        forget_group(group.id)
         flash(_("The group %(name)s and all its plays were deleted.", name=group.name))
         return redirect(url_for("home.index"))
     return render_template(

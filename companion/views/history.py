@@ -29,7 +29,12 @@ from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
 from companion.labels import row_label
 from companion.messages import Refused
-from companion.security import remember_group
+from companion.security import (
+    TooManyGroups,
+    check_room_for_another_group,
+    join_group,
+    too_many_groups_message,
+)
 from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
 
 bp = Blueprint("history", __name__)
@@ -243,12 +248,15 @@ def import_backup():
     form = ImportForm()
     if form.validate_on_submit():
         try:
+            check_room_for_another_group()
             archive = exports.parse_backup(form.backup.data.stream, GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
+        except TooManyGroups:
+            form.backup.errors.append(too_many_groups_message())
         except Refused as error:
             form.backup.errors.append(translated(error))
         else:
-            remember_group(group.id)
+            join_group(group.id)
             flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=group.id))

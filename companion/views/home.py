@@ -23,14 +23,22 @@ from companion import store
 from companion.database import get_db
 from companion.forms import ConfirmForm, GroupForm, JoinCodeForm
 from companion.i18n import LANGUAGE_COOKIE, LANGUAGES
-from companion.security import forget_group, joined_group_ids, remember_group, require_member
+from companion.security import (
+    TooManyGroups,
+    check_room_for_another_group,
+    forget_membership,
+    join_group,
+    joined_groups,
+    require_member,
+    too_many_groups_message,
+)
 
 bp = Blueprint("home", __name__)
 
 
 def _render_home(group_form: GroupForm, join_form: JoinCodeForm, status: int = 200):
     db = get_db()
-    my_groups = store.groups_by_ids(db, joined_group_ids())
+    my_groups = joined_groups()
     active = {g.id: store.list_plays(db, g.id, "active", limit=3) for g in my_groups}
     return render_template("home.html", groups=my_groups, active=active,
                            group_form=group_form, join_form=join_form), status
@@ -46,8 +54,13 @@ def create_group():
     form = GroupForm()
     if not form.validate_on_submit():
         return _render_home(form, JoinCodeForm(formdata=None), 400)
+    try:
+        check_room_for_another_group()
+    except TooManyGroups:
+        form.name.errors = [too_many_groups_message()]
+        return _render_home(form, JoinCodeForm(formdata=None), 409)
     group = store.create_group(get_db(), form.name.data)
-    remember_group(group.id)
+    join_group(group.id)
     flash(_("Group created. Add the players, then invite the others with the code or QR code."))
     return redirect(url_for("groups.show", group_id=group.id))
 
@@ -72,7 +85,16 @@ def join_by_code():
         store.record_join_failure(db, _client(), time.time())
         form.code.errors = [_("No group has this code. Check it with the group's page.")]
         return _render_home(GroupForm(formdata=None), form, 400)
-    remember_group(group.id)
+    return _joined(group)
+
+
+def _joined(group: store.Group):
+    """Join ``group`` on this phone and open it, or say why this phone cannot join another group."""
+    try:
+        join_group(group.id)
+    except TooManyGroups:
+        flash(too_many_groups_message(), "error")
+        return redirect(url_for("home.index"))
     flash(_("You joined %(name)s.", name=group.name))
     return redirect(url_for("groups.show", group_id=group.id))
 
@@ -87,19 +109,18 @@ def join_by_link(token: str):
                                message=_("This invite link is not valid. Ask for a new one.")), 404
     form = ConfirmForm()
     if form.validate_on_submit():
-        remember_group(group.id)
-        flash(_("You joined %(name)s.", name=group.name))
-        return redirect(url_for("groups.show", group_id=group.id))
+        return _joined(group)
     return render_template("join.html", group=group, form=form)
 
 
 @bp.post("/groups/<int:group_id>/leave")
 def leave_group(group_id: int):
-    """Forget a group on this phone only; the group and its history stay."""
-    require_member(group_id)
+    """Take this phone out of the group; the group and its history stay for the other phones."""
+    membership = require_member(group_id)
     if ConfirmForm().validate_on_submit():
-        forget_group(group_id)
-        flash(_("This phone no longer shows the group. The invite link brings it back."))
+        store.delete_membership(get_db(), group_id, membership.id)
+        forget_membership(membership.token)
+        flash(_("This phone left the group. The invite link or join code brings it back."))
     return redirect(url_for("home.index"))
 
 
