@@ -9,6 +9,7 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.validators import (
+    AnyOf,
     DataRequired,
     InputRequired,
     Length,
@@ -108,6 +109,12 @@ class ConfirmForm(FlaskForm):
     """A button and a CSRF token: deleting, joining by link, leaving."""
 
 
+class RetireForm(FlaskForm):
+    """Retire a player ("1") or bring them back ("0")."""
+
+    retired = HiddenField(validators=[AnyOf(("0", "1"))])
+
+
 class PlayerForm(FlaskForm):
     name = StringField(_l("Name"), validators=[TypedName(_l("Type the player's name."))],
                        render_kw={"maxlength": NAME_MAX})
@@ -145,9 +152,10 @@ def seat_choices(names: Sequence[str]) -> list[SelectChoice]:
 
 
 class SeatForm(Form):
-    # An empty seat is fine; the colour only matters for a seat that has a player.
     player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False)
-    colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="", validate_choice=False)
+    # empty: the seat takes its player's colour
+    colour = SelectField(_l("Colour"), choices=[SelectChoice("", _l("the player's colour")), *COLOUR_CHOICES],
+                         default="", validate_choice=False)
 
 
 # A game's options when a play starts (edition, offices dealt …): slug → WTForms Form class.
@@ -155,22 +163,39 @@ class SeatForm(Form):
 OPTION_FORMS: dict[str, type[Form]] = {}
 
 
-def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> FlaskForm:
-    """The form that starts a play: the game's options, then a player and colour per seat."""
+def seat_count(game: GameInfo, players: Sequence[Player], asked: str | None) -> int:
+    """How many seats the new-play form shows: the count asked for, else one per player.
+
+    Always within the game's player range.
+    """
+    if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
+        count = int(asked)
+    else:
+        count = len(players)
+    return max(game.min_players, min(game.max_players, count))
+
+
+def new_play_form(game: GameInfo, players: Sequence[Player], seats: int, formdata=None) -> FlaskForm:
+    """The form that starts a play: the game's options, then a player and colour for each of ``seats``.
+
+    Seat n starts with the n-th player; a seat left at "the player's colour" takes its player's colour.
+    """
+    colour_of = {player.id: player.colour for player in players}
 
     class NewPlayForm(FlaskForm):
+        seat_count = HiddenField()
+
         def validate(self, extra_validators=None) -> bool:
             if not super().validate(extra_validators):
                 return False
-            chosen = [entry.player.data for entry in self.seat_entries if entry.player.data]
+            chosen = [entry.player.data for entry in self.seat_entries]
+            if not all(chosen):
+                self.form_errors.append(_l("Pick a player for every seat."))
+                return False
             if len(set(chosen)) != len(chosen):
                 self.form_errors.append(_l("Each player can take only one seat."))
                 return False
-            if not game.min_players <= len(chosen) <= game.max_players:
-                self.form_errors.append(_l("%(game)s is played by %(min)d to %(max)d players.",
-                                           game=game.name, min=game.min_players, max=game.max_players))
-                return False
-            colours = [entry.colour.data for entry in self.seat_entries if entry.player.data]
+            colours = [colour for _player, colour in self.chosen_seats()]
             if any(colour not in COLOURS for colour in colours):
                 self.form_errors.append(_l("Pick a colour for every seat."))
                 return False
@@ -181,11 +206,11 @@ def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> F
 
         @property
         def seat_entries(self) -> list[SeatForm]:
-            return [getattr(self, f"seat_{n}").form for n in range(game.max_players)]
+            return [getattr(self, f"seat_{n}").form for n in range(seats)]
 
         def chosen_seats(self) -> list[tuple[int, str]]:
-            return [(entry.player.data, entry.colour.data) for entry in self.seat_entries
-                    if entry.player.data]
+            return [(entry.player.data, entry.colour.data or colour_of.get(entry.player.data, ""))
+                    for entry in self.seat_entries]
 
         def chosen_options(self) -> dict:
             options = getattr(self, "options", None)
@@ -193,15 +218,15 @@ def new_play_form(game: GameInfo, players: Sequence[Player], formdata=None) -> F
 
     if game.slug in OPTION_FORMS:
         NewPlayForm.options = FormField(OPTION_FORMS[game.slug], label=_l("Options"))
-    for n in range(game.max_players):
+    for n in range(seats):
         setattr(NewPlayForm, f"seat_{n}", FormField(SeatForm, label=_l("Seat %(n)d", n=n + 1)))
     form = NewPlayForm(formdata=formdata)
-    player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
+    form.seat_count.data = str(seats)
+    player_choices = choices([(0, _l("— pick a player —")), *((p.id, p.name) for p in players)])
     for n, entry in enumerate(form.seat_entries):
         entry.player.choices = player_choices
-        if formdata is None and n < len(players) and n < game.max_players:
+        if formdata is None and n < len(players):
             entry.player.data = players[n].id
-            entry.colour.data = players[n].colour
         entry.player.pre_validate = _choice_check(entry.player)
     return form
 

@@ -28,6 +28,7 @@ class Player:
     group_id: int
     name: str
     colour: str
+    retired: bool = False  # left out of new plays, kept in the history
 
 # Join codes avoid letters and digits that look alike when read off a phone (0/O, 1/I/L).
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
@@ -107,22 +108,58 @@ def delete_group(db: Database, group_id: int) -> None:
         db.execute("DELETE FROM groups WHERE id = ?", [group_id])
 
 
-def list_players(db: Database, group_id: int) -> list[Player]:
-    rows = db.execute(
-        "SELECT id, group_id, name, colour FROM players WHERE group_id = ? ORDER BY name COLLATE NOCASE",
-        [group_id],
-    ).fetchall()
-    return [Player(*row) for row in rows]
+_PLAYER_COLUMNS = "id, group_id, name, colour, retired"
+
+
+def _player(row: tuple) -> Player:
+    player_id, group_id, name, colour, retired = row
+    return Player(player_id, group_id, name, colour, bool(retired))
+
+
+def list_players(db: Database, group_id: int, retired: bool | None = None) -> list[Player]:
+    """The group's players by name; only those retired (or not) when ``retired`` says so."""
+    where, params = "group_id = ?", [group_id]
+    if retired is not None:
+        where += " AND retired = ?"
+        params.append(int(retired))
+    rows = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE {where} ORDER BY name COLLATE NOCASE",
+                      params).fetchall()
+    return [_player(row) for row in rows]
 
 
 def get_player(db: Database, group_id: int, player_id: int) -> Player:
     row = db.execute(
-        "SELECT id, group_id, name, colour FROM players WHERE id = ? AND group_id = ?",
+        f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ? AND group_id = ?",
         [player_id, group_id],
     ).fetchone()
     if row is None:
         raise NotFound("player")
-    return Player(*row)
+    return _player(row)
+
+
+def set_player_retired(db: Database, group_id: int, player_id: int, retired: bool) -> None:
+    """Retire a player (left out of new plays, kept in the history), or bring them back."""
+    with write_transaction(db):
+        db.execute("UPDATE players SET retired = ? WHERE id = ? AND group_id = ?",
+                   [int(retired), player_id, group_id])
+
+
+def player_play_count(db: Database, group_id: int, player_id: int) -> int:
+    """How many plays of the group, finished or not, the player has a seat in."""
+    return db.execute(
+        "SELECT COUNT(*) FROM seats s JOIN plays p ON p.id = s.play_id "
+        "WHERE s.player_id = ? AND p.group_id = ?",
+        [player_id, group_id],
+    ).fetchone()[0]
+
+
+def delete_player(db: Database, group_id: int, player_id: int) -> None:
+    """Delete a player who has no play; one with plays is refused (retire them instead)."""
+    with write_transaction(db):
+        if db.execute("SELECT 1 FROM seats WHERE player_id = ? LIMIT 1", [player_id]).fetchone():
+            raise StoreError("%(name)s has plays in the history: retire them instead.",
+                             name=get_player(db, group_id, player_id).name)
+        db.execute("DELETE FROM players WHERE id = ? AND group_id = ?", [player_id, group_id])
 
 
 class DuplicateName(StoreError):

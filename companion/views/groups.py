@@ -12,12 +12,20 @@ from markupsafe import Markup
 from companion import store
 from companion.catalogue import group_games
 from companion.database import get_db
-from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, new_play_form
+from companion.forms import (
+    COLOURS,
+    ConfirmForm,
+    GroupForm,
+    PlayerForm,
+    RetireForm,
+    new_play_form,
+    seat_count,
+)
 from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
-from companion.views.common import member_group, translated
+from companion.views.common import flash_rules_error, member_group, translated
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -71,13 +79,17 @@ def add_player(group_id: int):
     return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
 
 
+def _member_player(group: store.Group, player_id: int) -> store.Player:
+    try:
+        return store.get_player(get_db(), group.id, player_id)
+    except store.NotFound:
+        abort(404)
+
+
 @bp.route("/players/<int:player_id>", methods=["GET", "POST"])
 def edit_player(group_id: int, player_id: int):
     group = member_group(group_id)
-    try:
-        player = store.get_player(get_db(), group.id, player_id)
-    except store.NotFound:
-        abort(404)
+    player = _member_player(group, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
     if form.validate_on_submit():
         try:
@@ -88,7 +100,50 @@ def edit_player(group_id: int, player_id: int):
             flash(_("Saved."))
             return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
     status = 400 if request.method == "POST" else 200
-    return render_template("player_edit.html", group=group, player=player, form=form), status
+    return render_template("player_edit.html", group=group, player=player, form=form,
+                           retire_form=RetireForm(formdata=None),
+                           plays=store.player_play_count(get_db(), group.id, player.id)), status
+
+
+@bp.post("/players/<int:player_id>/retire")
+def retire_player(group_id: int, player_id: int):
+    """Retire a player (kept in the history, not offered for new plays), or bring them back."""
+    group = member_group(group_id)
+    player = _member_player(group, player_id)
+    form = RetireForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return redirect(url_for("groups.edit_player", group_id=group.id, player_id=player.id))
+    retired = form.retired.data == "1"
+    store.set_player_retired(get_db(), group.id, player.id, retired)
+    if retired:
+        flash(_("%(name)s is retired: kept in the history, not offered for new plays.", name=player.name))
+    else:
+        flash(_("%(name)s is back among the players for new plays.", name=player.name))
+    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+
+
+@bp.route("/players/<int:player_id>/delete", methods=["GET", "POST"])
+def delete_player(group_id: int, player_id: int):
+    """Delete a player who has no play, after asking; one with plays can only be retired."""
+    group = member_group(group_id)
+    player = _member_player(group, player_id)
+    form = ConfirmForm()
+    back = url_for("groups.edit_player", group_id=group.id, player_id=player.id)
+    if form.validate_on_submit():
+        try:
+            store.delete_player(get_db(), group.id, player.id)
+        except Refused as error:
+            flash_rules_error(error)
+            return redirect(back)
+        flash(_("%(name)s was deleted.", name=player.name))
+        return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+    return render_template(
+        "confirm.html", form=form, title=_("Delete %(name)s?", name=player.name),
+        message=_("%(name)s has no plays; the player is removed from the group for every phone.",
+                  name=player.name),
+        action=_("Delete the player"), back=back,
+    )
 
 
 @bp.route("/rename", methods=["GET", "POST"])
@@ -123,8 +178,9 @@ def delete(group_id: int):
 def new_play(group_id: int, game_slug: str):
     group = member_group(group_id)
     game = group_games(group.id).get(game_slug) or abort(404)
-    players = store.list_players(get_db(), group.id)
-    form = new_play_form(game, players, formdata=request.form if request.method == "POST" else None)
+    players = store.list_players(get_db(), group.id, retired=False)
+    posted = request.form if request.method == "POST" else None
+    form = new_play_form(game, players, seat_count(game, players, asked_seat_count(posted)), formdata=posted)
     if request.method == "POST" and form.validate():
         seats, options = form.chosen_seats(), form.chosen_options()
         if custom.game_id_of(game.slug) is not None:  # the play keeps the sheet it is scored with
@@ -143,7 +199,17 @@ def new_play(group_id: int, game_slug: str):
         else:
             return redirect(url_for("plays.show", play_id=play_id))
     status = 400 if request.method == "POST" else 200
-    return render_template("play_new.html", group=group, game=game, form=form, players=players), status
+    return render_template("play_new.html", group=group, game=game, form=form, players=players,
+                           seats=len(form.seat_entries)), status
+
+
+def asked_seat_count(posted) -> str | None:
+    """The player count chosen: the form's, else the seats a posted form fills in, else the address's."""
+    if posted is not None:
+        if posted.get("seat_count"):
+            return posted["seat_count"]
+        return str(sum(1 for key in posted if key.startswith("seat_") and key.endswith("-player")))
+    return request.args.get("players")
 
 
 def init_app(app: Flask) -> None:
