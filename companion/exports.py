@@ -19,7 +19,7 @@ from urllib.parse import quote
 from jsonschema.exceptions import best_match
 
 from companion.api.core import StrictValidator, json_path
-from companion.games import custom, great_western_trail
+from companion.games import custom, great_western_trail, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import fold, ranked_tally
 from companion.names import NAME_MAX, NameProblem, clean_name
@@ -444,6 +444,17 @@ def _spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+def _minutes(play: ArchivedPlay) -> int | str:
+    """How long the play took by its timer, in whole minutes; empty without a timer."""
+    seconds = table_tools.duration_seconds(play.options, play.ended_at, datetime.now(UTC))
+    return "" if seconds is None else round(seconds / 60)
+
+
+def _text(play: ArchivedPlay, key: str) -> str:
+    value = play.options.get(key, "")
+    return value if isinstance(value, str) else ""
+
+
 def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo]) -> str:
     """One line per player per finished play, with a column per breakdown row the plays have."""
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
@@ -455,14 +466,16 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["play", "finished_at", "game", "counted", "seat", "player", "colour", "rank", "total",
-                     "winner", *rows])
+                     "winner", "minutes", "expansions", "note", *rows])
     for number, play in _finished(archive):
         game_name = games[play.game].name if play.game in games else play.game
         for seat, result in enumerate(play.results):
             writer.writerow([
                 number, play.ended_at, game_name, "yes" if play.counted else "no", seat + 1,
                 _spreadsheet_safe(archive.players[result.player].name), play.seats[seat].colour, result.rank,
-                result.total, "yes" if result.rank == 1 else "no",
+                result.total, "yes" if result.rank == 1 else "no", _minutes(play),
+                _spreadsheet_safe(_text(play, table_tools.VARIANT)),
+                _spreadsheet_safe(_text(play, table_tools.NOTE)),
                 *(result.breakdown.get(row, "") for row in rows),
             ])
     return out.getvalue()
@@ -472,13 +485,17 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo]) -> bytes
     """The finished plays in BoardGameGeek's plays XML; a play left out of the statistics is nowinstats."""
     root = ET.Element("plays")
     for _, play in _finished(archive):
-        element = ET.SubElement(root, "play", date=(play.ended_at or "")[:10], quantity="1", length="0",
-                                incomplete="0", nowinstats="0" if play.counted else "1", location="")
+        element = ET.SubElement(root, "play", date=(play.ended_at or "")[:10], quantity="1",
+                                length=str(_minutes(play) or 0), incomplete="0",
+                                nowinstats="0" if play.counted else "1", location="")
         item = ET.SubElement(element, "item", name=games[play.game].name if play.game in games else play.game,
                              objecttype="thing")
         object_id = bgg_id(play.game, play.options, games.get(play.game))
         if object_id is not None:
             item.set("objectid", str(object_id))
+        comments = "\n".join(filter(None, (_text(play, table_tools.VARIANT), _text(play, table_tools.NOTE))))
+        if comments:
+            ET.SubElement(element, "comments").text = comments
         players = ET.SubElement(element, "players")
         for seat, result in enumerate(play.results):
             ET.SubElement(players, "player", name=archive.players[result.player].name,

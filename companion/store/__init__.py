@@ -123,6 +123,7 @@ from companion.store.schema import (
     schema_version,
     write_transaction,
 )
+from companion.store.table import change_play_options, log_past_play
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -169,6 +170,7 @@ __all__ = [
     "add_group_game",
     "add_player",
     "append_event",
+    "change_play_options",
     "check_distinct_names",
     "check_free_name",
     "connect",
@@ -202,6 +204,7 @@ __all__ = [
     "list_memberships",
     "list_players",
     "list_plays",
+    "log_past_play",
     "member_groups",
     "membership_in_group",
     "migrate",

@@ -1,0 +1,33 @@
+"""Forms of the table tools: the timer's buttons, the first player, the play's note and variant."""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import HiddenField, StringField, TextAreaField
+from wtforms.validators import AnyOf, Length, Optional, Regexp
+
+from companion.forms import collapse_spaces
+from companion.games import table_tools as tools
+
+
+class TimerForm(FlaskForm):
+    action = HiddenField(validators=[AnyOf(tools.TIMER_ACTIONS,
+                                           message=_l("Reload the page and try again."))])
+
+
+class FirstPlayerForm(FlaskForm):
+    """Without a seat the companion draws; the page script draws on the phone (and animates) and sends it."""
+
+    seat = HiddenField(validators=[Optional(),
+                                   Regexp(r"^[0-9]$", message=_l("Reload the page and try again."))])
+
+
+def _trimmed(value: str | None) -> str | None:
+    return value.strip() if isinstance(value, str) else value
+
+
+class NotesForm(FlaskForm):
+    note = TextAreaField(_l("Note"), filters=[_trimmed], validators=[Length(max=tools.NOTE_MAX)])
+    variant = StringField(_l("Expansions or variant"), filters=[collapse_spaces],
+                          validators=[Length(max=tools.VARIANT_MAX)])

@@ -1,0 +1,124 @@
+"""At the table, for every game: the play's timer, who starts, and its note and variant.
+
+They are kept in the play's options (so backups and imports carry them): ``timer`` is
+``{"elapsed": seconds counted before the current run, "since": ISO time the current run started or
+None while paused}``, ``first_seat`` the seat that starts, ``note`` and ``variant`` free text. Pure
+functions; no Flask, no SQL.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from companion.games.common import RulesError
+
+TIMER = "timer"
+FIRST_SEAT = "first_seat"
+NOTE = "note"
+VARIANT = "variant"
+NOTE_MAX = 500
+VARIANT_MAX = 120
+LONGEST_PLAY_SECONDS = 7 * 24 * 3600  # a logged duration beyond a week is a typing error
+
+START, PAUSE, RESUME = "start", "pause", "resume"
+TIMER_ACTIONS = (START, PAUSE, RESUME)
+
+
+def stored_timer(options: Mapping[str, Any]) -> tuple[int, str | None] | None:
+    """The stored timer as (elapsed seconds, running since), or None if it was never started."""
+    timer = options.get(TIMER)
+    if not isinstance(timer, Mapping):
+        return None
+    elapsed, since = timer.get("elapsed", 0), timer.get("since")
+    if type(elapsed) is not int or elapsed < 0:
+        elapsed = 0
+    return elapsed, since if isinstance(since, str) else None
+
+
+def _seconds_between(start: str, end: datetime) -> int:
+    try:
+        began = datetime.fromisoformat(start)
+    except ValueError:
+        return 0
+    return max(0, int((end - began).total_seconds()))
+
+
+def timer_state(options: Mapping[str, Any], now: datetime) -> tuple[str, int]:
+    """("not started" | "running" | "paused", seconds played so far)."""
+    timer = stored_timer(options)
+    if timer is None:
+        return "not started", 0
+    elapsed, since = timer
+    if since is None:
+        return "paused", elapsed
+    return "running", elapsed + _seconds_between(since, now)
+
+
+def timer_after(options: Mapping[str, Any], action: str, now: datetime) -> dict[str, Any]:
+    """The timer after ``action`` (start, pause or resume) at ``now``; refused if it does not fit."""
+    state, seconds = timer_state(options, now)
+    stamp = now.isoformat()
+    if action == START and state == "not started":
+        return {"elapsed": 0, "since": stamp}
+    if action == PAUSE and state == "running":
+        return {"elapsed": seconds, "since": None}
+    if action == RESUME and state == "paused":
+        return {"elapsed": seconds, "since": stamp}
+    if action == START:
+        raise RulesError("The timer is already started.", "action")
+    if action == PAUSE:
+        raise RulesError("The timer is not running (another phone may have paused it).", "action")
+    if action == RESUME:
+        raise RulesError("The timer is not paused (another phone may have resumed it).", "action")
+    raise RulesError("Start, pause or resume the timer.", "action")
+
+
+def duration_seconds(options: Mapping[str, Any], ended_at: str | None, now: datetime) -> int | None:
+    """How long the play took by its timer (up to its end when finished); None without a timer."""
+    if stored_timer(options) is None:
+        return None
+    end = now
+    if ended_at is not None:
+        try:
+            end = datetime.fromisoformat(ended_at)
+        except ValueError:
+            end = now
+    return timer_state(options, end)[1]
+
+
+def logged_timer(seconds: int) -> dict[str, Any]:
+    """The timer of a play logged afterwards: its duration, stopped."""
+    if type(seconds) is not int or not 0 <= seconds <= LONGEST_PLAY_SECONDS:
+        raise RulesError("A play lasts from 0 minutes to 7 days.", "duration")
+    return {"elapsed": seconds, "since": None}
+
+
+def pick_first_seat(seats: int, chosen: object = None, rng: random.Random | None = None) -> int:
+    """The seat that starts: the one a phone drew (checked), or drawn here at random."""
+    if seats < 1:
+        raise RulesError("Nobody is at the table.")
+    if chosen is None:
+        return (rng or random.SystemRandom()).randrange(seats)
+    if type(chosen) is not int or not 0 <= chosen < seats:
+        raise RulesError("Pick one of the players at the table.", "seat")
+    return chosen
+
+
+def turn_order(names: Sequence[str], first: int) -> list[str]:
+    """Seat order starting with ``first``: ``["Cara", "Anna", "Ben"]`` when Cara (seat 2) starts."""
+    return [names[(first + n) % len(names)] for n in range(len(names))]
+
+
+def first_seat(options: Mapping[str, Any], seats: int) -> int | None:
+    seat = options.get(FIRST_SEAT)
+    return seat if type(seat) is int and 0 <= seat < seats else None
+
+
+def clock(seconds: int) -> str:
+    """``1:05:09`` for an hour, five minutes and nine seconds; ``5:09`` under an hour."""
+    hours, rest = divmod(max(0, seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

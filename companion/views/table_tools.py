@@ -1,0 +1,119 @@
+"""At the table, for every game: the play's timer, who starts, its note and variant.
+
+The play page (and a finished play's record page) include ``_table_tools.html``; its forms post here,
+and every phone showing the play follows along, because each change moves the play's version on.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, Flask, flash, redirect, url_for
+from flask_babel import gettext as _
+from werkzeug.wrappers import Response
+
+from companion import store
+from companion.database import get_db
+from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
+from companion.games import table_tools as tools
+from companion.messages import Refused
+from companion.views.common import flash_rules_error, member_play
+
+bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
+
+
+def table_tools(play: store.Play) -> dict[str, Any]:
+    """What the partial shows of a play: timer, first player and turn order, note and variant.
+
+    Nothing here depends on the time of the request (the play page is cached per version): a running
+    timer is shown by when it started, and the page script counts on from there.
+    """
+    options = play.options
+    elapsed, since = tools.stored_timer(options) or (0, None)
+    names = [seat.name for seat in play.seats]
+    first = tools.first_seat(options, len(names))
+    duration = (tools.duration_seconds(options, play.ended_at, datetime.now(UTC))
+                if play.status == "finished" else None)
+    return {
+        "state": tools.timer_state(options, datetime.now(UTC))[0],
+        "elapsed": elapsed,
+        "since": since or "",
+        "elapsed_clock": tools.clock(elapsed),
+        "duration": None if duration is None else tools.clock(duration),
+        "first": first,
+        "order": tools.turn_order(names, first) if first is not None else [],
+        "note": options.get(tools.NOTE, "") if isinstance(options.get(tools.NOTE), str) else "",
+        "variant": options.get(tools.VARIANT, "") if isinstance(options.get(tools.VARIANT), str) else "",
+    }
+
+
+def _back(play: store.Play) -> Response:
+    if play.status == "finished":
+        return redirect(url_for("history.play", play_id=play.id, _anchor="table-tools"))
+    return redirect(url_for("plays.show", play_id=play.id, _anchor="table-tools"))
+
+
+def _change(play: store.Play, change) -> bool:
+    try:
+        store.change_play_options(get_db(), play.id, change)
+    except Refused as error:
+        flash_rules_error(error)
+        return False
+    return True
+
+
+@bp.post("/timer")
+def timer(play_id: int):
+    play = member_play(play_id)
+    form = TimerForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+    elif play.status != "active":
+        flash(_("This play is finished; its timer stopped with it."), "error")
+    else:
+        _change(play, lambda options: {**options, tools.TIMER: tools.timer_after(
+            options, form.action.data, datetime.now(UTC).replace(microsecond=0))})
+    return _back(play)
+
+
+@bp.post("/first-player")
+def first_player(play_id: int):
+    play = member_play(play_id)
+    form = FirstPlayerForm()
+    if not form.validate_on_submit():
+        flash(_("Reload the page and try again."), "error")
+        return _back(play)
+    chosen = int(form.seat.data) if form.seat.data else None
+    if _change(play, lambda options: {**options, tools.FIRST_SEAT: tools.pick_first_seat(len(play.seats),
+                                                                                          chosen)}):
+        first = tools.first_seat(store.get_play(get_db(), play.id).options, len(play.seats))
+        flash(_("%(name)s starts.", name=play.seats[first].name))
+    return _back(play)
+
+
+@bp.post("/notes")
+def notes(play_id: int):
+    play = member_play(play_id)
+    form = NotesForm()
+    if not form.validate_on_submit():
+        flash(" ".join(error for errors in form.errors.values() for error in errors), "error")
+    elif _change(play, lambda options: {**options, tools.NOTE: form.note.data or "",
+                                        tools.VARIANT: form.variant.data or ""}):
+        flash(_("Note saved."))
+    return _back(play)
+
+
+def table_tools_strings() -> dict[str, str]:
+    """The sentences static/table-tools.js shows, translated."""
+    return {
+        "paused": _("paused at %(clock)s", clock="{clock}"),
+        "awake": _("The screen stays on while this page is open."),
+        "asleep": _("This phone may dim its screen: the browser did not let the companion keep it on."),
+        "picking": _("Picking who starts…"),
+    }
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.jinja_env.globals.update(table_tools=table_tools, table_tools_strings=table_tools_strings)
