@@ -302,6 +302,7 @@ def valid_bodies(draw) -> dict:
     dealt = draw(st.lists(st.sampled_from(OFFICE_KEYS), max_size=4, unique=True))
     terrain_map = st.dictionaries(st.sampled_from(TERRAINS), st.integers(0, 999), max_size=4)
     players = []
+    spaces_left = dict.fromkeys(dealt, 2)  # an office has two halves, whoever holds them
     for name in NAMES[:player_count]:
         player: dict = {"name": name}
         maybe(draw, player, "track_vp", st.integers(-50, 999))
@@ -312,17 +313,18 @@ def valid_bodies(draw) -> dict:
             player["largest_group"] = largest
         else:
             largest = 0
-        maybe(draw, player, "second_group", st.integers(0, largest))
-        maybe(draw, player, "wanted", st.integers(0, camps - largest))
+        maybe(draw, player, "second_group", st.integers(0, min(largest, camps - largest)))
+        maybe(draw, player, "wanted", st.integers(0, camps - largest - player.get("second_group", 0)))
         for key in ("investments", "shipping_bonus_tiles", "supply_left"):
             maybe(draw, player, key, st.integers(0, 999))
         tokens = 0
-        if dealt and draw(st.booleans()):
+        if any(spaces_left.values()) and draw(st.booleans()):
             offices = []
-            for office in draw(st.lists(st.sampled_from(dealt), unique=True)):
+            for office in draw(st.lists(st.sampled_from([o for o in dealt if spaces_left[o]]), unique=True)):
                 item: dict = {"office": office}
-                maybe(draw, item, "tokens", st.integers(1, 2))
+                maybe(draw, item, "tokens", st.integers(1, spaces_left[office]))
                 tokens += item.get("tokens", 1)
+                spaces_left[office] -= item.get("tokens", 1)
                 if office in ("frontier", "sheriff", "surveyor"):
                     item["count"] = draw(st.integers(0, 999))
                 if office == "docks":
@@ -330,7 +332,9 @@ def valid_bodies(draw) -> dict:
                     maybe(draw, item, "settlements", st.integers(0, 999))
                 offices.append(item)
             player["offices"] = offices
-        maybe(draw, player, "boomtown_tokens", st.integers(tokens, 999))
+        maybe(draw, player, "boomtown_1x1_tokens", st.integers(0, 9))
+        placed = tokens + player.get("boomtown_1x1_tokens", 0)
+        maybe(draw, player, "boomtown_tokens", st.integers(placed, 999))
         players.append(player)
     body: dict = {"players": players}
     maybe(draw, body, "trading_post", st.booleans())

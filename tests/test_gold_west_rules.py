@@ -13,6 +13,7 @@ from companion.games.common import PlaySetup, RulesError, Seat
 from companion.games.gold_west import (
     GAME,
     MAJORITY_VALUES,
+    MAX_TOKENS_PER_OFFICE,
     OFFICE_KEYS,
     OFFICES,
     TERRAINS,
@@ -288,20 +289,12 @@ def test_tie_breakers(rows, ranks):
     assert [player.rank for player in result.players] == ranks
 
 
-def test_tie_break_notes_explain_each_decided_rank():
+def test_a_decided_tie_is_explained_once_for_the_whole_group():
     result = final_result(tied_players(("Anna", 1, 2), ("Ben", 1, 2), ("Cara", 3, 9), ("Dan", 1, 4)))
     assert result.tie_break_notes == {
-        "Anna": "Anna tied with Ben, Cara and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
-                "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
-                "Anna 2nd, still level with Ben, so they share that rank.",
-        "Ben": "Ben tied with Anna, Cara and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
-               "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
-               "Ben 2nd, still level with Anna, so they share that rank.",
-        "Cara": "Cara tied with Anna, Ben and Dan on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
-                "Cara 3, Dan 1) puts Cara 4th.",
-        "Dan": "Dan tied with Anna, Ben and Cara on 20 VP; fewest camps in the Wanted area (Anna 1, Ben 1, "
-               "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4) puts "
-               "Dan 1st.",
+        "Anna": "Anna, Ben, Cara and Dan tied on 20 VP; by fewest camps in the Wanted area (Anna 1, Ben 1, "
+                "Cara 3, Dan 1), then most resources left on the supply track (Anna 2, Ben 2, Dan 4): "
+                "Dan 1st; Anna and Ben 2nd; Cara 4th.",
     }
 
 
@@ -314,9 +307,8 @@ def test_no_tie_break_note_for_a_full_tie_or_different_totals():
 def test_only_players_sharing_a_total_get_notes():
     players = [*tied_players(("Anna", 0, 1), ("Ben", 0, 3)), PlayerTally("Cara", track_vp=30)]
     notes = final_result(players).tie_break_notes
-    assert set(notes) == {"Anna", "Ben"}
-    assert notes["Ben"] == ("Ben tied with Anna on 20 VP; most resources left on the supply track "
-                            "(Anna 1, Ben 3) puts Ben 2nd.")
+    assert notes == {"Anna": "Anna and Ben tied on 20 VP; by most resources left on the supply track "
+                             "(Anna 1, Ben 3): Ben 2nd; Anna 3rd."}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -608,15 +600,20 @@ def tallies(draw) -> list[PlayerTally]:
     camps = camps_per_player(player_count)
     dealt = draw(st.lists(st.sampled_from(OFFICE_KEYS), max_size=4, unique=True))
     players = []
+    spaces_left = dict.fromkeys(dealt, MAX_TOKENS_PER_OFFICE)  # each office has two halves
     for name in ("Anna", "Ben", "Cara", "Dan")[:player_count]:
         largest = draw(st.integers(0, camps))
-        held = draw(st.lists(st.sampled_from(dealt), unique=True)) if dealt else []
-        offices = tuple(OfficeClaim(key, draw(st.integers(1, 2)), draw(counts), draw(counts), draw(counts))
-                        for key in held)
+        second = draw(st.integers(0, min(largest, camps - largest)))
+        open_offices = [key for key in dealt if spaces_left[key]]
+        held = draw(st.lists(st.sampled_from(open_offices), unique=True)) if open_offices else []
+        offices = tuple(OfficeClaim(key, draw(st.integers(1, spaces_left[key])), draw(counts), draw(counts),
+                                    draw(counts)) for key in held)
+        for claim in offices:
+            spaces_left[claim.office] -= claim.tokens
         players.append(PlayerTally(
             name=name, track_vp=draw(st.integers(-50, 999)), influence=draw(terrain_maps),
             settlements=draw(terrain_maps), mining_tokens=draw(terrain_maps), largest_group=largest,
-            second_group=draw(st.integers(0, largest)), wanted=draw(st.integers(0, camps - largest)),
+            second_group=second, wanted=draw(st.integers(0, camps - largest - second)),
             boomtown_tokens=draw(st.none() | st.integers(sum(c.tokens for c in offices), 20)),
             investments=draw(counts), shipping_bonus_tiles=draw(st.integers(0, 3)), offices=offices,
             supply_left=draw(counts),

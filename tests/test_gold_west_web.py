@@ -410,9 +410,10 @@ def test_result_page_explains_majorities_and_tie_breaks(client, db):
     assert "Gold: Anna and Ben share 1st: 9 + 5 = 14, 7 each; no 2nd place." in page
     assert ("Forest: Ben 1st (8); Anna and Cara share 2nd: 4, 2 each (Ben is ahead of Anna on settlements, "
             "1 against 0; Ben is ahead of Cara on settlements, 1 against 0).") in page
-    assert ("Anna tied with Ben and Cara on 39 VP; fewest camps in the Wanted area (Anna 0, Ben 2, Cara 0), "
-            "then most resources left on the supply track (Anna 2, Cara 1) puts Anna 1st.") in page
-    assert "Ben tied with Anna and Cara on 39 VP; fewest camps in the Wanted area" in page
+    assert ("Anna, Ben and Cara tied on 39 VP; by fewest camps in the Wanted area (Anna 0, Ben 2, Cara 0), "
+            "then most resources left on the supply track (Anna 2, Cara 1): Anna 1st; Cara 2nd; "
+            "Ben 3rd.") in page
+    assert page.count("tied on 39 VP") == 1  # one explanation of the tie, not one from each player's side
 
 
 def test_result_recomputes_with_the_names_of_today(client, db, anna_ben):

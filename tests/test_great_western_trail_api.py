@@ -275,6 +275,8 @@ def breaks_cross_field_rules(body: dict) -> bool:
         return True
     if any(tiles.count(tile) > (2 if tile == "none" else 1) for tile in tiles):
         return True
+    if len(tiles) > 5:  # 5 station-master tiles are in play
+        return True
     return sum(player.get("job_market_token", False) for player in players) > 1
 
 
@@ -290,7 +292,8 @@ def made_consistent(body: dict) -> dict:
         player["name"] = f"Player {index}"
         kept = []
         for tile in player.get("station_masters", []):
-            if allowed.get(tile, 0) > 0:
+            if allowed.get(tile, 0) > 0 and sum(len(p["station_masters"]) for p in players[:index]) \
+                    + len(kept) < 5:  # 5 station-master tiles are in play
                 allowed[tile] -= 1
                 kept.append(tile)
         player["station_masters"] = kept

@@ -179,7 +179,7 @@ def test_none_station_master_twice_in_edition_2_for_one_or_two_players():
 @pytest.mark.parametrize(("edition", "tallies", "path", "words"), [
     pytest.param(3, [Tally(name="A")], "edition", "1 or 2", id="edition-3"),
     pytest.param(1, [Tally(name="A", station_masters=("stations",)), Tally(name="B")],
-                 "players[0].station_masters[0]", "Edition 1 has no station master 'stations'",
+                 "players[0].station_masters[0]", "The 1st edition has no station master 'stations'",
                  id="stations-in-ed1"),
     pytest.param(1, [Tally(name="A"), Tally(name="B", station_masters=("none",))],
                  "players[1].station_masters[0]", "no station master 'none'", id="none-in-ed1"),
@@ -189,10 +189,10 @@ def test_none_station_master_twice_in_edition_2_for_one_or_two_players():
                      Tally(name="B", station_masters=("hazards",))],
                  "players[1].station_masters[0]", "A already holds it", id="tile-twice"),
     pytest.param(2, [Tally(name="A", station_masters=("workers", "workers"))],
-                 "players[0].station_masters[1]", "one 'workers' station master", id="tile-twice-one-player"),
+                 "players[0].station_masters[1]", "one Workers station master", id="tile-twice-one-player"),
     pytest.param(2, [Tally(name="A", station_masters=("none", "none")),
                      Tally(name="B", station_masters=("none",))],
-                 "players[1].station_masters[0]", "2 'none' station masters", id="none-three-times"),
+                 "players[1].station_masters[0]", "2 paid-at-once station masters", id="none-three-times"),
     pytest.param(2, [Tally(name="A", job_market_token=True), Tally(name="B", job_market_token=True)],
                  "players[1].job_market_token", "Only one player", id="two-token-holders"),
     pytest.param(2, [Tally(name="A", workers=Workers(cowboys=7))], "players[0].workers.cowboys", "1 to 6",
@@ -419,6 +419,8 @@ def tables(draw) -> tuple[int, list[Tally]]:
     fewest, most = gwt.PLAYER_COUNTS[edition]
     players = draw(st.integers(fewest, most))
     tiles = list(gwt.station_master_keys(edition)) + (["none"] if edition == 2 else [])
+    # the 1st edition plays its 5 tiles, the 2nd draws 5 of its 9
+    tiles = draw(st.permutations(tiles))[:gwt.STATION_MASTERS_IN_PLAY]
     owners = draw(st.lists(st.integers(-1, players - 1), min_size=len(tiles), max_size=len(tiles)))
     holder = draw(st.integers(-1, players - 1))
     tallies = []
@@ -603,7 +605,7 @@ def test_the_none_station_master_may_be_held_twice_and_other_editions_tiles_not(
     _, entered = gwt.card_from_payload(state, card(0, station_masters=["none", "none"]))
     assert entered.tally.station_masters == ("none", "none")
     first = gwt.initial_state(_setup(2, edition=1))
-    with pytest.raises(RulesError, match="Edition 1 has no station master 'stations'"):
+    with pytest.raises(RulesError, match="The 1st edition has no station master 'stations'"):
         gwt.card_from_payload(first, card(0, station_masters=["stations"]))
 
 
@@ -622,7 +624,7 @@ def test_a_repeated_card_and_a_card_from_an_outdated_view_are_told_apart():
     pytest.param({"job_market_token": True, "station_masters": []},
                  "P1: Only one player holds the job-market token, and P0 already does.", id="two-tokens"),
     pytest.param({"station_masters": ["workers"], "job_market_token": False},
-                 "P1: There is one 'workers' station master, and P0 already holds it.", id="same-master"),
+                 "P1: The game has one Workers station master, and P0 already holds it.", id="same-master"),
 ])
 def test_cards_that_break_the_rules_together_give_no_result(second, problem):
     state = gwt.initial_state(_setup(2))

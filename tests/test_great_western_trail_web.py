@@ -100,7 +100,7 @@ def test_the_edition_is_stored_with_the_play(client, db, fields, edition):
 @pytest.mark.parametrize(("players", "edition", "words"), [
     pytest.param(2, "3", "Not a valid choice", id="edition-3"),
     pytest.param(2, "two", "Invalid Choice", id="edition-word"),
-    pytest.param(1, "1", "Edition 1 is played by 2 to 4 players, not 1", id="solo-in-1st-edition"),
+    pytest.param(1, "1", "The 1st edition is played by 2 to 4 players, not 1", id="solo-in-1st-edition"),
 ])
 def test_a_bad_edition_is_a_form_error_and_starts_nothing(client, db, players, edition, words):
     group_id = create_group(client)
@@ -271,7 +271,8 @@ def test_a_card_sent_twice_is_stored_once(client, db, table, revision):
                  "Ben: Only one player holds the job-market token, and Anna already does.", id="two-tokens"),
     pytest.param([changed(PLAIN, station_masters="hazards", hazards="2"), PLAIN,
                   changed(PLAIN, station_masters="hazards", hazards="4")],
-                 "Cara: There is one 'hazards' station master, and Anna already holds it.", id="same-master"),
+                 "Cara: The game has one Hazards station master, and Anna already holds it.",
+                 id="same-master"),
 ])
 def test_cards_that_break_the_rules_together_do_not_finish(client, db, table, cards, words):
     play_id = table["play_id"]

@@ -76,8 +76,7 @@ def test_the_extraction_finds_nothing_the_catalogue_lacks(tmp_path, monkeypatch)
     with template.open("rb") as file:
         extracted = {message.id for message in read_po(file) if message.id}
     # the rules' own messages are among them, not only the pages'
-    assert "All %(settlers)d settlers of this player are on the map already; one must come home before " \
-           "another can be placed." in extracted
+    assert "%(name)s has only %(settlers)d settlers; %(held)d cannot be on the map at once." in extracted
     assert "Only one player holds the job-market token, and %(name)s already does." in extracted
     translated_ids = {message.id for message in read_catalogue() if message.id and message.string}
     missing = sorted(map(str, extracted - translated_ids))
@@ -131,10 +130,9 @@ def second_group_larger() -> None:
 
 @pytest.mark.parametrize(("refused", "english", "german"), [
     pytest.param(sixth_settler,
-                 "All 5 settlers of this player are on the map already; one must come home before "
-                 "another can be placed.",
-                 "Alle 5 Siedler dieses Spielers sind schon auf der Karte; einer muss erst zurückkommen, "
-                 "bevor ein weiterer eingesetzt werden kann.", id="sixth-settler"),
+                 "Anna has only 5 settlers; 6 cannot be on the map at once.",
+                 "Anna hat nur 5 Siedler; 6 können nicht gleichzeitig auf der Karte stehen.",
+                 id="sixth-settler"),
     pytest.param(sheriff_on_a_road_letter,
                  "Feature A is a road, and a road holds bandits only: Anna's sheriff in column 1 cannot be "
                  "on it. Pick the letter of a city.",
@@ -267,8 +265,8 @@ GERMAN_PAGES = [
                  ["Mehrheiten in den Geländen", "Gold: Anna und Ben teilen sich Platz 1: 9 + 5 = 14, je 7; "
                   "kein Platz 2.", "Wald: Cara auf Platz 1 (8); sonst hat niemand Einfluss.",
                   "Silber: hier hat niemand Einfluss.", "Gleichstände",
-                  "Anna hat gleich viele SP (37) wie Ben; entscheidend: die wenigsten Camps im "
-                  "Wanted-Bereich (Anna 0, Ben 2) – damit landet Anna auf Platz 2."],
+                  "Anna und Ben haben gleich viele SP (37); entscheidend: die wenigsten Camps im "
+                  "Wanted-Bereich (Anna 0, Ben 2) – Anna Platz 2; Ben Platz 3."],
                  ["nobody has influence", "Terrain majorities"], id="gold-west-result"),
     pytest.param(lambda t: f"/groups/{t['group']}/history",
                  ["Verlauf", "Statistik", "Alle Spiele", "Den Verlauf mitnehmen"], ["Show all"],
@@ -342,10 +340,8 @@ def place_bandit(client, play_id: int, headers: dict):
 
 
 @pytest.mark.parametrize(("headers", "words"), [
-    pytest.param(GERMAN, "Alle 5 Siedler dieses Spielers sind schon auf der Karte; einer muss erst "
-                 "zurückkommen, bevor ein weiterer eingesetzt werden kann.", id="german"),
-    pytest.param(ENGLISH, "All 5 settlers of this player are on the map already; one must come home before "
-                 "another can be placed.", id="english"),
+    pytest.param(GERMAN, "hat nur 5 Siedler; 6 können nicht gleichzeitig auf der Karte stehen.", id="german"),
+    pytest.param(ENGLISH, "has only 5 settlers; 6 cannot be on the map at once.", id="english"),
 ])
 def test_a_sixth_settler_is_refused_in_the_phones_language(client, db, tables, headers, words):
     play_id = tables["mayflower"]

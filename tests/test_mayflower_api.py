@@ -324,7 +324,8 @@ def feature_bodies(draw) -> dict:
         feature["tiles"] = draw(st.integers(1, 95))
         extra = "trading_posts" if kind == "road" else "flags"
         if draw(st.booleans()):
-            feature[extra] = draw(st.integers(0, 95))
+            # a city has at most one flag per tile
+            feature[extra] = draw(st.integers(0, 95 if kind == "road" else feature["tiles"]))
     settlers = []
     # Columns next to the surveyors are where bonuses and evictions happen.
     near = sorted({c for c in (north - 1, north, south, south + 1) if 1 <= c <= 95}) or [1]
@@ -335,7 +336,8 @@ def feature_bodies(draw) -> dict:
         for _ in range(draw(st.integers(0, 5))):
             role = draw(st.sampled_from(["bandit", "sheriff", "trapper", "farmer"]))
             item = settler(f"s{len(settlers)}", player, role, draw(columns))
-            if role == ROLE_OF_KIND[kind] and draw(st.booleans()):
+            farm_taken = kind == "farm" and any(s.get("on_feature") for s in settlers)  # one farmer
+            if role == ROLE_OF_KIND[kind] and not farm_taken and draw(st.booleans()):
                 item["on_feature"] = True
             elif draw(st.booleans()):
                 item["on_feature"] = False
@@ -403,17 +405,19 @@ def final_bodies(draw) -> dict:
         owners = [name for name in players if left[name]]
         if not owners:
             break
-        chosen = draw(st.lists(st.sampled_from(owners), min_size=1, unique=True))
+        kind = draw(st.sampled_from(["road", "city", "farm", "plain"]))
+        # a farm is one tile and holds one farmer
+        chosen = draw(st.lists(st.sampled_from(owners), min_size=1, max_size=1 if kind == "farm" else None,
+                               unique=True))
         settlers = {}
         for name in chosen:
-            settlers[name] = draw(st.integers(1, left[name]))
+            settlers[name] = 1 if kind == "farm" else draw(st.integers(1, left[name]))
             left[name] -= settlers[name]
-        kind = draw(st.sampled_from(["road", "city", "farm", "plain"]))
         feature = {"kind": kind, "settlers": settlers}
         if kind in ("road", "city"):
             feature["tiles"] = draw(st.integers(1, 95))
-        sizes = {"road": ("trading_posts", 95), "city": ("flags", 95), "farm": ("neighbours", 7),
-                 "plain": ("animals", 999)}
+        sizes = {"road": ("trading_posts", 95), "city": ("flags", feature.get("tiles")),
+                 "farm": ("neighbours", 7), "plain": ("animals", 999)}
         if draw(st.booleans()):
             name, most = sizes[kind]
             feature[name] = draw(st.integers(0, most))

@@ -473,7 +473,8 @@ def test_undo_refolds_to_the_same_ids():
     pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 1, "x": 1}, "x", "not something",
                  id="unknown-field"),
     pytest.param([("place", {"seat": 0, "role": "trapper", "column": 1})] * 5, "place",
-                 {"seat": 0, "role": "bandit", "column": 1}, "seat", "All 5 settlers", id="sixth-settler"),
+                 {"seat": 0, "role": "bandit", "column": 1}, "seat", "Player 1 has only 5 settlers; 6 cannot",
+                 id="sixth-settler"),
     pytest.param([("place", {"seat": 0, "role": "bandit", "column": 1})], "west_edge", {"column": 0},
                  "column", "at least as far west as column 1", id="west-edge-east-of-a-settler"),
     pytest.param([], "west_edge", {"column": 96}, "column", "0 to 95", id="west-edge-too-far"),
@@ -558,7 +559,8 @@ def table_events(draw, state: TableState):
         chosen = []
         if fitting:
             at_least = draw(st.sampled_from([0, 1, 1]))
-            chosen = draw(st.lists(st.sampled_from(fitting), unique=True, min_size=at_least))
+            most = 1 if feature_kind == "farm" else None  # a farm holds one farmer
+            chosen = draw(st.lists(st.sampled_from(fitting), unique=True, min_size=at_least, max_size=most))
         free = [s for s in free if s.id not in chosen]
         feature = {"kind": feature_kind, "settlers": chosen}
         if feature_kind != "farm":

@@ -48,15 +48,20 @@ _PLAYER = {
         "mining_tokens": _TERRAIN_MAP,
         "largest_group": count(),
         "second_group": {**count(), "description": "At most largest_group."},
-        "wanted": {**count(), "description": "Camps in the Wanted area; largest_group + wanted is at most "
-                                             "the camps per player (12 with 2–3 players, 10 with 4)."},
+        "wanted": {**count(), "description": "Camps in the Wanted area; largest_group + second_group + "
+                                             "wanted is at most the camps per player (12 with 2–3 players, "
+                                             "10 with 4)."},
         "boomtown_tokens": {**count(), "description": "Influence tokens in BoomTown; defaults to the sum of "
-                                                      "the office tokens and may not be smaller."},
+                                                      "the office tokens and boomtown_1x1_tokens and may not "
+                                                      "be smaller."},
+        "boomtown_1x1_tokens": {**count(), "description": "Influence tokens on the BoomTown 1×1 space "
+                                                          "(default 0); they count for the Mayor."},
         "investments": count(),
         "shipping_bonus_tiles": count(),
         "offices": {"type": "array", "maxItems": gold_west.OFFICES_DEALT, "items": _OFFICE_CLAIM,
                     "description": "Each office at most once per player; at most 4 different offices "
-                                   "across all players."},
+                                   "across all players; an office has two halves, so its tokens of all "
+                                   "players together are at most 2."},
         "supply_left": {**count(), "description": "Resources left on the supply track (a tie-breaker)."},
     },
 }
@@ -86,6 +91,10 @@ def _office_claim(item: dict, path: str) -> OfficeClaim:
     if office in _COUNTED_OFFICES and "count" not in item:
         raise ApiError(f"{path}.count is required: say how many the {label} office counts.",
                        [(f"{path}.count", f"is required for {office}")])
+    if office == "docks" and "count" in item:
+        raise ApiError(f"{path}.count is not for the docks office: it takes camps and settlements (those "
+                       f"touching water).",
+                       [(f"{path}.count", "is not for docks; use camps and settlements")])
     if office not in _COUNTED_OFFICES and "count" in item:
         raise ApiError(f"{path}.count is only for frontier, sheriff and surveyor; the {label} office is "
                        f"computed from the player's other fields.",
@@ -110,6 +119,7 @@ def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
         second_group=player.get("second_group", 0),
         wanted=player.get("wanted", 0),
         boomtown_tokens=player.get("boomtown_tokens"),
+        boomtown_1x1_tokens=player.get("boomtown_1x1_tokens", 0),
         investments=player.get("investments", 0),
         shipping_bonus_tiles=player.get("shipping_bonus_tiles", 0),
         offices=tuple(_office_claim(item, f"players[{index}].offices[{position}]")

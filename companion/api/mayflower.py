@@ -23,6 +23,8 @@ from companion.games.mayflower import (
     FinalFeature,
     Settler,
     Surveyors,
+    check_one_farmer,
+    check_settlers_held,
     final_result,
     score_completed_feature,
 )
@@ -180,18 +182,18 @@ def answer_feature(body: dict) -> dict:
     names = checked_player_names(body["players"])
     seats = _seat_lookup(body["players"])
     north, south = body["surveyors"]
-    if abs(north - south) > 1:
-        raise ApiError(f"The surveyors stand in columns {north} and {south}, but they are never more than "
-                       "one column apart.", [("surveyors", "must be at most one column apart")])
     surveyors = Surveyors(north, south)
     west_edge = body.get("west_edge")
     if west_edge is not None and west_edge < max(north, south):
         raise ApiError(f"west_edge is {west_edge}, but a surveyor stands in column {max(north, south)}.",
                        [("west_edge", f"must be at least {max(north, south)}, the surveyors' column")])
     kind = body["feature"]["kind"]
-    feature = CompletedFeature(kind=kind, tiles=body["feature"].get("tiles", 0),
-                               trading_posts=body["feature"].get("trading_posts", 0),
-                               flags=body["feature"].get("flags", 0))
+    try:
+        feature = CompletedFeature(kind=kind, tiles=body["feature"].get("tiles", 0),
+                                   trading_posts=body["feature"].get("trading_posts", 0),
+                                   flags=body["feature"].get("flags", 0))
+    except RulesError as error:
+        raise _prefixed(error, "feature") from None
     on_feature: list[Settler] = []
     elsewhere: list[Settler] = []
     seen_ids: set[str] = set()
@@ -206,9 +208,7 @@ def answer_feature(body: dict) -> dict:
         if seat is None:
             raise _unknown_player(f"{path}.player", item["player"])
         per_seat[seat] += 1
-        if per_seat[seat] > SETTLERS_PER_PLAYER:
-            raise ApiError(f"{names[seat]} has only {SETTLERS_PER_PLAYER} settlers to put on the map.",
-                           [(f"{path}.player", f"has more than {SETTLERS_PER_PLAYER} settlers on the map")])
+        check_settlers_held(per_seat[seat], names[seat], f"{path}.player")
         if west_edge is not None and item["column"] > west_edge:
             raise ApiError(f"{path} stands in column {item['column']}, west of west_edge {west_edge}.",
                            [("west_edge", f"must be at least {item['column']}, the column of {path}")])
@@ -219,6 +219,8 @@ def answer_feature(body: dict) -> dict:
                 raise ApiError(f"{path} is a {settler.role}, but a {kind} holds {role}s only.",
                                [(f"{path}.role", f"must be {role} for a settler on a {kind}")])
             on_feature.append(settler)
+            if kind == "farm":
+                check_one_farmer(len(on_feature), f"{path}.on_feature")
         else:
             elsewhere.append(settler)
     scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, len(names))
@@ -258,11 +260,7 @@ def answer_final(body: dict) -> dict:
         counts = {}
         for name, seat, number in _per_player(item["settlers"], seats, f"{path}.settlers"):
             used[seat] += number
-            if used[seat] > SETTLERS_PER_PLAYER:
-                raise ApiError(f"{names[seat]} has only {SETTLERS_PER_PLAYER} settlers, but the features "
-                               f"hold {used[seat]} of them.",
-                               [(f"{path}.settlers.{name}",
-                                 f"makes more than {SETTLERS_PER_PLAYER} settlers over all features")])
+            check_settlers_held(used[seat], names[seat], f"{path}.settlers.{name}")
             counts[seat] = number
         sizes = {key: value for key, value in item.items() if key not in ("kind", "settlers")}
         try:

@@ -21,8 +21,12 @@ NAME_SPACE = " \t\n\r\f\v"
 def listed(names: Sequence[str], commas: bool = True) -> str:
     """``Anna, Ben and Cara`` (``Anna and Ben and Cara`` without ``commas``), with a translatable "and"."""
     if len(names) <= 1:
-        return "".join(names)
-    head = ", ".join(names[:-1]) if commas else listed(names[:-1], commas=False)
+        return names[0] if names else ""
+    if not commas:
+        return Message("%(names)s and %(name)s", names=listed(names[:-1], commas=False), name=names[-1])
+    head = names[0]
+    for name in names[1:-1]:  # nested, so that a name that is a Message is translated too
+        head = Message("%(earlier)s, %(later)s", earlier=head, later=name)
     return Message("%(names)s and %(name)s", names=head, name=names[-1])
 
 

@@ -402,6 +402,34 @@ def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None
             raise _count_error(player.name, in_terrain, f"{where}.{field_name}.{terrain}")
 
 
+def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
+    """Refuse groups and Wanted camps that need more camps than the player has (12, or 10 with 4 players)."""
+    used = player.largest_group + player.second_group + player.wanted
+    if used > camps:
+        raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the largest group "
+                         "(%(largest)d), the second-largest group (%(second)d) and the Wanted camps "
+                         "(%(wanted)d) add up to %(used)d.", f"{where}.wanted", name=player.name, camps=camps,
+                         players=player_count, largest=player.largest_group, second=player.second_group,
+                         wanted=player.wanted, used=used)
+
+
+def check_office_spaces(players: Sequence[PlayerTally]) -> None:
+    """Refuse more influence tokens on one office than its two halves hold, all players together."""
+    on_office: dict[str, list[tuple[str, int]]] = {}
+    for index, player in enumerate(players):
+        for position, claim in enumerate(player.offices):
+            holders = on_office.setdefault(claim.office, [])
+            holders.append((player.name, claim.tokens))
+            if sum(tokens for _, tokens in holders) > MAX_TOKENS_PER_OFFICE:
+                held = listed([Message("%(name)s %(tokens)d", name=name, tokens=tokens)
+                               for name, tokens in holders])
+                raise RulesError("The %(office)s office has two halves, so it holds at most %(most)d "
+                                 "influence tokens, not %(given)d (%(held)s).",
+                                 f"players[{index}].offices[{position}].tokens",
+                                 office=OFFICES_BY_KEY[claim.office].label, most=MAX_TOKENS_PER_OFFICE,
+                                 given=sum(tokens for _, tokens in holders), held=held)
+
+
 def check_tallies(players: Sequence[PlayerTally]) -> None:
     """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``)."""
     camps = camps_per_player(len(players))
@@ -426,11 +454,7 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
             raise RulesError("%(name)s's second-largest group (%(second)d) cannot be larger than the largest "
                              "group (%(largest)d).", f"players[{index}].second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
-        if player.largest_group + player.wanted > camps:
-            raise RulesError("%(name)s has only %(camps)d camps with %(players)d players: the largest group "
-                             "(%(largest)d) and the Wanted camps (%(wanted)d) add up to more.",
-                             f"players[{index}].wanted", name=who, camps=camps, players=len(players),
-                             largest=player.largest_group, wanted=player.wanted)
+        check_camps_used(player, camps, len(players), f"players[{index}]")
         tokens = 0
         claimed: set[str] = set()
         for position, claim in enumerate(player.offices):
@@ -461,11 +485,13 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
         if player.boomtown_tokens is not None:
             if not _is_count(player.boomtown_tokens):
                 raise _count_error(who, Term("BoomTown tokens"), f"players[{index}].boomtown_tokens")
-            if player.boomtown_tokens < tokens:
-                raise RulesError("%(name)s has %(tokens)d tokens on offices, so at least %(tokens)d "
-                                 "influence tokens in BoomTown, not %(given)d.",
-                                 f"players[{index}].boomtown_tokens", name=who, tokens=tokens,
+            placed = tokens + player.boomtown_1x1_tokens
+            if player.boomtown_tokens < placed:
+                raise RulesError("%(name)s has %(tokens)d tokens on offices and the 1×1 space, so at least "
+                                 "%(tokens)d influence tokens in BoomTown, not %(given)d.",
+                                 f"players[{index}].boomtown_tokens", name=who, tokens=placed,
                                  given=player.boomtown_tokens)
+    check_office_spaces(players)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -498,7 +524,8 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
             "wanted": penalties[index],
             "influence": sum(m.points[index] for m in majorities),
         }))
-    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, [tie_breaker(p) for p in players])
+    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, [tie_breaker(p.wanted, p.supply_left)
+                                                             for p in players])
     return GoldWestResult(
         game=ranked.game,
         players=ranked.players,
@@ -511,30 +538,38 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
 def tie_break_notes(
     results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
 ) -> dict[str, Message]:
-    """A sentence per player whose rank a tie-breaker decided (equal points, different ranks)."""
+    """One sentence per group of players whose equal points a tie-breaker put in different ranks.
+
+    Keyed by the name of the group's first player in the given order; a full tie has no sentence.
+    """
     notes: dict[str, Message] = {}
-    for i, player in enumerate(results):
-        tied = [j for j, other in enumerate(results) if other.total == player.total]
-        if len(tied) < 2 or all(results[j].rank == player.rank for j in tied):
+    for total in dict.fromkeys(player.total for player in results):
+        tied = [j for j, player in enumerate(results) if player.total == total]
+        ranks = sorted({results[j].rank for j in tied})
+        if len(ranks) < 2:
             continue
         by_wanted = by_supply = ""
         if len({wanted[j] for j in tied}) > 1:
             by_wanted = ", ".join(f"{results[j].name} {wanted[j]}" for j in tied)
-        same_wanted = [j for j in tied if wanted[j] == wanted[i]]
-        if len(same_wanted) > 1 and len({supply_left[j] for j in same_wanted}) > 1:
-            by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in same_wanted)
-        level = [results[j].name for j in same_wanted if j != i and supply_left[j] == supply_left[i]]
-        facts = {"name": player.name, "others": _join([results[j].name for j in tied if j != i]),
-                 "total": player.total, "reasons": _tie_break_reasons(by_wanted, by_supply),
-                 "rank": _ordinal(player.rank)}
-        if level:
-            notes[player.name] = Message("%(name)s tied with %(others)s on %(total)d VP; %(reasons)s puts "
-                                         "%(name)s %(rank)s, still level with %(level)s, so they share that "
-                                         "rank.", level=_join(level), **facts)
-        else:
-            notes[player.name] = Message("%(name)s tied with %(others)s on %(total)d VP; %(reasons)s puts "
-                                         "%(name)s %(rank)s.", **facts)
+        level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
+        if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
+            by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
+        order = [Message("%(names)s %(rank)s", names=_join([results[j].name for j in tied
+                                                           if results[j].rank == rank]),
+                         rank=_ordinal(rank)) for rank in ranks]
+        notes[results[tied[0]].name] = Message(
+            "%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
+            names=_join([results[j].name for j in tied]), total=total,
+            reasons=_tie_break_reasons(by_wanted, by_supply), order=_listed_places(order))
     return notes
+
+
+def _listed_places(places: Sequence[Message]) -> str:
+    """``Dan 1st; Anna and Ben 2nd; Cara 4th``."""
+    joined: str = places[0]
+    for place in places[1:]:
+        joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
+    return joined
 
 
 def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
@@ -888,9 +923,9 @@ def tally_payload(players: Sequence[PlayerTally]) -> dict:
     return {"players": entries}
 
 
-def tie_breaker(player: PlayerTally) -> tuple[int, int]:
+def tie_breaker(wanted: int, supply_left: int) -> tuple[int, int]:
     """Ranks equal points: fewest camps in the Wanted area, then most resources left ("larger wins")."""
-    return (-player.wanted, player.supply_left)
+    return (-wanted, supply_left)
 
 
 def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, int]] | None:
@@ -907,8 +942,18 @@ def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, i
         supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
         if type(wanted) is not int or type(supply) is not int:
             return None
-        keys.append((-wanted, supply))
+        keys.append(tie_breaker(wanted, supply))
     return keys
+
+
+def tie_breakers(state: PlayState, final_payload: Mapping | None = None) -> list[tuple[int, int]]:
+    """The tie-breakers of a play, per seat: as its final tally recorded them, else from the ledger.
+
+    Closed with totals only, the ledger still knows each seat's Wanted camps; the resources left on the
+    supply track it does not know, so they decide nothing.
+    """
+    recorded = tie_breakers_from_payload(final_payload, len(state.wanted)) if final_payload else None
+    return recorded or [tie_breaker(wanted, 0) for wanted in state.wanted]
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:

@@ -35,6 +35,7 @@ GAME = GameInfo(
 
 EDITIONS = (1, 2)
 DEFAULT_EDITION = 2
+EDITION_NAMES: Mapping[int, Message] = {1: Message("1st edition"), 2: Message("2nd edition")}
 # Fewest and most players per edition: the 2nd edition adds solo play.
 PLAYER_COUNTS: Mapping[int, tuple[int, int]] = {1: (2, 4), 2: (1, 4)}
 
@@ -121,6 +122,15 @@ STATION_MASTERS: tuple[StationMaster, ...] = (
                   None, 0, 1, copies=2),
 )
 STATION_MASTER_BY_KEY: Mapping[str, StationMaster] = {master.key: master for master in STATION_MASTERS}
+# How sentences name the tiles (the keys are the API's).
+STATION_MASTER_NAMES: Mapping[str, Message] = {
+    "workers": Message("Workers"), "objectives": Message("Objectives"), "hazards": Message("Hazards"),
+    "teepees": Message("Teepees"), "certificates": Message("Certificates"), "stations": Message("Stations"),
+    "buildings": Message("Buildings"), "none": Message("paid-at-once"),
+}
+# Station-master tiles in one game: the 1st edition plays all 5; the 2nd draws 5 of its 9 (the two
+# paid-at-once copies included).
+STATION_MASTERS_IN_PLAY = 5
 
 
 def station_master_keys(edition: int) -> tuple[str, ...]:
@@ -262,13 +272,14 @@ def breakdown(tally: Tally) -> dict[str, int]:
 
 def _player_count_sentence(edition: int, count: int) -> Message:
     fewest, most = PLAYER_COUNTS[edition]
-    return Message("Edition %(edition)d is played by %(fewest)d to %(most)d players, not %(count)d.",
-                   edition=edition, fewest=fewest, most=most, count=count)
+    return Message("The %(edition)s is played by %(fewest)d to %(most)d players, not %(count)d.",
+                   edition=EDITION_NAMES[edition], fewest=fewest, most=most, count=count)
 
 
 def _unknown_master_sentence(edition: int, key: object) -> Message:
-    return Message("Edition %(edition)d has no station master %(key)s; its tiles are %(valid)s.",
-                   edition=edition, key=repr(key), valid=", ".join(station_master_keys(edition)))
+    return Message("The %(edition)s has no station master %(key)s; its tiles are %(valid)s.",
+                   edition=EDITION_NAMES[edition], key=repr(key),
+                   valid=", ".join(station_master_keys(edition)))
 
 
 def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Message]]:
@@ -305,6 +316,8 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
             held_by = holders.setdefault(key, [])
             if len(held_by) >= master.copies:
                 problems.append((path, _taken_sentence(master, held_by)))
+            elif sum(map(len, holders.values())) >= STATION_MASTERS_IN_PLAY:
+                problems.append((path, _too_many_masters_sentence(edition, holders)))
             held_by.append(name)
         if tally.job_market_token:
             if token_holder is not None:
@@ -319,10 +332,19 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
 def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> Message:
     """Why one more copy of a station-master tile cannot be held."""
     if master.copies == 1:
-        return Message("There is one %(key)s station master, and %(name)s already holds it.",
-                       key=repr(master.key), name=held_by[0])
-    return Message("There are %(copies)d %(key)s station masters, and %(names)s already hold them.",
-                   copies=master.copies, key=repr(master.key), names=listed(held_by, commas=False))
+        return Message("The game has one %(master)s station master, and %(name)s already holds it.",
+                       master=STATION_MASTER_NAMES[master.key], name=held_by[0])
+    return Message("The game has %(copies)d %(master)s station masters, and %(names)s already hold them.",
+                   copies=master.copies, master=STATION_MASTER_NAMES[master.key],
+                   names=listed(held_by, commas=False))
+
+
+def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]]) -> Message:
+    """Why a sixth station-master tile cannot be held: only five are in play."""
+    held = listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
+                   for key, names in holders.items() for name in names])
+    return Message("The %(edition)s has %(most)d station-master tiles in play, and they are taken already "
+                   "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
 
 def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
@@ -429,6 +451,8 @@ EVENT_KINDS = (DELIVERY_EVENT, CARD_EVENT)
 
 # Crests the rules name that count for every disc placed (reference for the delivery form).
 PER_DISC_CRESTS: Mapping[str, int] = {"Kansas City": -6, "San Francisco": 9, "New York": 9}
+# A delivery to one of them carries that value, however the city's name was typed.
+_FIXED_CREST_CITIES: Mapping[str, str] = {city.casefold(): city for city in PER_DISC_CRESTS}
 
 # Bounds of the numbers on a final-tally card; the scoring endpoint uses the same.
 VP_MAX = 999
@@ -456,6 +480,7 @@ class Card:
     building_tiles: tuple[str, ...] | None = None  # None: the buildings row was entered as a VP total
     cattle_cards: tuple[tuple[int, int], ...] | None = None  # (card VP, cards) pairs; None: a VP total
     revision: int = 1  # how many cards this seat has handed in, this one included
+    handed_in: int = 0  # when it came in: the number of cards all seats had handed in, this one included
 
     def same_entries(self, other: Card) -> bool:
         """Whether ``other`` says exactly what this card says (a form sent twice)."""
@@ -542,7 +567,8 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
         seat, card = card_from_payload(state, payload)
         cards = list(state.cards)
         earlier = cards[seat]
-        cards[seat] = replace(card, revision=1 if earlier is None else earlier.revision + 1)
+        cards[seat] = replace(card, revision=1 if earlier is None else earlier.revision + 1,
+                              handed_in=1 + max((c.handed_in for c in cards if c is not None), default=0))
         return replace(state, cards=tuple(cards))
     raise RulesError("Great Western Trail has no event %(kind)s; record a delivery or a final-tally card.",
                      "kind", kind=repr(kind))
@@ -561,7 +587,12 @@ def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> De
         raise RulesError("Name the city the herd went to (1 to %(most)d characters).", "city",
                          most=CITY_NAME_MAX)
     crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
-    return Delivery(seat=seat, city=city.strip(), crest_vp=crest_vp)
+    city = _FIXED_CREST_CITIES.get(city.strip().casefold(), city.strip())
+    fixed = PER_DISC_CRESTS.get(city)
+    if fixed is not None and crest_vp != fixed:
+        raise RulesError("A delivery to %(city)s is worth %(fixed)s VP on every crest, not %(given)s.",
+                         "crest_vp", city=city, fixed=f"{fixed:+d}", given=f"{crest_vp:+d}")
+    return Delivery(seat=seat, city=city, crest_vp=crest_vp)
 
 
 def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:
@@ -750,8 +781,11 @@ def _station_masters(value: object, edition: int) -> tuple[str, ...]:
         if not isinstance(key, str) or key not in valid:
             raise RulesError(_unknown_master_sentence(edition, key), path)
         if held.count(key) >= STATION_MASTER_BY_KEY[key].copies:
-            raise RulesError("The %(key)s station master is listed more often than the game has it.", path,
-                             key=repr(key))
+            raise RulesError("The %(master)s station master is ticked more often than the game has it.", path,
+                             master=STATION_MASTER_NAMES[key])
+        if len(held) >= STATION_MASTERS_IN_PLAY:
+            raise RulesError("The %(edition)s has %(most)d station-master tiles in play; nobody holds more.",
+                             path, edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY)
         held.append(key)
     return tuple(held)
 
@@ -785,10 +819,14 @@ def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: in
 
 
 def card_conflicts(state: PlayState) -> list[Message]:
-    """Once every card is in: each way the cards together break the rules, naming the player concerned."""
+    """Once every card is in: each way the cards together break the rules, naming the player concerned.
+
+    The cards are checked in the order they came in, so a clash blames the card handed in last.
+    """
     if not state.all_cards_in:
         return []
-    tallies = [card.tally for card in state.cards if card is not None]
+    in_order = sorted((card for card in state.cards if card is not None), key=lambda card: card.handed_in)
+    tallies = [card.tally for card in in_order]
     return [_naming_player(path, sentence, tallies)
             for path, sentence in tally_problems(state.edition, tallies)]
 

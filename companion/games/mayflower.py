@@ -19,6 +19,7 @@ GAME = GameInfo(
 SETTLERS_PER_PLAYER = 5  # the sixth settler of a colour is its score marker
 MAX_COLUMN = 95  # the game has 95 land tiles, so no column lies further west than that
 TRACK_LENGTH = 50  # the score track runs 0–49, then a marker starts another lap ("50+")
+LOWEST_SCORE = 0  # a score correction cannot take a marker off the start of the track
 SURVEYOR_BONUS = 4  # per surveyor in a scoring settler's column
 
 ROLES = ("bandit", "sheriff", "trapper", "farmer")
@@ -75,6 +76,39 @@ class Settler:
                              "is the coast).", "column", max=MAX_COLUMN, column=repr(self.column))
 
 
+def check_surveyors_together(north: int, south: int) -> None:
+    """Refuse surveyors more than one column apart: they always stand in the same or adjacent columns."""
+    if abs(north - south) > 1:
+        raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never more "
+                         "than one column apart.", "surveyors", north=north, south=south)
+
+
+def check_settlers_held(held: int, name: str, path: str) -> None:
+    """Refuse more settlers of one player on the map than the five they play with."""
+    if held > SETTLERS_PER_PLAYER:
+        raise RulesError("%(name)s has only %(settlers)d settlers; %(held)d cannot be on the map at once.",
+                         path, name=name, settlers=SETTLERS_PER_PLAYER, held=held)
+
+
+def road_value(tiles: int, trading_posts: int) -> int:
+    """A road's value, completed or not: 1 per tile and 2 per trading post."""
+    return tiles + 2 * trading_posts
+
+
+def check_city_flags(tiles: int, flags: int, path: str = "flags") -> None:
+    """Refuse a city with more flags than tiles: a flag is printed on a city tile, at most one on each."""
+    if flags > tiles:
+        raise RulesError("A city of %(tiles)d tiles has at most %(tiles)d flags (one per tile), not "
+                         "%(flags)d.", path, tiles=tiles, flags=flags)
+
+
+def check_one_farmer(farmers: int, path: str = "settlers") -> None:
+    """Refuse a farm with more than one farmer: a farm is one tile and takes no settler once it holds one."""
+    if farmers > 1:
+        raise RulesError("A farm is one tile and holds exactly one farmer, not %(farmers)d.", path,
+                         farmers=farmers)
+
+
 @dataclass(frozen=True)
 class Surveyors:
     """The columns of the north and the south surveyor (0 = the coast), never more than one apart."""
@@ -88,9 +122,7 @@ class Surveyors:
             if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
                 raise RulesError("The %(name)s surveyor stands in a column from 0 (the coast) to %(max)d.",
                                  name, name=Term(name), max=MAX_COLUMN)
-        if abs(self.north - self.south) > 1:
-            raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never "
-                             "more than one column apart.", "surveyors", north=self.north, south=self.south)
+        check_surveyors_together(self.north, self.south)
 
     @property
     def eastmost(self) -> int:
@@ -128,15 +160,17 @@ class CompletedFeature:
         if self.kind != "road" and self.trading_posts:
             raise RulesError("Only roads have trading posts.", "trading_posts")
         if self.kind != "city" and self.flags:
-            raise RulesError("Only cities have flags.", "flags")
+            raise RulesError("Flags are for cities: a %(kind)s has none.", "flags", kind=Term(self.kind))
         if self.kind == "farm" and self.tiles:
             raise RulesError("A farm is worth 9 whatever its size; give it no tile count.", "tiles")
+        if self.kind == "city":
+            check_city_flags(self.tiles, self.flags)
 
     @property
     def value(self) -> int:
         """Points for each player with the majority: road 1/tile + 2/post, city 2/tile + 2/flag, farm 9."""
         if self.kind == "road":
-            return self.tiles + 2 * self.trading_posts
+            return road_value(self.tiles, self.trading_posts)
         if self.kind == "city":
             return 2 * self.tiles + 2 * self.flags
         return COMPLETED_FARM_VALUE
@@ -166,15 +200,18 @@ class FeatureScoring:
     scorers: tuple[int, ...] = ()
 
 
+def majority(counts: Mapping[int, int]) -> frozenset[int]:
+    """The seats with the most settlers on a feature, from settlers per seat; tied seats all count."""
+    most = max(counts.values(), default=0)
+    return frozenset(seat for seat, number in counts.items() if number == most and number > 0)
+
+
 def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
     """The seats with the most settlers among ``settlers``; tied seats all count."""
     counts: dict[int, int] = {}
     for settler in settlers:
         counts[settler.seat] = counts.get(settler.seat, 0) + 1
-    if not counts:
-        return frozenset()
-    most = max(counts.values())
-    return frozenset(seat for seat, number in counts.items() if number == most)
+    return majority(counts)
 
 
 def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
@@ -221,6 +258,8 @@ def score_completed_feature(
     for settler in on_feature:
         if settler.role != role:
             raise _wrong_role(settler.id, settler.role, feature.kind, "role")
+    if feature.kind == "farm":
+        check_one_farmer(len(on_feature))
     if not on_feature:
         zeros = (0,) * seat_count
         return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
@@ -348,15 +387,21 @@ class FinalFeature:
         if self.kind in ("road", "city") and self.tiles < 1:
             raise RulesError("A %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         wrong = [name for name in sizes if getattr(self, name) and name not in _SIZES_OF_KIND[self.kind]]
+        if wrong == ["flags"]:
+            raise RulesError("Flags are for cities: a %(kind)s has none.", "flags", kind=Term(self.kind))
         if wrong:
             raise RulesError("A %(kind)s has no %(size)s.", wrong[0], kind=Term(self.kind),
                              size=Term(wrong[0].replace("_", " ")))
+        if self.kind == "city":
+            check_city_flags(self.tiles, self.flags)
+        if self.kind == "farm":
+            check_one_farmer(sum(self.settlers.values()))
 
     @property
     def value(self) -> int:
         """Points for each player with the most settlers on it at the end of the game."""
         if self.kind == "road":
-            return self.tiles + 2 * self.trading_posts
+            return road_value(self.tiles, self.trading_posts)
         if self.kind == "city":
             return self.tiles + self.flags
         if self.kind == "farm":
@@ -386,22 +431,14 @@ def final_result(
     rows = [{"track": points, "roads": 0, "cities": 0, "farms": 0, "plains": 0} for points in track_vp]
     used = [0] * seat_count
     for index, feature in enumerate(features):
-        most = 0
         for seat, number in feature.settlers.items():
             if seat >= seat_count:
                 raise RulesError("Feature %(number)d names a player who is not at the table.",
                                  f"features[{index}].settlers", number=index + 1)
             used[seat] += number
-            if used[seat] > SETTLERS_PER_PLAYER:
-                raise RulesError("%(name)s has only %(settlers)d settlers, but the features hold %(held)d of "
-                                 "them.", f"features[{index}].settlers", name=players[seat],
-                                 settlers=SETTLERS_PER_PLAYER, held=used[seat])
-            most = max(most, number)
-        row = ROW_OF_KIND[feature.kind]
-        value = feature.value
-        for seat, number in feature.settlers.items():
-            if number == most:
-                rows[seat][row] += value
+            check_settlers_held(used[seat], players[seat], f"features[{index}].settlers")
+        for seat in majority(feature.settlers):
+            rows[seat][ROW_OF_KIND[feature.kind]] += feature.value
     return rank_players(GAME.slug, GAME.rows, list(zip(players, rows, strict=True)))
 
 
@@ -415,10 +452,24 @@ class TableState:
     seat_count: int
     settlers: tuple[Settler, ...] = ()  # on the map, in the order they were placed
     surveyors: Surveyors = field(default_factory=Surveyors)
-    west_edge: int = 0  # westernmost column holding a tile; 0 while only the coast is there
+    west_edge: int = 0  # westernmost column known to hold a tile; 0 while only the coast is there
+    map_ends: bool = False  # the players said no tile lies west of west_edge (else tiles may lie further)
     scores: tuple[int, ...] = ()
     last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
     placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
+    names: tuple[str, ...] = ()  # the players in seat order, for messages
+
+    def name(self, seat: int) -> str:
+        """The player in ``seat``, as messages name them."""
+        return self.names[seat] if seat < len(self.names) else Message("Player %(number)d", number=seat + 1)
+
+    @property
+    def scoring_edge(self) -> int | None:
+        """The west edge the surveyor move heeds: the one the players set, else None (tiles lie further west).
+
+        The westernmost settler's column is no edge: tiles without settlers may lie west of it.
+        """
+        return self.west_edge if self.map_ends else None
 
     def on_map(self, seat: int) -> tuple[Settler, ...]:
         """That seat's settlers on the map."""
@@ -443,7 +494,8 @@ def initial_state(setup: PlaySetup) -> TableState:
         raise RulesError("Carcassonne – Mayflower is played by %(fewest)d to %(most)d players, "
                          "not %(count)d.", "seats", fewest=GAME.min_players, most=GAME.max_players,
                          count=seat_count)
-    return TableState(seat_count=seat_count, scores=(0,) * seat_count)
+    return TableState(seat_count=seat_count, scores=(0,) * seat_count,
+                      names=tuple(seat.name for seat in setup.seats))
 
 
 def running_scores(state: TableState) -> tuple[int, ...]:
@@ -536,24 +588,24 @@ def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
         raise RulesError("Column %(column)d lies beyond the map: the westernmost tiles are in column "
                          "%(edge)d, and a new tile can go at most one column further.", "column",
                          column=column, edge=state.west_edge)
-    if state.in_supply(seat) == 0:
-        raise RulesError("All %(settlers)d settlers of this player are on the map already; one must come "
-                         "home before another can be placed.", "seat", settlers=SETTLERS_PER_PLAYER)
+    check_settlers_held(len(state.on_map(seat)) + 1, state.name(seat), "seat")
     number = 1 + sum(s.seat == seat for s in state.placed)
     settler = Settler(id=f"{seat}-{number}", seat=seat, role=role, column=column)
+    # A tile west of the edge the players set moves the edge: the map did not end there after all.
     return replace(state, settlers=(*state.settlers, settler), placed=(*state.placed, settler),
-                   west_edge=max(state.west_edge, column))
+                   west_edge=max(state.west_edge, column),
+                   map_ends=state.map_ends and column <= state.west_edge)
 
 
 def _west_edge(state: TableState, payload: Mapping[str, Any]) -> TableState:
-    """How far west the map reaches, as the table tells it (tiles placed without a settler)."""
+    """Where the map ends in the west, as the players set it: no tile lies west of that column (yet)."""
     _only_keys(payload, ("column",))
     column = _whole(payload, "column", 0, MAX_COLUMN, _WEST_EDGE)
     needed = max([state.surveyors.north, state.surveyors.south, *(s.column for s in state.settlers)])
     if column < needed:
         raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler or surveyor "
                          "stands.", "column", column=needed)
-    return replace(state, west_edge=column)
+    return replace(state, west_edge=column, map_ends=True)
 
 
 def _completion(
@@ -576,6 +628,7 @@ def _completion(
         _only_keys(payload, ("kind", "tiles", "flags", "settlers"), where)
         sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _CITY_TILES, where)
         sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, _CITY_FLAGS, where, default=0)
+        check_city_flags(sizes["tiles"], sizes["flags"], f"{where}flags")
     else:
         _only_keys(payload, ("kind", "settlers"), where)
     ids = payload.get("settlers", [])
@@ -589,6 +642,8 @@ def _completion(
                              id=repr(settler_id))
         if settler.role != role:
             raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
+    if kind == "farm":
+        check_one_farmer(len(ids), f"{where}settlers")
     return CompletedFeature(kind=kind, **sizes), ids
 
 
@@ -602,9 +657,11 @@ def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
         raise RulesError("One tile completes at most 16 features.", "features")
     on_map = {s.id: s for s in state.settlers}
     completions = [_completion(item, index, on_map) for index, item in enumerate(features)]
-    result = score_tile_completions(completions, state.settlers, state.surveyors, state.west_edge,
+    result = score_tile_completions(completions, state.settlers, state.surveyors, state.scoring_edge,
                                     state.seat_count)
-    return replace(state, settlers=result.settlers, surveyors=result.surveyors,
+    # A surveyor that moved west found a tile there: the map reaches at least its column.
+    west_edge = max(state.west_edge, result.surveyors.north, result.surveyors.south)
+    return replace(state, settlers=result.settlers, surveyors=result.surveyors, west_edge=west_edge,
                    scores=tuple(a + b for a, b in zip(state.scores, result.points, strict=True)),
                    last_scoring=result.scorings)
 
@@ -840,6 +897,10 @@ def settle_final_tally(
                                  "%(high)d.", f"sizes.{letter}.{name}", size=Term(_SIZE_WORDS[name]),
                                  kind=Term(kind), letter=letter, low=low, high=high)
             values[name] = value
+        if kind == "city":
+            check_city_flags(values["tiles"], values["flags"], f"sizes.{letter}.flags")
+        if kind == "farm":
+            check_one_farmer(len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
         counts: dict[int, int] = {}
         for settler in on_letter[letter]:
             counts[settler.seat] = counts.get(settler.seat, 0) + 1

@@ -55,10 +55,23 @@ def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
     if type(points) is not int or not -ADJUST_LIMIT <= points <= ADJUST_LIMIT:
         raise RulesError("Points must be a whole number from -%(limit)d to %(limit)d.", "points",
                          limit=ADJUST_LIMIT)
+    if points == 0:
+        raise RulesError("A correction of 0 changes nothing: enter the points to add or to take away.",
+                         "points")
     note = payload.get("note", "")
     if not isinstance(note, str) or len(note) > 80:
         raise RulesError("The note must be text of at most 80 characters.", "note")
     return seat, points
+
+
+def _check_lowest_score(table: TableState, seat: int, points: int) -> None:
+    """Refuse a correction that takes a score below the lowest its game's track shows (Mayflower: 0)."""
+    lowest = getattr(_MODULES.get(table.setup.game), "LOWEST_SCORE", None)
+    score = table.running_scores[seat]
+    if lowest is not None and score + points < lowest:
+        raise RulesError("%(name)s has %(score)d points; a correction of %(points)s would take them below "
+                         "%(lowest)d.", "points", name=table.setup.seats[seat].name, score=score,
+                         points=f"{points:+d}", lowest=lowest)
 
 
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
@@ -67,6 +80,7 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         raise RulesError("An event needs a set of named values.")
     if kind == ADJUST:
         seat, points = adjustment(payload, table.setup)
+        _check_lowest_score(table, seat, points)
         adjustments = list(table.adjustments)
         adjustments[seat] += points
         return TableState(table.setup, table.game_state, tuple(adjustments))
