@@ -57,6 +57,7 @@ def group(client, db):
 
     active = store.start_play(db, group_id, "mayflower", [(anna, "green"), (ben, "yellow")])
     store.append_event(db, active, "adjust", {"seat": 0, "points": 7, "note": ""})
+    store.append_event(db, active, "adjust", {"seat": 1, "points": 3, "note": "marker"})
     store.append_event(db, active, "adjust", {"seat": 1, "points": -2, "note": "marker"})
     return {"id": group_id, "corrected": corrected, "shared": shared, "left_out": left_out, "active": active}
 

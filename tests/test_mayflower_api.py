@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from companion.api import ENDPOINTS as ALL_ENDPOINTS
 from companion.api.core import ERROR_SCHEMA, StrictValidator, respond
 from companion.api.mayflower import ENDPOINTS
+from companion.names import clean_name, name_key
 
 FEATURE, FINAL = ENDPOINTS
 
@@ -315,7 +316,7 @@ ROLE_OF_KIND = {"road": "bandit", "city": "sheriff", "farm": "farmer"}
 @st.composite
 def feature_bodies(draw) -> dict:
     """A request the feature endpoint must answer with 200: schema-valid, keeping every cross-field rule."""
-    players = draw(st.lists(NAMES, min_size=2, max_size=5, unique_by=lambda n: n.strip().casefold()))
+    players = draw(st.lists(NAMES, min_size=2, max_size=5, unique_by=lambda n: name_key(clean_name(n))))
     north = draw(st.integers(0, 95))
     south = draw(st.sampled_from([c for c in (north - 1, north, north + 1) if 0 <= c <= 95]))
     kind = draw(st.sampled_from(["road", "city", "farm"]))
@@ -355,8 +356,8 @@ def feature_bodies(draw) -> dict:
 
 def expected_feature_answer(body: dict) -> dict:
     """The rules of the feature scoring written out once more, plainly, to check the endpoint against."""
-    names = [name.strip() for name in body["players"]]
-    owner = {s["id"]: s["player"].strip() for s in body["settlers"]}
+    names = [clean_name(name) for name in body["players"]]
+    owner = {s["id"]: clean_name(s["player"]) for s in body["settlers"]}
     on = [s for s in body["settlers"] if s.get("on_feature")]
     north, south = body["surveyors"]
     zero = dict.fromkeys(names, 0)
@@ -394,7 +395,7 @@ def test_valid_feature_bodies_are_scored(body):
 @st.composite
 def final_bodies(draw) -> dict:
     """A request the final endpoint must answer with 200."""
-    players = draw(st.lists(NAMES, min_size=2, max_size=5, unique_by=lambda n: n.strip().casefold()))
+    players = draw(st.lists(NAMES, min_size=2, max_size=5, unique_by=lambda n: name_key(clean_name(n))))
     body: dict = {"players": players}
     if draw(st.booleans()):
         body["track_vp"] = {name: draw(st.integers(0, 999))
@@ -432,10 +433,10 @@ def final_bodies(draw) -> dict:
 def test_valid_final_bodies_are_ranked(body):
     StrictValidator(FINAL.request_schema).validate(body)
     answer = ok(FINAL, body)
-    assert [p["name"] for p in answer["players"]] == [name.strip() for name in body["players"]]
+    assert [p["name"] for p in answer["players"]] == [clean_name(name) for name in body["players"]]
     for player in answer["players"]:
         assert sum(player["breakdown"].values()) == player["total"]
-        raw = next(n for n in body["players"] if n.strip() == player["name"])
+        raw = next(n for n in body["players"] if clean_name(n) == player["name"])
         assert player["breakdown"]["track"] == body.get("track_vp", {}).get(raw, 0)
     best = max(p["total"] for p in answer["players"])
     assert answer["winners"] == [p["name"] for p in answer["players"] if p["total"] == best]
