@@ -8,11 +8,14 @@ stored, and a file that fails any check is refused with a sentence that says wha
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
+import zoneinfo
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import IO, Any
 from urllib.parse import quote
 
@@ -22,7 +25,7 @@ from companion.api.core import StrictValidator, json_path
 from companion.games import custom, great_western_trail, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import fold, ranked_tally
-from companion.names import NAME_MAX, NameProblem, clean_name
+from companion.names import NAME_MAX, NameProblem, clean_name, refused_character
 from companion.store import (
     CORRECTION_EVENT,
     ArchivedEvent,
@@ -33,33 +36,58 @@ from companion.store import (
     ArchivedSeat,
     DuplicateName,
     GroupArchive,
+    GroupSettings,
     Play,
     ResultRow,
+    StableIds,
     check_distinct_names,
 )
 
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
 SOURCE_NAME = "Game-Night Companion"
-BG_STATS_CREATE_PLAY = "bgstats://app.bgstatsapp.com/createPlay.html"
+# BG Stats' documented push link; the https form opens the app where it is installed and a web page
+# that explains it where it is not (the bgstats:// form does nothing without the app).
+BG_STATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
 
-# BoardGameGeek's ids, where the companion knows them: Great Western Trail has one per edition.
+# BoardGameGeek's ids that the companion has verified: Great Western Trail has one per edition. For the
+# other games a group sets the id itself (group settings) until one is verified.
 GWT_BGG_IDS: Mapping[int, int] = {1: 193738, 2: 341169}
+BGG_ID_MAX = 10 ** 8
+LOCATION_MAX = 80
+
+
+@functools.cache
+def known_time_zones() -> frozenset[str]:
+    """The IANA time zones this machine knows (``Europe/Berlin`` …)."""
+    return frozenset(zoneinfo.available_timezones())
 
 
 class BackupError(RulesError):
     """A backup file that cannot be imported; nothing of it was stored."""
 
 
-def bgg_id(game: str, options: Mapping[str, Any], info: GameInfo | None = None) -> int | None:
-    """The game's BoardGameGeek id, or None where the companion does not know it."""
+def bgg_id(game: str, options: Mapping[str, Any], info: GameInfo | None = None,
+           group_ids: Mapping[str, int] | None = None) -> int | None:
+    """The game's BoardGameGeek id: the verified one, a group's own game's, the one the group set, or None."""
+    if game == great_western_trail.GAME.slug:
+        edition = _edition(options)
+        if edition is not None:
+            return GWT_BGG_IDS.get(edition)
     if info is not None and info.bgg_id is not None:  # a group's own game, as the group gave it
         return info.bgg_id
-    if game == great_western_trail.GAME.slug:
-        edition = options.get("edition", great_western_trail.DEFAULT_EDITION)
-        return GWT_BGG_IDS.get(edition) if type(edition) is int else None
-    return None
+    return (group_ids or {}).get(game)
+
+
+def needs_bgg_id(game: GameInfo) -> bool:
+    """Whether a group has to set the game's BoardGameGeek id (the companion has none verified for it)."""
+    return game.slug != great_western_trail.GAME.slug
+
+
+def _edition(options: Mapping[str, Any]) -> int | None:
+    edition = options.get("edition", great_western_trail.DEFAULT_EDITION)
+    return edition if type(edition) is int and edition in GWT_BGG_IDS else None
 
 
 # --- the JSON backup ------------------------------------------------------------------------------
@@ -70,12 +98,13 @@ def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
         "format": BACKUP_FORMAT,
         "version": BACKUP_VERSION,
         "exported_at": exported_at,
-        "group": {"name": archive.name},
-        "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at}
+        "group": {"name": archive.name, "time_zone": archive.settings.time_zone,
+                  "location": archive.settings.location, "bgg_ids": dict(archive.settings.bgg_ids)},
+        "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at, "uid": p.uid}
                     for p in archive.players],
         "plays": [
             {
-                "game": play.game, "options": dict(play.options), "status": play.status,
+                "uid": play.uid, "game": play.game, "options": dict(play.options), "status": play.status,
                 "counted": play.counted, "started_at": play.started_at, "ended_at": play.ended_at,
                 "version": play.version,
                 "seats": [{"player": s.player, "colour": s.colour} for s in play.seats],
@@ -103,6 +132,7 @@ _NAME = {"type": "string", "minLength": 1, "maxLength": 4 * NAME_MAX}
 _WORD = {"type": "string", "minLength": 1, "maxLength": 40}
 _INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
 _POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
+_UID = {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}]}
 
 BACKUP_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -113,15 +143,22 @@ BACKUP_SCHEMA: dict[str, Any] = {
         "version": {"const": BACKUP_VERSION},
         "exported_at": _STAMP,
         "group": {"type": "object", "additionalProperties": False, "required": ["name"],
-                  "properties": {"name": _NAME}},
+                  "properties": {
+                      "name": _NAME,
+                      "time_zone": {"oneOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]},
+                      "location": {"type": "string", "maxLength": LOCATION_MAX},
+                      "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
+                                  "additionalProperties": {"type": "integer", "minimum": 1,
+                                                           "maximum": BGG_ID_MAX}}}},
         "players": {"type": "array", "maxItems": 1_000, "items": {
             "type": "object", "additionalProperties": False, "required": ["name", "colour", "created_at"],
-            "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP}}},
+            "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}}},
         "plays": {"type": "array", "maxItems": 1_000_000, "items": {
             "type": "object", "additionalProperties": False,
             "required": ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats",
                          "events", "results"],
             "properties": {
+                "uid": _UID,
                 "game": _WORD,
                 "options": {"type": "object", "maxProperties": 50},
                 "status": {"enum": ["active", "finished"]},
@@ -384,6 +421,24 @@ def _play_sheet(play: dict, where: str, own_games: OwnGames) -> tuple[GameInfo, 
     return custom.game_info(custom.game_id_of(play["game"]), info.name, sheet, info.bgg_id), sheet
 
 
+def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
+    zone = group.get("time_zone")
+    if zone is not None and zone not in known_time_zones():
+        raise BackupError("The backup is damaged at %(where)s: %(zone)r is not a time zone like "
+                          "Europe/Berlin.", "group.time_zone", where="group.time_zone", zone=zone)
+    location = group.get("location", "")
+    if refused_character(location) is not None:
+        raise BackupError("The backup is damaged at %(where)s: the place holds a control character.",
+                          "group.location", where="group.location")
+    location = " ".join(location.split())
+    bgg_ids = group.get("bgg_ids", {})
+    unknown = sorted(set(bgg_ids) - set(games))
+    if unknown:
+        raise BackupError("The backup sets a BoardGameGeek id for %(game)r, a game the companion does not "
+                          "serve.", "group.bgg_ids", game=unknown[0])
+    return GroupSettings(zone, location, bgg_ids)
+
+
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
     """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one.
@@ -416,7 +471,7 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                                  tuple((v["id"], v["sheet"]) for v in g["versions"]))
                     for g in document.get("games", [])),
         name=_clean_name(document["group"]["name"], "group.name"),
-        players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"]) for p in players),
+        players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"], p.get("uid")) for p in players),
         plays=tuple(
             ArchivedPlay(
                 game=play["game"], options=play["options"], status=play["status"], counted=play["counted"],
@@ -426,9 +481,11 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                              for e in play["events"]),
                 results=tuple(ArchivedResult(r["player"], r["total"], r["rank"], r["breakdown"])
                               for r in play["results"]),
+                uid=play.get("uid"),
             )
             for play in document["plays"]
         ),
+        settings=_settings(document["group"], games),
     )
 
 
@@ -439,24 +496,51 @@ def _finished(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
     return ((n, play) for n, play in enumerate(archive.plays, start=1) if play.status == "finished")
 
 
-def _spreadsheet_safe(text: str) -> str:
-    # A spreadsheet would run a name like "=HYPERLINK(…)" as a formula; the quote keeps it text.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def local_time(stamp: str, zone: tzinfo | None) -> datetime:
+    """A stored moment in ``zone``, or in the server's own time zone (with its summer time) for None."""
+    moment = datetime.fromisoformat(stamp)
+    return moment.astimezone(zone) if zone is not None else moment.astimezone()
 
 
-def _minutes(play: ArchivedPlay) -> int | str:
-    """How long the play took by its timer, in whole minutes; empty without a timer."""
-    seconds = table_tools.duration_seconds(play.options, play.ended_at, datetime.now(UTC))
-    return "" if seconds is None else round(seconds / 60)
+def play_minutes(started_at: str, ended_at: str | None, options: Mapping[str, Any]) -> int | None:
+    """How long a play took in whole minutes: by its timer where it ran one (pauses left out), else from
+    its start to its end; None while it has neither."""
+    seconds = table_tools.duration_seconds(options, ended_at, datetime.now(UTC))
+    if seconds is not None:
+        return round(seconds / 60)
+    if ended_at is None:
+        return None
+    seconds = (datetime.fromisoformat(ended_at) - datetime.fromisoformat(started_at)).total_seconds()
+    return max(0, int(seconds // 60))
 
 
-def _text(play: ArchivedPlay, key: str) -> str:
-    value = play.options.get(key, "")
+def _text(options: Mapping[str, Any], key: str) -> str:
+    value = options.get(key, "")
     return value if isinstance(value, str) else ""
 
 
-def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo]) -> str:
-    """One line per player per finished play, with a column per breakdown row the plays have."""
+def play_comments(options: Mapping[str, Any]) -> str:
+    """The play's expansions or variant and its note, one per line (BGG's and BG Stats' comments)."""
+    return "\n".join(filter(None, (_text(options, table_tools.VARIANT), _text(options, table_tools.NOTE))))
+
+
+def _spreadsheet_safe(cell: object) -> object:
+    # A spreadsheet would run a text like "=HYPERLINK(…)" as a formula; the quote keeps it text.
+    # Numbers stay numbers: a negative score is not a formula.
+    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + cell
+    return cell
+
+
+CSV_DELIMITERS = {"comma": ",", "semicolon": ";"}  # semicolon: spreadsheets set to German and others
+
+
+def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
+              delimiter: str = ",") -> str:
+    """One line per player per finished play, with a column per breakdown row the plays have.
+
+    Times are local to ``zone`` (the group's time zone; None: the server's), as a spreadsheet shows them.
+    """
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
     present = {row for _, play in _finished(archive) for r in play.results for row in r.breakdown} - {"total"}
     rows: list[str] = []
@@ -464,73 +548,130 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo]) -> str:
         rows += [row for row in game.rows if row in present and row not in rows]
     rows += sorted(present - set(rows))
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["play", "finished_at", "game", "counted", "seat", "player", "colour", "rank", "total",
-                     "winner", "minutes", "expansions", "note", *rows])
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+
+    def write(cells: list[object]) -> None:
+        writer.writerow([_spreadsheet_safe(cell) for cell in cells])
+
+    write(["play", "started_at", "finished_at", "minutes", "game", "edition", "expansions", "note", "counted",
+           "seat", "player", "colour", "rank", "total", "winner", *rows])
     for number, play in _finished(archive):
         game_name = games[play.game].name if play.game in games else play.game
+        edition = _edition(play.options) if play.game == great_western_trail.GAME.slug else None
+        started = local_time(play.started_at, zone).strftime("%Y-%m-%d %H:%M")
+        ended = local_time(play.ended_at or play.started_at, zone).strftime("%Y-%m-%d %H:%M")
+        options = play.options
+        about = [number, started, ended, play_minutes(play.started_at, play.ended_at, options), game_name,
+                 edition or "", _text(options, table_tools.VARIANT), _text(options, table_tools.NOTE),
+                 "yes" if play.counted else "no"]
         for seat, result in enumerate(play.results):
-            writer.writerow([
-                number, play.ended_at, game_name, "yes" if play.counted else "no", seat + 1,
-                _spreadsheet_safe(archive.players[result.player].name), play.seats[seat].colour, result.rank,
-                result.total, "yes" if result.rank == 1 else "no", _minutes(play),
-                _spreadsheet_safe(_text(play, table_tools.VARIANT)),
-                _spreadsheet_safe(_text(play, table_tools.NOTE)),
+            write([
+                *about, seat + 1, archive.players[result.player].name,
+                play.seats[seat].colour, result.rank, result.total, "yes" if result.rank == 1 else "no",
                 *(result.breakdown.get(row, "") for row in rows),
             ])
     return out.getvalue()
 
 
-def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo]) -> bytes:
-    """The finished plays in BoardGameGeek's plays XML; a play left out of the statistics is nowinstats."""
-    root = ET.Element("plays")
-    for _, play in _finished(archive):
-        element = ET.SubElement(root, "play", date=(play.ended_at or "")[:10], quantity="1",
-                                length=str(_minutes(play) or 0), incomplete="0",
-                                nowinstats="0" if play.counted else "1", location="")
-        item = ET.SubElement(element, "item", name=games[play.game].name if play.game in games else play.game,
-                             objecttype="thing")
-        object_id = bgg_id(play.game, play.options, games.get(play.game))
-        if object_id is not None:
-            item.set("objectid", str(object_id))
-        comments = "\n".join(filter(None, (_text(play, table_tools.VARIANT), _text(play, table_tools.NOTE))))
-        if comments:
-            ET.SubElement(element, "comments").text = comments
+# Characters XML 1.0 allows (its "Char" production); any other one would make the file unreadable.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character XML 1.0 forbids (NUL, BEL, a lone surrogate …) replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
+    """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer ("BGG-style").
+
+    Client libraries that read a BGG user's plays read this file too: the root's username, userid, total
+    and page; each play's id (its number in the group's history), local date, length in minutes and
+    location; the game as an ``item`` with BGG's object id (0 where none is known) and subtype; players
+    with BGG's attributes (no BGG account: username empty, userid 0). A play left out of the statistics
+    is ``nowinstats``. Every text is made well-formed, whatever is stored.
+    """
+    finished = list(_finished(archive))
+    root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
+                      page="1")
+    for number, play in finished:
+        length = play_minutes(play.started_at, play.ended_at, play.options)
+        element = ET.SubElement(root, "play", id=str(number),
+                                date=local_time(play.ended_at or play.started_at, zone).date().isoformat(),
+                                quantity="1", length=str(length or 0), incomplete="0",
+                                nowinstats="0" if play.counted else "1",
+                                location=xml_safe(archive.settings.location))
+        item = ET.SubElement(element, "item",
+                             name=xml_safe(games[play.game].name if play.game in games else play.game),
+                             objecttype="thing",
+                             objectid=str(bgg_id(play.game, play.options, games.get(play.game),
+                                                  archive.settings.bgg_ids) or 0))
+        subtypes = ET.SubElement(item, "subtypes")
+        ET.SubElement(subtypes, "subtype", value="boardgame")
+        ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
         players = ET.SubElement(element, "players")
         for seat, result in enumerate(play.results):
-            ET.SubElement(players, "player", name=archive.players[result.player].name,
-                          score=str(result.total), win="1" if result.rank == 1 else "0",
-                          startposition=str(seat + 1), color=play.seats[seat].colour)
+            ET.SubElement(players, "player", username="", userid="0",
+                          name=xml_safe(archive.players[result.player].name), startposition=str(seat + 1),
+                          color=xml_safe(play.seats[seat].colour), score=str(result.total), new="0",
+                          rating="0", win="1" if result.rank == 1 else "0")
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
 # --- BG Stats -------------------------------------------------------------------------------------
 
-def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow]) -> dict[str, Any]:
-    """A finished play in BG Stats' createPlay format."""
-    game_data: dict[str, Any] = {"name": game.name, "sourceGameId": game.slug,
-                                 "highestWins": not game.lowest_wins}
+def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
+                  settings: GroupSettings) -> dict[str, Any]:
+    """A finished play in BG Stats' documented createPlay format.
+
+    The play and its players are sent with their stable ids, so BG Stats matches a play sent again (even
+    from a restored backup) instead of keeping it twice. Each edition of a game is its own game in BG
+    Stats. The play's expansions and note are its comments.
+    """
+    edition = _edition(play.options) if play.game == great_western_trail.GAME.slug else None
+    game_data: dict[str, Any] = {
+        "name": game.name,
+        "sourceGameId": f"{game.slug}-edition-{edition}" if edition else game.slug,
+        "highestWins": not game.lowest_wins,
+        "noPoints": False,
+    }
     if game.cooperative:
         game_data["cooperative"] = True
-    object_id = bgg_id(play.game, play.options, game)
+    object_id = bgg_id(play.game, play.options, game, settings.bgg_ids)
     if object_id is not None:
         game_data["bggId"] = object_id
-    ended = datetime.fromisoformat(play.ended_at or play.started_at)
-    return {
+    ended = datetime.fromisoformat(play.ended_at or play.started_at).astimezone(UTC)
+    data: dict[str, Any] = {
         "sourceName": SOURCE_NAME,
-        "sourcePlayId": str(play.id),
-        "playDate": ended.strftime("%Y-%m-%d %H:%M:%S"),
+        "sourcePlayId": ids.play,
+        "playDate": ended.strftime("%Y-%m-%d %H:%M:%S"),  # in UTC, as BG Stats reads it
         "game": game_data,
         "players": [
-            {"name": r.name, "sourcePlayerId": str(r.player_id), "score": r.total, "winner": r.rank == 1,
-             "rank": r.rank, "startPlayer": r.seat == 0}
+            {"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),
+             "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == 0}
             for r in sorted(results, key=lambda r: r.seat)
         ],
     }
+    duration = play_minutes(play.started_at, play.ended_at, play.options)
+    if duration is not None:
+        data["durationMin"] = duration
+    if settings.location:
+        data["location"] = settings.location
+    comments = play_comments(play.options)
+    if comments:
+        data["comments"] = comments
+    if edition:
+        data["board"] = EDITION_NAMES[edition]
+    return data
 
 
-def bg_stats_url(play: Play, game: GameInfo, results: Sequence[ResultRow]) -> str:
+EDITION_NAMES: Mapping[int, str] = {1: "1st edition", 2: "2nd edition"}
+
+
+def bg_stats_url(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
+                 settings: GroupSettings) -> str:
     """The "Send to BG Stats" link: createPlay with the play as URL-encoded JSON."""
-    data = json.dumps(bg_stats_play(play, game, results), ensure_ascii=False, separators=(",", ":"))
+    data = json.dumps(bg_stats_play(play, game, results, ids, settings), ensure_ascii=False,
+                      separators=(",", ":"))
     return f"{BG_STATS_CREATE_PLAY}?data={quote(data, safe='')}"

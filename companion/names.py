@@ -64,7 +64,7 @@ def clean_name(text: str, path: str = "name") -> str:
 
     ``path`` names the input in the API's notation (``players[1].name``) for the error.
     """
-    bad = next((ch for ch in text if _refused(ch)), None)
+    bad = refused_character(text)
     if bad is not None:
         raise NameProblem("A name cannot contain %(code)s: it is a control or formatting character, not "
                           "text.", path, code=f"U+{ord(bad):04X}")
@@ -75,6 +75,11 @@ def clean_name(text: str, path: str = "name") -> str:
         raise NameProblem("A name has 1–%(most)d characters after trimming spaces; this one has %(count)d.",
                           path, most=NAME_MAX, count=len(name))
     return name
+
+
+def refused_character(text: str) -> str | None:
+    """The first character no typed text may hold (control, surrogate, BOM, bidi override …), or None."""
+    return next((ch for ch in text if _refused(ch)), None)
 
 
 def _collapse(text: str) -> str:

@@ -16,8 +16,9 @@ NAMES = ("Anna", "Ben", "Cara", "Dmitri")
 
 def large_archive(plays: int) -> store.GroupArchive:
     """A group with ``plays`` finished Great Western Trail plays closed with the totals."""
-    players = tuple(ArchivedPlayer(name, colour, "2024-01-01T18:00:00+00:00")
-                    for name, colour in zip(NAMES, ("red", "blue", "green", "yellow"), strict=True))
+    players = tuple(ArchivedPlayer(name, colour, "2024-01-01T18:00:00+00:00", uid=f"{n:032x}")
+                    for n, (name, colour) in enumerate(zip(NAMES, ("red", "blue", "green", "yellow"),
+                                                           strict=True)))
     archived = []
     for n in range(plays):
         seated = [n % 4, (n + 1) % 4, (n + 2) % 4]
@@ -32,6 +33,7 @@ def large_archive(plays: int) -> store.GroupArchive:
             events=(ArchivedEvent(1, "final", {"totals": totals}, f"{day}T21:{n % 60:02d}:00+00:00"),),
             results=tuple(ArchivedResult(p, total, rank, {"total": total})
                           for p, total, rank in zip(seated, totals, ranks, strict=True)),
+            uid=f"{10_000 + n:032x}",
         ))
     return store.GroupArchive("Club night", players, tuple(archived))
 

@@ -7,6 +7,7 @@ import html
 import io
 import json
 import xml.etree.ElementTree as ET
+import zoneinfo
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -158,6 +159,10 @@ REFUSED = {
     "a breakdown row the game does not score": (
         _gold_west_play(lambda p: [r["breakdown"].update(bonus=0) for r in p["results"]]),
         "has the row 'bonus', which Gold West does not score"),
+    "a time zone nobody has": (_set("group.time_zone", "Mars/Olympus"), "'Mars/Olympus' is not a time zone"),
+    "a BGG id for a game not served": (_set("group.bgg_ids", {"chess": 171}), "for 'chess', a game"),
+    "a place with a control character": (_set("group.location", "Kitchen\x1b"), "holds a control character"),
+    "a stable id that is not one": (_set("players.0.uid", "../../x"), "players[0].uid"),
     "players with different rows": (_gold_west_play(lambda p: p["results"][1].update(
         breakdown={"total": p["results"][1]["total"]})), "the same rows for every player"),
     "a seat of a player who is not there": (_set("plays.0.seats.0.player", 7), "only 3 players"),
@@ -215,6 +220,14 @@ def test_a_clash_the_store_finds_rolls_everything_back(db, group):
     assert table_counts(db) == before
 
 
+def test_the_groups_export_settings_go_round_with_the_backup(db, group):
+    settings = store.GroupSettings("America/New_York", "Community hall", {"gold-west": 12345})
+    store.save_group_settings(db, group["id"], settings)
+    restored = store.restore_group(db, exports.parse_backup(
+        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    assert store.group_settings(db, restored.id) == settings
+
+
 def test_ranks_are_computed_again_by_the_games_rules_not_taken_from_the_file(db, group):
     document = valid_document(db, group)
     gold_west = play_of(document, "gold-west")
@@ -255,34 +268,116 @@ def test_names_in_a_backup_are_kept_as_the_forms_keep_them(db, group):
 
 # --- CSV, BoardGameGeek XML, BG Stats --------------------------------------------------------------
 
-def test_csv_has_a_line_per_player_per_finished_play(db, group):
-    text = exports.plays_csv(store.dump_group(db, group["id"]), GAMES)
-    lines = list(csv.DictReader(io.StringIO(text)))
+BERLIN = zoneinfo.ZoneInfo("Europe/Berlin")
+
+
+def at_times(db, play_id: int, started_at: str, ended_at: str) -> None:
+    db.execute("UPDATE plays SET started_at = ?, ended_at = ? WHERE id = ?", [started_at, ended_at, play_id])
+    db.conn.commit()
+
+
+@pytest.mark.parametrize("delimiter", [",", ";"], ids=["comma", "semicolon"])
+def test_csv_has_a_line_per_player_per_finished_play(db, group, delimiter):
+    text = exports.plays_csv(store.dump_group(db, group["id"]), GAMES, BERLIN, delimiter)
+    lines = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
     assert len(lines) == 3 + 2 + 2  # the active play is not in it
     gold = [line for line in lines if line["game"] == "Gold West"]
     assert [(line["player"], line["total"], line["rank"], line["winner"], line["track"], line["wanted"])
             for line in gold] == [("Anna", "58", "2", "no", "40", "0"), ("Ben", "60", "1", "yes", "42", "0"),
                                   ("'=Zoë+1", "36", "3", "no", "20", "-2")]
     shared = [line for line in lines if line["game"] == "Great Western Trail"]
-    assert [(line["seat"], line["winner"], line["total"], line["track"]) for line in shared] == [
-        ("1", "yes", "77", ""), ("2", "yes", "77", "")]
+    assert [(line["seat"], line["winner"], line["total"], line["track"], line["edition"])
+            for line in shared] == [("1", "yes", "77", "", "1"), ("2", "yes", "77", "", "1")]
     assert {line["counted"] for line in lines if line["game"] == "Carcassonne – Mayflower"} == {"no"}
-    assert "total" not in next(csv.reader(io.StringIO(text)))[10:]
+    header = next(csv.reader(io.StringIO(text), delimiter=delimiter))
+    assert "total" not in header[header.index("winner"):]
 
 
-def test_bgg_xml_lists_the_finished_plays(db, group):
-    root = ET.fromstring(exports.bgg_plays_xml(store.dump_group(db, group["id"]), GAMES))
+def test_csv_shows_local_times_of_the_groups_time_zone(db, group):
+    at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")  # winter time
+    at_times(db, group["corrected"], "2024-07-01T18:00:00+00:00", "2024-07-01T19:05:30+00:00")  # summer time
+    archive = store.dump_group(db, group["id"])
+    lines = list(csv.DictReader(io.StringIO(exports.plays_csv(archive, GAMES, BERLIN))))
+    shared = next(line for line in lines if line["game"] == "Great Western Trail")
+    assert (shared["started_at"], shared["finished_at"], shared["minutes"]) == (
+        "2024-03-30 22:10", "2024-03-31 00:40", "150")
+    corrected = next(line for line in lines if line["game"] == "Gold West")
+    assert (corrected["started_at"], corrected["finished_at"], corrected["minutes"]) == (
+        "2024-07-01 20:00", "2024-07-01 21:05", "65")
+    utc = list(csv.DictReader(io.StringIO(exports.plays_csv(archive, GAMES, zoneinfo.ZoneInfo("UTC")))))
+    assert next(line for line in utc if line["game"] == "Gold West")["finished_at"] == "2024-07-01 19:05"
+
+
+HOSTILE_NAMES = ["=cmd|' /C calc'!A0", "+1+2", "-2+3", "@SUM(A1)", "\tTab", "\rReturn", "Ann\x07a", "Ben\x00",
+                 "Cara\x1b[31m", "Dan\ufffe", "<Eve & \"Co\">", "]]>"]
+
+
+def with_stored_names(db, group, names: list[str]) -> store.GroupArchive:
+    """The group as if the players' names had been stored before the rules of names existed."""
+    player_ids = [row[0] for row in db.execute("SELECT id FROM players WHERE group_id = ? ORDER BY id",
+                                               [group["id"]]).fetchall()]
+    for player_id, name in zip(player_ids, names, strict=False):
+        db.execute("UPDATE players SET name = ? WHERE id = ?", [name, player_id])
+    db.conn.commit()
+    return store.dump_group(db, group["id"])
+
+
+@pytest.mark.parametrize("trio", [HOSTILE_NAMES[n:n + 3] for n in range(0, len(HOSTILE_NAMES), 3)],
+                         ids=lambda trio: "+".join(map(repr, trio)))
+def test_every_export_is_well_formed_whatever_names_are_stored(db, group, trio):
+    archive = with_stored_names(db, group, trio)
+    root = ET.fromstring(exports.bgg_plays_xml(archive, GAMES, BERLIN))  # parses: well-formed
+    names = {player.get("name") for player in root.iter("player")}
+    assert names == {exports.xml_safe(name) for name in trio}
+    for delimiter in (",", ";"):
+        rows = list(csv.reader(io.StringIO(exports.plays_csv(archive, GAMES, BERLIN, delimiter)),
+                               delimiter=delimiter))
+        for row in rows:
+            assert all(cell[:1] not in ("=", "+", "-", "@", "\t", "\r") or cell.lstrip("-").isdigit()
+                       for cell in row), row
+        players = {row[rows[0].index("player")] for row in rows[1:]}
+        assert players == {("'" + name) if name[:1] in "=+-@\t\r" else name for name in trio}
+
+
+def test_csv_header_cells_are_escaped_too():
+    archive = store.GroupArchive("G", (store.ArchivedPlayer("Anna", "red", "2024-01-01T00:00:00+00:00"),
+                                       store.ArchivedPlayer("Ben", "blue", "2024-01-01T00:00:00+00:00")),
+                                 (store.ArchivedPlay(
+                                     "unknown-game", {}, "finished", True, "2024-01-01T18:00:00+00:00",
+                                     "2024-01-01T19:00:00+00:00", 1,
+                                     (store.ArchivedSeat(0, "red"), store.ArchivedSeat(1, "blue")), (),
+                                     (store.ArchivedResult(0, 3, 1, {"=HYPERLINK(1)": 3}),
+                                      store.ArchivedResult(1, 1, 2, {"=HYPERLINK(1)": 1}))),))
+    header = next(csv.reader(io.StringIO(exports.plays_csv(archive, GAMES, None))))
+    assert header[-1] == "'=HYPERLINK(1)"
+
+
+def test_bgg_xml_is_shaped_like_bggs_plays_answer(db, group):
+    at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")
+    store.save_group_settings(db, group["id"], store.GroupSettings("Europe/Berlin", "Anna's kitchen",
+                                                                   {"gold-west": 12345}))
+    archive = store.dump_group(db, group["id"])
+    root = ET.fromstring(exports.bgg_plays_xml(archive, GAMES, BERLIN))
     plays = root.findall("play")
-    assert root.tag == "plays" and len(plays) == 3
+    assert root.tag == "plays" and root.attrib == {"username": "Friday night", "userid": "0", "total": "3",
+                                                   "page": "1"}
+    assert [p.get("id") for p in plays] == ["1", "2", "3"]  # the plays' numbers in the history
     gwt = next(p for p in plays if p.find("item").get("name") == "Great Western Trail")
+    assert gwt.attrib == {"id": "2", "date": "2024-03-31", "quantity": "1", "length": "150",
+                          "incomplete": "0", "nowinstats": "0", "location": "Anna's kitchen"}
     assert gwt.find("item").attrib == {"name": "Great Western Trail", "objecttype": "thing",
                                        "objectid": "193738"}
-    assert gwt.get("quantity") == "1" and len(gwt.get("date")) == 10
-    assert [(p.get("name"), p.get("score"), p.get("win"), p.get("startposition"), p.get("color"))
-            for p in gwt.find("players")] == [("Ben", "77", "1", "1", "blue"),
-                                              ("Anna", "77", "1", "2", "red")]
+    assert [s.get("value") for s in gwt.find("item/subtypes")] == ["boardgame"]
+    assert gwt.find("comments") is not None
+    assert [p.attrib for p in gwt.find("players")] == [
+        {"username": "", "userid": "0", "name": "Ben", "startposition": "1", "color": "blue", "score": "77",
+         "new": "0", "rating": "0", "win": "1"},
+        {"username": "", "userid": "0", "name": "Anna", "startposition": "2", "color": "red", "score": "77",
+         "new": "0", "rating": "0", "win": "1"}]
+    gold_west = next(p for p in plays if p.find("item").get("name") == "Gold West")
+    assert gold_west.find("item").get("objectid") == "12345"  # the id the group set
     mayflower = next(p for p in plays if p.find("item").get("name") == "Carcassonne – Mayflower")
-    assert mayflower.get("nowinstats") == "1" and "objectid" not in mayflower.find("item").attrib
+    assert mayflower.get("nowinstats") == "1" and mayflower.find("item").get("objectid") == "0"
 
 
 @pytest.mark.parametrize(("options", "expected"), [({"edition": 1}, 193738), ({"edition": 2}, 341169),
@@ -292,31 +387,143 @@ def test_great_western_trail_bgg_ids_per_edition(options, expected):
     assert exports.bgg_id("great-western-trail", options) == expected
 
 
-def test_bg_stats_link_in_the_create_play_format(db, group):
-    play = store.get_play(db, group["shared"])
-    url = exports.bg_stats_url(play, GAMES[play.game], store.play_results(db, play.id))
+def test_bgg_ids_not_verified_come_from_the_group():
+    assert exports.bgg_id("gold-west", {}) is None
+    assert exports.bgg_id("gold-west", {}, group_ids={"gold-west": 12345}) == 12345
+    verified = exports.bgg_id("great-western-trail", {"edition": 1}, group_ids={"great-western-trail": 1})
+    assert verified == 193738
+
+
+# The example of BG Stats' documentation ("Push plays to BG Stats from other apps or websites",
+# bgstatsapp.com/support): every field the createPlay data may carry, with its type.
+BG_STATS_DOCUMENTED = {
+    "sourceName": str, "sourcePlayId": str, "playDate": str, "durationMin": int, "location": str,
+    "comments": str, "board": str, "game": dict, "players": list,
+}
+BG_STATS_GAME = {"name": str, "sourceGameId": str, "bggId": int, "highestWins": bool, "noPoints": bool}
+BG_STATS_PLAYER = {"name": str, "sourcePlayerId": str, "score": int, "winner": bool, "rank": int,
+                   "startPlayer": bool, "role": str}
+BG_STATS_REQUIRED = {"sourceName", "sourcePlayId", "playDate", "game", "players"}
+
+
+def bg_stats_data(db, play_id: int) -> tuple[str, dict]:
+    play = store.get_play(db, play_id)
+    url = exports.bg_stats_url(play, GAMES[play.game], store.play_results(db, play.id),
+                               store.stable_ids(db, play.id), store.group_settings(db, play.group_id))
     parts = urlsplit(url)
-    assert f"{parts.scheme}://{parts.netloc}{parts.path}" == "bgstats://app.bgstatsapp.com/createPlay.html"
-    data = json.loads(parse_qs(parts.query)["data"][0])
-    assert data["sourceName"] == "Game-Night Companion" and data["sourcePlayId"] == str(play.id)
-    assert data["playDate"] == play.ended_at[:10] + " " + play.ended_at[11:19]
-    assert data["game"] == {"name": "Great Western Trail", "sourceGameId": "great-western-trail",
-                            "bggId": 193738, "highestWins": True}
-    assert [(p["name"], p["score"], p["winner"], p["startPlayer"]) for p in data["players"]] == [
-        ("Ben", 77, True, True), ("Anna", 77, True, False)]
+    return f"{parts.scheme}://{parts.netloc}{parts.path}", json.loads(parse_qs(parts.query)["data"][0])
+
+
+def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, group):
+    at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")
+    store.save_group_settings(db, group["id"], store.GroupSettings(None, "Anna's kitchen", {}))
+    link, data = bg_stats_data(db, group["shared"])
+    assert link == "https://app.bgstatsapp.com/createPlay.html"
+    assert BG_STATS_REQUIRED <= set(data) <= set(BG_STATS_DOCUMENTED)
+    assert all(type(data[key]) is BG_STATS_DOCUMENTED[key] for key in data)
+    assert set(data["game"]) <= set(BG_STATS_GAME)
+    assert all(type(data["game"][key]) is BG_STATS_GAME[key] for key in data["game"])
+    for player in data["players"]:
+        assert set(player) <= set(BG_STATS_PLAYER)
+        assert all(type(player[key]) is BG_STATS_PLAYER[key] for key in player)
+    ids = store.stable_ids(db, group["shared"])
+    assert data == {
+        "sourceName": "Game-Night Companion",
+        "sourcePlayId": ids.play,
+        "playDate": "2024-03-30 23:40:00",  # UTC
+        "durationMin": 150,
+        "location": "Anna's kitchen",
+        "board": "1st edition",
+        "game": {"name": "Great Western Trail", "sourceGameId": "great-western-trail-edition-1",
+                 "bggId": 193738, "highestWins": True, "noPoints": False},
+        "players": [
+            {"name": "Ben", "sourcePlayerId": data["players"][0]["sourcePlayerId"], "score": 77,
+             "winner": True, "rank": 1, "startPlayer": True},
+            {"name": "Anna", "sourcePlayerId": data["players"][1]["sourcePlayerId"], "score": 77,
+             "winner": True, "rank": 1, "startPlayer": False},
+        ],
+    }
+    uid_of = {store.get_player(db, group["id"], pid).name: uid for pid, uid in ids.players.items()}
+    assert [p["sourcePlayerId"] for p in data["players"]] == [uid_of["Ben"], uid_of["Anna"]]
+
+
+def test_bg_stats_knows_each_edition_and_the_ids_the_group_set(db, group):
+    seats = [(p.id, p.colour) for p in store.list_players(db, group["id"])[:2]]
+    second = store.start_play(db, group["id"], "great-western-trail", seats, {"edition": 2})
+    finish(db, second, {"totals": [50, 40]}, [(0, 1, {"total": 50}), (1, 2, {"total": 40})])
+    assert bg_stats_data(db, second)[1]["game"]["sourceGameId"] == "great-western-trail-edition-2"
+    assert bg_stats_data(db, second)[1]["game"]["bggId"] == 341169
+    assert "bggId" not in bg_stats_data(db, group["corrected"])[1]["game"]  # Gold West: none verified
+    store.save_group_settings(db, group["id"], store.GroupSettings(None, "", {"gold-west": 12345}))
+    gold_west = bg_stats_data(db, group["corrected"])[1]
+    assert gold_west["game"] == {"name": "Gold West", "sourceGameId": "gold-west", "bggId": 12345,
+                                 "highestWins": True, "noPoints": False}
+    assert "board" not in gold_west and "location" not in gold_west
+
+
+def test_bg_stats_ids_stay_the_same_through_backup_and_restore(db, group):
+    _, before = bg_stats_data(db, group["shared"])
+    restored = store.restore_group(db, exports.parse_backup(
+        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    copy_id = next(e.play_id for e in store.history(db, restored.id).entries
+                   if e.game == "great-western-trail")
+    _, after = bg_stats_data(db, copy_id)
+    assert copy_id != group["shared"]
+    assert after["sourcePlayId"] == before["sourcePlayId"]
+    assert [p["sourcePlayerId"] for p in after["players"]] == [p["sourcePlayerId"] for p in before["players"]]
+
+
+def test_the_plays_expansions_and_note_go_to_bg_stats_as_comments(db, group):
+    extras = {"variant": "Rails to the North", "note": "Rematch!", "timer": {"elapsed": 5400, "since": None}}
+    store.change_play_options(db, group["shared"], lambda options: {**options, **extras})
+    _, data = bg_stats_data(db, group["shared"])
+    assert data["comments"] == "Rails to the North\nRematch!" and data["durationMin"] == 90
 
 
 # --- through the pages ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("path", "mimetype", "suffix"), [
-    ("plays.csv", "text/csv", "friday-night-plays.csv"),
+@pytest.mark.parametrize(("path", "content_type", "suffix"), [
+    ("plays.csv", "text/csv; charset=utf-8", "friday-night-plays.csv"),
+    ("plays-excel.csv", "text/csv; charset=utf-8", "friday-night-plays-excel.csv"),
     ("backup.json", "application/json", "friday-night-backup.json"),
     ("bgg-plays.xml", "application/xml", "friday-night-bgg-plays.xml"),
-], ids=["csv", "backup", "bgg"])
-def test_exports_download_as_files(client, group, path, mimetype, suffix):
+], ids=["csv", "csv-excel", "backup", "bgg"])
+def test_exports_download_as_files(client, group, path, content_type, suffix):
     response = client.get(f"/groups/{group['id']}/export/{path}")
-    assert response.status_code == 200 and response.mimetype == mimetype
+    assert response.status_code == 200 and response.headers.getlist("Content-Type") == [content_type]
     assert response.headers["Content-Disposition"] == f'attachment; filename="{suffix}"'
+
+
+def test_settings_page_sets_what_the_exports_use(client, db, group):
+    page = client.get(f"/groups/{group['id']}/settings")
+    assert page.status_code == 200 and "Europe/Berlin" in page.text
+    assert "BoardGameGeek id of Gold West" in page.text
+    assert "BoardGameGeek id of Great Western Trail" not in page.text  # verified, one per edition
+    saved = client.post(f"/groups/{group['id']}/settings", data={
+        "time_zone": "Europe/Berlin", "location": "  Anna's   kitchen ", "bgg_gold_west": "12345"})
+    assert saved.status_code == 302
+    assert store.group_settings(db, group["id"]) == store.GroupSettings("Europe/Berlin", "Anna's kitchen",
+                                                                        {"gold-west": 12345})
+    text = client.get(f"/groups/{group['id']}/export/plays-excel.csv").data.decode("utf-8-sig")
+    assert next(csv.reader(io.StringIO(text), delimiter=";"))[:3] == ["play", "started_at", "finished_at"]
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({"time_zone": "Mars/Olympus"}, "Pick a time zone from the list."),
+    ({"location": "x" * 81}, "80"),
+    ({"location": "Kitchen\x07"}, "Type the place as plain text."),
+    ({"bgg_gold_west": "-5"}, "A BoardGameGeek id is a whole number like 193738."),
+], ids=["unknown zone", "place too long", "control character", "negative id"])
+def test_settings_page_refuses_what_the_exports_cannot_use(client, db, group, data, message):
+    refused = client.post(f"/groups/{group['id']}/settings", data=data)
+    assert refused.status_code == 400 and message in html.unescape(refused.text)
+    assert store.group_settings(db, group["id"]) == store.GroupSettings()
+
+
+def test_settings_of_another_group_are_not_found(client, app, group):
+    stranger = app.test_client()
+    assert stranger.get(f"/groups/{group['id']}/settings").status_code == 404
+    assert stranger.post(f"/groups/{group['id']}/settings", data={"location": "x"}).status_code == 404
 
 
 def test_import_page_makes_a_new_group_on_this_phone(app, client, db, group):

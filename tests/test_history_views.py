@@ -136,7 +136,7 @@ def test_a_plays_page_shows_its_breakdown_and_what_can_be_done(client, evening):
     assert page.status_code == 200
     assert "Score track" in page.text and "<b>48</b>" in page.text  # Anna: 30 + 6 + 4 + 0 + 8
     assert f"/plays/{plays['gold']}/result" in page.text and f"/plays/{plays['gold']}/delete" in page.text
-    assert 'href="bgstats://app.bgstatsapp.com/createPlay.html?data=' in page.text
+    assert 'href="https://app.bgstatsapp.com/createPlay.html?data=' in page.text
 
 
 def test_an_active_play_has_no_record_page_yet(client, db, table):

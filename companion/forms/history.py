@@ -10,12 +10,14 @@ from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
-from wtforms.validators import AnyOf, InputRequired, NumberRange, Optional, ValidationError
+from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import VersionedForm, WholeNumberField, choices
+from companion.exports import BGG_ID_MAX, LOCATION_MAX
+from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games.common import GameInfo
 from companion.labels import ROW_LABELS
-from companion.store import HistoryFilter, Player
+from companion.names import refused_character
+from companion.store import GroupSettings, HistoryFilter, Player
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
 LAST_PAGE = 100_000
@@ -100,6 +102,60 @@ class CountedForm(FlaskForm):
     """Count a finished play in the statistics, or leave it out."""
 
     counted = HiddenField(validators=[AnyOf(["0", "1"], message=_l("Reload the page and try again."))])
+
+
+class GroupSettingsForm(FlaskForm):
+    """Where and in which time zone the group plays, and BoardGameGeek ids for its exports."""
+
+    time_zone = SelectField(_l("Time zone"), default="", validate_choice=False)
+    location = StringField(_l("Where the group plays"), filters=[collapse_spaces],
+                           validators=[Optional(), Length(max=LOCATION_MAX)],
+                           render_kw={"autocomplete": "off", "placeholder": _l("e.g. Anna's kitchen")})
+
+    def __init__(self, *args, zones: Sequence[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.time_zone.choices = choices([("", _l("The server's time zone")),
+                                          *((zone, zone) for zone in zones)])
+        self._zones = frozenset(zones)
+
+    def validate_time_zone(self, field: SelectField) -> None:
+        if field.data and field.data not in self._zones:
+            raise ValidationError(_l("Pick a time zone from the list."))
+
+    def validate_location(self, field: StringField) -> None:
+        if field.data and refused_character(field.data) is not None:
+            raise ValidationError(_l("Type the place as plain text."))
+
+
+def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], settings: GroupSettings,
+                        formdata=None) -> GroupSettingsForm:
+    """The settings form, with a BoardGameGeek id field for each game whose id the companion lacks."""
+
+    class Form(GroupSettingsForm):
+        def chosen(self) -> GroupSettings:
+            """The settings; call after validate()."""
+            ids = {game.slug: self[bgg_field_name(game.slug)].data for game in games}
+            return GroupSettings(self.time_zone.data or None, self.location.data or "",
+                                 {slug: value for slug, value in ids.items() if value})
+
+        def bgg_fields(self) -> list[WholeNumberField]:
+            return [self[bgg_field_name(game.slug)] for game in games]
+
+    for game in games:
+        setattr(Form, bgg_field_name(game.slug), WholeNumberField(
+            _l("BoardGameGeek id of %(game)s", game=game.name),
+            validators=[Optional(), NumberRange(1, BGG_ID_MAX, _l("A BoardGameGeek id is a whole number like "
+                                                                   "193738."))],
+            render_kw={"inputmode": "numeric"}))
+    if formdata is not None:
+        return Form(formdata=formdata, zones=zones)
+    return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "",
+                location=settings.location,
+                **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games})
+
+
+def bgg_field_name(slug: str) -> str:
+    return "bgg_" + slug.replace("-", "_")
 
 
 class ImportForm(FlaskForm):

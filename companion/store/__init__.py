@@ -123,6 +123,7 @@ from companion.store.schema import (
     schema_version,
     write_transaction,
 )
+from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids
 from companion.store.table import change_play_options, log_past_play
 
 __all__ = [
@@ -149,6 +150,7 @@ __all__ = [
     "Group",
     "GroupArchive",
     "GroupGame",
+    "GroupSettings",
     "HistoryEntry",
     "HistoryFilter",
     "HistoryPage",
@@ -163,6 +165,7 @@ __all__ = [
     "Rivalry",
     "ScorePeriod",
     "SeatRow",
+    "StableIds",
     "StaleVersion",
     "Standing",
     "Statistics",
@@ -196,6 +199,7 @@ __all__ = [
     "group_by_token",
     "group_game_by_id",
     "group_game_version",
+    "group_settings",
     "groups_by_ids",
     "history",
     "last_event",
@@ -219,9 +223,11 @@ __all__ = [
     "rename_membership",
     "reopened_tally",
     "restore_group",
+    "save_group_settings",
     "schema_version",
     "set_play_counted",
     "set_player_retired",
+    "stable_ids",
     "start_play",
     "statistics",
     "touch_membership",

@@ -6,7 +6,7 @@ import json
 import secrets
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlite_utils import Database
@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from companion.store.custom_games import add_version, insert_game
 from companion.store.groups import Group, _new_join_code, check_distinct_names, get_group
 from companion.store.schema import StoreError, now, write_transaction
+from companion.store.sharing import GroupSettings, group_settings, write_settings
 
 # --- a whole group, for the backup and its import -------------------------------------------------
 
@@ -22,6 +23,7 @@ class ArchivedPlayer:
     name: str
     colour: str
     created_at: str
+    uid: str | None = None  # the player's stable id (StableIds); None: the store gives a new one
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class ArchivedPlay:
     seats: tuple[ArchivedSeat, ...]  # in seat order
     events: tuple[ArchivedEvent, ...]  # in order
     results: tuple[ArchivedResult, ...]  # in seat order; empty while the play is going on
+    uid: str | None = None  # the play's stable id (StableIds); None: the store gives a new one
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class GroupArchive:
     players: tuple[ArchivedPlayer, ...]
     plays: tuple[ArchivedPlay, ...]
     games: tuple[ArchivedGame, ...] = ()
+    settings: GroupSettings = field(default_factory=GroupSettings)
 
 
 # a play of a group's own game names it by id (companion.games.custom.slug_for); ids change on import
@@ -126,8 +130,8 @@ def _renamed(play: ArchivedPlay, renames: Mapping[str, Any]) -> tuple[str, dict[
 def dump_group(db: Database, group_id: int) -> GroupArchive:
     """The whole group: players, plays with options, seats, events, results and counted flags."""
     group = get_group(db, group_id)
-    players = db.execute("SELECT id, name, colour, created_at FROM players WHERE group_id = ? ORDER BY id",
-                         [group_id]).fetchall()
+    players = db.execute("SELECT id, name, colour, created_at, uid FROM players WHERE group_id = ? "
+                         "ORDER BY id", [group_id]).fetchall()
     index = {row[0]: n for n, row in enumerate(players)}
     seats: dict[int, list[ArchivedSeat]] = {}
     for play_id, player_id, colour in db.execute(
@@ -151,13 +155,13 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
     plays = tuple(
         ArchivedPlay(game, json.loads(options), status, bool(counted), started_at, ended_at, version,
                      tuple(seats.get(play_id, ())), tuple(events.get(play_id, ())),
-                     tuple(results.get(play_id, ())))
-        for play_id, game, options, status, counted, started_at, ended_at, version in db.execute(
-            "SELECT id, game, options, status, counted, started_at, ended_at, version FROM plays "
+                     tuple(results.get(play_id, ())), uid)
+        for play_id, game, options, status, counted, started_at, ended_at, version, uid in db.execute(
+            "SELECT id, game, options, status, counted, started_at, ended_at, version, uid FROM plays "
             "WHERE group_id = ? ORDER BY id", [group_id]).fetchall()
     )
     return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays,
-                        _archived_games(db, group_id))
+                        _archived_games(db, group_id), group_settings(db, group_id))
 
 
 def restore_group(db: Database, archive: GroupArchive) -> Group:
@@ -179,18 +183,20 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
                 [archive.name, secrets.token_urlsafe(24), code, now()],
             ).lastrowid
             player_ids = [
-                db.execute("INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
-                           [group_id, p.name, p.colour, p.created_at]).lastrowid
+                db.execute("INSERT INTO players (group_id, name, colour, created_at, uid) "
+                           "VALUES (?, ?, ?, ?, ?)",
+                           [group_id, p.name, p.colour, p.created_at, p.uid]).lastrowid
                 for p in archive.players
             ]
             renames = _restore_games(db, group_id, archive.games)
+            write_settings(db, group_id, archive.settings)
             for play in archive.plays:
                 game, options = _renamed(play, renames)
                 play_id = db.execute(
                     "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
-                    "version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "version, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [group_id, game, json.dumps(options), play.status, int(play.counted),
-                     play.started_at, play.ended_at, play.version],
+                     play.started_at, play.ended_at, play.version, play.uid],
                 ).lastrowid
                 db.conn.executemany(
                     "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",

@@ -382,9 +382,43 @@ def _count_only_plays_outside_the_trash(db: Database) -> None:
                "WHERE plays.id = results.play_id)")
 
 
+_RANDOM_UID = "lower(hex(randomblob(16)))"
+
+
+def _m007_group_settings_and_stable_ids(db: Database) -> None:
+    """A group's settings for its exports, and an id per player and play that a backup keeps.
+
+    ``group_settings`` holds the time zone the exports show times in (NULL: the server's), where the
+    group plays, and BoardGameGeek ids the group set for games the companion has none for (JSON).
+    ``uid`` is a random id that outlives backup and restore, so an app that got a play before (BG
+    Stats) matches it when it is sent again instead of keeping it twice; a trigger gives every new row one.
+    """
+    for statement in (
+        """CREATE TABLE group_settings (
+            group_id INTEGER PRIMARY KEY REFERENCES groups(id) ON DELETE CASCADE,
+            time_zone TEXT,
+            location TEXT NOT NULL DEFAULT '',
+            bgg_ids TEXT NOT NULL DEFAULT '{}'
+        )""",
+        "ALTER TABLE players ADD COLUMN uid TEXT",
+        "ALTER TABLE plays ADD COLUMN uid TEXT",
+        f"UPDATE players SET uid = {_RANDOM_UID}",
+        f"UPDATE plays SET uid = {_RANDOM_UID}",
+        f"""CREATE TRIGGER players_uid AFTER INSERT ON players WHEN NEW.uid IS NULL
+        BEGIN
+            UPDATE players SET uid = {_RANDOM_UID} WHERE id = NEW.id;
+        END""",
+        f"""CREATE TRIGGER plays_uid AFTER INSERT ON plays WHEN NEW.uid IS NULL
+        BEGIN
+            UPDATE plays SET uid = {_RANDOM_UID} WHERE id = NEW.id;
+        END""",
+    ):
+        db.execute(statement)
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
-    _m005_group_games, _m006_private_groups,
+    _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids,
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import zoneinfo
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from companion.forms.history import (
     ImportForm,
     StatisticsFilterForm,
     correction_form,
+    group_settings_form,
 )
 from companion.games import GAMES, custom
 from companion.games.common import FinalResult
@@ -136,7 +138,8 @@ def _render_record(play: store.Play, status: int = 200):
         rows=list(dict.fromkeys(row for r in results for row in r.breakdown)),
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
-        bg_stats_url=exports.bg_stats_url(play, game, results),
+        bg_stats_url=exports.bg_stats_url(play, game, results, store.stable_ids(db, play.id),
+                                          store.group_settings(db, play.group_id)),
         counted_form=CountedForm(formdata=None), version_form=VersionedForm(formdata=None),
     ), status
 
@@ -213,19 +216,37 @@ def counted(play_id: int):
 
 # --- exports and import ---------------------------------------------------------------------------
 
-def _download(body: str | bytes, mimetype: str, group: store.Group, suffix: str) -> Response:
+def _download(body: str | bytes, content_type: str, group: store.Group, suffix: str) -> Response:
     stem = re.sub(r"[^A-Za-z0-9]+", "-", group.name).strip("-").lower() or "group"
-    response = current_app.response_class(body, mimetype=mimetype)
+    # content_type, not mimetype: a mimetype gets a second "; charset=utf-8" added
+    response = current_app.response_class(body, content_type=content_type)
     response.headers["Content-Disposition"] = f'attachment; filename="{stem}-{suffix}"'
     return response
 
 
+def _time_zone(settings: store.GroupSettings) -> zoneinfo.ZoneInfo | None:
+    return zoneinfo.ZoneInfo(settings.time_zone) if settings.time_zone else None
+
+
+def _csv(group_id: int, delimiter: str, suffix: str) -> Response:
+    group = member_group(group_id)
+    db = get_db()
+    archive = store.dump_group(db, group.id)
+    # the byte-order mark makes spreadsheet programs read the names as UTF-8
+    text = "\ufeff" + exports.plays_csv(archive, group_games(group.id), _time_zone(archive.settings),
+                                        delimiter)
+    return _download(text, "text/csv; charset=utf-8", group, suffix)
+
+
 @bp.get("/groups/<int:group_id>/export/plays.csv")
 def export_csv(group_id: int):
-    group = member_group(group_id)
-    # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + exports.plays_csv(store.dump_group(get_db(), group.id), group_games(group.id))
-    return _download(text, "text/csv; charset=utf-8", group, "plays.csv")
+    return _csv(group_id, ",", "plays.csv")
+
+
+@bp.get("/groups/<int:group_id>/export/plays-excel.csv")
+def export_csv_semicolon(group_id: int):
+    """The CSV for spreadsheets that split columns at semicolons (Excel set to German, among others)."""
+    return _csv(group_id, ";", "plays-excel.csv")
 
 
 @bp.get("/groups/<int:group_id>/export/backup.json")
@@ -238,8 +259,26 @@ def export_backup(group_id: int):
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
     group = member_group(group_id)
-    return _download(exports.bgg_plays_xml(store.dump_group(get_db(), group.id), group_games(group.id)),
+    archive = store.dump_group(get_db(), group.id)
+    return _download(exports.bgg_plays_xml(archive, group_games(group.id), _time_zone(archive.settings)),
                      "application/xml", group, "bgg-plays.xml")
+
+
+@bp.route("/groups/<int:group_id>/settings", methods=["GET", "POST"])
+def settings(group_id: int):
+    """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
+    group = member_group(group_id)
+    db = get_db()
+    form = group_settings_form(sorted(exports.known_time_zones()),
+                               [game for game in GAMES.values() if exports.needs_bgg_id(game)],
+                               store.group_settings(db, group.id),
+                               formdata=request.form if request.method == "POST" else None)
+    if form.validate_on_submit():
+        store.save_group_settings(db, group.id, form.chosen())
+        flash(_("Saved. The exports use these settings from now on."))
+        return redirect(url_for("history.index", group_id=group.id, _anchor="export-h"))
+    status = 400 if request.method == "POST" else 200
+    return render_template("history/settings.html", group=group, form=form), status
 
 
 @bp.route("/groups/import", methods=["GET", "POST"])

@@ -1,0 +1,61 @@
+"""What the exports need beyond the history: a group's settings and the stable ids of players and plays."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from companion.store.schema import NotFound, write_transaction
+
+
+@dataclass(frozen=True)
+class GroupSettings:
+    """How a group's plays are shown and sent elsewhere."""
+
+    time_zone: str | None = None  # an IANA zone ("Europe/Berlin"); None: the server's
+    location: str = ""  # where the group plays, for BG Stats and BoardGameGeek
+    bgg_ids: Mapping[str, int] = field(default_factory=dict)  # game slug → BoardGameGeek id the group set
+
+
+@dataclass(frozen=True)
+class StableIds:
+    """The ids a play and its players keep through backup and restore (BG Stats' sourcePlayId …)."""
+
+    play: str
+    players: Mapping[int, str]  # player id → its stable id
+
+
+def group_settings(db: Database, group_id: int) -> GroupSettings:
+    """The group's settings; the defaults for a group that never changed them."""
+    row = db.execute("SELECT time_zone, location, bgg_ids FROM group_settings WHERE group_id = ?",
+                     [group_id]).fetchone()
+    if row is None:
+        return GroupSettings()
+    return GroupSettings(row[0], row[1], json.loads(row[2]))
+
+
+def save_group_settings(db: Database, group_id: int, settings: GroupSettings) -> None:
+    with write_transaction(db):
+        write_settings(db, group_id, settings)
+
+
+def write_settings(db: Database, group_id: int, settings: GroupSettings) -> None:
+    """Store the settings inside a write transaction the caller holds."""
+    db.execute(
+        "INSERT INTO group_settings (group_id, time_zone, location, bgg_ids) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (group_id) DO UPDATE SET time_zone = excluded.time_zone, location = excluded.location, "
+        "bgg_ids = excluded.bgg_ids",
+        [group_id, settings.time_zone, settings.location, json.dumps(dict(settings.bgg_ids), sort_keys=True)])
+
+
+def stable_ids(db: Database, play_id: int) -> StableIds:
+    """The stable ids of a play and of the players seated in it."""
+    play = db.execute("SELECT uid FROM plays WHERE id = ?", [play_id]).fetchone()
+    if play is None:
+        raise NotFound("play")
+    players = db.execute("SELECT p.id, p.uid FROM seats s JOIN players p ON p.id = s.player_id "
+                         "WHERE s.play_id = ?", [play_id]).fetchall()
+    return StableIds(play[0], dict(players))
