@@ -24,6 +24,7 @@ from companion.views import (
     home,
     live,
     mayflower,
+    past_plays,
     plays,
     table_tools,
 )
@@ -91,7 +92,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools):
+                   mayflower, health, custom_games, table_tools, past_plays):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games import custom
@@ -75,6 +76,12 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
         "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows})
 
 
+def outcome_field() -> RadioField:
+    """Whether the table beat a cooperative game."""
+    return RadioField(_l("How did it end?"), choices=choices([("yes", _l("We won")), ("no", _l("We lost"))]),
+                      validators=[InputRequired(_l("Say whether the table won or lost."))])
+
+
 def points_field_name(seat: int, row: int) -> str:
     return f"points-{seat}-{row}"
 
@@ -119,11 +126,117 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
                 choices=choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)))
             data[f"team-{seat}"] = (teams or custom.default_teams(len(names)))[seat]
     if sheet.cooperative:
-        SheetTallyForm.won = RadioField(_l("How did it end?"), choices=choices(
-            [("yes", _l("We won")), ("no", _l("We lost"))]),
-            validators=[InputRequired(_l("Say whether the table won or lost."))])
+        SheetTallyForm.won = outcome_field()
         if won is not None:
             data["won"] = "yes" if won else "no"
     if formdata is not None:
         return SheetTallyForm(formdata=formdata)
     return SheetTallyForm(formdata=None, data=data)
+
+
+# --- a play logged afterwards ----------------------------------------------------------------------
+
+LONGEST_MINUTES = 7 * 24 * 60
+
+
+class PastPlayBase(FlaskForm):
+    ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],
+                           render_kw={"type": "date"})
+    ended_at = StringField(_l("Finished at (UTC, optional)"), validators=[Optional()],
+                           render_kw={"type": "time"})
+    minutes = WholeNumberField(_l("How long it took, in minutes (optional)"),
+                               validators=[Optional(), NumberRange(0, LONGEST_MINUTES)],
+                               render_kw={"inputmode": "numeric"})
+    variant = StringField(_l("Expansions or variant"), filters=[collapse_spaces],
+                          validators=[Optional(), Length(max=120)])
+    note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
+
+    def validate_ended_on(self, field: StringField) -> None:
+        try:
+            day = date.fromisoformat(field.data or "")
+        except ValueError:
+            raise ValidationError(_l("Use a date like 2024-05-31.")) from None
+        if day > datetime.now(UTC).date():
+            raise ValidationError(_l("That day has not come yet."))
+
+    def validate_ended_at(self, field: StringField) -> None:
+        try:
+            time.fromisoformat(field.data)
+        except ValueError:
+            raise ValidationError(_l("Use a time like 21:30.")) from None
+
+    def finished(self) -> datetime:
+        """When the play ended (21:00 UTC on the day when no time was given)."""
+        at = time.fromisoformat(self.ended_at.data) if self.ended_at.data else time(21, 0)
+        return datetime.combine(date.fromisoformat(self.ended_on.data), at, UTC)
+
+
+def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
+                   formdata=None) -> FlaskForm:
+    """A finished play entered afterwards: its day and length, who sat where, and each seat's points.
+
+    A seat left at "nobody" is not part of the play (its points are not asked for).
+    """
+    seats = sheet.max_players
+
+    class PastPlayForm(PastPlayBase):
+        def seated(self) -> list[int]:
+            return [seat for seat in range(seats) if self[f"player-{seat}"].data]
+
+        def seat_fields(self, seat: int) -> list:
+            return [self[points_field_name(seat, n)] for n in range(len(sheet.row_keys))]
+
+        def chosen_players(self) -> list[int]:
+            return [self[f"player-{seat}"].data for seat in self.seated()]
+
+        def breakdowns(self) -> list[dict[str, int]]:
+            return [{key: self[points_field_name(seat, n)].data for n, key in enumerate(sheet.row_keys)}
+                    for seat in self.seated()]
+
+        def teams_chosen(self) -> list[str] | None:
+            return [self[f"team-{seat}"].data for seat in self.seated()] if sheet.teams else None
+
+        def won_chosen(self) -> bool | None:
+            return self.won.data == "yes" if sheet.cooperative else None
+
+        def validate(self, extra_validators=None) -> bool:
+            # the points of an empty seat are not asked for
+            for seat in range(seats):
+                if not self[f"player-{seat}"].raw_data or self[f"player-{seat}"].raw_data[0] in ("", "0"):
+                    for field in self.seat_fields(seat):
+                        field.validators = [Optional()]
+            if not super().validate(extra_validators):
+                return False
+            chosen = self.chosen_players()
+            if len(set(chosen)) != len(chosen):
+                self.form_errors.append(gettext("Each player can take only one seat."))
+                return False
+            if not sheet.min_players <= len(chosen) <= sheet.max_players:
+                self.form_errors.append(gettext("This game is played by %(min)d to %(max)d players.",
+                                                min=sheet.min_players, max=sheet.max_players))
+                return False
+            return True
+
+    player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
+    data: dict[str, Any] = {}
+    for seat in range(seats):
+        setattr(PastPlayForm, f"player-{seat}", SelectField(
+            gettext("Seat %(n)d", n=seat + 1), coerce=int, choices=player_choices))
+        data[f"player-{seat}"] = players[seat].id if seat < len(players) else 0
+        for n, key in enumerate(sheet.row_keys):
+            negative = not sheet.rows or sheet.rows[n].negative
+            label = labels.get(key, key)
+            setattr(PastPlayForm, points_field_name(seat, n), WholeNumberField(
+                label, validators=[InputRequired(gettext("Enter the points for %(row)s.", row=label)),
+                                   NumberRange(-custom.POINTS_LIMIT if negative else 0, custom.POINTS_LIMIT)],
+                render_kw={"inputmode": "numeric"}))
+        if sheet.teams:
+            setattr(PastPlayForm, f"team-{seat}", SelectField(
+                gettext("Team"), choices=choices((team, gettext("Team %(team)s", team=team))
+                                                 for team in custom.TEAM_NAMES)))
+            data[f"team-{seat}"] = custom.default_teams(seats)[seat]
+    if sheet.cooperative:
+        PastPlayForm.won = outcome_field()
+    if formdata is not None:
+        return PastPlayForm(formdata=formdata)
+    return PastPlayForm(formdata=None, data=data)

@@ -1,0 +1,85 @@
+"""Log a past play: a finished play of any game entered afterwards, with its day, length and scores."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from companion import store
+from companion.catalogue import group_games
+from companion.database import get_db
+from companion.forms.custom_games import past_play_form
+from companion.games import custom
+from companion.games import table_tools as tools
+from companion.labels import row_label
+from companion.messages import Refused
+from companion.views.common import member_group, result_inputs, translated
+
+bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/past")
+
+
+def _sheet_of(group: store.Group, slug: str, by_rows: bool) -> tuple[custom.ScoreSheet, dict]:
+    """The sheet the play is entered with, and the play's options for it.
+
+    A group's own game uses its newest sheet; one of the three is entered as a total per player, or
+    row by row with the rows of its scoring pad (each may be negative: the rules checked them at the
+    table, not here).
+    """
+    game_id = custom.game_id_of(slug)
+    if game_id is not None:
+        game = store.get_group_game(get_db(), group.id, game_id)
+        return custom.parse_sheet(game.sheet), {custom.SHEET_OPTION: game.version_id}
+    info = group_games(group.id)[slug]
+    rows = tuple(custom.SheetRow(row, negative=True) for row in info.rows) if by_rows else ()
+    return custom.ScoreSheet(info.min_players, info.max_players, rows), {}
+
+
+@bp.route("/<game_slug>", methods=["GET", "POST"])
+def new(group_id: int, game_slug: str):
+    group = member_group(group_id)
+    game = group_games(group.id).get(game_slug) or abort(404)
+    by_rows = request.args.get("rows") == "1"
+    sheet, options = _sheet_of(group, game.slug, by_rows)
+    players = store.list_players(get_db(), group.id, retired=False)
+    labels = {key: row_label(key) for key in sheet.row_keys}
+    form = past_play_form(sheet, players, labels, formdata=request.form if request.method == "POST" else None)
+    if request.method == "POST" and form.validate_on_submit():
+        play_id = _log(group, game.slug, sheet, options, players, form)
+        if play_id is not None:
+            flash(_("The play of %(game)s is kept in the history.", game=game.name))
+            return redirect(url_for("history.play", play_id=play_id))
+    status = 400 if request.method == "POST" else 200
+    return render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
+                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None), status
+
+
+def _log(group, slug, sheet, options, players, form) -> int | None:
+    """Rank the scores by the sheet and keep the play; None (the reason on the form) if refused."""
+    colour = {p.id: p.colour for p in players}
+    names = {p.id: p.name for p in players}
+    chosen = form.chosen_players()
+    ended = form.finished()
+    minutes = form.minutes.data
+    extras = {tools.VARIANT: form.variant.data or "", tools.NOTE: form.note.data or ""}
+    if minutes is not None:
+        extras[tools.TIMER] = tools.logged_timer(minutes * 60)
+    try:
+        result = custom.rank_sheet(slug, sheet, [(names[pid], b) for pid, b in
+                                                 zip(chosen, form.breakdowns(), strict=True)],
+                                   form.teams_chosen(), form.won_chosen())
+        payload = {"breakdowns": form.breakdowns(), "teams": form.teams_chosen(), "won": form.won_chosen()}
+        return store.log_past_play(
+            get_db(), group.id, slug, [(pid, colour[pid]) for pid in chosen], {**options, **extras},
+            {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
+            (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat())
+    except Refused as error:
+        form.form_errors.append(translated(error))
+    except (KeyError, store.NotFound):
+        abort(400)
+    return None
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,104 @@
+"""Log a past play: any game, entered afterwards with its day, length and scores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from companion import store
+from companion.games import table_tools as tools
+from tests.conftest import add_players, create_group
+from tests.test_custom_games_web import WONDERS_ROWS, add_game
+
+
+@pytest.fixture
+def group(client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+    return group_id, {p.name: p.id for p in store.list_players(db, group_id)}
+
+
+def seats(ids, *names, width):
+    """The seat fields: the named players, then nobody up to ``width`` seats."""
+    chosen = [ids[name] for name in names] + [0] * (width - len(names))
+    return {f"player-{n}": str(pid) for n, pid in enumerate(chosen)}
+
+
+def test_a_past_play_with_totals_is_kept_with_its_day_and_length(client, db, group):
+    group_id, ids = group
+    page = client.get(f"/groups/{group_id}/plays/past/great-western-trail")
+    assert page.status_code == 200 and "Log a past play of Great Western Trail" in page.text
+    response = client.post(f"/groups/{group_id}/plays/past/great-western-trail", data={
+        "ended_on": "2024-03-02", "ended_at": "22:15", "minutes": "95", "variant": "Rails to the North",
+        **seats(ids, "Ben", "Anna", width=4), "points-0-0": "88", "points-1-0": "91"})
+    assert response.status_code == 302, response.text
+    play_id = int(response.headers["Location"].rsplit("/", 2)[1])
+    play = store.get_play(db, play_id)
+    assert (play.status, play.ended_at, play.started_at) == (
+        "finished", "2024-03-02T22:15:00+00:00", "2024-03-02T20:40:00+00:00")
+    assert [s.name for s in play.seats] == ["Ben", "Anna"]
+    assert tools.duration_seconds(play.options, play.ended_at, datetime.now(UTC)) == 95 * 60
+    assert play.options[tools.VARIANT] == "Rails to the North"
+    assert [(r.name, r.total, r.rank, dict(r.breakdown)) for r in store.play_results(db, play_id)] == [
+        ("Anna", 91, 1, {"total": 91}), ("Ben", 88, 2, {"total": 88})]
+    assert "Played for 1:35:00." in client.get(f"/plays/{play_id}/record").text
+    # the statistics count it like any play
+    assert "Anna" in client.get(f"/groups/{group_id}/statistics").text
+
+
+def test_one_of_the_three_row_by_row_and_a_group_game_with_its_sheet(client, db, group):
+    group_id, ids = group
+    page = client.get(f"/groups/{group_id}/plays/past/gold-west", query_string={"rows": "1"})
+    assert "BoomTown offices" in page.text
+    rows = ("track", "largest_group", "offices", "wanted", "influence")
+    points = {"Anna": (40, 5, 6, -2, 10), "Cara": (38, 6, 9, 0, 4)}
+    data = {"ended_on": "2024-03-02", **seats(ids, "Anna", "Cara", width=4)}
+    for seat, name in enumerate(points):
+        data.update({f"points-{seat}-{n}": str(v) for n, v in enumerate(points[name])})
+    response = client.post(f"/groups/{group_id}/plays/past/gold-west?rows=1", data=data)
+    assert response.status_code == 302, response.text
+    play_id = int(response.headers["Location"].rsplit("/", 2)[1])
+    assert {r.name: (r.total, r.rank, tuple(r.breakdown[k] for k in rows))
+            for r in store.play_results(db, play_id)} == {"Anna": (59, 1, points["Anna"]),
+                                                           "Cara": (57, 2, points["Cara"])}
+
+    game_id = add_game(client, group_id, rows=WONDERS_ROWS)
+    data = {"ended_on": "2024-03-03", **seats(ids, "Anna", "Ben", "Cara", width=7)}
+    for seat, values in enumerate([(1, 2, 3), (0, 6, 0), (-3, 1, 1)]):
+        data.update({f"points-{seat}-{n}": str(v) for n, v in enumerate(values)})
+    response = client.post(f"/groups/{group_id}/plays/past/custom-{game_id}", data=data)
+    assert response.status_code == 302, response.text
+    play_id = int(response.headers["Location"].rsplit("/", 2)[1])
+    play = store.get_play(db, play_id)
+    assert play.game == f"custom-{game_id}" and type(play.options["sheet"]) is int
+    assert {r.name: (r.total, r.rank) for r in store.play_results(db, play_id)} == {
+        "Anna": (6, 2), "Ben": (6, 1), "Cara": (-1, 3)}  # Coins break the tie
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"ended_on": ""}, "Give the day it was played."),
+    ({"ended_on": "2024-02-30"}, "Use a date like 2024-05-31."),
+    ({"ended_on": "2999-01-01"}, "That day has not come yet."),
+    ({"ended_at": "25:00"}, "Use a time like 21:30."),
+    ({"minutes": "-5"}, "Number must be between 0 and 10080."),
+    ({"points-1-0": ""}, "Enter the points for Points without breakdown."),
+    ({"player-0": "0", "player-1": "0"}, "This game is played by 1 to 4 players."),
+    ({"player-1": "1"}, "Each player can take only one seat."),
+    ({"player-1": "999"}, "Not a valid choice."),
+])
+def test_a_bad_past_play_is_refused_and_nothing_stored(client, db, group, change, message):
+    group_id, ids = group
+    data = {"ended_on": "2024-03-02", **seats(ids, "Anna", "Ben", width=4), "points-0-0": "5",
+            "points-1-0": "6", **change}
+    response = client.post(f"/groups/{group_id}/plays/past/great-western-trail", data=data)
+    assert response.status_code == 400 and message in response.text.replace("&#39;", "'")
+    assert store.history(db, group_id).total == 0
+
+
+def test_another_groups_game_cannot_be_logged(client, group):
+    group_id, _ = group
+    other = create_group(client, "Other")
+    game_id = add_game(client, other, name="Azul")
+    assert client.get(f"/groups/{group_id}/plays/past/custom-{game_id}").status_code == 404
+    assert client.get(f"/groups/{group_id}/plays/past/chess").status_code == 404
