@@ -14,6 +14,7 @@ from companion.catalogue import AnyGame
 from companion.labels import ROW_LABELS, row_label
 from companion.views import (
     api,
+    bgstats,
     custom_games,
     errors,
     gold_west,
@@ -92,7 +93,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools, past_plays):
+                   mayflower, health, custom_games, table_tools, past_plays, bgstats):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -6,7 +6,8 @@ table holds the final scores of finished plays for the history and statistics.
 
 The modules split it by what they store: ``schema`` (connections, migrations, transactions),
 ``groups`` (groups, players, join codes), ``plays`` (plays, events, results, corrections),
-``history`` (history and statistics) and ``archive`` (a whole group, for backup and import).
+``history`` (history and statistics), ``archive`` (a whole group, for backup and import) and
+``imports`` (finished plays from other apps).
 Everything is re-exported here, so callers write ``store.get_play(db, play_id)``.
 """
 
@@ -84,6 +85,7 @@ from companion.store.history import (
     played_games,
     statistics,
 )
+from companion.store.imports import ImportedPlay, import_plays, imported_play_keys
 from companion.store.plays import (
     CORRECTION_EVENT,
     FINAL_EVENT,
@@ -154,6 +156,7 @@ __all__ = [
     "HistoryEntry",
     "HistoryFilter",
     "HistoryPage",
+    "ImportedPlay",
     "Membership",
     "NotFound",
     "Play",
@@ -202,6 +205,8 @@ __all__ = [
     "group_settings",
     "groups_by_ids",
     "history",
+    "import_plays",
+    "imported_play_keys",
     "last_event",
     "list_events",
     "list_group_games",

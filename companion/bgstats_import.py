@@ -1,0 +1,405 @@
+"""Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history.
+
+Pure functions, no Flask and no SQL. The export is JSON with, among other lists this importer does
+not need (locations, groups, tags, challenges, userInfo, deletedObjects)::
+
+    {"games":   [{"id": 3, "name": "Great Western Trail", "bggId": 193738, ...}],
+     "players": [{"id": 1, "name": "Anna", "isAnonymous": false, ...}],
+     "plays":   [{"uuid": "…", "gameRefId": 3, "playDate": "2024-03-01 19:30:00", "durationMin": 95,
+                  "ignored": false, "comments": "…",
+                  "playerScores": [{"playerRefId": 1, "score": "87", "winner": true,
+                                    "startPlayer": true, "seatOrder": 1}, ...]}]}
+
+(scores are text in the app's exports, sometimes numbers; playDate is the local time the play
+started). A file that is not shaped like this is refused as a whole with a sentence saying where;
+plays of games the group does not keep, or that do not fit their game, are skipped and listed.
+Which group game a BG Stats game becomes is decided by one function, :func:`known_game`; another
+matcher with the same signature can map more games (the group's own "any game" sheets).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+
+from companion.exports import GWT_BGG_IDS
+from companion.games import gold_west, great_western_trail, mayflower, table_tools
+from companion.games.common import GameInfo
+from companion.games.table import ranked_tally
+from companion.messages import Message, Refused
+from companion.names import NAME_MAX, NameProblem, clean_name, name_key
+from companion.store import ImportedPlay, Player, ResultInput
+
+SOURCE = "BG Stats"
+KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG Stats play's id
+POINTS_LIMIT = 10 ** 6
+LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
+
+
+class BgStatsError(Refused):
+    """A file that is not a BG Stats export, or a choice of players that does not work; nothing stored."""
+
+
+@dataclass(frozen=True)
+class BgStatsGame:
+    ref: int
+    name: str
+    bgg_id: int | None
+
+
+@dataclass(frozen=True)
+class GameChoice:
+    """The group's game a BG Stats game becomes, with the options its plays get."""
+
+    slug: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+GameMatcher = Callable[[BgStatsGame], GameChoice | None]
+
+# BoardGameGeek's ids of Great Western Trail, one per edition (the ones the exports send). The other
+# two games are recognised by name until their ids are confirmed from BoardGameGeek.
+KNOWN_BGG_IDS: Mapping[int, GameChoice] = {
+    bgg_id: GameChoice(great_western_trail.GAME.slug, {"edition": edition})
+    for edition, bgg_id in GWT_BGG_IDS.items()
+}
+_GWT_1, _GWT_2 = (KNOWN_BGG_IDS[GWT_BGG_IDS[edition]] for edition in (1, 2))
+_GOLD_WEST = GameChoice(gold_west.GAME.slug, {"offices": [], "trading_post": False})
+_MAYFLOWER = GameChoice(mayflower.GAME.slug, {})
+# Names as BG Stats shows them (BoardGameGeek's, in English or German), compared without case or
+# punctuation. Exact names only: "Great Western Trail: El Paso" is another game.
+KNOWN_NAMES: Mapping[str, GameChoice] = {
+    "great western trail": _GWT_1,
+    "great western trail second edition": _GWT_2,
+    "great western trail 2nd edition": _GWT_2,
+    "great western trail zweite edition": _GWT_2,
+    "gold west": _GOLD_WEST,
+    "carcassonne mayflower": _MAYFLOWER,
+    "new world a carcassonne game": _MAYFLOWER,
+    "neue welt ein carcassonne spiel": _MAYFLOWER,
+}
+
+
+def _plain(name: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in name.casefold()).split())
+
+
+def known_game(game: BgStatsGame) -> GameChoice | None:
+    """The companion's game for a BG Stats game, by BoardGameGeek id or by name; None for others."""
+    if game.bgg_id in KNOWN_BGG_IDS:
+        return KNOWN_BGG_IDS[game.bgg_id]
+    return KNOWN_NAMES.get(_plain(game.name))
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    player: int  # the BG Stats player's id
+    score: int
+
+
+@dataclass(frozen=True)
+class ImportablePlay:
+    key: str  # the BG Stats play's uuid (or a digest of it, for a file without uuids)
+    game: GameChoice
+    game_name: str  # as BG Stats calls it
+    started_at: str  # ISO 8601, UTC
+    ended_at: str
+    minutes: int  # how long it took; 0 when BG Stats does not say
+    counted: bool
+    comments: str
+    scores: tuple[PlayerScore, ...]  # in seat order, the start player first
+
+
+@dataclass(frozen=True)
+class SkippedPlay:
+    game_name: str
+    date: str  # as the file gives it
+    reason: Message
+
+
+@dataclass(frozen=True)
+class BgStatsFile:
+    """What a BG Stats export holds for the group: the plays to import and the ones skipped."""
+
+    players: Mapping[int, str]  # BG Stats id → name, of the players in the plays to import
+    plays: tuple[ImportablePlay, ...]
+    skipped: tuple[SkippedPlay, ...]
+    document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
+
+
+# --- reading the file ------------------------------------------------------------------------------
+
+def _load(data: bytes | str) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
+
+
+def _damaged(where: str, problem: Message) -> BgStatsError:
+    return BgStatsError("The BG Stats export is damaged at %(where)s: %(problem)s", where, where=where,
+                        problem=problem)
+
+
+def _entries(document: Mapping, key: str) -> list[Mapping]:
+    entries = document[key]
+    for n, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise _damaged(f"{key}[{n}]", Message("it is not an object."))
+        if key != "plays" and (type(entry.get("id")) is not int or not isinstance(entry.get("name"), str)):
+            raise _damaged(f"{key}[{n}]", Message("it needs a whole-number id and a name."))
+    return entries
+
+
+def _games(document: Mapping) -> dict[int, BgStatsGame]:
+    games = {}
+    for entry in _entries(document, "games"):
+        bgg_id = entry.get("bggId")
+        games[entry["id"]] = BgStatsGame(entry["id"], " ".join(entry["name"].split()),
+                                         bgg_id if type(bgg_id) is int and bgg_id > 0 else None)
+    return games
+
+
+def _player_name(entry: Mapping) -> str:
+    """The name as the companion keeps names: cut to the longest allowed, or "Player 7" if none is left."""
+    for text in (entry["name"], " ".join(entry["name"].split())[:NAME_MAX]):
+        try:
+            return clean_name(text)
+        except NameProblem:
+            continue
+    return f"Player {entry['id']}"
+
+
+def _check_play_shape(play: Mapping, where: str, games: Mapping[int, Any],
+                      players: Mapping[int, str]) -> None:
+    if play.get("gameRefId") not in games or type(play.get("gameRefId")) is not int:
+        raise _damaged(f"{where}.gameRefId", Message("it refers to no game of the file."))
+    if not isinstance(play.get("playDate"), str):
+        raise _damaged(f"{where}.playDate", Message("it needs the date of the play."))
+    scores = play.get("playerScores", [])
+    if not isinstance(scores, list):
+        raise _damaged(f"{where}.playerScores", Message("it is not a list."))
+    for n, entry in enumerate(scores):
+        if not isinstance(entry, dict) or type(entry.get("playerRefId")) is not int:
+            raise _damaged(f"{where}.playerScores[{n}]", Message("it needs the player's playerRefId."))
+        if entry["playerRefId"] not in players:
+            raise _damaged(f"{where}.playerScores[{n}].playerRefId",
+                           Message("it refers to no player of the file."))
+
+
+def _points(value: Any) -> int | None:
+    """A score as a whole number (BG Stats writes them as text), or None if it is none."""
+    if type(value) is int:
+        number: Any = value
+    elif type(value) is float and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        number = int(value.strip())
+    else:
+        return None
+    return number if abs(number) <= POINTS_LIMIT else None
+
+
+def _started(text: str, zone: tzinfo | None) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    # the app writes the local time of the play; without a zone of its own, it is this server's
+    return (moment.replace(tzinfo=zone) if zone and moment.tzinfo is None else moment).astimezone(UTC)
+
+
+def _seat_order(scores: list[Mapping]) -> list[Mapping]:
+    """The players in the order they sat, the start player first (seat 1 starts in the companion)."""
+    orders = [entry.get("seatOrder") for entry in scores]
+    if all(type(order) is int for order in orders) and len(set(orders)) == len(orders):
+        scores = sorted(scores, key=lambda entry: entry["seatOrder"])
+    starters = [n for n, entry in enumerate(scores) if entry.get("startPlayer") is True]
+    if len(starters) == 1:
+        scores = scores[starters[0]:] + scores[:starters[0]]
+    return scores
+
+
+def _play_key(play: Mapping, game: BgStatsGame) -> str:
+    uuid = play.get("uuid")
+    if isinstance(uuid, str) and uuid.strip():
+        return uuid.strip()[:100]
+    content = json.dumps([game.name, play["playDate"], play.get("playerScores")], sort_keys=True)
+    return "sha1:" + hashlib.sha1(content.encode()).hexdigest()
+
+
+def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: GameInfo,
+                players: Mapping[int, str], zone: tzinfo | None) -> ImportablePlay | Message:
+    """The play as the companion keeps it, or the reason it cannot be."""
+    started = _started(play["playDate"], zone)
+    if started is None:
+        return Message("Its date %(date)r is not a date and time.", date=play["playDate"])
+    if play.get("incomplete") is True:
+        return Message("It was not played to the end.")
+    entries = _seat_order(play.get("playerScores", []))
+    refs = [entry["playerRefId"] for entry in entries]
+    if len(set(refs)) != len(refs):
+        return Message("It lists the same player twice.")
+    if not info.min_players <= len(entries) <= info.max_players:
+        return Message("%(game)s is played by %(min)d to %(max)d players; this play had %(count)d.",
+                       count=len(entries), game=info.name, min=info.min_players, max=info.max_players)
+    scores = []
+    for entry in entries:
+        points = _points(entry.get("score"))
+        if points is None:
+            return Message("%(name)s has no score in whole points.", name=players[entry["playerRefId"]])
+        scores.append(PlayerScore(entry["playerRefId"], points))
+    duration = play.get("durationMin")
+    minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
+    comments = play.get("comments")
+    return ImportablePlay(
+        key=_play_key(play, game), game=choice, game_name=game.name,
+        started_at=started.isoformat(), ended_at=(started + timedelta(minutes=minutes)).isoformat(),
+        minutes=minutes, counted=play.get("ignored") is not True,
+        comments=comments if isinstance(comments, str) else "", scores=tuple(scores))
+
+
+def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
+                zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset()) -> BgStatsFile:
+    """Read a BG Stats export: the plays the group can keep, and the others with the reason.
+
+    ``match`` says which of the group's games a BG Stats game is; ``zone`` is the time zone the
+    plays' local times are in (None: this server's); plays whose key is in ``already_imported`` are
+    skipped as such. BgStatsError for a file that is not a sound export.
+    """
+    document = _load(data)
+    if not isinstance(document, dict) or not all(
+            isinstance(document.get(key), list) for key in ("games", "players", "plays")):
+        raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "
+                           "plays. In BG Stats, use “Export data” and choose the .json file it saves.")
+    bg_games = _games(document)
+    names = {entry["id"]: _player_name(entry) for entry in _entries(document, "players")}
+    plays: list[ImportablePlay] = []
+    skipped: list[SkippedPlay] = []
+    kept: list[Mapping] = []
+    for n, play in enumerate(_entries(document, "plays")):
+        _check_play_shape(play, f"plays[{n}]", bg_games, names)
+        game = bg_games[play["gameRefId"]]
+        choice = match(game)
+        info = games.get(choice.slug) if choice else None
+        if info is None:
+            skipped.append(SkippedPlay(game.name, play["playDate"],
+                                       Message("The group does not keep plays of this game.")))
+            continue
+        result = _importable(play, game, choice, info, names, zone)
+        if isinstance(result, Message):
+            skipped.append(SkippedPlay(game.name, play["playDate"], result))
+        elif result.key in already_imported or result.key in {p.key for p in plays}:
+            skipped.append(SkippedPlay(game.name, play["playDate"], Message("It was imported before.")))
+        else:
+            plays.append(result)
+            kept.append(play)
+    in_plays = {score.player for play in plays for score in play.scores}
+    document_kept = {
+        "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
+                  for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],
+        "players": [{"id": ref, "name": name} for ref, name in names.items() if ref in in_plays],
+        "plays": kept,
+    }
+    return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
+                       tuple(skipped), document_kept)
+
+
+# --- the group's players and the plays to store ---------------------------------------------------
+
+NEW_PLAYER = 0  # the choice "a new player of this name" in the mapping
+
+
+def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Player]) -> dict[int, int]:
+    """Each BG Stats player → the group's player of the same name (as names compare), else a new player."""
+    by_name = {name_key(player.name): player.id for player in group_players}
+    return {ref: by_name.get(name_key(name), NEW_PLAYER) for ref, name in bg_players.items()}
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    new_players: tuple[tuple[str, str], ...]  # (name, colour)
+    plays: tuple[ImportedPlay, ...]
+
+
+def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
+    return next((colour for colour in colours if colour not in taken), colours[len(taken) % len(colours)])
+
+
+def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
+                colours: Sequence[str]) -> ImportPlan:
+    """The new players and the finished plays to store, with each BG Stats player as ``mapping`` says.
+
+    ``mapping``: BG Stats id → a group player's id, or NEW_PLAYER. BgStatsError when two BG Stats
+    players would become the same group player, or a new player's name is taken.
+    """
+    by_id = {player.id: player for player in group_players}
+    taken_names = {name_key(player.name): player.name for player in group_players}
+    names: dict[int, str] = {}
+    colours_of: dict[str, str] = {name_key(player.name): player.colour for player in group_players}
+    new_players: list[tuple[str, str]] = []
+    chosen_by: dict[int, int] = {}
+    for ref, bg_name in file.players.items():
+        target = mapping.get(ref, NEW_PLAYER)
+        if target == NEW_PLAYER:
+            if name_key(bg_name) in taken_names:
+                raise BgStatsError("The group already has a player called %(name)s: choose them for "
+                                   "%(bg_name)s, or rename one of them.",
+                                   name=taken_names[name_key(bg_name)], bg_name=bg_name)
+            colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
+            new_players.append((bg_name, colour))
+            taken_names[name_key(bg_name)] = bg_name
+            colours_of[name_key(bg_name)] = colour
+            names[ref] = bg_name
+        elif target in by_id:
+            if target in chosen_by:
+                raise BgStatsError("%(first)s and %(second)s would both become %(name)s; choose a different "
+                                   "player for one of them.", first=file.players[chosen_by[target]],
+                                   second=bg_name, name=by_id[target].name)
+            chosen_by[target] = ref
+            names[ref] = by_id[target].name
+        else:
+            raise BgStatsError("Choose a player of the group, or a new player, for %(name)s.", name=bg_name)
+    return ImportPlan(tuple(new_players), tuple(_stored_play(play, names, colours_of, colours)
+                                                  for play in file.plays))
+
+
+def _options(play: ImportablePlay) -> dict[str, Any]:
+    """The game's options, with BG Stats' comments as the play's note and its duration as a stopped timer."""
+    options = dict(play.game.options)
+    if play.comments.strip():
+        options[table_tools.NOTE] = play.comments.strip()[:table_tools.NOTE_MAX]
+    if play.minutes:
+        options[table_tools.TIMER] = table_tools.logged_timer(play.minutes * 60)
+    return options
+
+
+def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Mapping[str, str],
+                 colours: Sequence[str]) -> ImportedPlay:
+    seat_names = [names[score.player] for score in play.scores]
+    seat_colours: list[str] = []
+    for name in seat_names:  # each player's own colour, unless someone at the table already has it
+        own = colours_of[name_key(name)]
+        seat_colours.append(own if own not in seat_colours else _free_colour(seat_colours, colours))
+    payload = {"totals": [score.score for score in play.scores], "imported_from": SOURCE, KEY_FIELD: play.key}
+    # ranked by the game's rules, as every stored tally is: BG Stats does not record the games'
+    # tie-breakers, so a tie on points is shared (whoever BG Stats marked as the winner)
+    result = ranked_tally(play.game.slug, ("total",),
+                          [(name, {"total": score.score}) for name, score in zip(seat_names, play.scores,
+                                                                                   strict=True)], payload)
+    return ImportedPlay(
+        game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
+        ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),
+        final_payload=payload,
+        results=tuple(ResultInput(seat, player.total, player.rank, player.breakdown)
+                      for seat, player in enumerate(result.players)),
+    )
+
+
+def carried(file: BgStatsFile) -> str:
+    """The plays to import as a BG Stats export again: the confirmation form carries it to the import."""
+    return json.dumps(file.document, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,47 @@
+"""Forms of the BG Stats import: the file, then which group player each BG Stats player is."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import HiddenField, SelectField
+from wtforms.validators import InputRequired
+
+from companion.bgstats_import import NEW_PLAYER
+from companion.forms import choices
+from companion.store import Player
+
+
+class BgStatsUploadForm(FlaskForm):
+    export = FileField(_l("BG Stats export"),
+                       validators=[FileRequired(_l("Choose the file BG Stats exported (.json)."))],
+                       render_kw={"accept": "application/json,.json"})
+
+
+def player_field_name(ref: int) -> str:
+    return f"player_{ref}"
+
+
+def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[Player], suggested: Mapping[int, int],
+                 formdata=None) -> FlaskForm:
+    """A choice per BG Stats player: one of the group's players, or a new player of that name.
+
+    The file's plays travel with the form (``export_data``) and are read and checked again on sending.
+    """
+
+    class MappingForm(FlaskForm):
+        export_data = HiddenField(validators=[InputRequired(_l("Upload the BG Stats export again."))])
+
+        def mapping(self) -> dict[int, int]:
+            return {ref: self[player_field_name(ref)].data for ref in bg_players}
+
+    existing = [(player.id, player.name) for player in group_players]
+    for ref, name in bg_players.items():
+        setattr(MappingForm, player_field_name(ref), SelectField(
+            name, coerce=int, default=suggested.get(ref, NEW_PLAYER),
+            choices=choices([(NEW_PLAYER, _l("New player “%(name)s”", name=name)), *existing]),
+            validators=[InputRequired(_l("Choose a player of the group, or a new player."))]))
+    return MappingForm(formdata=formdata)

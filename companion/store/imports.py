@@ -1,0 +1,79 @@
+"""Finished plays brought in from another app (a BG Stats export), added to an existing group."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlite_utils import Database
+
+from companion.names import name_key
+from companion.store.groups import check_free_name
+from companion.store.plays import FINAL_EVENT, ResultInput
+from companion.store.schema import StoreError, now, write_transaction
+
+
+@dataclass(frozen=True)
+class ImportedPlay:
+    """A finished play as another app recorded it: seats name the group's players."""
+
+    game: str
+    options: Mapping[str, Any]
+    counted: bool
+    started_at: str
+    ended_at: str
+    seats: tuple[tuple[str, str], ...]  # (player name, colour) in seat order
+    final_payload: Mapping[str, Any]  # the final tally's event: totals and where the play came from
+    results: tuple[ResultInput, ...]
+
+
+def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, str]],
+                 plays: Sequence[ImportedPlay]) -> None:
+    """Add the new players (name, colour) and the finished plays to the group: all of it or nothing.
+
+    Seats name players of the group, the new ones included (compared as names are: by name_key).
+    A name the group already has, or a seat naming nobody, refuses the whole import.
+    """
+    with write_transaction(db):
+        stamp = now()
+        for name, colour in new_players:
+            check_free_name(db, group_id, name)
+            db.execute("INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
+                       [group_id, name, colour, stamp])
+        ids = {name_key(name): player_id for player_id, name in db.execute(
+            "SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()}
+        for play in plays:
+            missing = [name for name, _ in play.seats if name_key(name) not in ids]
+            if missing:
+                raise StoreError("The group has no player called %(name)s.", name=missing[0])
+            play_id = db.execute(
+                "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, version) "
+                "VALUES (?, ?, ?, 'finished', ?, ?, ?, 1)",
+                [group_id, play.game, json.dumps(dict(play.options)), int(play.counted), play.started_at,
+                 play.ended_at],
+            ).lastrowid
+            seat_players = [ids[name_key(name)] for name, _ in play.seats]
+            db.conn.executemany(
+                "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
+                [(play_id, n, player_id, colour)
+                 for n, (player_id, (_, colour)) in enumerate(zip(seat_players, play.seats, strict=True))])
+            db.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, 1, ?, ?, ?)",
+                       [play_id, FINAL_EVENT, json.dumps(dict(play.final_payload)), play.ended_at])
+            # after the play and its seats: the statistics triggers read both
+            db.conn.executemany(
+                "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+                [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
+                 for r in play.results])
+
+
+def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
+    """The values the group's final tallies keep under ``field`` (the other app's ids of imported plays)."""
+    path = "$." + field
+    rows = db.execute(
+        "SELECT json_extract(e.payload, ?) FROM events e JOIN plays p ON p.id = e.play_id "
+        "WHERE p.group_id = ? AND e.kind = ? AND json_extract(e.payload, ?) IS NOT NULL",
+        [path, group_id, FINAL_EVENT, path],
+    ).fetchall()
+    return {str(row[0]) for row in rows}

@@ -1,0 +1,89 @@
+"""Import a group's plays from a BG Stats export: upload the file, say who is who, import."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
+
+from companion import bgstats_import, store
+from companion.bgstats_import import BgStatsError, BgStatsFile
+from companion.database import get_db
+from companion.forms import COLOURS
+from companion.forms.bgstats import BgStatsUploadForm, mapping_form
+from companion.games import GAMES
+from companion.messages import Refused
+from companion.views.common import member_group, translated
+
+bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg-stats")
+
+
+def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
+    done = frozenset(store.imported_play_keys(get_db(), group.id, bgstats_import.KEY_FIELD))
+    return bgstats_import.read_export(data, GAMES, already_imported=done)
+
+
+def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
+    players = store.list_players(get_db(), group.id)
+    form = mapping_form(file.players, players, bgstats_import.suggested_mapping(file.players, players),
+                        formdata=formdata)
+    if formdata is None:
+        form.export_data.data = bgstats_import.carried(file)
+    return form
+
+
+def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
+    skipped = [(play.game_name, play.date, translated(play.reason)) for play in file.skipped]
+    return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
+                           skipped=skipped, games=GAMES), status
+
+
+@bp.route("", methods=["GET", "POST"])
+def upload(group_id: int):
+    """Step 1: the export file. A sound one leads to the confirmation; nothing is stored yet."""
+    group = member_group(group_id)
+    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]  # a long history is large
+    form = BgStatsUploadForm()
+    if form.validate_on_submit():
+        try:
+            file = _read(group, form.export.data.read())
+        except BgStatsError as error:
+            form.export.errors.append(translated(error))
+        else:
+            return _confirm_page(group, file, _mapping_form(group, file))
+    status = 400 if request.method == "POST" else 200
+    return render_template("history/bgstats_upload.html", group=group, form=form,
+                           limit_kb=current_app.config["BACKUP_MAX_BYTES"] // 1024), status
+
+
+@bp.post("/confirm")
+def confirm(group_id: int):
+    """Step 2: who is who; then the plays are stored, all of them or none."""
+    group = member_group(group_id)
+    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
+    try:
+        file = _read(group, request.form.get("export_data", ""))
+    except BgStatsError:
+        flash(_("The confirmation no longer held the export. Upload the file again."), "error")
+        return redirect(url_for("bgstats.upload", group_id=group.id))
+    if not file.plays:
+        flash(_("There is nothing left to import from this file."))
+        return redirect(url_for("history.index", group_id=group.id))
+    form = _mapping_form(group, file, formdata=request.form)
+    if not form.validate_on_submit():
+        return _confirm_page(group, file, form, 400)
+    try:
+        plan = bgstats_import.plan_import(file, form.mapping(), store.list_players(get_db(), group.id),
+                                          list(COLOURS))
+        store.import_plays(get_db(), group.id, plan.new_players, plan.plays)
+    except Refused as error:
+        form.form_errors.append(translated(error))
+        return _confirm_page(group, file, form, 409)
+    flash(ngettext("Imported %(num)d play from BG Stats; new players: %(players)d.",
+                   "Imported %(num)d plays from BG Stats; new players: %(players)d.",
+                   len(plan.plays), players=len(plan.new_players)))
+    return redirect(url_for("history.index", group_id=group.id))
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

@@ -1,0 +1,280 @@
+"""Importing plays from a BG Stats export: the sample file, round trip, player mapping, refusals."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from companion import bgstats_import, exports, store
+from companion.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
+from companion.forms import COLOURS
+from companion.games import GAMES
+from tests.conftest import add_players, create_group
+
+SAMPLE = Path(__file__).parent / "data" / "bgstats-export.json"
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def sample() -> dict:
+    return json.loads(SAMPLE.read_text())
+
+
+# --- reading the file, without the site --------------------------------------------------------------
+
+@pytest.mark.parametrize(("bgg_id", "name", "expected"), [
+    (193738, "Great Western Trail", ("great-western-trail", {"edition": 1})),
+    (341169, "GWT 2e", ("great-western-trail", {"edition": 2})),  # the id decides, whatever the name
+    (None, "Great Western Trail: Second Edition", ("great-western-trail", {"edition": 2})),
+    (None, "great western trail", ("great-western-trail", {"edition": 1})),
+    (None, "Gold West", ("gold-west", {"offices": [], "trading_post": False})),
+    (None, "New World: A Carcassonne Game", ("mayflower", {})),
+    (None, "Carcassonne – Mayflower", ("mayflower", {})),
+    (None, "Great Western Trail: El Paso", None),  # another game, despite the name
+    (None, "Great Western Trail: Argentina", None),
+    (174430, "Gloomhaven", None),
+])
+def test_which_bg_stats_games_are_the_companions(bgg_id, name, expected):
+    choice = known_game(BgStatsGame(1, name, bgg_id))
+    assert (choice and (choice.slug, dict(choice.options))) == expected
+
+
+def test_the_sample_file_is_read_play_by_play():
+    file = read_export(SAMPLE.read_bytes(), GAMES, zone=BERLIN)
+    assert file.players == {1: "Anna", 2: "Ben", 3: "Cara", 4: "Dan"}  # Eve played Azul only
+    assert [(p.game.slug, p.game.options.get("edition")) for p in file.plays] == [
+        ("great-western-trail", 1), ("great-western-trail", 2), ("gold-west", None), ("mayflower", None)]
+    first, second, gold_west, mayflower = file.plays
+    # the start player sits first; BG Stats' seat order is kept around the table
+    assert [(s.player, s.score) for s in first.scores] == [(2, 74), (3, 69), (1, 87)]
+    # 19:30 in Berlin in January is 18:30 UTC; the play took 100 minutes
+    assert (first.started_at, first.ended_at) == ("2024-01-05T18:30:00+00:00", "2024-01-05T20:10:00+00:00")
+    assert first.comments == "First play, rules from the video" and first.key.startswith("C0FFEE00")
+    assert [s.score for s in second.scores] == [102, 98]  # a score as a number is read too
+    assert gold_west.counted is False  # "ignored" in BG Stats: not in the statistics
+    assert mayflower.ended_at == mayflower.started_at  # no duration given
+    assert [(s.game_name, s.reason) for s in file.skipped] == [
+        ("Great Western Trail: El Paso", "The group does not keep plays of this game."),
+        ("Azul", "The group does not keep plays of this game."),
+        ("Great Western Trail", "Anna has no score in whole points."),
+        ("Gold West", "Gold West is played by 2 to 4 players; this play had 1."),
+    ]
+
+
+def test_the_carried_document_reads_the_same():
+    file = read_export(SAMPLE.read_bytes(), GAMES, zone=BERLIN)
+    again = read_export(bgstats_import.carried(file), GAMES, zone=BERLIN)
+    assert (again.players, again.plays, again.skipped) == (file.players, file.plays, ())
+
+
+def test_a_matcher_can_map_other_games():
+    def everything_is_gold_west(game):
+        return known_game(game) or GameChoice("gold-west", {"offices": [], "trading_post": False})
+
+    file = read_export(SAMPLE.read_bytes(), GAMES, match=everything_is_gold_west)
+    assert "Azul" in {p.game_name for p in file.plays}
+
+
+@pytest.mark.parametrize(("score", "points"), [
+    ("87", 87), (" 87 ", 87), ("-3", -3), (87, 87), (87.0, 87), ("", None), (None, None), ("87.5", None),
+    (87.5, None), ("eighty", None), (True, None), ("10000001", None),
+])
+def test_scores_are_whole_points(score, points):
+    document = sample()
+    document["plays"][1]["playerScores"][0]["score"] = score
+    file = read_export(json.dumps(document), GAMES)
+    imported = [p for p in file.plays if p.key.endswith("0002")]
+    assert (imported[0].scores[0].score if imported else None) == points
+
+
+def test_a_play_date_without_a_zone_is_the_servers_local_time():
+    file = read_export(SAMPLE.read_bytes(), GAMES)
+    local = datetime(2024, 1, 5, 19, 30).astimezone(UTC)
+    assert file.plays[0].started_at == local.isoformat()
+
+
+def mutated(change) -> bytes:
+    document = sample()
+    change(document)
+    return json.dumps(document).encode()
+
+
+REFUSALS = [
+    (b"\xff\xfe not json", "not readable JSON"),
+    (b"[]", "has no lists of games, players and plays"),
+    (mutated(lambda d: d.pop("plays")), "has no lists of games, players and plays"),
+    (mutated(lambda d: d["games"].append({"name": "No id"})), "damaged at games[6]"),
+    (mutated(lambda d: d["players"].__setitem__(0, "Anna")), "damaged at players[0]"),
+    (mutated(lambda d: d["plays"][2].__setitem__("gameRefId", 99)), "damaged at plays[2].gameRefId"),
+    (mutated(lambda d: d["plays"][0].pop("playDate")), "damaged at plays[0].playDate"),
+    (mutated(lambda d: d["plays"][0]["playerScores"][1].__setitem__("playerRefId", 42)),
+     "damaged at plays[0].playerScores[1].playerRefId"),
+    (mutated(lambda d: d["plays"][0].__setitem__("playerScores", {"1": 87})),
+     "damaged at plays[0].playerScores"),
+]
+
+
+@pytest.mark.parametrize(("data", "message"), REFUSALS)
+def test_a_file_that_is_no_sound_export_is_refused_saying_where(data, message):
+    with pytest.raises(BgStatsError, match=re.escape(message)):
+        read_export(data, GAMES)
+
+
+# --- through the pages ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def group(client):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("ben", "blue"), ("Zoe", "green"))
+    return group_id
+
+
+def upload(client, group_id: int, data: bytes):
+    return client.post(f"/groups/{group_id}/import/bg-stats",
+                       data={"export": (io.BytesIO(data), "BGStatsExport.json")},
+                       content_type="multipart/form-data")
+
+
+def confirmation_fields(page: str) -> dict[str, str]:
+    """The confirmation form as the page fills it in: the carried export and the suggested players."""
+    fields = {"export_data": html.unescape(re.search(r'name="export_data" type="hidden" value="([^"]*)"',
+                                                     page).group(1))}
+    for select in re.finditer(r'<select[^>]*name="(player_\d+)"[^>]*>(.*?)</select>', page, re.S):
+        fields[select.group(1)] = re.search(r'<option selected value="(-?\d+)"', select.group(2)).group(1)
+    return fields
+
+
+def counts(db) -> tuple[int, int]:
+    return (db.execute("SELECT COUNT(*) FROM players").fetchone()[0],
+            db.execute("SELECT COUNT(*) FROM plays").fetchone()[0])
+
+
+def test_import_round_trip_on_the_sample_file(client, db, group):
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert page.status_code == 200
+    assert "4 plays to import" in page.text and "4 plays left out" in page.text
+    assert "Azul" in page.text and "Great Western Trail: El Paso" in page.text
+    assert "Anna has no score in whole points." in page.text
+    fields = confirmation_fields(page.text)
+    players = {p.name: p.id for p in store.list_players(db, group)}
+    # same names (ignoring case) are suggested; the others become new players
+    assert fields | {"export_data": ""} == {"export_data": "", "player_1": str(players["Anna"]),
+                                           "player_2": str(players["ben"]), "player_3": "0", "player_4": "0"}
+    assert counts(db) == (3, 0)  # nothing stored before the confirmation
+
+    done = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert done.status_code == 302 and done.headers["Location"].endswith(f"/groups/{group}/history")
+    assert "Imported 4 plays from BG Stats; new players: 2." in client.get(done.headers["Location"]).text
+
+    new = {p.name: p for p in store.list_players(db, group)}
+    assert set(new) == {"Anna", "ben", "Zoe", "Cara", "Dan"}
+    assert len({p.colour for p in new.values()}) == 5  # the new players got colours nobody has
+    finished = {play.play.started_at: play for play in store.recent_finished(db, group)}
+    assert len(finished) == 4
+    gwt = next(play for started, play in finished.items() if started.startswith("2024-01-05"))
+    # the comment is the play's note, the duration its (stopped) timer
+    assert gwt.play.game == "great-western-trail" and gwt.play.options == {
+        "edition": 1, "note": "First play, rules from the video", "timer": {"elapsed": 6000, "since": None}}
+    assert [s.name for s in gwt.play.seats] == ["ben", "Cara", "Anna"]
+    assert [(r.name, r.total, r.rank) for r in gwt.results] == [
+        ("Anna", 87, 1), ("ben", 74, 2), ("Cara", 69, 3)]
+    assert len({s.colour for s in gwt.play.seats}) == 3
+    gold = next(p for p in finished.values() if p.play.game == "gold-west")
+    # ranked by the game's rules: BG Stats keeps no tie-breakers, so the tie on points is shared
+    assert [(r.name, r.total, r.rank) for r in gold.results] == [
+        ("ben", 64, 1), ("Cara", 64, 1), ("Anna", 61, 3), ("Dan", 52, 4)]
+    # an ignored play in BG Stats does not count in the statistics
+    assert store.play_counted(db, gold.play.id) is False
+    payload = store.final_payload(db, gwt.play.id)
+    assert payload["imported_from"] == "BG Stats" and payload["totals"] == [74, 69, 87]
+    # the statistics count them (three counted plays: Anna won one, ben one, Cara one)
+    stats = store.statistics(db, group, None)
+    assert {p.name: p.wins for p in stats.players if p.wins} == {"Anna": 1, "ben": 1, "Cara": 1}
+
+    # the imported plays go through the group's backup and its import unchanged
+    archive = store.dump_group(db, group)
+    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    assert restored.plays == archive.plays
+
+    # importing the same file again brings nothing twice
+    again = upload(client, group, SAMPLE.read_bytes())
+    assert "This file holds no plays this group can import." in again.text
+    assert again.text.count("It was imported before.") == 4
+    assert counts(db) == (5, 4)
+
+
+def test_the_confirmation_page_is_translated(client, group):
+    page = client.post(f"/groups/{group}/import/bg-stats",
+                       data={"export": (io.BytesIO(SAMPLE.read_bytes()), "BGStatsExport.json")},
+                       content_type="multipart/form-data", headers={"Accept-Language": "de"})
+    assert page.status_code == 200
+    assert "Die Gruppe führt keine Partien dieses Spiels." in page.text
+
+
+@pytest.mark.parametrize(("data", "message"), REFUSALS[:4])
+def test_a_bad_file_is_a_clear_400_and_stores_nothing(client, db, group, data, message):
+    before = counts(db)
+    page = upload(client, group, data)
+    assert page.status_code == 400 and message in html.unescape(page.text)
+    assert counts(db) == before
+
+
+def test_no_file_is_a_clear_400(client, group):
+    page = client.post(f"/groups/{group}/import/bg-stats", data={}, content_type="multipart/form-data")
+    assert page.status_code == 400 and "Choose the file BG Stats exported" in page.text
+
+
+def test_two_bg_stats_players_cannot_become_one_player(client, db, group):
+    fields = confirmation_fields(upload(client, group, SAMPLE.read_bytes()).text)
+    fields["player_3"] = fields["player_1"]  # Cara → Anna, who is Anna already
+    page = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert page.status_code == 409
+    assert "Anna and Cara would both become Anna" in page.text
+    assert counts(db) == (3, 0)
+
+
+def test_a_new_player_needs_a_free_name(client, db, group):
+    fields = confirmation_fields(upload(client, group, SAMPLE.read_bytes()).text)
+    fields["player_2"] = "0"  # "Ben" as a new player, but the group has "ben"
+    page = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert page.status_code == 409 and "The group already has a player called ben" in page.text
+    assert counts(db) == (3, 0)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("999", "Not a valid choice"), ("x", "Invalid Choice: could not coerce"),
+    (None, "Choose a player of the group, or a new player."),
+])
+def test_a_tampered_or_missing_choice_is_a_400(client, db, group, value, message):
+    fields = confirmation_fields(upload(client, group, SAMPLE.read_bytes()).text)
+    if value is None:
+        fields.pop("player_4")
+    else:
+        fields["player_4"] = value
+    page = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert page.status_code == 400 and message in page.text
+    assert counts(db) == (3, 0)
+
+
+@pytest.mark.parametrize("carried", ["", "{not json", json.dumps({"games": []})])
+def test_a_confirmation_without_the_export_asks_for_the_file_again(client, db, group, carried):
+    answer = client.post(f"/groups/{group}/import/bg-stats/confirm", data={"export_data": carried})
+    assert answer.status_code == 302 and answer.headers["Location"].endswith("/import/bg-stats")
+    assert "Upload the file again" in client.get(answer.headers["Location"]).text
+    assert counts(db) == (3, 0)
+
+
+def test_another_groups_phone_cannot_import(app, client, group):
+    stranger = app.test_client()
+    assert stranger.get(f"/groups/{group}/import/bg-stats").status_code == 404
+    assert stranger.post(f"/groups/{group}/import/bg-stats/confirm", data={}).status_code == 404
+
+
+def test_the_history_page_links_to_the_import(client, group):
+    assert f'href="/groups/{group}/import/bg-stats"' in client.get(f"/groups/{group}/history").text
