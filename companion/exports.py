@@ -24,7 +24,7 @@ from jsonschema.exceptions import best_match
 from companion.api.core import StrictValidator, json_path
 from companion.games import custom, great_western_trail, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
-from companion.games.table import fold, ranked_tally
+from companion.games.table import check_final_tally, fold, ranked_tally
 from companion.names import NAME_MAX, NameProblem, clean_name, refused_character
 from companion.store import (
     CORRECTION_EVENT,
@@ -367,12 +367,24 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
     during = [(e["kind"], e["payload"]) for e in play["events"]
               if e["kind"] not in (FINAL_EVENT, CORRECTION_EVENT)]
     try:
-        fold(PlaySetup(play["game"], seats, play["options"]), during)
+        table = fold(PlaySetup(play["game"], seats, play["options"]), during)
     except RulesError as error:
         raise BackupError("The log of %(play)s does not replay: %(problem)s", f"{where}.events",
                           play=where, problem=error.message) from None
     except (TypeError, KeyError, IndexError, AttributeError):  # a foreign payload the rules did not foresee
         raise BackupError("The log of %(play)s does not replay.", f"{where}.events", play=where) from None
+    for n, event in enumerate(play["events"]):
+        if event["kind"] != FINAL_EVENT:
+            continue
+        # the final tally must be one the rules allow, as the pages and the API refuse any other
+        try:
+            check_final_tally(table, event["payload"])
+        except RulesError as error:
+            raise BackupError("The final tally of %(play)s breaks the rules: %(problem)s",
+                              f"{where}.events[{n}].payload", play=where, problem=error.message) from None
+        except (TypeError, KeyError, IndexError, AttributeError):
+            raise BackupError("The final tally of %(play)s cannot be read.", f"{where}.events[{n}].payload",
+                              play=where) from None
 
 
 OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]

@@ -318,7 +318,7 @@ def test_a_phone_that_did_not_join_gets_404_on_the_gold_west_screens(app, client
             assert response.status_code == 404, kind
         assert outsider.get(f"/plays/{anna_ben}/gold-west/final-tally").status_code == 404
         assert outsider.post(f"/plays/{anna_ben}/gold-west/final-tally",
-                             data={"version": "0"}).status_code == 404
+                             data={"confirmed": "y", "version": "0"}).status_code == 404
     assert store.list_events(db, anna_ben) == []
     assert store.get_play(db, anna_ben).status == "active"
 
@@ -371,7 +371,7 @@ def test_worked_example_7_through_the_final_tally(client, db):
     play_id = new_play(client, db, "Anna", "Ben", "Cara", offices=["saloon", "mayor", "deeds", "depot"])
     tap(client, play_id, "boomtown_1x1", seat="1")  # Ben: one of his 3 BoomTown tokens, +4 on the track
     response = client.post(f"/plays/{play_id}/gold-west/final-tally", data={
-        "version": "1",
+        "confirmed": "y", "version": "1",
         "p0-track_vp": "41", "p0-largest_group": "5", "p0-investments": "3", "p0-office_saloon-tokens": "1",
         "p0-influence-forest": "5", "p0-wanted": "2",
         "p1-track_vp": "50", "p1-largest_group": "4", "p1-office_mayor-tokens": "1",
@@ -394,7 +394,7 @@ def test_worked_example_7_through_the_final_tally(client, db):
 def test_result_page_explains_majorities_and_tie_breaks(client, db):
     play_id = new_play(client, db, "Anna", "Ben", "Cara")
     response = client.post(f"/plays/{play_id}/gold-west/final-tally", data={
-        "version": "0",
+        "confirmed": "y", "version": "0",
         "p0-track_vp": "30", "p0-influence-gold": "3", "p0-influence-forest": "2", "p0-supply_left": "2",
         "p1-track_vp": "26", "p1-influence-gold": "3", "p1-influence-forest": "2", "p1-wanted": "2",
         "p1-settlements-forest": "1",
@@ -418,7 +418,7 @@ def test_result_page_explains_majorities_and_tie_breaks(client, db):
 
 def test_result_recomputes_with_the_names_of_today(client, db, anna_ben):
     client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={
-        "version": "0", "p0-influence-copper": "2", "p1-influence-copper": "1"})
+        "confirmed": "y", "version": "0", "p0-influence-copper": "2", "p1-influence-copper": "1"})
     play = store.get_play(db, anna_ben)
     store.update_player(db, play.group_id, play.seats[0].player_id, "Annabel", "red")
     page = html.unescape(client.get(f"/plays/{anna_ben}/result").text)
@@ -427,7 +427,8 @@ def test_result_recomputes_with_the_names_of_today(client, db, anna_ben):
 
 def test_a_broken_rule_is_shown_at_the_players_card_and_nothing_is_stored(client, db, anna_ben):
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={
-        "version": "0", "p1-largest_group": "3", "p1-second_group": "5", "p1-track_vp": "20"})
+        "confirmed": "y", "version": "0", "p1-largest_group": "3", "p1-second_group": "5",
+        "p1-track_vp": "20"})
     assert response.status_code == 400
     card = re.search(r'<fieldset class="card gw-tally invalid" id="gw-tally-1">.*?</legend>\s*'
                      r'<p[^>]*>(.*?)</p>', response.text, re.S)
@@ -447,7 +448,8 @@ def test_a_broken_rule_is_shown_at_the_players_card_and_nothing_is_stored(client
      pytest.param("version", "x", id="no-version")],
 )
 def test_bad_numbers_are_form_errors_and_store_nothing(client, db, anna_ben, field, value):
-    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"version": "0", field: value})
+    response = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"confirmed": "y", "version": "0",
+                                                                             field: value})
     assert response.status_code == 400
     assert 'class="error"' in response.text
     assert store.get_play(db, anna_ben).status == "active"
@@ -457,7 +459,7 @@ def test_bad_numbers_are_form_errors_and_store_nothing(client, db, anna_ben, fie
 def test_an_emptied_box_counts_as_zero(client, db, anna_ben):
     tap(client, anna_ben, "supply", seat="0", section="3")
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
-                           data={"version": "1", "p0-track_vp": ""})
+                           data={"confirmed": "y", "version": "1", "p0-track_vp": ""})
     assert response.status_code == 302
     assert {r.name: r.total for r in store.play_results(db, anna_ben)} == {"Anna": 0, "Ben": 0}
 
@@ -466,7 +468,8 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
     page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
     tap(client, anna_ben, "supply", seat="0", section="3")  # another phone, meanwhile
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
-                           data={"version": input_value(page, "version"), "p0-track_vp": "0"})
+                           data={"confirmed": "y", "version": input_value(page, "version"),
+                                 "p0-track_vp": "0"})
     assert response.status_code == 400
     assert "Another phone changed this play" in response.text
     assert input_value(response.text, "version") == "1"
@@ -474,7 +477,7 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
 
 
 def test_a_finished_play_sends_the_tally_and_the_ledger_to_the_result(client, db, anna_ben):
-    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"version": "0"})
+    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"confirmed": "y", "version": "0"})
     assert store.get_play(db, anna_ben).status == "finished"
     response = client.get(f"/plays/{anna_ben}/gold-west/final-tally")
     assert response.status_code == 302 and response.headers["Location"].endswith("/result")
@@ -507,7 +510,7 @@ def form_values(page: str) -> dict[str, str]:
 
 def test_reopening_brings_back_the_whole_tally_and_one_fix_is_one_change(client, db, anna_ben):
     tap(client, anna_ben, "investment", seat="0", vp="7")
-    entered = {"version": "1", "p0-largest_group": "5", "p0-office_saloon-tokens": "1",
+    entered = {"confirmed": "y", "version": "1", "p0-largest_group": "5", "p0-office_saloon-tokens": "1",
                "p0-influence-forest": "4", "p0-supply_left": "2", "p1-office_frontier-tokens": "2",
                "p1-office_frontier-count": "3", "p1-influence-gold": "3", "p1-largest_group": "4"}
     assert client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=entered).status_code == 302
@@ -517,10 +520,11 @@ def test_reopening_brings_back_the_whole_tally_and_one_fix_is_one_change(client,
     page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
     values = form_values(page)
     for name, value in entered.items():
-        if name != "version":
+        if name not in ("version", "confirmed"):
             assert values[name] == value, name
     assert values["p0-track_vp"] == "10"  # 7 + the 3 bonus tile, from the ledger as before
     values["p1-largest_group"] = "6"  # the typo
+    values["confirmed"] = "y"  # no camp was placed: the page asked once already
     assert client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=values).status_code == 302
     again = store.get_play(db, anna_ben)
     assert again.ended_at == first.ended_at
@@ -533,7 +537,7 @@ def test_reopening_brings_back_the_whole_tally_and_one_fix_is_one_change(client,
 def test_a_reopened_play_whose_ledger_changed_starts_from_the_new_ledger_and_the_rows_typed(client, db,
                                                                                            anna_ben):
     client.post(f"/plays/{anna_ben}/gold-west/final-tally",
-                data={"version": "0", "p0-largest_group": "5", "p0-track_vp": "0"})
+                data={"confirmed": "y", "version": "0", "p0-largest_group": "5", "p0-track_vp": "0"})
     client.post(f"/plays/{anna_ben}/undo", data={"version": "1"})
     tap(client, anna_ben, "boomtown_1x1", seat="0")  # forgotten during play
     values = form_values(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text)

@@ -221,7 +221,7 @@ def tables(client, db) -> dict:
     finish_with_totals(client, found["totals"], [40, 35])
     found["gold-west-done"] = start_play(client, group_id, "gold-west", seats)
     response = client.post(f"/plays/{found['gold-west-done']}/gold-west/final-tally", data={
-        "version": "0", "p0-track_vp": "30", "p0-influence-gold": "3", "p1-track_vp": "32",
+        "confirmed": "y", "version": "0", "p0-track_vp": "30", "p0-influence-gold": "3", "p1-track_vp": "32",
         "p1-influence-gold": "3", "p1-wanted": "2", "p2-track_vp": "31", "p2-influence-forest": "2"})
     assert response.status_code == 302
     return found
@@ -374,7 +374,7 @@ def test_a_misplaced_settler_in_the_final_tally_is_explained_in_german(client, d
 def test_a_broken_end_scoring_is_explained_in_german(client, db, tables):
     play_id = tables["gold-west"]
     response = client.post(f"/plays/{play_id}/gold-west/final-tally", headers=GERMAN, data={
-        "version": "0", "p1-largest_group": "3", "p1-second_group": "5"})
+        "confirmed": "y", "version": "0", "p1-largest_group": "3", "p1-second_group": "5"})
     assert response.status_code == 400
     assert ("Die zweitgrößte Gruppe von Ben (5) kann nicht größer sein als die größte Gruppe (3)."
             in page_text(response.text))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import BooleanField, Form, FormField, SelectField, SelectMultipleField, widgets
+from wtforms import BooleanField, Form, FormField, HiddenField, SelectField, SelectMultipleField, widgets
 from wtforms.validators import NumberRange, ValidationError
 
 from companion.forms import OPTION_FORMS, VersionedForm, WholeNumberField, choices
@@ -249,6 +249,17 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
 
     class FinalTallyForm(VersionedForm):
         offices_asked = tuple(offices)
+        # "y" once the page asked whether to end a play in which no camp was placed yet
+        confirmed = HiddenField(default="")
+        asking = False  # the page asks that question now
+
+        def ask_before_finishing(self, state) -> bool:
+            """Whether to ask "really finish?" first: no camp was placed and the page has not asked yet."""
+            if not state.nothing_placed or self.confirmed.data == "y":
+                return False
+            self.asking = True
+            self.confirmed.data = "y"  # sent again, the tally is scored
+            return True
 
         def tallies(self, ledger_tallies: Sequence[PlayerTally]) -> tuple[PlayerTally, ...]:
             return tuple(self[f"p{seat}"].form.tally(tally) for seat, tally in enumerate(ledger_tallies))

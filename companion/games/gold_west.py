@@ -632,6 +632,11 @@ class PlayState:
         return all(placed == self.camps_per_player for placed in self.camps_placed)
 
     @property
+    def nothing_placed(self) -> bool:
+        """Every camp is still in the supply: ending the play now is most likely a slip of the finger."""
+        return not any(self.camps_placed)
+
+    @property
     def turns_taken(self) -> int:
         """Turns with a Build/Loot step taken so far, all players together."""
         return sum(self.camps_placed)

@@ -845,6 +845,30 @@ class FinalTally:
         }
 
 
+def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> FinalResult:
+    """Score a stored final tally (:meth:`FinalTally.payload`) again; RulesError if the rules refuse it."""
+    track_vp = payload.get("track_vp") if isinstance(payload, Mapping) else None
+    features = payload.get("features") if isinstance(payload, Mapping) else None
+    if not isinstance(track_vp, list) or not isinstance(features, list):
+        raise RulesError("A final tally lists the track points and the features.", "features")
+    settled = []
+    for index, item in enumerate(features):
+        if not isinstance(item, Mapping) or not isinstance(item.get("settlers"), list):
+            raise RulesError("Each feature of a final tally lists its settlers.", f"features[{index}]")
+        counts: dict[int, int] = {}
+        for settler in item["settlers"]:
+            seat = settler.get("seat") if isinstance(settler, Mapping) else None
+            if not _is_int(seat):
+                raise RulesError("Settlers must belong to one of the players.", f"features[{index}].settlers")
+            counts[seat] = counts.get(seat, 0) + 1
+        sizes = {name: item[name] for name in FINAL_SIZES.get(item.get("kind"), ()) if name in item}
+        try:
+            settled.append(FinalFeature(item.get("kind"), counts, **sizes))
+        except RulesError as error:
+            raise RulesError(error.message, f"features[{index}].{error.path}") from None
+    return final_result(players, track_vp, settled)
+
+
 def _described(settler: Settler, players: Sequence[str]) -> Message:
     """``Anna's bandit in column 3``, for messages about one settler."""
     return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],

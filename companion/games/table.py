@@ -91,18 +91,43 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
 
 
 def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
-    """Replay the events from the start of the play."""
+    """Replay the events from the start of the play up to its final tally, if it has one."""
     table = initial_table(setup)
     for kind, payload in events:
-        if kind != FINAL_EVENT:  # the final tally is kept as results, not as table state
-            table = apply(table, kind, payload)
+        if kind == FINAL_EVENT:  # the final tally is kept as results; corrections of them may follow
+            break
+        table = apply(table, kind, payload)
     return table
 
 
+def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> None:
+    """Refuse a finished play's final tally that the rules do not allow (what an imported play must pass).
+
+    A play closed with totals only has no tally of its game's rows to check.
+    """
+    names = [seat.name for seat in table.setup.seats]
+    game = table.setup.game
+    if not isinstance(final_payload, Mapping) or "totals" in final_payload:
+        return
+    if game == gold_west.GAME.slug:
+        gold_west.result_from_payload(final_payload, names)
+    elif game == mayflower.GAME.slug:
+        mayflower.result_from_payload(final_payload, names)
+    elif game == great_western_trail.GAME.slug and table.game_state.all_cards_in:
+        great_western_trail.result_from_cards(table.game_state)
+
+
 def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
-                 final_payload: Mapping[str, Any] | None) -> FinalResult:
-    """A stored tally ranked again: totals as the row sums, with the game's tie-breakers where the play's
-    final tally recorded them (Gold West's Wanted camps and supply)."""
-    tie_breakers = (gold_west.tie_breakers_from_payload(final_payload, len(breakdowns))
-                    if game == gold_west.GAME.slug and final_payload is not None else None)
+                 final_payload: Mapping[str, Any] | None, table: TableState | None = None) -> FinalResult:
+    """A tally ranked: totals as the row sums, with the game's tie-breakers.
+
+    Gold West's come from its final tally where it recorded them, else from the table state: closed with
+    totals only, the ledger still knows each player's Wanted camps.
+    """
+    tie_breakers = None
+    if game == gold_west.GAME.slug:
+        if table is not None and table.game_state is not None:
+            tie_breakers = gold_west.tie_breakers(table.game_state, final_payload)
+        elif final_payload is not None:
+            tie_breakers = gold_west.tie_breakers_from_payload(final_payload, len(breakdowns))
     return rank_players(game, rows, breakdowns, tie_breakers)

@@ -108,8 +108,12 @@ def final_tally(play_id: int):
                             formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":
         form.version.data = str(play.version)
-    elif form.validate_on_submit() and _finish(play, form, ledger):
-        return redirect(url_for("plays.result", play_id=play.id))
+    elif form.validate_on_submit():
+        if form.ask_before_finishing(table.game_state):
+            return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
+                                   form=form, state=table.game_state)
+        if _finish(play, form, ledger):
+            return redirect(url_for("plays.result", play_id=play.id))
     status = 400 if request.method == "POST" else 200
     return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                            form=form, state=table.game_state), status

@@ -38,6 +38,7 @@ from companion.security import (
     too_many_groups_message,
 )
 from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
+from companion.views.plays import table_of
 
 bp = Blueprint("history", __name__)
 
@@ -52,7 +53,8 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
         teams, won = custom.outcome_from_payload(final_payload, len(names))
         return custom.rank_sheet(play.game, play_sheet(play)[1], list(zip(names, breakdowns, strict=True)),
                                  teams, won)
-    return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload)
+    return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload,
+                        table_of(play, store.list_events(get_db(), play.id)))
 
 
 # --- statistics as charts -------------------------------------------------------------------------

@@ -11,8 +11,7 @@ from companion.catalogue import get_game
 from companion.database import get_db
 from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
 from companion.games import custom
-from companion.games.common import rank_players
-from companion.games.table import ADJUST, fold
+from companion.games.table import ADJUST, apply, fold, ranked_tally
 from companion.messages import Refused
 from companion.page_cache import cached_page
 from companion.views.common import (
@@ -76,7 +75,7 @@ def adjust(play_id: int):
     payload = {"seat": form.seat.data, "points": form.points.data, "note": form.note.data or ""}
     try:
         store.append_event(get_db(), play.id, ADJUST, payload,
-                           check=lambda events: table_of(play, events))
+                           check=lambda events: apply(table_of(play, events), ADJUST, payload))
     except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
@@ -121,8 +120,9 @@ def finish(play_id: int):
                 form[f"total_{seat}"].data = total
     elif form.validate_on_submit():
         totals = [form[f"total_{seat}"].data for seat in range(len(names))]
-        result = rank_players(play.game, ("total",),
-                              [(name, {"total": total}) for name, total in zip(names, totals, strict=True)])
+        result = ranked_tally(play.game, ("total",),
+                              [(name, {"total": total}) for name, total in zip(names, totals, strict=True)],
+                              None, table_of(play, store.list_events(get_db(), play.id)))
         try:
             store.finish_play(get_db(), play.id, {"totals": totals}, result_inputs(result),
                               expected_version=form.version_number)

@@ -1,0 +1,351 @@
+"""Only tables that can exist: every physical limit of the three games is refused by the pages, the API
+and the backup import alike, each with a message naming the piece."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+from companion import exports, store
+from companion.api import ENDPOINTS
+from companion.api.core import respond
+from companion.forms import COLOURS
+from companion.games import GAMES, gold_west
+from companion.games import great_western_trail as gwt
+from companion.games.common import PlaySetup, Seat
+from companion.games.table import fold
+from tests.conftest import add_players, create_group, start_play
+from tests.test_great_western_trail_web import PLAIN, card_url, changed
+from tests.test_mayflower_web import completion_data
+
+API = {endpoint.path: endpoint for endpoint in ENDPOINTS}
+PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+OFFICES = ["saloon", "mayor", "docks", "frontier"]
+# Counts the station masters of a card may ask for.
+MASTER_COUNTS = {"hazards": "0", "certificates": "0", "stations": "0", "teepee_pairs": "0", "buildings": "0"}
+
+
+@dataclass(frozen=True)
+class Table:
+    """A group of Anna, Ben and Cara and a play of one game, entered through the pages."""
+
+    group_id: int
+    play_id: int
+
+
+def new_table(client, db, game: str, players: int = 2) -> Table:
+    options = {"options-offices": OFFICES} if game == "gold-west" else {}
+    group_id = create_group(client)
+    add_players(client, group_id, *PLAYERS[:players])
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    seats = [(ids[name], colour) for name, colour in PLAYERS[:players]]
+    return Table(group_id, start_play(client, group_id, game, seats, **options))
+
+
+def stored(db, table: Table) -> tuple:
+    """What a refused request must leave as it was: the play's events and its status."""
+    return ([(e.kind, e.payload) for e in store.list_events(db, table.play_id)],
+            store.get_play(db, table.play_id).status)
+
+
+def imported(db, table: Table) -> None:
+    """Export the table's group as a backup and read it back in, as the import page does."""
+    backup = exports.backup_json(store.dump_group(db, table.group_id), store.now())
+    exports.parse_backup(backup.encode(), GAMES, COLOURS)
+
+
+def finished_with(db, table: Table, payload: dict) -> None:
+    """Close the play with ``payload`` as its final tally, written to the store without the rules."""
+    seats = len(store.get_play(db, table.play_id).seats)
+    store.finish_play(db, table.play_id, payload,
+                      [store.ResultInput(seat, 0, 1, {"total": 0}) for seat in range(seats)])
+
+
+# --- Gold West -------------------------------------------------------------------------------------
+
+def gold_west_tally(**anna) -> dict:
+    return gold_west.tally_payload([gold_west.PlayerTally("Anna", **anna), gold_west.PlayerTally("Ben")])
+
+
+def gw_mayor_page(client, db, table):
+    return lambda: client.post(f"/plays/{table.play_id}/gold-west/final-tally", data={
+        "version": "0", "confirmed": "y", "p0-office_mayor-tokens": "1", "p1-office_mayor-tokens": "2"})
+
+
+def gw_mayor_import(db, table):
+    finished_with(db, table, gold_west.tally_payload([
+        gold_west.PlayerTally("Anna", offices=(gold_west.OfficeClaim("mayor", 1),)),
+        gold_west.PlayerTally("Ben", offices=(gold_west.OfficeClaim("mayor", 2),))]))
+
+
+def gw_camps_page(client, db, table):
+    return lambda: client.post(f"/plays/{table.play_id}/gold-west/final-tally", data={
+        "version": "0", "confirmed": "y", "p0-largest_group": "8", "p0-second_group": "3", "p0-wanted": "2"})
+
+
+def gw_camps_import(db, table):
+    finished_with(db, table, gold_west_tally(largest_group=8, second_group=3, wanted=2))
+
+
+def gw_thirteenth_camp_page(client, db, table):
+    for _ in range(12):
+        assert client.post(f"/plays/{table.play_id}/gold-west/ledger/camp",
+                           data={"seat": "0", "again": "y"}).status_code == 302
+    return lambda: client.post(f"/plays/{table.play_id}/gold-west/ledger/camp",
+                               data={"seat": "0", "again": "y"})
+
+
+def gw_thirteenth_camp_import(db, table):
+    for _ in range(13):
+        store.append_event(db, table.play_id, "camp", {"seat": 0})
+
+
+# --- Carcassonne – Mayflower ---------------------------------------------------------------------
+
+def place(client, table, seat: int, role: str, column: int) -> None:
+    response = client.post(f"/plays/{table.play_id}/mayflower/place",
+                           data={"place-seat": str(seat), "place-role": role, "place-column": str(column)})
+    assert response.status_code == 302
+
+
+def mf_two_farmers_page(client, db, table):
+    place(client, table, 0, "farmer", 1)
+    place(client, table, 1, "farmer", 1)
+    return lambda: client.post(f"/plays/{table.play_id}/mayflower/complete", data=completion_data(
+        db, table.play_id, [{"kind": "farm", "settlers": [(0, "farmer", 1), (1, "farmer", 1)]}]))
+
+
+def mf_two_farmers_import(db, table):
+    store.append_event(db, table.play_id, "west_edge", {"column": 12})
+    store.append_event(db, table.play_id, "place", {"seat": 0, "role": "farmer", "column": 11})
+    store.append_event(db, table.play_id, "place", {"seat": 1, "role": "farmer", "column": 7})
+    store.append_event(db, table.play_id, "complete",
+                       {"features": [{"kind": "farm", "settlers": ["0-1", "1-1"]}]})
+
+
+def mf_flags_page(client, db, table):
+    place(client, table, 0, "sheriff", 1)
+    return lambda: client.post(f"/plays/{table.play_id}/mayflower/complete", data=completion_data(
+        db, table.play_id, [{"kind": "city", "tiles": 1, "flags": 2, "settlers": [(0, "sheriff", 1)]}]))
+
+
+def mf_flags_import(db, table):
+    store.append_event(db, table.play_id, "place", {"seat": 0, "role": "sheriff", "column": 1})
+    store.append_event(db, table.play_id, "complete",
+                       {"features": [{"kind": "city", "tiles": 1, "flags": 2, "settlers": ["0-1"]}]})
+
+
+def mf_flags_final_import(db, table):
+    finished_with(db, table, {"track_vp": [0, 0], "features": [
+        {"letter": "A", "kind": "city", "tiles": 2, "flags": 3,
+         "settlers": [{"id": "0-1", "seat": 0, "role": "sheriff", "column": 1}]}]})
+
+
+def mf_below_zero_page(client, db, table):
+    return lambda: client.post(f"/plays/{table.play_id}/adjust", data={"seat": "0", "points": "-999"})
+
+
+def mf_below_zero_import(db, table):
+    store.append_event(db, table.play_id, "adjust", {"seat": 0, "points": 3, "note": ""})
+    store.append_event(db, table.play_id, "adjust", {"seat": 0, "points": -4, "note": ""})
+
+
+def mf_zero_page(client, db, table):
+    return lambda: client.post(f"/plays/{table.play_id}/adjust", data={"seat": "1", "points": "+0"})
+
+
+def mf_zero_import(db, table):
+    store.append_event(db, table.play_id, "adjust", {"seat": 1, "points": 0, "note": ""})
+
+
+# --- Great Western Trail -------------------------------------------------------------------------
+
+SIX_MASTERS = [["workers", "objectives", "none"], ["none", "hazards", "certificates"]]
+
+
+def gwt_six_masters_page(client, db, table):
+    for seat, masters in enumerate(SIX_MASTERS):
+        response = client.post(card_url(table.play_id, seat),
+                               data=changed(PLAIN, station_masters=masters, **MASTER_COUNTS))
+        assert response.status_code == 302
+    # every card went in on its own; together they hold six tiles, so showing the result leads back to
+    # the cards, which say why
+    return lambda: client.post(f"/plays/{table.play_id}/gwt/final-tally/result", follow_redirects=True,
+                               data={"version": str(store.get_play(db, table.play_id).version)})
+
+
+def gwt_six_masters_on_one_card_page(client, db, table):
+    return lambda: client.post(card_url(table.play_id, 0), data=changed(
+        PLAIN, station_masters=SIX_MASTERS[0] + SIX_MASTERS[1][1:] + ["teepees"], **MASTER_COUNTS))
+
+
+def gwt_six_masters_import(db, table):
+    state = gwt.initial_state(PlaySetup(gwt.GAME.slug, (Seat("Anna", "red"), Seat("Ben", "blue"))))
+    for seat, masters in enumerate(SIX_MASTERS):
+        payload = {"seat": seat, "dollars": 0, "cities_vp": 0, "stations_vp": 0, "hazards_vp": 0,
+                   "teepee_pairs": 0, "hazards": 0, "certificates": 0, "stations": 0, "objectives": [],
+                   "station_masters": masters, "workers": {"cowboys": 1, "craftsmen": 1, "engineers": 1},
+                   "disc_cleared": False, "job_market_token": False, "buildings_vp": 0, "cattle_vp": 0,
+                   "buildings": 0}
+        gwt.apply_event(state, gwt.CARD_EVENT, payload)  # each card on its own is one the rules take
+        store.append_event(db, table.play_id, gwt.CARD_EVENT, payload)
+    finished_with(db, table, {"edition": 2, "players": []})
+
+
+def gwt_kansas_city_page(client, db, table):
+    return lambda: client.post(f"/plays/{table.play_id}/gwt/deliveries",
+                       data={"seat": "0", "city": "kansas city", "crest_vp": "6"})
+
+
+def gwt_kansas_city_import(db, table):
+    store.append_event(db, table.play_id, gwt.DELIVERY_EVENT,
+                       {"seat": 0, "city": "Kansas City", "crest_vp": 6})
+
+
+@dataclass(frozen=True)
+class Limit:
+    game: str
+    page: Callable  # (client, db, table) -> sends the request that breaks the limit, its response
+    api: tuple[str, dict, str] | None  # endpoint path, body, the detail path named; None: no API input
+    import_: Callable  # (db, table): stores the impossible state directly, for the backup to carry
+    words: str  # what every refusal says, naming the piece
+    statuses: tuple[int, ...] = (400, 409)  # how the page answers the request
+
+
+LIMITS = {
+    "gold-west-office-halves": Limit(
+        "gold-west", gw_mayor_page,
+        ("/score/gold-west", {"players": [{"name": "Anna", "offices": [{"office": "mayor", "tokens": 1}]},
+                                          {"name": "Ben", "offices": [{"office": "mayor", "tokens": 2}]}]},
+         "players[1].offices[0].tokens"),
+        gw_mayor_import, "The Mayor office has two halves"),
+    "gold-west-camps": Limit(
+        "gold-west", gw_camps_page,
+        ("/score/gold-west", {"players": [
+            {"name": "Anna", "largest_group": 8, "second_group": 3, "wanted": 2}, {"name": "Ben"}]},
+         "players[0].wanted"),
+        gw_camps_import, "Anna has only 12 camps with 2 players"),
+    "gold-west-ledger-camps": Limit(
+        "gold-west", gw_thirteenth_camp_page, None, gw_thirteenth_camp_import,
+        "Anna has placed all 12 camps"),
+    "mayflower-two-farmers": Limit(
+        "mayflower", mf_two_farmers_page,
+        ("/score/mayflower/feature", {
+            "players": ["Anna", "Ben"], "surveyors": [0, 0], "feature": {"kind": "farm"},
+            "settlers": [{"id": "a", "player": "Anna", "role": "farmer", "column": 11, "on_feature": True},
+                         {"id": "b", "player": "Ben", "role": "farmer", "column": 7, "on_feature": True}]},
+         "settlers[1].on_feature"),
+        mf_two_farmers_import, "holds exactly one farmer"),
+    "mayflower-flags": Limit(
+        "mayflower", mf_flags_page,
+        ("/score/mayflower/feature", {
+            "players": ["Anna", "Ben"], "surveyors": [0, 0],
+            "feature": {"kind": "city", "tiles": 1, "flags": 2},
+            "settlers": [{"id": "a", "player": "Anna", "role": "sheriff", "column": 1, "on_feature": True}]},
+         "feature.flags"),
+        mf_flags_import, "A city of 1 tiles has at most 1 flags"),
+    "mayflower-final-flags": Limit(
+        "mayflower", mf_flags_page,
+        ("/score/mayflower/final", {"players": ["Anna", "Ben"], "features": [
+            {"kind": "city", "tiles": 2, "flags": 3, "settlers": {"Anna": 1}}]}, "features[0].flags"),
+        mf_flags_final_import, "has at most"),
+    "mayflower-correction-below-0": Limit(
+        "mayflower", mf_below_zero_page, None, mf_below_zero_import, "would take them below 0"),
+    "mayflower-correction-of-0": Limit(
+        "mayflower", mf_zero_page, None, mf_zero_import, "A correction of 0 changes nothing"),
+    "great-western-trail-six-station-masters": Limit(
+        "great-western-trail", gwt_six_masters_page,
+        ("/score/great-western-trail", {"players": [{"name": "Anna", "station_masters": SIX_MASTERS[0]},
+                                                    {"name": "Ben", "station_masters": SIX_MASTERS[1]}]},
+         "players[1].station_masters[2]"),
+        gwt_six_masters_import, "5 station-master tiles in play", statuses=(200,)),
+    "great-western-trail-six-station-masters-on-one-card": Limit(
+        "great-western-trail", gwt_six_masters_on_one_card_page,
+        ("/score/great-western-trail", {"players": [
+            {"name": "Anna", "station_masters": [*SIX_MASTERS[0], *SIX_MASTERS[1][1:], "teepees"]},
+            {"name": "Ben"}]}, "players[0].station_masters[5]"),
+        gwt_six_masters_import, "5 station-master tiles in play"),
+    "great-western-trail-kansas-city": Limit(
+        "great-western-trail", gwt_kansas_city_page, None, gwt_kansas_city_import,
+        "A delivery to Kansas City is worth -6 VP on every crest, not +6."),
+}
+
+
+@pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
+def test_the_page_refuses_it_and_stores_nothing(client, db, limit):
+    table = new_table(client, db, limit.game)
+    send = limit.page(client, db, table)
+    before = stored(db, table)
+    response = send()
+    assert response.status_code in limit.statuses
+    page = response.get_data(as_text=True).replace("&#39;", "'")
+    assert limit.words in page
+    assert stored(db, table) == before and before[1] == "active"
+
+
+@pytest.mark.parametrize("limit", [limit for limit in LIMITS.values() if limit.api],
+                         ids=[key for key, limit in LIMITS.items() if limit.api])
+def test_the_api_refuses_it_with_the_field_named(limit):
+    path, body, field = limit.api
+    status, answer = respond(API[path], body)
+    assert status == 400
+    assert limit.words in answer["error"]
+    assert field in [detail["path"] for detail in answer["details"]]
+
+
+@pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
+def test_the_import_refuses_it(client, db, limit):
+    table = new_table(client, db, limit.game)
+    imported(db, table)  # the table as it is can be imported
+    limit.import_(db, table)
+    with pytest.raises(exports.BackupError, match=re.escape(limit.words)):
+        imported(db, table)
+
+
+# --- a slip of the finger, and rules computed once ---------------------------------------------------
+
+def test_finishing_gold_west_before_any_camp_is_placed_asks_once(client, db):
+    table = new_table(client, db, "gold-west")
+    url = f"/plays/{table.play_id}/gold-west/final-tally"
+    asked = client.post(url, data={"version": "0", "p0-track_vp": "3"})
+    assert asked.status_code == 200 and "Really finish it?" in asked.text
+    assert 'name="confirmed" type="hidden" value="y"' in asked.text and "Yes, finish the play" in asked.text
+    assert store.get_play(db, table.play_id).status == "active" and store.list_events(db, table.play_id) == []
+    finished = client.post(url, data={"version": "0", "p0-track_vp": "3", "confirmed": "y"})
+    assert finished.status_code == 302 and store.get_play(db, table.play_id).status == "finished"
+
+
+def test_finishing_gold_west_after_a_camp_asks_nothing(client, db):
+    table = new_table(client, db, "gold-west")
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "y"})
+    response = client.post(f"/plays/{table.play_id}/gold-west/final-tally", data={"version": "1"})
+    assert response.status_code == 302 and store.get_play(db, table.play_id).status == "finished"
+
+
+def test_gold_west_totals_only_rank_with_the_ledgers_wanted_camps(client, db):
+    table = new_table(client, db, "gold-west")
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "y"})
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/loot", data={"seat": "1", "again": "y"})
+    response = client.post(f"/plays/{table.play_id}/finish", data={"version": "2", "total_0": "20",
+                                                                   "total_1": "20"})
+    assert response.status_code == 302
+    # tied at 20: Ben has a camp in the Wanted area, Anna none, so Anna is ahead
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, table.play_id)] == [
+        ("Anna", 20, 1), ("Ben", 20, 2)]
+
+
+def test_the_live_mayflower_table_lets_surveyors_walk_past_the_westernmost_settler(client, db):
+    table = new_table(client, db, "mayflower")
+    for _ in range(3):  # three one-tile roads in column 1
+        place(client, table, 0, "bandit", 1)
+        response = client.post(f"/plays/{table.play_id}/mayflower/complete", data=completion_data(
+            db, table.play_id, [{"kind": "road", "tiles": 1, "settlers": [(0, "bandit", 1)]}]))
+        assert response.status_code == 302
+    play = store.get_play(db, table.play_id)
+    state = fold(PlaySetup("mayflower", tuple(Seat(s.name, s.colour) for s in play.seats)),
+                 [(e.kind, e.payload) for e in store.list_events(db, table.play_id)]).game_state
+    # [0, 0] → [1, 0] → [1, 1] → [2, 1]: no west edge was set, so tiles may lie further west
+    assert state.surveyors.as_list() == [2, 1]
