@@ -13,8 +13,8 @@ not need (locations, groups, tags, challenges, userInfo, deletedObjects)::
 (scores are text in the app's exports, sometimes numbers; playDate is the local time the play
 started). A file that is not shaped like this is refused as a whole with a sentence saying where;
 plays of games the group does not keep, or that do not fit their game, are skipped and listed.
-Which group game a BG Stats game becomes is decided by one function, :func:`known_game`; another
-matcher with the same signature can map more games (the group's own "any game" sheets).
+Which group game a BG Stats game becomes is decided by one function: :func:`known_game` for the
+three, :func:`own_game_matcher` adds the group's own games (by BoardGameGeek id or name).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from companion.exports import GWT_BGG_IDS
-from companion.games import gold_west, great_western_trail, mayflower, table_tools
-from companion.games.common import GameInfo
+from companion.games import custom, gold_west, great_western_trail, mayflower, table_tools
+from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
 from companion.messages import Message, Refused
 from companion.names import NAME_MAX, NameProblem, clean_name, name_key
-from companion.store import ImportedPlay, Player, ResultInput
+from companion.store import GroupGame, ImportedPlay, Player, ResultInput
 
 SOURCE = "BG Stats"
 KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG Stats play's id
@@ -57,6 +57,8 @@ class GameChoice:
 
     slug: str
     options: Mapping[str, Any] = field(default_factory=dict)
+    sheet: custom.ScoreSheet | None = None  # how one of the group's own games is scored
+    problem: Message | None = None  # why its plays cannot come in, though the game is the group's
 
 
 GameMatcher = Callable[[BgStatsGame], GameChoice | None]
@@ -95,6 +97,38 @@ def known_game(game: BgStatsGame) -> GameChoice | None:
     return KNOWN_NAMES.get(_plain(game.name))
 
 
+def _own_choice(own: GroupGame) -> GameChoice:
+    slug, options = custom.slug_for(own.id), {custom.SHEET_OPTION: own.version_id}
+    try:
+        sheet = custom.parse_sheet(own.sheet)
+    except RulesError as error:
+        return GameChoice(slug, options, problem=error.message)
+    if sheet.rows:
+        return GameChoice(slug, options, sheet, Message(
+            "The group scores %(game)s row by row; BG Stats keeps only a total per player.", game=own.name))
+    if sheet.teams:
+        return GameChoice(slug, options, sheet, Message(
+            "The group plays %(game)s in teams; BG Stats' export does not say who played together.",
+            game=own.name))
+    return GameChoice(slug, options, sheet)
+
+
+def own_game_matcher(own_games: Sequence[GroupGame]) -> GameMatcher:
+    """known_game, then the group's own games: the same BoardGameGeek id, or else the same name.
+
+    A game the group scores by rows or in teams is recognised but its plays are left out (with the
+    reason): BG Stats' export holds one total per player and no teams.
+    """
+    by_bgg_id = {own.bgg_id: own for own in own_games if own.bgg_id}
+    by_name = {_plain(own.name): own for own in own_games}
+
+    def match(game: BgStatsGame) -> GameChoice | None:
+        own = (game.bgg_id and by_bgg_id.get(game.bgg_id)) or by_name.get(_plain(game.name))
+        return known_game(game) or (_own_choice(own) if own else None)
+
+    return match
+
+
 @dataclass(frozen=True)
 class PlayerScore:
     player: int  # the BG Stats player's id
@@ -110,6 +144,7 @@ class ImportablePlay:
     ended_at: str
     minutes: int  # how long it took; 0 when BG Stats does not say
     counted: bool
+    won: bool | None  # a cooperative game: did the table win (BG Stats marks everybody a winner)?
     comments: str
     scores: tuple[PlayerScore, ...]  # in seat order, the start player first
 
@@ -247,11 +282,20 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     if not info.min_players <= len(entries) <= info.max_players:
         return Message("%(game)s is played by %(min)d to %(max)d players; this play had %(count)d.",
                        count=len(entries), game=info.name, min=info.min_players, max=info.max_players)
+    cooperative = choice.sheet is not None and choice.sheet.cooperative
     scores = []
     for entry in entries:
+        name = players[entry["playerRefId"]]
         points = _points(entry.get("score"))
+        if points is None and cooperative and entry.get("score") in (None, ""):
+            points = 0  # a cooperative game is often won or lost without points
         if points is None:
-            return Message("%(name)s has no score in whole points.", name=players[entry["playerRefId"]])
+            return Message("%(name)s has no score in whole points.", name=name)
+        if choice.sheet is not None:
+            try:
+                custom.checked_breakdown(choice.sheet, name, {custom.TOTAL_ROW: points})
+            except RulesError as error:
+                return error.message
         scores.append(PlayerScore(entry["playerRefId"], points))
     duration = play.get("durationMin")
     minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
@@ -260,6 +304,7 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
         key=_play_key(play, game), game=choice, game_name=game.name,
         started_at=started.isoformat(), ended_at=(started + timedelta(minutes=minutes)).isoformat(),
         minutes=minutes, counted=play.get("ignored") is not True,
+        won=any(entry.get("winner") is True for entry in entries) if cooperative else None,
         comments=comments if isinstance(comments, str) else "", scores=tuple(scores))
 
 
@@ -287,10 +332,9 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         choice = match(game)
         info = games.get(choice.slug) if choice else None
         if info is None:
-            skipped.append(SkippedPlay(game.name, play["playDate"],
-                                       Message("The group does not keep plays of this game.")))
-            continue
-        result = _importable(play, game, choice, info, names, zone)
+            result: ImportablePlay | Message = Message("The group does not keep plays of this game.")
+        else:
+            result = choice.problem or _importable(play, game, choice, info, names, zone)
         if isinstance(result, Message):
             skipped.append(SkippedPlay(game.name, play["playDate"], result))
         elif result.key in already_imported or result.key in {p.key for p in plays}:
@@ -385,12 +429,18 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
     for name in seat_names:  # each player's own colour, unless someone at the table already has it
         own = colours_of[name_key(name)]
         seat_colours.append(own if own not in seat_colours else _free_colour(seat_colours, colours))
-    payload = {"totals": [score.score for score in play.scores], "imported_from": SOURCE, KEY_FIELD: play.key}
+    scores = [(name, {custom.TOTAL_ROW: score.score}) for name, score in zip(seat_names, play.scores,
+                                                                              strict=True)]
+    source = {"imported_from": SOURCE, KEY_FIELD: play.key}
     # ranked by the game's rules, as every stored tally is: BG Stats does not record the games'
     # tie-breakers, so a tie on points is shared (whoever BG Stats marked as the winner)
-    result = ranked_tally(play.game.slug, ("total",),
-                          [(name, {"total": score.score}) for name, score in zip(seat_names, play.scores,
-                                                                                   strict=True)], payload)
+    if play.game.sheet is None:
+        payload = {"totals": [score.score for score in play.scores], **source}
+        result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
+    else:  # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
+        payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,
+                   **({"won": play.won} if play.won is not None else {})}
+        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, None, play.won)
     return ImportedPlay(
         game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
         ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),

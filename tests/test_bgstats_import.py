@@ -278,3 +278,64 @@ def test_another_groups_phone_cannot_import(app, client, group):
 
 def test_the_history_page_links_to_the_import(client, group):
     assert f'href="/groups/{group}/import/bg-stats"' in client.get(f"/groups/{group}/history").text
+
+
+# --- the group's own games ------------------------------------------------------------------------------
+
+def own_game(db, group_id: int, name: str, bgg_id: int | None = None, **sheet) -> str:
+    from companion.games import custom
+
+    return custom.slug_for(store.add_group_game(db, group_id, name, bgg_id, {"max_players": 6, **sheet}))
+
+
+def test_the_groups_own_games_are_matched_by_boardgamegeek_id_or_name(db, group):
+    azul = own_game(db, group, "Azul", 230802)
+    wingspan = own_game(db, group, "Wingspan", rows=[{"name": "birds"}, {"name": "eggs"}])
+    codenames = own_game(db, group, "Codenames", teams=True)
+    match = bgstats_import.own_game_matcher(store.list_group_games(db, group))
+    assert match(BgStatsGame(1, "Azul (2017)", 230802)).slug == azul  # the id decides
+    assert match(BgStatsGame(1, "azul", None)).slug == azul
+    assert match(BgStatsGame(1, "Great Western Trail", None)).slug == "great-western-trail"
+    assert match(BgStatsGame(1, "Gloomhaven", None)) is None
+    rows, teams = match(BgStatsGame(1, "Wingspan", None)), match(BgStatsGame(1, "Codenames", None))
+    assert rows.slug == wingspan and "row by row" in rows.problem
+    assert teams.slug == codenames and "in teams" in teams.problem
+
+
+def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db, group):
+    azul = own_game(db, group, "Azul", lowest_wins=True)  # as a test: fewer points win
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert "5 plays to import" in page.text and "Azul" not in page.text.split("left out")[1]
+    fields = confirmation_fields(page.text)
+    assert fields["player_5"] == "0"  # Eve, who played Azul only, is a new player
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    play = next(p for p in store.recent_finished(db, group) if p.play.game == azul)
+    assert [(r.name, r.total, r.rank) for r in play.results] == [("ben", 41, 1), ("Eve", 58, 2)]
+    assert play.play.options["sheet"] == store.list_group_games(db, group)[0].version_id
+    archive = store.dump_group(db, group)
+    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    assert restored.plays == archive.plays
+
+
+def test_a_cooperative_game_is_won_or_lost_together(client, db, group):
+    pandemic = own_game(db, group, "Pandemic", cooperative=True)
+
+    def add_pandemic(document):
+        document["games"].append({"id": 7, "name": "Pandemic", "bggId": 30549})
+        document["plays"].append({"uuid": "C0FFEE00-0000-4000-8000-000000000009", "gameRefId": 7,
+                                  "playDate": "2024-03-22 20:00:00", "durationMin": 45, "playerScores": [
+                                      {"playerRefId": 1, "score": "", "winner": True},
+                                      {"playerRefId": 2, "score": None, "winner": True}]})
+
+    fields = confirmation_fields(upload(client, group, mutated(add_pandemic)).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    play = next(p for p in store.recent_finished(db, group) if p.play.game == pandemic)
+    assert {(r.name, r.rank) for r in play.results} == {("Anna", 1), ("ben", 1)}
+    assert store.final_payload(db, play.play.id)["won"] is True
+
+
+def test_a_game_the_group_scores_by_rows_is_listed_with_the_reason(client, db, group):
+    own_game(db, group, "Azul", rows=[{"name": "wall"}, {"name": "floor", "negative": True}])
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert "The group scores Azul row by row; BG Stats keeps only a total per player." in page.text
+    assert "4 plays to import" in page.text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from companion.names import name_key
 from companion.store.groups import check_free_name
 from companion.store.plays import FINAL_EVENT, ResultInput
 from companion.store.schema import StoreError, now, write_transaction
+from companion.store.table import insert_finished_play
 
 
 @dataclass(frozen=True)
@@ -48,24 +48,10 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
             missing = [name for name, _ in play.seats if name_key(name) not in ids]
             if missing:
                 raise StoreError("The group has no player called %(name)s.", name=missing[0])
-            play_id = db.execute(
-                "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, version) "
-                "VALUES (?, ?, ?, 'finished', ?, ?, ?, 1)",
-                [group_id, play.game, json.dumps(dict(play.options)), int(play.counted), play.started_at,
-                 play.ended_at],
-            ).lastrowid
-            seat_players = [ids[name_key(name)] for name, _ in play.seats]
-            db.conn.executemany(
-                "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
-                [(play_id, n, player_id, colour)
-                 for n, (player_id, (_, colour)) in enumerate(zip(seat_players, play.seats, strict=True))])
-            db.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, 1, ?, ?, ?)",
-                       [play_id, FINAL_EVENT, json.dumps(dict(play.final_payload)), play.ended_at])
-            # after the play and its seats: the statistics triggers read both
-            db.conn.executemany(
-                "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-                [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
-                 for r in play.results])
+            insert_finished_play(db, group_id, play.game,
+                                 [(ids[name_key(name)], colour) for name, colour in play.seats],
+                                 play.options, play.final_payload, play.results, play.started_at,
+                                 play.ended_at, play.counted)
 
 
 def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:

@@ -8,10 +8,10 @@ from flask_babel import ngettext
 
 from companion import bgstats_import, store
 from companion.bgstats_import import BgStatsError, BgStatsFile
+from companion.catalogue import group_games
 from companion.database import get_db
 from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
-from companion.games import GAMES
 from companion.messages import Refused
 from companion.views.common import member_group, translated
 
@@ -19,8 +19,11 @@ bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg
 
 
 def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
-    done = frozenset(store.imported_play_keys(get_db(), group.id, bgstats_import.KEY_FIELD))
-    return bgstats_import.read_export(data, GAMES, already_imported=done)
+    """The export as this group sees it: its games (the three and its own), what it imported before."""
+    db = get_db()
+    done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
+    match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
+    return bgstats_import.read_export(data, group_games(group.id), match, already_imported=done)
 
 
 def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
@@ -35,7 +38,7 @@ def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
 def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
     skipped = [(play.game_name, play.date, translated(play.reason)) for play in file.skipped]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
-                           skipped=skipped, games=GAMES), status
+                           skipped=skipped, games=group_games(group.id)), status
 
 
 @bp.route("", methods=["GET", "POST"])
@@ -53,6 +56,7 @@ def upload(group_id: int):
             return _confirm_page(group, file, _mapping_form(group, file))
     status = 400 if request.method == "POST" else 200
     return render_template("history/bgstats_upload.html", group=group, form=form,
+                           games=group_games(group.id),
                            limit_kb=current_app.config["BACKUP_MAX_BYTES"] // 1024), status
 
 
