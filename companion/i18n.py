@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from urllib.parse import urlsplit
 
 from flask import Flask, request
-from flask_babel import Babel, get_locale, gettext
+from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 
 from companion.labels import TERMS
 from companion.messages import Message, Refused, Term
@@ -57,8 +58,24 @@ def _shown(value: object) -> object:
     return value
 
 
+def day(stamp: str | None) -> str:
+    """A stored time (ISO 8601) as the reader's language writes its day: "30 Nov 2026", "30.11.2026"."""
+    return format_date(datetime.fromisoformat(stamp), "medium") if stamp else ""
+
+
+def moment(stamp: str | None) -> str:
+    """A stored time (ISO 8601) as the reader's language writes day and time, short."""
+    return format_datetime(datetime.fromisoformat(stamp), "short") if stamp else ""
+
+
+def decimal(number: float) -> str:
+    """A number with at most one decimal, none when it is whole: 69, 69.5 (German 69,5)."""
+    return format_decimal(number, format="#,##0.#")
+
+
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
     Babel(app, locale_selector=select_locale)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
+    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal)

@@ -349,3 +349,43 @@ def test_the_live_mayflower_table_lets_surveyors_walk_past_the_westernmost_settl
                  [(e.kind, e.payload) for e in store.list_events(db, table.play_id)]).game_state
     # [0, 0] → [1, 0] → [1, 1] → [2, 1]: no west edge was set, so tiles may lie further west
     assert state.surveyors.as_list() == [2, 1]
+
+
+# --- messages a player understands -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("code", "character"), [("K7M0-Q2XD", "0"), ("k7mp-q2xl", "L"), ("IK7MPQ2X", "I")])
+def test_a_join_code_with_a_character_codes_never_use_says_which(client, code, character):
+    response = client.post("/join", data={"code": code})
+    assert response.status_code == 400
+    assert f"A join code never contains {character}: codes leave out 0, O, 1, I and L" in response.text
+
+
+def finish_with_totals(client, db, table: Table, *totals: int) -> None:
+    data = {"version": str(store.get_play(db, table.play_id).version)}
+    data.update({f"total_{seat}": str(total) for seat, total in enumerate(totals)})
+    assert client.post(f"/plays/{table.play_id}/finish", data=data).status_code == 302
+
+
+@pytest.mark.parametrize(("language", "words", "not_words"), [
+    pytest.param("en", ["1 play counted.", ">69<", ">41.5<"], ["1 plays", "69.0", "41.50"], id="english"),
+    pytest.param("de", ["1 gezählte Partie.", ">69<", ">41,5<"], ["69.0", "41.5"], id="german"),
+])
+def test_statistics_count_in_the_readers_words_and_numbers(client, db, language, words, not_words):
+    table = new_table(client, db, "mayflower")
+    finish_with_totals(client, db, table, 69, 14)
+    page = client.get(f"/groups/{table.group_id}/statistics", headers={"Accept-Language": language}).text
+    for word in words:
+        assert word in page
+    for word in not_words:
+        assert word not in page
+
+
+def test_dates_are_written_in_the_readers_language(client, db):
+    table = new_table(client, db, "mayflower")
+    finish_with_totals(client, db, table, 3, 4)
+    ended = store.get_play(db, table.play_id).ended_at  # kept as ISO 8601, shown as people write dates
+    day, month, year = ended[8:10].lstrip("0"), ended[5:7], ended[:4]
+    german = client.get(f"/plays/{table.play_id}/result", headers={"Accept-Language": "de"}).text
+    assert f"{day.zfill(2)}.{month}.{year[2:]}" in german
+    english = client.get(f"/groups/{table.group_id}", headers={"Accept-Language": "en"}).text
+    assert ended[:10] not in english and ended[:10] not in german

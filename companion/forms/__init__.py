@@ -100,7 +100,13 @@ class JoinCodeForm(FlaskForm):
 
     def validate_code(self, field: StringField) -> None:
         code = field.data or ""
-        if len(code) != JOIN_CODE_LENGTH or any(ch not in JOIN_CODE_ALPHABET for ch in code):
+        unused = next((ch for ch in code if ch not in JOIN_CODE_ALPHABET), None)
+        if unused is not None:
+            # 0 and O, 1, I and L look alike, so codes never use them: say which one was typed
+            raise ValidationError(_l("A join code never contains %(char)s: codes leave out 0, O, 1, I and L, "
+                                     "which are easy to mix up. Check the code on the group's page.",
+                                     char=unused))
+        if len(code) != JOIN_CODE_LENGTH:
             raise ValidationError(_l("A join code has %(n)d letters and digits, like K7MP-Q2XD.",
                                      n=JOIN_CODE_LENGTH))
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 
 from companion import bgstats_import, store
 from companion.bgstats_import import BgStatsError, BgStatsFile
@@ -57,7 +57,8 @@ def upload(group_id: int):
     status = 400 if request.method == "POST" else 200
     return render_template("history/bgstats_upload.html", group=group, form=form,
                            games=group_games(group.id),
-                           limit_kb=current_app.config["BACKUP_MAX_BYTES"] // 1024), status
+                           limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
+                                                format="#,##0.#")), status
 
 
 @bp.post("/confirm")

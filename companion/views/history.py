@@ -29,6 +29,7 @@ from companion.forms.history import (
 from companion.games import GAMES, custom
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
+from companion.i18n import day
 from companion.labels import row_label
 from companion.messages import Refused
 from companion.security import (
@@ -71,7 +72,7 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
           list=", ".join(f"{p.name} {p.wins}" for p in players)),
         [charts.Bar(p.name, p.wins, p.colour, str(p.wins)) for p in players])
     if stats.periods:
-        first, last = stats.periods[0].first[:10], stats.periods[-1].last[:10]
+        first, last = day(stats.periods[0].first), day(stats.periods[-1].last)
         if len(stats.periods) == stats.plays:
             description = _("Each player's score in each play, from %(first)s to %(last)s; the table below "
                             "lists the numbers.", first=first, last=last)
@@ -81,7 +82,7 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
                             count=len(stats.periods), first=first, last=last)
         found["scores"] = charts.line_chart(
             "scores-chart", _("Scores over time"), description,
-            [period.first[:10] for period in stats.periods],
+            [day(period.first) for period in stats.periods],
             [charts.Line(p.name, p.colour, [period.averages.get(p.player_id) for period in stats.periods])
              for p in players])
     if stats.rows:
