@@ -221,7 +221,7 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
     data: dict[str, Any] = {}
     for seat in range(seats):
         setattr(PastPlayForm, f"player-{seat}", SelectField(
-            gettext("Seat %(n)d", n=seat + 1), coerce=int, choices=player_choices))
+            gettext("Seat %(n)d", n=seat + 1), coerce=int, choices=player_choices, default=0))
         data[f"player-{seat}"] = players[seat].id if seat < len(players) else 0
         for n, key in enumerate(sheet.row_keys):
             negative = not sheet.rows or sheet.rows[n].negative
@@ -232,8 +232,8 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
                 render_kw={"inputmode": "numeric"}))
         if sheet.teams:
             setattr(PastPlayForm, f"team-{seat}", SelectField(
-                gettext("Team"), choices=choices((team, gettext("Team %(team)s", team=team))
-                                                 for team in custom.TEAM_NAMES)))
+                gettext("Team"), default=custom.default_teams(seats)[seat],
+                choices=choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)))
             data[f"team-{seat}"] = custom.default_teams(seats)[seat]
     if sheet.cooperative:
         PastPlayForm.won = outcome_field()

@@ -113,6 +113,7 @@ from companion.store.plays import (
     start_play,
     undo_last_event,
 )
+from companion.store.ratings import PlayerRating, RatedPlay, player_ratings, rating_history, refresh_ratings
 from companion.store.schema import (
     BUSY_TIMEOUT_SECONDS,
     MIGRATIONS,
@@ -161,7 +162,9 @@ __all__ = [
     "NotFound",
     "Play",
     "Player",
+    "PlayerRating",
     "PlayerStatistics",
+    "RatedPlay",
     "ReopenedTally",
     "ResultInput",
     "ResultRow",
@@ -222,8 +225,11 @@ __all__ = [
     "play_results",
     "played_games",
     "player_play_count",
+    "player_ratings",
+    "rating_history",
     "recent_finished",
     "record_join_failure",
+    "refresh_ratings",
     "rename_group",
     "rename_membership",
     "reopened_tally",

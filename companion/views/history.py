@@ -26,7 +26,7 @@ from companion.forms.history import (
     correction_form,
     group_settings_form,
 )
-from companion.games import GAMES, custom
+from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
 from companion.i18n import day
@@ -118,8 +118,30 @@ def statistics(group_id: int):
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
     stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None))
+    found = statistics_charts(stats)
+    rated = ratings_of(group.id, stats, found)
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
-                           charts=statistics_charts(stats))
+                           charts=found, ratings=rated)
+
+
+def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup]) -> list[tuple]:
+    """(player statistics, rating) of the rated players, best first; adds the chart over time to ``found``."""
+    db = get_db()
+    store.refresh_ratings(db, group_id, ratings.rate_play)
+    scope = stats.game or ratings.OVERALL
+    current = store.player_ratings(db, group_id, scope)
+    rated = sorted(((p, current[p.player_id]) for p in stats.players if p.player_id in current),
+                   key=lambda pair: -pair[1].shown)
+    history = store.rating_history(db, group_id, scope)
+    if history and rated:
+        found["ratings"] = charts.line_chart(
+            "ratings-chart", _("Ratings over time"),
+            _("Each player's rating after each of the latest %(count)d rated plays; the table above lists "
+              "the ratings now.", count=len(history)),
+            [play.ended_at[:10] for play in history],
+            [charts.Line(p.name, p.colour, [play.shown.get(p.player_id) for play in history])
+             for p, _ in rated])
+    return rated
 
 
 def in_pad_order(stats: store.Statistics) -> store.Statistics:
