@@ -69,7 +69,9 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
         result = custom.rank_sheet(slug, sheet, [(names[pid], b) for pid, b in
                                                  zip(chosen, form.breakdowns(), strict=True)],
                                    form.teams_chosen(), form.won_chosen())
-        payload = {"breakdowns": form.breakdowns(), "teams": form.teams_chosen(), "won": form.won_chosen()}
+        # "totals": like a play closed with totals only, it holds no tally of the game's own to check
+        payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
+                   "teams": form.teams_chosen(), "won": form.won_chosen()}
         return store.log_past_play(
             get_db(), group.id, slug, [(pid, colour[pid]) for pid in chosen], {**options, **extras},
             {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
