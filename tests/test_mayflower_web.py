@@ -122,6 +122,11 @@ def strip_columns(page: str) -> list[str]:
     return [text_of(number) for number in numbers]
 
 
+def edge_buttons(page: str) -> list[tuple[str, str]]:
+    """The west edge's buttons on the table: the column each one records, and its words."""
+    return re.findall(r'<button form="mf-edge-form" name="west-column" value="(\d+)">([^<]+)</button>', page)
+
+
 def test_the_play_page_opens_on_the_turn_the_strip_and_the_actions(client, db, play_id):
     page = client.get(f"/plays/{play_id}")
     assert page.status_code == 200
@@ -152,6 +157,8 @@ def test_placing_a_settler_stores_it_draws_it_and_passes_the_turn(client, db, pl
     assert "4 settlers left" in words and "The map reaches column 1." in words
     assert strip_columns(page) == ["Column 2", "Column 1", "0 (the coast)"]
     assert "Ben: sheriff placed in column 1" in text_of(page, "log")
+    # the map follows the placement; a tap says it ends there, or that tiles reach one column further
+    assert edge_buttons(page) == [("1", "Map ends at column 1"), ("2", "Tiles reach column 2")]
     assert turn_of(page) == "Cara"  # the seat after the one that placed
     place(client, play_id, CARA, "bandit", 2)
     assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"
@@ -201,7 +208,11 @@ def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_
     response = set_west_edge(client, play_id, 4)
     assert response.status_code == 302 and response.headers["Location"].endswith("#mf-table")
     assert events(db, play_id) == [("west_edge", {"column": 4})]
-    assert "The map reaches column 4." in text_of(client.get(f"/plays/{play_id}").text)
+    page = client.get(f"/plays/{play_id}").text
+    assert "The map reaches column 4." in text_of(page)
+    # the table said where the map ends: the strip says so, and offers the next column only
+    assert "The map ends at column 4." in text_of(page, "mf-table")
+    assert edge_buttons(page) == [("5", "Tiles reach column 5")]
     place(client, play_id, ANNA, "farmer", 4)
     refused = set_west_edge(client, play_id, 2)
     assert refused.status_code == 409
@@ -224,10 +235,7 @@ def test_a_wide_map_has_a_column_for_every_tile_and_the_next_one(client, db, pla
     page = client.get(f"/plays/{play_id}").text
     assert strip_columns(page) == [*(f"Column {n}" for n in range(31, 0, -1)), "0 (the coast)"]
     assert page.count('class="mf-col mf-beyond"') == 1 and page.count('class="mf-col mf-coast"') == 1
-    edge_buttons = re.findall(r'<button form="mf-edge-form" name="west-column" '
-                              r'value="(\d+)">([^<]+)</button>',
-                              page)
-    assert edge_buttons == [("30", "Map ends at column 30"), ("31", "Tiles reach column 31")]
+    assert edge_buttons(page) == [("31", "Tiles reach column 31")]
 
 
 # --- completing features: the worked examples of the rules through the pages ------------------------------

@@ -119,13 +119,6 @@ def map_summary(state: mayflower.TableState, names: list[str]) -> str:
     return " ".join(sentences)
 
 
-def known_west_edge(state: mayflower.TableState) -> int:
-    """The westernmost column known to hold a tile: as the table set it, else the furthest piece's column."""
-    edge = getattr(state, "west_edge", None)
-    placed = [state.surveyors.north, state.surveyors.south, *(s.column for s in state.placed)]
-    return max(placed) if edge is None else edge
-
-
 def strip_columns(state: mayflower.TableState, west_edge: int) -> tuple[StripColumn, ...]:
     """The map's columns from the one a new tile may reach (west) to the coast (east, column 0)."""
     reach = min(west_edge + 1, mayflower.MAX_COLUMN)
@@ -187,7 +180,7 @@ def play_screen(play: store.Play, table: TableState, events: Sequence[store.Even
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
-    edge = known_west_edge(state)
+    edge = state.west_edge
     return Screen(
         state=state, seats=seats, turn=turn, columns=strip_columns(state, edge), west_edge=edge,
         summary=map_summary(state, names), report=feature_reports(state),
@@ -232,7 +225,7 @@ def west_edge(play_id: int):
     """How far west the map reaches."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
-    return _record(play, "west_edge", west_edge_form(known_west_edge(state)), TABLE_ANCHOR)
+    return _record(play, "west_edge", west_edge_form(state.west_edge), TABLE_ANCHOR)
 
 
 def _finish(play: store.Play, form, table: TableState) -> Response | None:
