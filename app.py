@@ -26,6 +26,7 @@ from companion.views import (
     live,
     mayflower,
     past_plays,
+    players,
     plays,
     table_tools,
 )
@@ -93,7 +94,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools, past_plays, bgstats):
+                   mayflower, health, custom_games, table_tools, past_plays, bgstats,
+                   players):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

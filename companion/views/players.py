@@ -1,0 +1,46 @@
+"""A player's page: plays, wins, win rate, average and best per game, rating and head to head."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, render_template
+
+from companion import store
+from companion.catalogue import AnyGame
+from companion.database import get_db
+from companion.games import ratings
+from companion.views.common import member_group
+
+bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<int:player_id>")
+
+
+@bp.get("/statistics")
+def show(group_id: int, player_id: int):
+    group = member_group(group_id)
+    db = get_db()
+    try:
+        player = store.get_player(db, group.id, player_id)
+    except store.NotFound:
+        abort(404)
+    store.refresh_ratings(db, group.id, ratings.rate_play)
+    overall = store.statistics(db, group.id)
+    games = AnyGame()
+    per_game = []
+    for game in overall.games:
+        stats = store.statistics(db, group.id, game.game, periods=1)  # no chart here
+        mine = next((p for p in stats.players if p.player_id == player.id), None)
+        if mine is not None:
+            rating = store.player_ratings(db, group.id, game.game).get(player.id)
+            per_game.append((games[game.game].name if game.game in games else game.game, mine, rating))
+    others = {p.player_id: p for p in overall.players if p.player_id != player.id}
+    rivals = [(others[opponent], rivalry, overall.rivalries.get((opponent, player.id)))
+              for (me, opponent), rivalry in overall.rivalries.items()
+              if me == player.id and opponent in others]
+    return render_template(
+        "player.html", group=group, player=player,
+        record=next((p for p in overall.players if p.player_id == player.id), None),
+        rating=store.player_ratings(db, group.id).get(player.id), per_game=per_game,
+        rivals=sorted(rivals, key=lambda r: r[0].name.casefold()))
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
