@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 
@@ -99,3 +100,36 @@ def test_a_backup_file_is_read_from_its_stream_even_with_a_byte_order_mark():
     archive = large_archive(3)
     text = exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
     assert exports.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
+
+
+def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):
+    """Before the import checked times, a backup could bring stamps without a UTC offset (which broke the
+    statistics page at 25 plays of a game) or with another offset; the migration puts them in UTC."""
+    path = tmp_path / "old.sqlite3"
+    connection = store.connect(path)
+    connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    earlier = [m.__name__ for m in store.MIGRATIONS].index("_m009_times_in_utc")
+    with store.write_transaction(connection):
+        for number, migration in enumerate(store.MIGRATIONS[:earlier], start=1):
+            migration(connection)
+            connection.execute("INSERT INTO migrations VALUES (?, ?, '2024-01-01')",
+                               [number, migration.__name__])
+    archive = large_archive(30)
+    # a third of the plays without offsets, a third in summer time, a third as the companion writes them
+    mixed = [dataclasses.replace(play, started_at=play.started_at[:19],
+                                 ended_at=play.ended_at[:19].replace("T21:", "T23:") + "+02:00",
+                                 events=tuple(dataclasses.replace(e, created_at=e.created_at[:19])
+                                              for e in play.events))
+             if n % 3 == 0 else
+             dataclasses.replace(play, ended_at=play.ended_at[:19] + "Z") if n % 3 == 1 else play
+             for n, play in enumerate(archive.plays)]
+    group = store.restore_group(connection, dataclasses.replace(archive, plays=tuple(mixed)))
+
+    assert store.migrate(connection) == list(range(earlier + 1, len(store.MIGRATIONS) + 1))
+
+    migrated = store.dump_group(connection, group.id)
+    assert migrated.plays == archive.plays  # 23:mm+02:00 is 21:mm UTC
+    left = connection.execute("SELECT COUNT(*) FROM results WHERE ended_at NOT LIKE '%+00:00'").fetchone()[0]
+    assert left == 0
+    stats = store.statistics(connection, group.id, "great-western-trail")
+    assert sum(p.plays for p in stats.players) == sum(len(p.seats) for p in archive.plays if p.counted)
