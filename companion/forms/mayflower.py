@@ -24,7 +24,7 @@ from companion.games.mayflower import (
 )
 from companion.i18n import translated
 
-# Words for the rules' keys. The letters mark settlers and surveyors on the map strip.
+# Words for the rules' keys. The letters mark the settlers on the map strip.
 ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),
               "farmer": _l("farmer")}
 ROLE_LETTERS = {"bandit": _l("B"), "sheriff": _l("S"), "trapper": _l("T"), "farmer": _l("F")}

@@ -90,9 +90,7 @@ class Screen:
 
     state: mayflower.TableState
     seats: tuple[SeatView, ...]
-    turn: int
     columns: tuple[StripColumn, ...]
-    west_edge: int
     summary: str
     report: tuple[FeatureReport, ...]
     pickable: tuple[mayflower.Settler, ...]
@@ -119,16 +117,16 @@ def map_summary(state: mayflower.TableState, names: list[str]) -> str:
     return " ".join(sentences)
 
 
-def strip_columns(state: mayflower.TableState, west_edge: int) -> tuple[StripColumn, ...]:
+def strip_columns(state: mayflower.TableState) -> tuple[StripColumn, ...]:
     """The map's columns from the one a new tile may reach (west) to the coast (east, column 0)."""
-    reach = min(west_edge + 1, mayflower.MAX_COLUMN)
+    reach = min(state.west_edge + 1, mayflower.MAX_COLUMN)
     by_seat = sorted(state.settlers, key=lambda s: s.seat)
     return tuple(
         StripColumn(number=column,
                     surveyors=tuple(name for name in mayflower.SURVEYOR_NAMES
                                     if getattr(state.surveyors, name) == column),
                     settlers=tuple(s for s in by_seat if s.column == column),
-                    beyond=column > west_edge)
+                    beyond=column > state.west_edge)
         for column in range(reach, -1, -1)
     )
 
@@ -174,24 +172,22 @@ def play_screen(play: store.Play, table: TableState, events: Sequence[store.Even
     """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
     state: mayflower.TableState = table.game_state
     names, forms = _names(play), forms or {}
-    turn = next_turn(events, len(names))
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
     complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
-    edge = state.west_edge
     return Screen(
-        state=state, seats=seats, turn=turn, columns=strip_columns(state, edge), west_edge=edge,
-        summary=map_summary(state, names), report=feature_reports(state),
-        pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, turn, formdata=None), complete=complete,
-        west_edge_form=forms.get("west_edge") or west_edge_form(edge, formdata=None),
+        state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
+        report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
+        place=forms.get("place") or place_form(names, next_turn(events, len(names)), formdata=None),
+        complete=complete,
+        west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
     )
 
 
-def _record(play: store.Play, kind: str, form, anchor: str):
-    """Store the form's event if the rules allow it and go back to the play; else show why, nothing stored."""
+def _record(play: store.Play, kind: str, form):
+    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored."""
     if not form.validate_on_submit():
         return render_play(play, status=400, mayflower_forms={kind: form})
     payload = form.payload()
@@ -202,14 +198,14 @@ def _record(play: store.Play, kind: str, form, anchor: str):
     except Refused as error:
         form.show_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={kind: form})
-    return to_play(play.id, anchor)
+    return to_play(play.id, TABLE_ANCHOR)
 
 
 @bp.post("/place")
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
-    return _record(play, "place", place_form(_names(play)), TABLE_ANCHOR)
+    return _record(play, "place", place_form(_names(play)))
 
 
 @bp.post("/complete")
@@ -217,7 +213,7 @@ def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
-    return _record(play, "complete", complete_form(state.settlers, _names(play)), TABLE_ANCHOR)
+    return _record(play, "complete", complete_form(state.settlers, _names(play)))
 
 
 @bp.post("/west-edge")
@@ -225,7 +221,7 @@ def west_edge(play_id: int):
     """How far west the map reaches."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     state = table_of(play, store.list_events(get_db(), play.id)).game_state
-    return _record(play, "west_edge", west_edge_form(state.west_edge), TABLE_ANCHOR)
+    return _record(play, "west_edge", west_edge_form(state.west_edge))
 
 
 def _finish(play: store.Play, form, table: TableState) -> Response | None:
