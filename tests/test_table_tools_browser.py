@@ -37,7 +37,7 @@ def open_play(context, table):
     page.get_by_role("button", name="Join the group").click()
     expect(page.get_by_role("heading", name="Friday night")).to_be_visible()
     page.goto(f"{url}/plays/{play_id}")
-    expect(page.get_by_role("heading", name="Timer and first player")).to_be_visible()
+    expect(page.get_by_role("heading", name="Timer and who starts")).to_be_visible()
     return page
 
 
