@@ -12,6 +12,7 @@ from companion import compression, database, i18n, security
 from companion import config as settings
 from companion.catalogue import AnyGame
 from companion.labels import ROW_LABELS, row_label
+from companion.store.schema import owner_only_files
 from companion.views import (
     api,
     bgstats,
@@ -25,6 +26,7 @@ from companion.views import (
     home,
     live,
     mayflower,
+    members,
     past_plays,
     players,
     plays,
@@ -33,11 +35,19 @@ from companion.views import (
 
 
 def _ensure_instance_config(instance: Path) -> None:
-    """Create ``instance/config.py`` with a random SECRET_KEY the first time the site runs."""
-    instance.mkdir(parents=True, exist_ok=True)
+    """Create ``instance/config.py`` with a random SECRET_KEY the first time the site runs.
+
+    The folder and the file are created readable by their owner only (see ``owner_only_files``).
+    """
     config = instance / "config.py"
     if config.exists():
         return
+    with owner_only_files():
+        instance.mkdir(parents=True, exist_ok=True)
+        _write_instance_config(instance, config)
+
+
+def _write_instance_config(instance: Path, config: Path) -> None:
     # Write the whole file under a temporary name, then link it into place: when several server
     # processes start at once, exactly one link succeeds, and no process ever reads a half-written
     # file, so every process signs cookies with the same key.
@@ -47,7 +57,6 @@ def _ensure_instance_config(instance: Path) -> None:
         "# which groups a phone has joined.\n"
         f"SECRET_KEY = {secrets.token_hex(32)!r}\n"
     )
-    draft.chmod(0o600)
     try:
         os.link(draft, config)
     except FileExistsError:
@@ -71,7 +80,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Send the cookie only when the session changed: an answer to a background request (live
         # refresh, a static file) must never put back a cookie older than the one a form just set.
         SESSION_REFRESH_EACH_REQUEST=False,
-        JOIN_FAILURES_ALLOWED=10,
+        JOIN_FAILURES_ALLOWED=10,  # wrong join codes per address within the window
+        JOIN_FAILURES_ALLOWED_IN_ALL=100,  # … and from all addresses together
         JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
         # Served through HTTPS (e.g. behind a reverse proxy)? Then the session cookie is Secure.
@@ -94,8 +104,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools, past_plays, bgstats,
-                   players):
+                   mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -21,6 +21,7 @@ CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a c
 # Settings that have always been read from the environment under their own full name; the
 # environment loader strips the prefix of every other variable (COMPANION_SECRET_KEY → SECRET_KEY).
 FULL_NAME_FLAGS = ("COMPANION_HTTPS", "COMPANION_BEHIND_PROXY")
+FULL_NAME_TEXTS = ("COMPANION_BASE_URL",)
 TRUE_WORDS = {"1", "true", "yes", "on"}
 
 
@@ -69,7 +70,8 @@ def load_environment(app: Flask) -> None:
     ``COMPANION_MAX_CONTENT_LENGTH=524288`` sets the number ``MAX_CONTENT_LENGTH``,
     ``COMPANION_SECRET_KEY=…`` the text ``SECRET_KEY``: values that read as JSON (numbers, true/false,
     lists) are taken as such, anything else as text (Flask's ``from_prefixed_env``).
-    ``COMPANION_HTTPS`` and ``COMPANION_BEHIND_PROXY`` keep their full names and also take 1/yes/on.
+    ``COMPANION_HTTPS`` and ``COMPANION_BEHIND_PROXY`` keep their full names and also take 1/yes/on;
+    ``COMPANION_BASE_URL`` (the address in invite links) keeps its full name too.
     """
     app.config.from_prefixed_env(ENV_PREFIX)
     app.config.pop("INSTANCE_PATH", None)  # where the instance folder is, not a setting of the site
@@ -77,4 +79,8 @@ def load_environment(app: Flask) -> None:
         short = full_name.removeprefix(f"{ENV_PREFIX}_")
         if short in app.config:
             app.config[full_name] = flag(app.config.pop(short))
+    for full_name in FULL_NAME_TEXTS:
+        short = full_name.removeprefix(f"{ENV_PREFIX}_")
+        if short in app.config:
+            app.config[full_name] = str(app.config.pop(short))
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import re
+import socket
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
-from flask import Flask, abort, current_app, g, request, session
+from flask import Flask, abort, current_app, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
@@ -13,6 +16,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion import store
 from companion.database import get_db
+from companion.lan import lan_addresses
 
 csrf = CSRFProtect()
 
@@ -154,6 +158,48 @@ def joined_groups() -> list[store.Group]:
     return store.member_groups(get_db(), membership_tokens())
 
 
+# --- the address in invite links -----------------------------------------------------------------
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+@functools.cache
+def _this_machines_names() -> frozenset[str]:
+    """Names and addresses that mean this machine: the LAN addresses ``make run`` prints, loopback."""
+    return frozenset({*LOOPBACK_NAMES, *lan_addresses(), socket.gethostname().lower(),
+                      f"{socket.gethostname().lower()}.local"})
+
+
+def site_address() -> str:
+    """Where phones reach the site (``scheme://host[:port]``), for invite links and their QR codes.
+
+    Never taken from a request's Host header as it comes: a page reached under a forged name
+    (another site's name pointing at this machine) would hand out invite links to that site.
+    ``COMPANION_BASE_URL`` when set; behind a proxy (``COMPANION_BEHIND_PROXY``) the host the proxy
+    passes on in X-Forwarded-Host; else the Host header only if it names this machine (a LAN address,
+    loopback, its host name or ``SERVER_NAME``), otherwise the LAN address ``make run`` prints.
+    """
+    config = current_app.config
+    configured = config.get("COMPANION_BASE_URL")
+    if configured:
+        return str(configured).rstrip("/")
+    if config.get("COMPANION_BEHIND_PROXY"):  # ProxyFix has put X-Forwarded-Host into request.host
+        return request.host_url.rstrip("/")
+    name = urlsplit(f"//{request.host}").hostname or ""
+    if name in _this_machines_names() or name == (config.get("SERVER_NAME") or "").split(":")[0].lower():
+        return f"{request.scheme}://{request.host}"
+    addresses = lan_addresses()
+    port = request.environ.get("SERVER_PORT", "")
+    default_port = {"http": "80", "https": "443"}.get(request.scheme)
+    where = addresses[0] if addresses else "localhost"
+    return f"{request.scheme}://{where}" + (f":{port}" if port and port != default_port else "")
+
+
+def site_url(endpoint: str, **values) -> str:
+    """The full address of a page, built on ``site_address()`` (for links shown to other phones)."""
+    return site_address() + url_for(endpoint, **values)
+
+
 def add_security_headers(response: Response) -> Response:
     """Every answer, pages, JSON, files and errors alike, carries the security headers."""
     for name, value in SECURITY_HEADERS.items():
@@ -187,3 +233,4 @@ def init_app(app: Flask) -> None:
     configure_cookies(app)
     app.after_request(add_security_headers)
     app.after_request(note_last_seen)
+    app.jinja_env.globals.update(site_url=site_url)

@@ -209,3 +209,28 @@ def test_the_migration_keeps_every_row_and_its_statistics(tmp_path):
     assert store.create_group(connection, "New").id == 3
     assert store.migrate(connection) == []
     connection.close()
+
+
+def test_the_database_its_journal_files_and_the_secret_key_are_readable_by_their_owner_only(
+        tmp_path, monkeypatch):
+    import os
+    import stat
+
+    from app import create_app
+
+    instance = tmp_path / "instance"
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(instance))
+    usual = os.umask(0o022)  # the usual umask: new files readable by everyone unless the site says not
+    try:
+        app = create_app()
+        db = store.connect(app.config["DATABASE"])
+        store.migrate(db)
+        store.create_group(db, "Private")  # the open connection keeps the -wal and -shm files
+        for name in ("config.py", "companion.sqlite3", "companion.sqlite3-wal", "companion.sqlite3-shm"):
+            mode = stat.S_IMODE((instance / name).stat().st_mode)
+            assert mode & 0o077 == 0, (name, oct(mode))
+        assert stat.S_IMODE(instance.stat().st_mode) & 0o077 == 0
+        db.close()
+        assert os.umask(0o022) == 0o022, "the site put the process's umask back"
+    finally:
+        os.umask(usual)

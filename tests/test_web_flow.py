@@ -118,7 +118,7 @@ def test_invite_link_asks_before_joining(app, client, db):
 def test_deleting_asks_first(client, db):
     group_id = create_group(client)
     confirm = client.get(f"/groups/{group_id}/delete")
-    assert confirm.status_code == 200 and "cannot be undone" in confirm.text
+    assert confirm.status_code == 200 and "For 30 days the phones of the group can restore it" in confirm.text
     assert store.groups_by_ids(db, [group_id])
     assert client.post(f"/groups/{group_id}/delete").status_code == 302
     assert store.groups_by_ids(db, [group_id]) == []

@@ -121,6 +121,13 @@ class RetireForm(FlaskForm):
     retired = HiddenField(validators=[AnyOf(("0", "1"))])
 
 
+class PhoneNameForm(FlaskForm):
+    """What this phone is called in its group's list of phones."""
+
+    name = StringField(_l("This phone's name"), validators=[TypedName(_l("Type a name for this phone."))],
+                       render_kw={"maxlength": NAME_MAX, "placeholder": _l("e.g. Anna's phone")})
+
+
 class PlayerForm(FlaskForm):
     name = StringField(_l("Name"), validators=[TypedName(_l("Type the player's name."))],
                        render_kw={"maxlength": NAME_MAX})

@@ -158,7 +158,7 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
                      tuple(results.get(play_id, ())), uid)
         for play_id, game, options, status, counted, started_at, ended_at, version, uid in db.execute(
             "SELECT id, game, options, status, counted, started_at, ended_at, version, uid FROM plays "
-            "WHERE group_id = ? ORDER BY id", [group_id]).fetchall()
+            "WHERE group_id = ? AND deleted_at IS NULL ORDER BY id", [group_id]).fetchall()
     )
     return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays,
                         _archived_games(db, group_id), group_settings(db, group_id))

@@ -41,18 +41,33 @@ def _new_join_code() -> str:
     return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
 
 
+def _free_join_code(db: Database) -> str:
+    """A join code no group has (in the trash or not); call it inside the write transaction."""
+    while True:  # a clash of join codes is astronomically rare; draw again if it happens
+        code = _new_join_code()
+        if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
+            return code
+
+
+INVITE_TOKEN_BYTES = 24
+
+
 def create_group(db: Database, name: str) -> Group:
     """Create a group with a fresh invite token and join code."""
     with write_transaction(db):
-        while True:  # a clash of join codes is astronomically rare; draw again if it happens
-            code = _new_join_code()
-            if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
-                break
         cursor = db.execute(
             "INSERT INTO groups (name, token, join_code, created_at) VALUES (?, ?, ?, ?)",
-            [name, secrets.token_urlsafe(24), code, now()],
+            [name, secrets.token_urlsafe(INVITE_TOKEN_BYTES), _free_join_code(db), now()],
         )
         group_id = cursor.lastrowid
+    return get_group(db, group_id)
+
+
+def new_invite(db: Database, group_id: int) -> Group:
+    """Give the group a new invite token and join code: the old link and code stop working."""
+    with write_transaction(db):
+        db.execute(f"UPDATE groups SET token = ?, join_code = ? WHERE id = ? AND {_LIVE}",
+                   [secrets.token_urlsafe(INVITE_TOKEN_BYTES), _free_join_code(db), group_id])
     return get_group(db, group_id)
 
 
@@ -101,11 +116,68 @@ def rename_group(db: Database, group_id: int, name: str) -> None:
 
 
 def delete_group(db: Database, group_id: int) -> None:
-    """Delete a group with its players, plays, events and results."""
+    """Delete a group for good, with its players, plays, events, results and memberships."""
     with write_transaction(db):
-        # results and seats point at players too, so remove the plays first
-        db.execute("DELETE FROM plays WHERE group_id = ?", [group_id])
-        db.execute("DELETE FROM groups WHERE id = ?", [group_id])
+        _delete_groups(db, "id = ?", [group_id])
+
+
+def _delete_groups(db: Database, where: str, params: Sequence[object]) -> int:
+    # results and seats point at players too, so remove the plays first
+    db.execute(f"DELETE FROM plays WHERE group_id IN (SELECT id FROM groups WHERE {where})", params)
+    return db.execute(f"DELETE FROM groups WHERE {where}", params).rowcount
+
+
+# --- the trash: deleted groups and plays stay restorable for a while -----------------------------
+
+TRASH_DAYS = 30
+
+
+@dataclass(frozen=True)
+class TrashedGroup:
+    group: Group
+    deleted_at: str
+
+
+def trash_group(db: Database, group_id: int, at: str) -> None:
+    """Move a group to the trash: no page, link or code finds it; its members can restore it."""
+    with write_transaction(db):
+        db.execute(f"UPDATE groups SET deleted_at = ? WHERE id = ? AND {_LIVE}", [at, group_id])
+
+
+def restore_trashed_group(db: Database, group_id: int) -> Group:
+    """Take a group out of the trash, as it was."""
+    with write_transaction(db):
+        db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
+    return get_group(db, group_id)
+
+
+def trashed_groups(db: Database, tokens: Sequence[str]) -> list[TrashedGroup]:
+    """The groups in the trash that these membership tokens belong to, most recently deleted first."""
+    if not tokens:
+        return []
+    marks = ",".join("?" * len(tokens))
+    rows = db.execute(
+        f"SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m "
+        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({marks}) AND g.deleted_at IS NOT NULL "
+        "ORDER BY g.deleted_at DESC, g.id DESC",
+        list(tokens),
+    ).fetchall()
+    return [TrashedGroup(Group(*row[:5]), row[5]) for row in rows]
+
+
+def purge_trash(db: Database, before: str) -> int:
+    """Delete for good the groups and plays that went to the trash before ``before``; how many.
+
+    Cheap when there is nothing to purge (two index lookups, no write lock).
+    """
+    due = db.execute(
+        "SELECT EXISTS (SELECT 1 FROM groups WHERE deleted_at < ?) "
+        "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
+    if not due:
+        return 0
+    with write_transaction(db):
+        plays = db.execute("DELETE FROM plays WHERE deleted_at < ?", [before]).rowcount
+        return plays + _delete_groups(db, "deleted_at < ?", [before])
 
 
 _PLAYER_COLUMNS = "id, group_id, name, colour, retired"
@@ -307,13 +379,57 @@ def touch_membership(db: Database, membership_id: int, at: str) -> None:
 
 # --- join-code rate limit ------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class JoinCodeLimits:
+    """How many wrong join codes are allowed within ``window`` seconds: per address, and in all.
+
+    The limit over all addresses protects each group's code from many addresses guessing together:
+    every wrong code is a wrong guess at every group's code.
+    """
+
+    window: float
+    per_client: int
+    in_all: int
+
+
+class TooManyWrongCodes(StoreError):
+    """Too many wrong join codes lately, from this address or from everywhere."""
+
+
 def record_join_failure(db: Database, client: str, at: float) -> None:
     with write_transaction(db):
-        db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", [client, at])
-        # keep the table small: a day of history is more than any limit looks at
-        db.execute("DELETE FROM join_failures WHERE at < ?", [at - 86400])
+        _record_join_failure(db, client, at)
+
+
+def _record_join_failure(db: Database, client: str, at: float) -> None:
+    db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", [client, at])
+    # keep the table small: a day of history is more than any limit looks at
+    db.execute("DELETE FROM join_failures WHERE at < ?", [at - 86400])
 
 
 def count_join_failures(db: Database, client: str, since: float) -> int:
     return db.execute("SELECT COUNT(*) FROM join_failures WHERE client = ? AND at >= ?",
                       [client, since]).fetchone()[0]
+
+
+def group_for_join_code(db: Database, code: str, client: str, at: float, limits: JoinCodeLimits) -> Group:
+    """The group with this join code, checked against the limits of wrong codes in one transaction.
+
+    Counting the wrong codes, looking the code up and noting a wrong one happen under the write
+    lock, so server processes answering at once cannot together check more codes than allowed.
+    TooManyWrongCodes when the limit is reached (even for the right code); NotFound for a wrong
+    code, which is then counted.
+    """
+    since = at - limits.window
+    with write_transaction(db):
+        mine, everyone = db.execute(
+            "SELECT (SELECT COUNT(*) FROM join_failures WHERE client = ? AND at >= ?), "
+            "(SELECT COUNT(*) FROM join_failures WHERE at >= ?)", [client, since, since]).fetchone()
+        if mine >= limits.per_client or everyone >= limits.in_all:
+            raise TooManyWrongCodes(
+                "Too many wrong codes. Wait a quarter of an hour, or use the invite link.")
+        row = db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ? AND {_LIVE}",
+                         [code]).fetchone()
+        if row is None:
+            _record_join_failure(db, client, at)
+    return _group(row)

@@ -63,7 +63,7 @@ class HistoryPage:
 
 
 def _history_where(group_id: int, chosen: HistoryFilter) -> tuple[str, list[Any]]:
-    where, params = ["p.group_id = ?", "p.status = 'finished'"], [group_id]
+    where, params = ["p.group_id = ?", "p.status = 'finished'", "p.deleted_at IS NULL"], [group_id]
     if chosen.game is not None:
         where.append("p.game = ?")
         params.append(chosen.game)
@@ -115,7 +115,8 @@ def history(db: Database, group_id: int, chosen: HistoryFilter = HistoryFilter()
 def played_games(db: Database, group_id: int) -> list[str]:
     """The games the group has finished plays of, by slug."""
     rows = db.execute(
-        "SELECT DISTINCT game FROM plays WHERE group_id = ? AND status = 'finished' ORDER BY game", [group_id]
+        "SELECT DISTINCT game FROM plays WHERE group_id = ? AND status = 'finished' AND deleted_at IS NULL "
+        "ORDER BY game", [group_id]
     ).fetchall()
     return [row[0] for row in rows]
 
@@ -191,6 +192,8 @@ def _chosen(game: str | None, table: str = "r") -> str:
     Two spellings rather than ``(:game IS NULL OR …)``, which would keep SQLite from using the index.
     """
     chosen = f"{table}.group_id = :group AND {table}.counted = 1"
+    if table == "p":  # results.counted already leaves out plays in the trash; plays.counted does not
+        chosen += " AND p.deleted_at IS NULL"
     return chosen if game is None else f"{chosen} AND {table}.game = :game"
 
 

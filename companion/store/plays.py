@@ -107,13 +107,17 @@ def _play(db: Database, row: tuple | None) -> Play:
 
 
 def get_play(db: Database, play_id: int) -> Play:
-    return _play(db, db.execute(f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ?", [play_id]).fetchone())
+    """The play, unless it or its group is in the trash (then NotFound, as for a play that does not exist)."""
+    row = db.execute(
+        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ? AND deleted_at IS NULL AND EXISTS "
+        "(SELECT 1 FROM groups g WHERE g.id = plays.group_id AND g.deleted_at IS NULL)", [play_id]).fetchone()
+    return _play(db, row)
 
 
 def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
-    """Plays of a group with this status, most recent first."""
+    """Plays of a group with this status (outside the trash), most recent first."""
     rows = db.execute(
-        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? "
+        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
         "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?",
         [group_id, status, limit],
     ).fetchall()
@@ -121,8 +125,38 @@ def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> lis
 
 
 def delete_play(db: Database, play_id: int) -> None:
+    """Delete a play for good, with its events and results."""
     with write_transaction(db):
         db.execute("DELETE FROM plays WHERE id = ?", [play_id])
+
+
+@dataclass(frozen=True)
+class TrashedPlay:
+    play: Play
+    deleted_at: str
+
+
+def trash_play(db: Database, play_id: int, at: str) -> None:
+    """Move a play to its group's trash: it leaves every page, the history, statistics and exports."""
+    with write_transaction(db):
+        db.execute("UPDATE plays SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", [at, play_id])
+
+
+def trashed_plays(db: Database, group_id: int) -> list[TrashedPlay]:
+    """The group's plays in the trash, most recently deleted first."""
+    rows = db.execute(
+        f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays WHERE group_id = ? AND deleted_at IS NOT NULL "
+        "ORDER BY deleted_at DESC, id DESC", [group_id]).fetchall()
+    return [TrashedPlay(_play(db, row[:-1]), row[-1]) for row in rows]
+
+
+def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
+    """Take a play of the group out of the trash; NotFound if the trash holds no such play."""
+    with write_transaction(db):
+        restored = db.execute("UPDATE plays SET deleted_at = NULL WHERE id = ? AND group_id = ? "
+                              "AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount
+    if not restored:
+        raise NotFound("play")
 
 
 def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -33,13 +34,33 @@ def now() -> str:
 
 # --- connection and migrations -------------------------------------------------------------------
 
+@contextlib.contextmanager
+def owner_only_files() -> Iterator[None]:
+    """Files created inside are readable and writable by their owner only (umask 077).
+
+    The umask is set before the files exist rather than their mode changed after: there is no moment
+    in which another user of the machine could open them.
+    """
+    previous = os.umask(0o077)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
 def connect(path: str | Path) -> Database:
-    """Open the database with the settings every connection needs."""
+    """Open the database with the settings every connection needs.
+
+    The first connection creates the file, readable by its owner only; SQLite gives the ``-wal`` and
+    ``-shm`` files it creates later the database file's permissions.
+    """
     # the timeout is SQLite's busy timeout; a connection is opened per request, so it must be cheap:
     # no sqlite-utils plugins, no recursive triggers (the statistics triggers never recurse)
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
-    db = Database(conn, recursive_triggers=False, execute_plugins=False)
-    db.execute("PRAGMA foreign_keys = ON")
+    with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
+        db = Database(conn, recursive_triggers=False, execute_plugins=False)
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA schema_version").fetchone()  # makes SQLite create the file now
     return db
 
 

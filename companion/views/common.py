@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from flask import abort, current_app, flash, redirect, url_for
 from werkzeug.wrappers import Response
 
@@ -12,6 +14,22 @@ from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.i18n import translated
 from companion.messages import Refused
 from companion.security import require_member
+
+
+def utc_now() -> datetime:
+    """The current time in UTC; a test may set ``CLOCK`` in the config to a function to move it."""
+    clock = current_app.config.get("CLOCK")
+    return clock() if clock else datetime.now(UTC)
+
+
+def timestamp(moment: datetime) -> str:
+    """A time as the store keeps it: ISO 8601 in UTC, to the second."""
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def purge_old_trash() -> None:
+    """Delete for good what has been in a trash for longer than it is kept (cheap when nothing is due)."""
+    store.purge_trash(get_db(), timestamp(utc_now() - timedelta(days=store.TRASH_DAYS)))
 
 
 def member_group(group_id: int) -> store.Group:

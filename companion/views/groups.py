@@ -26,6 +26,7 @@ from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
 from companion.views.common import flash_rules_error, member_group, translated
+from companion.views.members import access_context, trash_group
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -50,12 +51,11 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
     players = store.list_players(db, group.id)
     if player_form is None:
         player_form = PlayerForm(formdata=None, colour=_free_colour(players))
-    invite_url = url_for("home.join_by_link", token=group.token, _external=True)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form,
         group_games=store.list_group_games(db, group.id),
         active=store.list_plays(db, group.id, "active"), recent=store.recent_finished(db, group.id),
-        invite_url=invite_url, invite_qr=invite_qr_svg(invite_url), confirm=ConfirmForm(),
+        **access_context(group),
     ), status
 
 
@@ -163,13 +163,15 @@ def delete(group_id: int):
     group = member_group(group_id)
     form = ConfirmForm()
     if form.validate_on_submit():
-        store.delete_group(get_db(), group.id)
-        flash(_("The group %(name)s and all its plays were deleted.", name=group.name))
+        trash_group(group)
+        flash(_("The group %(name)s was deleted. Its phones can restore it from their home page for "
+                "%(days)d days.", name=group.name, days=store.TRASH_DAYS))
         return redirect(url_for("home.index"))
     return render_template(
         "confirm.html", form=form, title=_("Delete %(name)s?", name=group.name),
-        message=_("This deletes the group, its players and every play in its history, for every phone. "
-                  "It cannot be undone."),
+        message=_("The group, its players and every play in its history disappear for every phone. For "
+                  "%(days)d days the phones of the group can restore it from their home page; then it is "
+                  "gone for good.", days=store.TRASH_DAYS),
         action=_("Delete the group"), back=url_for("groups.show", group_id=group.id),
     )
 

@@ -26,12 +26,12 @@ from companion.i18n import LANGUAGE_COOKIE, LANGUAGES
 from companion.security import (
     TooManyGroups,
     check_room_for_another_group,
-    forget_membership,
     join_group,
     joined_groups,
-    require_member,
+    membership_tokens,
     too_many_groups_message,
 )
+from companion.views.common import purge_old_trash
 
 bp = Blueprint("home", __name__)
 
@@ -41,11 +41,13 @@ def _render_home(group_form: GroupForm, join_form: JoinCodeForm, status: int = 2
     my_groups = joined_groups()
     active = {g.id: store.list_plays(db, g.id, "active", limit=3) for g in my_groups}
     return render_template("home.html", groups=my_groups, active=active,
-                           group_form=group_form, join_form=join_form), status
+                           trashed=store.trashed_groups(db, membership_tokens()), trash_days=store.TRASH_DAYS,
+                           restore_form=ConfirmForm(), group_form=group_form, join_form=join_form), status
 
 
 @bp.get("/")
 def index():
+    purge_old_trash()
     return _render_home(GroupForm(), JoinCodeForm())
 
 
@@ -71,18 +73,20 @@ def _client() -> str:
 
 @bp.post("/join")
 def join_by_code():
+    """Join by the short code; wrong codes are limited per address and over all addresses together."""
     form = JoinCodeForm()
-    db, config = get_db(), current_app.config
-    since = time.time() - config["JOIN_FAILURE_WINDOW_SECONDS"]
-    if store.count_join_failures(db, _client(), since) >= config["JOIN_FAILURES_ALLOWED"]:
-        form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
-        return _render_home(GroupForm(formdata=None), form, 429)
     if not form.validate_on_submit():
         return _render_home(GroupForm(formdata=None), form, 400)
+    config = current_app.config
+    limits = store.JoinCodeLimits(window=config["JOIN_FAILURE_WINDOW_SECONDS"],
+                                  per_client=config["JOIN_FAILURES_ALLOWED"],
+                                  in_all=config["JOIN_FAILURES_ALLOWED_IN_ALL"])
     try:
-        group = store.group_by_join_code(db, form.code.data)
+        group = store.group_for_join_code(get_db(), form.code.data, _client(), time.time(), limits)
+    except store.TooManyWrongCodes:
+        form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
+        return _render_home(GroupForm(formdata=None), form, 429)
     except store.NotFound:
-        store.record_join_failure(db, _client(), time.time())
         form.code.errors = [_("No group has this code. Check it with the group's page.")]
         return _render_home(GroupForm(formdata=None), form, 400)
     return _joined(group)
@@ -111,17 +115,6 @@ def join_by_link(token: str):
     if form.validate_on_submit():
         return _joined(group)
     return render_template("join.html", group=group, form=form)
-
-
-@bp.post("/groups/<int:group_id>/leave")
-def leave_group(group_id: int):
-    """Take this phone out of the group; the group and its history stay for the other phones."""
-    membership = require_member(group_id)
-    if ConfirmForm().validate_on_submit():
-        store.delete_membership(get_db(), group_id, membership.id)
-        forget_membership(membership.token)
-        flash(_("This phone left the group. The invite link or join code brings it back."))
-    return redirect(url_for("home.index"))
 
 
 def _page_to_return_to(target: str) -> str:

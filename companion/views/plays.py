@@ -24,6 +24,7 @@ from companion.views.common import (
     to_play,
     translated,
 )
+from companion.views.members import trash_play
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -155,14 +156,16 @@ def delete(play_id: int):
     play = member_play(play_id)
     form = ConfirmForm()
     if form.validate_on_submit():
-        store.delete_play(get_db(), play.id)
-        flash(_("The play was deleted."))
-        return redirect(url_for("groups.show", group_id=play.group_id))
+        trash_play(play)
+        flash(_("The play was deleted. It stays in the group's trash for %(days)d days.",
+                days=store.TRASH_DAYS))
+        return redirect(url_for("groups.show", group_id=play.group_id, _anchor="trash"))
     game = get_game(play.game)
     return render_template(
         "confirm.html", form=form, title=_("Delete this play of %(game)s?", game=game.name),
-        message=_("Its events and scores are removed from the group's history for every phone. "
-                  "It cannot be undone."),
+        message=_("It disappears from the group's pages, history and statistics for every phone. For "
+                  "%(days)d days it can be restored from the group page; then it is gone for good.",
+                  days=store.TRASH_DAYS),
         action=_("Delete the play"), back=url_for("plays.show", play_id=play.id),
     )
 

@@ -1,0 +1,152 @@
+"""Who is in a group: its phones, leaving and removing, a new invite, and the group's trash."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+
+from companion import store
+from companion.database import get_db
+from companion.forms import ConfirmForm, PhoneNameForm
+from companion.security import forget_membership, membership, require_member, site_url
+from companion.views.common import member_group, purge_old_trash, timestamp, utc_now
+
+bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
+
+
+def phone_label(phones: list[store.Membership], phone: store.Membership) -> str:
+    """A phone's name, or "Phone 3" for the third phone that joined and is still in the group."""
+    return phone.name or _("Phone %(n)d", n=phones.index(phone) + 1)
+
+
+def access_context(group: store.Group) -> dict:
+    """What the group page shows about access: the invite, the phones in the group, the play trash."""
+    from companion.views.groups import invite_qr_svg  # the QR code's cache lives with the group page
+
+    phones = store.list_memberships(get_db(), group.id)
+    this_phone = membership(group.id)
+    invite_url = site_url("home.join_by_link", token=group.token)
+    return {
+        "invite_url": invite_url, "invite_qr": invite_qr_svg(invite_url),
+        "phones": [(phone, phone_label(phones, phone)) for phone in phones],
+        "this_phone": this_phone, "trashed_plays": store.trashed_plays(get_db(), group.id),
+        "trash_days": store.TRASH_DAYS, "access_form": ConfirmForm(),
+    }
+
+
+def _to_group(group_id: int, anchor: str | None = None):
+    return redirect(url_for("groups.show", group_id=group_id, _anchor=anchor))
+
+
+@bp.route("/leave", methods=["GET", "POST"])
+def leave(group_id: int):
+    """Take this phone out of the group; the group and its history stay for the other phones."""
+    group = member_group(group_id)
+    mine = require_member(group.id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        store.delete_membership(get_db(), group.id, mine.id)
+        forget_membership(mine.token)
+        flash(_("This phone left the group. The invite link or join code brings it back."))
+        return redirect(url_for("home.index"))
+    return render_template(
+        "confirm.html", form=form, title=_("Leave %(name)s?", name=group.name),
+        message=_("This phone will no longer see the group. The group, its players and its plays stay "
+                  "for the other phones; the invite link or join code brings this phone back."),
+        action=_("Leave the group"), back=url_for("groups.show", group_id=group.id, _anchor="phones"),
+    )
+
+
+@bp.route("/phones/<int:membership_id>/remove", methods=["GET", "POST"])
+def remove_phone(group_id: int, membership_id: int):
+    """Take another phone out of the group (a lost phone, someone who left the club)."""
+    group = member_group(group_id)
+    mine = require_member(group.id)
+    if membership_id == mine.id:
+        return redirect(url_for("members.leave", group_id=group.id))
+    phones = store.list_memberships(get_db(), group.id)
+    phone = next((p for p in phones if p.id == membership_id), None) or abort(404)
+    label = phone_label(phones, phone)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        store.delete_membership(get_db(), group.id, phone.id)
+        flash(_("%(phone)s is no longer in the group.", phone=label))
+        return _to_group(group.id, "phones")
+    return render_template(
+        "confirm.html", form=form, title=_("Remove %(phone)s from %(name)s?", phone=label, name=group.name),
+        message=_("That phone will no longer see the group, at once. If someone still has the invite "
+                  "link or join code, they can come back: make a new invite as well."),
+        action=_("Remove the phone"), back=url_for("groups.show", group_id=group.id, _anchor="phones"),
+    )
+
+
+@bp.route("/phones/name", methods=["GET", "POST"])
+def name_phone(group_id: int):
+    """Give this phone a name the others recognise in the group's list of phones."""
+    group = member_group(group_id)
+    mine = require_member(group.id)
+    form = PhoneNameForm(data={"name": mine.name} if request.method == "GET" else None)
+    if form.validate_on_submit():
+        store.rename_membership(get_db(), group.id, mine.id, form.name.data)
+        flash(_("Saved."))
+        return _to_group(group.id, "phones")
+    status = 400 if request.method == "POST" else 200
+    return render_template("phone_name.html", group=group, form=form), status
+
+
+@bp.route("/invite/new", methods=["GET", "POST"])
+def new_invite(group_id: int):
+    """A new invite link and join code; the old ones stop working. Phones already in stay in."""
+    group = member_group(group_id)
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        store.new_invite(get_db(), group.id)
+        flash(_("The group has a new invite link and join code. The old ones no longer work."))
+        return _to_group(group.id, "invite")
+    return render_template(
+        "confirm.html", form=form, title=_("A new invite for %(name)s?", name=group.name),
+        message=_("The invite link, its QR code and the join code change; the old ones stop working. "
+                  "Phones already in the group stay in."),
+        action=_("Make a new invite"), back=url_for("groups.show", group_id=group.id, _anchor="invite"),
+    )
+
+
+@bp.post("/restore")
+def restore_group(group_id: int):
+    """Take a deleted group out of the trash; only a phone that was in the group can."""
+    purge_old_trash()
+    require_member(group_id)  # a membership outlives its group's time in the trash, not its purge
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    group = store.restore_trashed_group(get_db(), group_id)
+    flash(_("%(name)s is back, with all its plays.", name=group.name))
+    return _to_group(group.id)
+
+
+@bp.post("/trash/plays/<int:play_id>/restore")
+def restore_play(group_id: int, play_id: int):
+    """Take a deleted play out of the group's trash."""
+    group = member_group(group_id)
+    purge_old_trash()
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    try:
+        store.restore_trashed_play(get_db(), group.id, play_id)
+    except store.NotFound:
+        abort(404)
+    flash(_("The play is back in the group's history."))
+    return redirect(url_for("plays.show", play_id=play_id))
+
+
+def trash_group(group: store.Group) -> None:
+    """Move the group to the trash (its members can restore it for a while)."""
+    store.trash_group(get_db(), group.id, timestamp(utc_now()))
+
+
+def trash_play(play: store.Play) -> None:
+    """Move the play to its group's trash."""
+    store.trash_play(get_db(), play.id, timestamp(utc_now()))
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)

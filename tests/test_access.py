@@ -1,0 +1,333 @@
+"""A group revokes access: its phones listed and removable, new invites, the trash, invite addresses,
+and the limit of wrong join codes across server processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, make_app, start_play
+
+
+def cookie_of(app, client) -> str:
+    return client.get_cookie("session", domain=app.config["SERVER_NAME"]).value
+
+
+def phone_with(app, cookie: str):
+    phone = app.test_client()
+    phone.set_cookie("session", cookie, domain=app.config["SERVER_NAME"])
+    return phone
+
+
+def joined(app, db, group_id: int):
+    """A new phone that joined ``group_id`` with its invite link."""
+    phone = app.test_client()
+    assert phone.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    return phone
+
+
+# --- the phones of a group -------------------------------------------------------------------------
+
+def test_the_group_page_lists_its_phones_and_marks_this_one(app, client, db):
+    group_id = create_group(client, "Table")
+    joined(app, db, group_id)
+    page = client.get(f"/groups/{group_id}").text
+    phones = page[page.index('id="phones"'):]
+    assert "Phone 1 <strong>(this phone)</strong>" in phones
+    assert "Phone 2" in phones and "last seen" in phones
+    assert client.post(f"/groups/{group_id}/phones/name", data={"name": "Anna's phone"}).status_code == 302
+    assert "Anna&#39;s phone <strong>(this phone)</strong>" in client.get(f"/groups/{group_id}").text
+
+
+def test_a_phone_name_follows_the_rules_of_names(client):
+    group_id = create_group(client, "Table")
+    for bad in ("", "   ", "a\x07b", "x" * 200):
+        refused = client.post(f"/groups/{group_id}/phones/name", data={"name": bad})
+        assert refused.status_code == 400, bad
+        assert 'class="error"' in refused.text
+    assert [m.name for m in store.list_memberships(store.connect(client.application.config["DATABASE"]),
+                                                   group_id)] == [""]
+
+
+def test_a_removed_phone_gets_404_at_once_and_with_any_copy_of_its_cookie(app, client, db):
+    group_id = create_group(client, "Table")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+    lost = joined(app, db, group_id)
+    kept = cookie_of(app, lost)
+    lost_membership = store.list_memberships(db, group_id)[-1]
+    confirm = client.get(f"/groups/{group_id}/phones/{lost_membership.id}/remove")
+    assert confirm.status_code == 200 and "Remove Phone 2 from Table?" in confirm.text
+    assert store.list_memberships(db, group_id)[-1] == lost_membership  # asking changes nothing
+    assert client.post(f"/groups/{group_id}/phones/{lost_membership.id}/remove").status_code == 302
+    for phone in (lost, phone_with(app, kept)):
+        for url in (f"/groups/{group_id}", f"/plays/{play_id}", f"/plays/{play_id}/state.json",
+                    f"/groups/{group_id}/history"):
+            assert phone.get(url).status_code == 404, url
+        assert phone.post(f"/groups/{group_id}/delete").status_code == 404
+        assert "Table" not in phone.get("/").text
+    assert lost_membership not in store.list_memberships(db, group_id)
+    assert client.get(f"/groups/{group_id}").status_code == 200
+
+
+def test_a_phone_cannot_remove_a_phone_of_another_group(app, client, db):
+    mine = create_group(client, "Mine")
+    other_phone = app.test_client()
+    theirs = create_group(other_phone, "Theirs")
+    [their_membership] = store.list_memberships(db, theirs)
+    assert client.post(f"/groups/{mine}/phones/{their_membership.id}/remove").status_code == 404
+    assert client.post(f"/groups/{theirs}/phones/{their_membership.id}/remove").status_code == 404
+    assert other_phone.get(f"/groups/{theirs}").status_code == 200
+
+
+def test_leaving_asks_first_then_the_phone_is_out(app, client, db):
+    group_id = create_group(client, "Table")
+    assert "Leave Table?" in client.get(f"/groups/{group_id}/leave").text
+    assert client.get(f"/groups/{group_id}").status_code == 200
+    assert client.post(f"/groups/{group_id}/leave").status_code == 302
+    assert client.get(f"/groups/{group_id}").status_code == 404
+    assert store.get_group(db, group_id).name == "Table"
+
+
+def test_a_new_invite_turns_the_old_link_and_code_away(app, client, db):
+    group_id = create_group(client, "Table")
+    old = store.get_group(db, group_id)
+    friend = joined(app, db, group_id)
+    assert "the old ones stop working" in client.get(f"/groups/{group_id}/invite/new").text
+    assert client.post(f"/groups/{group_id}/invite/new").status_code == 302
+    new = store.get_group(db, group_id)
+    assert new.token != old.token and new.join_code != old.join_code
+    late = app.test_client()
+    assert late.get(f"/join/{old.token}").status_code == 404
+    assert late.post(f"/join/{old.token}").status_code == 404
+    assert late.post("/join", data={"code": old.join_code}).status_code == 400
+    assert late.get(f"/groups/{group_id}").status_code == 404
+    page = client.get(f"/groups/{group_id}").text
+    assert new.token in page and new.join_code[:4] in page and old.token not in page
+    assert late.post("/join", data={"code": new.join_code}).status_code == 302
+    assert late.get(f"/groups/{group_id}").status_code == 200
+    assert friend.get(f"/groups/{group_id}").status_code == 200  # phones already in stay in
+
+
+# --- the trash -------------------------------------------------------------------------------------
+
+class FakeClock:
+    """The app's clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 20, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(app) -> FakeClock:
+    app.config["CLOCK"] = FakeClock()
+    return app.config["CLOCK"]
+
+
+def finished_table(client, db, name="Table"):
+    group_id = create_group(client, name)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+    client.post(f"/plays/{play_id}/finish", data={"version": "0", "total_0": "30", "total_1": "20"})
+    assert store.get_play(db, play_id).status == "finished"
+    return group_id, play_id
+
+
+def test_a_deleted_group_can_be_restored_by_its_phones_for_30_days(app, client, db, clock):
+    group_id, play_id = finished_table(client, db)
+    friend = joined(app, db, group_id)
+    stranger = app.test_client()
+    assert client.post(f"/groups/{group_id}/delete").status_code == 302
+    for phone in (client, friend):
+        assert phone.get(f"/groups/{group_id}").status_code == 404
+        assert phone.get(f"/plays/{play_id}/result").status_code == 404
+        home = phone.get("/").text
+        assert "Deleted groups" in home and "Table" in home
+    assert "Table" not in stranger.get("/").text
+    assert stranger.post(f"/groups/{group_id}/restore").status_code == 404
+    clock.now += timedelta(days=29)
+    assert friend.post(f"/groups/{group_id}/restore").status_code == 302
+    assert client.get(f"/groups/{group_id}").status_code == 200
+    assert client.get(f"/plays/{play_id}/result").status_code == 200
+    assert store.statistics(db, group_id).players
+
+
+def test_the_trash_is_emptied_after_30_days(app, client, db, clock):
+    group_id, play_id = finished_table(client, db)
+    client.post(f"/groups/{group_id}/delete")
+    clock.now += timedelta(days=30, seconds=1)
+    assert "Deleted groups" not in client.get("/").text  # the visit purges
+    assert db.execute("SELECT COUNT(*) FROM groups WHERE id = ?", [group_id]).fetchone()[0] == 0
+    assert db.execute("SELECT COUNT(*) FROM plays WHERE id = ?", [play_id]).fetchone()[0] == 0
+    assert store.list_memberships(db, group_id) == []
+    assert client.post(f"/groups/{group_id}/restore").status_code == 404
+
+
+def test_a_deleted_play_leaves_every_page_and_statistic_until_it_is_restored(app, client, db, clock):
+    group_id, play_id = finished_table(client, db)
+    assert "Delete the play" in client.get(f"/plays/{play_id}/delete").text
+    assert "restored from the group page" in client.get(f"/plays/{play_id}/delete").text
+    assert client.post(f"/plays/{play_id}/delete").status_code == 302
+    assert client.get(f"/plays/{play_id}/result").status_code == 404
+    assert client.get(f"/plays/{play_id}/state.json").status_code == 404
+    history_page = client.get(f"/groups/{group_id}/history").text
+    assert f"/plays/{play_id}/" not in history_page
+    assert store.statistics(db, group_id).players == ()
+    assert store.dump_group(db, group_id).plays == ()
+    backup = client.get(f"/groups/{group_id}/export/backup.json")
+    assert backup.status_code == 200 and backup.get_json()["plays"] == []
+    assert "Anna" not in client.get(f"/groups/{group_id}/export/plays.csv").text
+    group_page = client.get(f"/groups/{group_id}").text
+    assert "Deleted plays" in group_page and "Anna, Ben" in group_page
+    assert client.post(f"/groups/{group_id}/trash/plays/{play_id}/restore").status_code == 302
+    assert client.get(f"/plays/{play_id}/result").status_code == 200
+    assert [p.name for p in store.statistics(db, group_id).players] == ["Anna", "Ben"]
+    assert len(store.dump_group(db, group_id).plays) == 1
+    # and a deleted play is purged with the time
+    client.post(f"/plays/{play_id}/delete")
+    clock.now += timedelta(days=31)
+    client.get("/")
+    assert db.execute("SELECT COUNT(*) FROM plays WHERE id = ?", [play_id]).fetchone()[0] == 0
+    assert client.post(f"/groups/{group_id}/trash/plays/{play_id}/restore").status_code == 404
+
+
+def test_another_group_cannot_restore_a_play_it_does_not_own(app, client, db, clock):
+    _, play_id = finished_table(client, db)
+    client.post(f"/plays/{play_id}/delete")
+    other = app.test_client()
+    other_group = create_group(other, "Other")
+    assert other.post(f"/groups/{other_group}/trash/plays/{play_id}/restore").status_code == 404
+    assert client.get(f"/plays/{play_id}/result").status_code == 404
+
+
+# --- invite links use the site's own address --------------------------------------------------------
+
+def invite_link(page: str) -> str:
+    return re.search(r'id="invite-link" readonly value="([^"]+)"', page).group(1)
+
+
+def test_a_forged_host_never_reaches_the_invite_link_or_its_qr_code(tmp_path):
+    app = make_app(tmp_path, SERVER_NAME=None)  # answering under any name, as `make run` does
+    client = app.test_client()
+    group_id = create_group(client, "Table")
+    token = store.get_group(store.connect(app.config["DATABASE"]), group_id).token
+    assert invite_link(client.get(f"/groups/{group_id}").text) == f"http://localhost/join/{token}"
+    cookie = f"session={client.get_cookie('session').value}"
+    forger = app.test_client(use_cookies=False)  # sends the phone's cookie to whatever name it uses
+    for headers in ({"Host": "evil.example"}, {"Host": "evil.example:5000"},
+                    {"X-Forwarded-Host": "evil.example"}):
+        page = forger.get(f"/groups/{group_id}", headers={**headers, "Cookie": cookie})
+        assert page.status_code == 200
+        assert "evil.example" not in page.text, headers  # neither the link nor the QR code's title
+        assert invite_link(page.text).endswith(f"/join/{token}")
+
+
+def test_the_configured_base_url_makes_the_invite_link(tmp_path):
+    app = make_app(tmp_path, COMPANION_BASE_URL="https://games.example.org/")
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    page = phone.get(f"/groups/{group_id}").text
+    assert invite_link(page).startswith("https://games.example.org/join/")
+
+
+def test_behind_a_proxy_the_forwarded_host_makes_the_invite_link(tmp_path):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    app.config["COMPANION_BEHIND_PROXY"] = True
+    from companion.security import configure_cookies
+
+    configure_cookies(app)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    page = phone.get(f"/groups/{group_id}", headers={"X-Forwarded-Host": "games.example.org",
+                                                      "X-Forwarded-Proto": "https"}).text
+    assert invite_link(page).startswith("https://games.example.org/join/")
+
+
+def test_the_base_url_comes_from_the_environment(tmp_path, monkeypatch):
+    from app import create_app
+
+    monkeypatch.setenv("COMPANION_BASE_URL", "http://192.168.1.20:5000")
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(tmp_path / "db.sqlite3")})
+    assert app.config["COMPANION_BASE_URL"] == "http://192.168.1.20:5000"
+
+
+# --- wrong join codes: one limit however many processes answer ---------------------------------------
+
+LIMITS = store.JoinCodeLimits(window=900, per_client=10, in_all=25)
+
+
+def _guess(database: str, client: str, attempts: int, start, results) -> None:
+    db = store.connect(database)
+    start.wait(timeout=60)
+    outcomes = []
+    for _ in range(attempts):
+        try:
+            store.group_for_join_code(db, "WRQNGCDE", client, 1_000_000.0, LIMITS)
+        except store.TooManyWrongCodes:
+            outcomes.append("locked")
+        except store.NotFound:
+            outcomes.append("checked")
+    results.put(outcomes)
+    db.close()
+
+
+def guess_in_processes(database: str, clients: list[str], attempts: int) -> list[str]:
+    """Every client guesses ``attempts`` wrong codes, each in its own process, all at once."""
+    context = multiprocessing.get_context("fork")
+    start, results = context.Event(), context.Queue()
+    processes = [context.Process(target=_guess, args=(database, client, attempts, start, results))
+                 for client in clients]
+    for process in processes:
+        process.start()
+    start.set()
+    outcomes = [outcome for _ in processes for outcome in results.get(timeout=120)]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    return outcomes
+
+
+def test_two_processes_guessing_from_one_address_check_exactly_the_allowed_number(app, db):
+    outcomes = guess_in_processes(app.config["DATABASE"], ["192.0.2.7", "192.0.2.7"], 15)
+    assert outcomes.count("checked") == LIMITS.per_client
+    assert outcomes.count("locked") == 30 - LIMITS.per_client
+
+
+def test_many_addresses_together_check_no_more_than_the_limit_over_all(app, db):
+    outcomes = guess_in_processes(app.config["DATABASE"], [f"192.0.2.{n}" for n in range(1, 5)], 10)
+    assert outcomes.count("checked") == LIMITS.in_all
+    assert outcomes.count("locked") == 40 - LIMITS.in_all
+
+
+def test_a_locked_address_can_still_join_with_the_invite_link(app, client, db):
+    group_id = create_group(client, "Table")
+    group = store.get_group(db, group_id)
+    guesser = app.test_client()
+    for _ in range(app.config["JOIN_FAILURES_ALLOWED"]):
+        assert guesser.post("/join", data={"code": "WRQNGCDE"}).status_code == 400
+    assert guesser.post("/join", data={"code": group.join_code}).status_code == 429
+    assert guesser.post(f"/join/{group.token}").status_code == 302
+    assert guesser.get(f"/groups/{group_id}").status_code == 200
+
+
+def test_wrong_codes_from_everywhere_together_lock_the_codes_but_not_the_links(app, client, db):
+    group = store.get_group(db, create_group(client, "Table"))
+    allowed = app.config["JOIN_FAILURES_ALLOWED_IN_ALL"]
+    for n in range(allowed):
+        phone = app.test_client()
+        phone.environ_base["REMOTE_ADDR"] = f"198.51.100.{n}"  # each address well within its own limit
+        phone.post("/join", data={"code": "WRQNGCDE"})
+    newcomer = app.test_client()
+    newcomer.environ_base["REMOTE_ADDR"] = "203.0.113.5"
+    assert newcomer.post("/join", data={"code": group.join_code}).status_code == 429
+    assert newcomer.post(f"/join/{group.token}").status_code == 302
