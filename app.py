@@ -16,6 +16,7 @@ from companion.store.schema import owner_only_files
 from companion.views import (
     api,
     bgstats,
+    common,
     custom_games,
     errors,
     gold_west,
@@ -104,7 +105,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     security.init_app(app)
     compression.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members):
+                   mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
+                   common):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

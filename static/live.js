@@ -339,9 +339,30 @@
     ]);
   }
 
+  /* --- every form sent carries a request id, so that sending it again stores it once --- */
+
+  function newRequestId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
+  }
+
+  // The id is made when the form is first sent and kept in the form: a second tap, a resend of a kept
+  // form and a resend by the service worker all carry the same id, and the companion stores it once.
+  function stampRequestId(form) {
+    if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || !window.crypto) { return; }
+    if (form.querySelector('input[name="request_id"]')) { return; }
+    var input = document.createElement("input");
+    input.type = "hidden";
+    input.name = "request_id";
+    input.value = newRequestId();
+    form.appendChild(input);
+  }
+
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (event.defaultPrevented) { return; }
+    stampRequestId(form);
     if (navigator.onLine !== false) { leave(); return; }
     if ((form.getAttribute("method") || "get").toLowerCase() !== "post") { return; }
     if (form.enctype === "multipart/form-data") { return; }  // a chosen file cannot be kept

@@ -7,7 +7,9 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -515,10 +517,26 @@ def _m009_times_in_utc(db: Database) -> None:
                 db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", [_in_utc(stamp), row_id])
 
 
+def _m010_request_ids(db: Database) -> None:
+    """The request ids of phones' writes, so that a write sent twice (an offline resend) is stored once."""
+    for statement in (
+        """CREATE TABLE seen_requests (
+            request_id TEXT PRIMARY KEY,
+            group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+            play_id INTEGER REFERENCES plays(id) ON DELETE CASCADE,
+            at TEXT NOT NULL
+        )""",
+        "CREATE INDEX seen_requests_at ON seen_requests(at)",
+        "CREATE INDEX seen_requests_play ON seen_requests(play_id)",
+        "CREATE INDEX seen_requests_group ON seen_requests(group_id)",
+    ):
+        db.execute(statement)
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
-    _m009_times_in_utc,
+    _m009_times_in_utc, _m010_request_ids,
 )
 
 
@@ -565,11 +583,82 @@ def schema_version(db: Database) -> int:
 
 @contextlib.contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
-    """A transaction that takes the write lock at once, so that read-check-write is race free."""
+    """A transaction that takes the write lock at once, so that read-check-write is race free.
+
+    While a request id is pending (``requests_once``), the first transaction that commits also notes
+    the id, in the same transaction: a second request with the same id finds it and stores nothing.
+    """
     db.execute("BEGIN IMMEDIATE")
     try:
+        pending = _pending_request.get()
+        if pending is not None and not pending.noted:
+            _note_request(db, pending)
         yield db
     except BaseException:
         db.rollback()
         raise
     db.execute("COMMIT")
+    if pending is not None:
+        pending.noted = True
+
+
+# --- a phone's write stored once, however often it is sent ----------------------------------------
+
+# How long a request id is remembered: longer than any phone keeps an unsent form.
+REQUEST_IDS_KEPT_DAYS = 30
+
+
+@dataclass
+class PendingRequest:
+    """A phone's write with its request id, about to be stored in a play or group."""
+
+    request_id: str
+    group_id: int | None
+    play_id: int | None
+    noted: bool = False
+
+
+class RepeatedRequest(Exception):  # a situation the view answers, not a failure
+    """A request id that was stored before: the write it carries is already in."""
+
+    def __init__(self, group_id: int | None, play_id: int | None) -> None:
+        super().__init__("already stored")
+        self.group_id = group_id
+        self.play_id = play_id
+
+
+_pending_request: ContextVar[PendingRequest | None] = ContextVar("pending_request", default=None)
+
+
+@contextlib.contextmanager
+def requests_once(pending: PendingRequest | None) -> Iterator[None]:
+    """Within the block, the first committed write transaction notes ``pending``'s request id."""
+    token = _pending_request.set(pending)
+    try:
+        yield
+    finally:
+        _pending_request.reset(token)
+
+
+def seen_request(db: Database, request_id: str) -> RepeatedRequest | None:
+    """The stored write of a request id seen before, or None."""
+    row = db.execute("SELECT group_id, play_id FROM seen_requests WHERE request_id = ?",
+                     [request_id]).fetchone()
+    return RepeatedRequest(*row) if row else None
+
+
+def _note_request(db: Database, pending: PendingRequest) -> None:
+    at = datetime.now(UTC)
+    db.execute("DELETE FROM seen_requests WHERE at < ?",
+               [(at - timedelta(days=REQUEST_IDS_KEPT_DAYS)).isoformat()])
+    group_id = pending.group_id
+    if group_id is None and pending.play_id is not None:
+        row = db.execute("SELECT group_id FROM plays WHERE id = ?", [pending.play_id]).fetchone()
+        group_id = row[0] if row else None
+    if group_id is None:
+        return  # nothing to store into: the write itself will be refused
+    try:
+        db.execute("INSERT INTO seen_requests (request_id, group_id, play_id, at) VALUES (?, ?, ?, ?)",
+                   [pending.request_id, group_id, pending.play_id, at.replace(microsecond=0).isoformat()])
+    except sqlite3.IntegrityError:
+        raise seen_request(db, pending.request_id) or RepeatedRequest(group_id, pending.play_id) from None

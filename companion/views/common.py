@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
-from flask import abort, current_app, flash, redirect, url_for
+from flask import Flask, abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from companion import store
@@ -75,6 +77,7 @@ def to_play(play_id: int, anchor: str | None = None) -> Response:
 
 
 def flash_rules_error(error: Refused) -> None:
+    note_stale(error)
     flash(translated(error), "error")
 
 
@@ -91,3 +94,83 @@ def final_tally_url(play: store.Play) -> str:
     if endpoint in current_app.view_functions:
         return url_for(endpoint, play_id=play.id)
     return url_for("plays.finish", play_id=play.id)
+
+
+# --- every phone write stored once; every stale edit answered 409 ------------------------------------
+
+# A request id: what static/live.js puts into each form it sends (random, URL-safe).
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def _request_place() -> tuple[int | None, int | None] | None:
+    """The group and play a form writes into, from the address (None for other requests)."""
+    args = request.view_args or {}
+    if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
+        return None
+    return args.get("group_id"), args.get("play_id")
+
+
+def claim_request_id():
+    """Before a phone's write: a request id seen before answers "already saved" and stores nothing.
+
+    Otherwise the id is noted in the same transaction as the write (``store.requests_once``), so
+    that of two copies sent at once only one is stored. Forms sent without an id (no JavaScript)
+    are stored as they come; their version numbers still refuse most repeats.
+    """
+    place = _request_place()
+    request_id = request.form.get("request_id") if place else None
+    if request_id is None:
+        return None
+    if not REQUEST_ID.fullmatch(request_id):
+        abort(400, _("This form carries a request id the companion does not understand. Reload the page."))
+    seen = store.seen_request(get_db(), request_id)
+    if seen is not None:
+        return already_stored(seen)
+    g.request_once = store.requests_once(store.PendingRequest(request_id, *place))
+    g.request_once.__enter__()
+    return None
+
+
+def release_request_id(_error: BaseException | None = None) -> None:
+    pending = g.pop("request_once", None)
+    if pending is not None:
+        pending.__exit__(None, None, None)
+
+
+def already_stored(seen: store.RepeatedRequest):
+    """The answer to a write sent again after it was stored: the page it went to, and a note."""
+    flash(_("Already saved: this phone had sent it before."))
+    if seen.play_id is not None:
+        return redirect(url_for("plays.show", play_id=seen.play_id), 303)
+    return redirect(url_for("groups.show", group_id=seen.group_id), 303)
+
+
+def note_stale(error: Refused) -> None:
+    """Remember that this request's edit was refused as stale, so that its answer is a 409."""
+    if isinstance(error, store.StaleVersion):
+        g.stale_edit = error
+
+
+def answer_stale_with_409(response: Response) -> Response:
+    """A stale edit answers 409 however the view showed it (a page with the form again, a redirect).
+
+    A redirect becomes a page with the message and a link to where the redirect led, so that a phone
+    (and its script) can tell the refusal from a success.
+    """
+    error = g.pop("stale_edit", None)
+    if error is None or request.method != "POST" or response.status_code == 409:
+        return response
+    if response.status_code in (301, 302, 303):
+        page = render_template("error.html", code=409, message=translated(error),
+                               next_url=response.headers["Location"])
+        return current_app.make_response((page, 409))
+    if response.status_code in (200, 400):
+        response.status_code = 409
+    return response
+
+
+def init_app(app: Flask) -> None:
+    app.before_request(claim_request_id)
+    app.teardown_request(release_request_id)
+    app.after_request(answer_stale_with_409)
+    app.register_error_handler(store.RepeatedRequest, already_stored)

@@ -14,7 +14,14 @@ from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
 from companion.messages import Refused
-from companion.views.common import flash_rules_error, member_play_of, result_inputs, to_play, translated
+from companion.views.common import (
+    flash_rules_error,
+    member_play_of,
+    note_stale,
+    result_inputs,
+    to_play,
+    translated,
+)
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
@@ -87,6 +94,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
                           result_inputs(result),
                           expected_version=form.version_number)
     except Refused as error:
+        note_stale(error)
         if isinstance(error, store.StaleVersion):
             # the next submission is checked against the play as it is now
             form.version.data = str(store.get_play(get_db(), play.id).version)

@@ -20,6 +20,7 @@ from companion.views.common import (
     flash_rules_error,
     member_group,
     member_play_of,
+    note_stale,
     result_inputs,
     to_play,
     translated,
@@ -159,8 +160,11 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
         store.finish_play(get_db(), play.id, gwt.final_tally_input(state),
                           result_inputs(result),
                           expected_version=version)
-    except store.StaleVersion:
-        # another phone changed the play meanwhile; the overview shows where it stands now
+    except store.StaleVersion as error:
+        # another phone changed the play meanwhile; the overview shows where it stands now. From the
+        # finish button that is a stale edit (409); after a card, the card is in and only the result waits.
+        if announce is None:
+            note_stale(error)
         return to_overview(play)
     except Refused:
         return to_overview(play)  # which lists the missing cards or how the cards disagree

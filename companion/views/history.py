@@ -38,7 +38,14 @@ from companion.security import (
     join_group,
     too_many_groups_message,
 )
-from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
+from companion.views.common import (
+    flash_rules_error,
+    member_group,
+    member_play,
+    note_stale,
+    result_inputs,
+    translated,
+)
 from companion.views.plays import table_of
 
 bp = Blueprint("history", __name__)
@@ -191,6 +198,7 @@ def correct(play_id: int):
                                   expected_version=form.version_number)
         except Refused as error:
             # what the phone typed stays on the form; sent again, it is checked against the play as it is now
+            note_stale(error)
             form.form_errors.append(translated(error))
             form.version.data = str(store.get_play(db, play.id).version)
             status = 409

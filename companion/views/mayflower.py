@@ -35,7 +35,7 @@ from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply, initial_table
 from companion.messages import Refused
-from companion.views.common import member_play_of, play_setup, result_inputs, to_play
+from companion.views.common import member_play_of, note_stale, play_setup, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
@@ -233,6 +233,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
                           result_inputs(tally.result),
                           expected_version=form.version_number)
     except Refused as error:
+        note_stale(error)
         form.show_rules_error(error)
         return None
     return redirect(url_for("plays.result", play_id=play.id))

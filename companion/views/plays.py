@@ -19,6 +19,7 @@ from companion.views.common import (
     flash_rules_error,
     member_group,
     member_play,
+    note_stale,
     play_setup,
     result_inputs,
     to_play,
@@ -129,6 +130,7 @@ def finish(play_id: int):
                               expected_version=form.version_number)
         except Refused as error:
             # the totals typed stay on the form; the next try is checked against the play as it is now
+            note_stale(error)
             form.form_errors.append(translated(error))
             form.version.data = str(store.get_play(get_db(), play.id).version)
             return render_template("tally.html", play=play, game=get_game(play.game), form=form), 409

@@ -1,0 +1,126 @@
+"""A write sent twice is stored once (request ids), and every stale edit is answered 409."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+from tests.test_isolation import build_sample_group, crawl
+
+STALE = "Another phone changed this play since you opened it"
+
+
+@pytest.fixture
+def table(client, db):
+    group_id = create_group(client, "Table")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    return start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+
+
+def entry(request_id: str | None = None, **fields) -> dict[str, str]:
+    data = {"seat": "0", "points": "3", "note": "sent twice", **fields}
+    if request_id is not None:
+        data["request_id"] = request_id
+    return data
+
+
+def test_a_write_sent_again_after_a_lost_answer_is_stored_once(client, db, table):
+    first = client.post(f"/plays/{table}/adjust", data=entry("a1b2c3d4e5f6a7b8c9d0"))
+    assert first.status_code == 302
+    again = client.post(f"/plays/{table}/adjust", data=entry("a1b2c3d4e5f6a7b8c9d0"))
+    assert again.status_code == 303
+    assert again.headers["Location"].endswith(f"/plays/{table}")
+    assert "Already saved" in client.get(again.headers["Location"], follow_redirects=True).text
+    assert [e.payload["note"] for e in store.list_events(db, table)] == ["sent twice"]
+    # another request id is another entry
+    assert client.post(f"/plays/{table}/adjust", data=entry("ffffeeeeddddccccbbbb")).status_code == 302
+    assert len(store.list_events(db, table)) == 2
+
+
+def test_a_refused_write_does_not_use_up_its_request_id(client, db, table):
+    client.post(f"/plays/{table}/adjust", data=entry())
+    stale = client.post(f"/plays/{table}/undo", data={"version": "0", "request_id": "0123456789abcdef0123"})
+    assert stale.status_code == 409
+    assert len(store.list_events(db, table)) == 1
+    fresh = client.post(f"/plays/{table}/undo", data={"version": "1", "request_id": "0123456789abcdef0123"})
+    assert fresh.status_code == 302
+    assert store.list_events(db, table) == []
+
+
+def test_a_request_id_the_companion_does_not_understand_is_refused(client, db, table):
+    for bad in ("short", "x" * 65, "has spaces in it here", "ünïcödé-ünïcödé-ünï"):
+        assert client.post(f"/plays/{table}/adjust", data=entry(bad)).status_code == 400, bad
+    assert store.list_events(db, table) == []
+
+
+def test_two_copies_sent_at_once_are_stored_once(app, table):
+    """Two server threads (their own connections) write the same request at the same moment."""
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def write() -> None:
+        db = store.connect(app.config["DATABASE"])
+        try:
+            pending = store.PendingRequest("same-request-id-0001", None, table)
+            with store.requests_once(pending):
+                start.wait(120)
+                store.append_event(db, table, "adjust", {"seat": 0, "points": 1, "note": "once"})
+            outcomes.append("stored")
+        except store.RepeatedRequest:
+            outcomes.append("repeated")
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=write) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+        assert not thread.is_alive()
+    assert sorted(outcomes) == ["repeated", "stored"]
+    db = store.connect(app.config["DATABASE"])
+    assert [e.payload["note"] for e in store.list_events(db, table)] == ["once"]
+    db.close()
+
+
+def test_a_new_play_sent_twice_starts_one_play(client, db):
+    group_id = create_group(client, "Table")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    data = {"seat_0-player": str(ids[0]), "seat_0-colour": "red", "seat_1-player": str(ids[1]),
+            "seat_1-colour": "blue", "request_id": "new-play-request-000001"}
+    assert client.post(f"/groups/{group_id}/plays/new/gold-west", data=data).status_code == 302
+    again = client.post(f"/groups/{group_id}/plays/new/gold-west", data=data)
+    assert again.status_code == 303 and again.headers["Location"].endswith(f"/groups/{group_id}")
+    assert len(store.list_plays(db, group_id, "active")) == 1
+
+
+@pytest.fixture(scope="module")
+def sample_site(tmp_path_factory):
+    from tests.conftest import make_app
+
+    app = make_app(tmp_path_factory.mktemp("stale"))
+    phone = app.test_client()
+    group = build_sample_group(app, phone, "Stale table", ("Anna", "Ben"))
+    return app, phone, group, crawl(app, phone, group)
+
+
+def test_every_form_based_on_an_old_version_is_answered_409_with_the_same_message(sample_site):
+    """Every form of the site that carries the play's version, sent with an old one."""
+    app, phone, group, site = sample_site
+    db = store.connect(app.config["DATABASE"])
+    versioned = {action: form for action, form in site.forms.items() if "version" in form.fields}
+    assert len(versioned) >= 5, sorted(site.forms)
+    for action, form in sorted(versioned.items()):
+        before = {play_id: store.get_play(db, play_id).version for play_id in group.play_ids}
+        # fields the page leaves empty (totals start empty) get a number, so only the version is wrong
+        fields = {name: [value or "0" for value in values] for name, values in form.fields.items()}
+        answer = phone.post(action, data={**fields, "version": ["99999"]})
+        assert answer.status_code == 409, (action, answer.status_code)
+        assert STALE in answer.text, action
+        assert {play_id: store.get_play(db, play_id).version for play_id in group.play_ids} == before, action
+    db.close()
