@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC, datetime, timedelta
 
 import click
 from flask import Flask, current_app, g
@@ -32,6 +33,9 @@ def init_db_command() -> None:
     db = store.connect(current_app.config["DATABASE"])
     try:
         applied = store.migrate(db)
+        # what has waited in a trash for longer than it is kept goes when the site starts
+        cutoff = datetime.now(UTC) - timedelta(days=store.TRASH_DAYS)
+        store.purge_trash(db, cutoff.replace(microsecond=0).isoformat())
     finally:
         db.close()
     where = current_app.config["DATABASE"]

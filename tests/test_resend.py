@@ -53,7 +53,8 @@ def test_a_refused_write_does_not_use_up_its_request_id(client, db, table):
 
 def test_a_request_id_the_companion_does_not_understand_is_refused(client, db, table):
     for bad in ("short", "x" * 65, "has spaces in it here", "ünïcödé-ünïcödé-ünï"):
-        assert client.post(f"/plays/{table}/adjust", data=entry(bad)).status_code == 400, bad
+        refused = client.post(f"/plays/{table}/adjust", data=entry(bad))
+        assert refused.status_code == 400 and "request id" in refused.text, bad
     assert store.list_events(db, table) == []
 
 

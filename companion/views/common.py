@@ -122,7 +122,8 @@ def claim_request_id():
     if request_id is None:
         return None
     if not REQUEST_ID.fullmatch(request_id):
-        abort(400, _("This form carries a request id the companion does not understand. Reload the page."))
+        message = _("This form carries a request id the companion does not understand. Reload the page.")
+        return render_template("error.html", code=400, message=message), 400
     seen = store.seen_request(get_db(), request_id)
     if seen is not None:
         return already_stored(seen)
