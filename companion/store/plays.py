@@ -139,7 +139,9 @@ class TrashedPlay:
 def trash_play(db: Database, play_id: int, at: str) -> None:
     """Move a play to its group's trash: it leaves every page, the history, statistics and exports."""
     with write_transaction(db):
-        db.execute("UPDATE plays SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", [at, play_id])
+        # naming ended_at lets the ratings' trigger note that they must be computed again from this play
+        db.execute("UPDATE plays SET deleted_at = ?, ended_at = ended_at WHERE id = ? AND deleted_at IS NULL",
+                   [at, play_id])
 
 
 def trashed_plays(db: Database, group_id: int) -> list[TrashedPlay]:
@@ -153,8 +155,8 @@ def trashed_plays(db: Database, group_id: int) -> list[TrashedPlay]:
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
     """Take a play of the group out of the trash; NotFound if the trash holds no such play."""
     with write_transaction(db):
-        restored = db.execute("UPDATE plays SET deleted_at = NULL WHERE id = ? AND group_id = ? "
-                              "AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount
+        restored = db.execute("UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? "
+                              "AND group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount
     if not restored:
         raise NotFound("play")
 

@@ -46,7 +46,7 @@ def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str
     """The counted finished plays from ``since`` on, in order, with (player, rank) and the teams recorded."""
     plays = db.execute(
         "SELECT id, game, ended_at FROM plays WHERE group_id = ? AND status = 'finished' AND counted = 1 "
-        "AND ended_at >= ? ORDER BY ended_at, id", [group_id, since]).fetchall()
+        "AND deleted_at IS NULL AND ended_at >= ? ORDER BY ended_at, id", [group_id, since]).fetchall()
     placings: dict[int, list[tuple[int, int, int]]] = {}
     for play_id, seat, player_id, rank in db.execute(
             "SELECT r.play_id, s.seat, r.player_id, r.rank FROM results r "
