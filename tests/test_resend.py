@@ -118,8 +118,10 @@ def test_every_form_based_on_an_old_version_is_answered_409_with_the_same_messag
     assert len(versioned) >= 5, sorted(site.forms)
     for action, form in sorted(versioned.items()):
         before = {play_id: store.get_play(db, play_id).version for play_id in group.play_ids}
-        # fields the page leaves empty (totals start empty) get a number, so only the version is wrong
-        fields = {name: [value or "0" for value in values] for name, values in form.fields.items()}
+        # fields the page leaves empty (totals start empty) get a number, and "really finish?" is
+        # answered yes, so that only the version is wrong
+        fields = {name: [value or ("y" if name == "confirmed" else "0") for value in values]
+                  for name, values in form.fields.items()}
         answer = phone.post(action, data={**fields, "version": ["99999"]})
         assert answer.status_code == 409, (action, answer.status_code)
         assert STALE in answer.text, action
