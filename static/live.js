@@ -406,6 +406,27 @@
     if (retry && from && from.origin === window.location.origin) { retry.href = from.href; }
   }
 
+  /* --- a table wider than the screen says so above its box (the box scrolls sideways) --- */
+
+  function hintWideTables() {
+    Array.prototype.forEach.call(document.querySelectorAll(".scroll"), function (box) {
+      var hint = box.previousElementSibling;
+      var hinted = hint && hint.classList.contains("scroll-hint");
+      var wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide && !hinted) {
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.textContent = t("wider");
+        box.parentNode.insertBefore(hint, box);
+      } else if (!wide && hinted) {
+        hint.remove();
+      }
+    });
+  }
+  hintWideTables();
+  window.addEventListener("resize", hintWideTables);
+  new MutationObserver(function () { hintWideTables(); }).observe(main, { childList: true, subtree: false });
+
   adoptUnsentFromWorker().then(function () { showUnsent(); });
   if (navigator.onLine === false) { showNote("offline", t("offline")); }
 }());

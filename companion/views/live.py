@@ -192,6 +192,7 @@ def live_strings() -> dict[str, str]:
         "discard": _("Discard"),
         "still_offline": _("Still offline. Send it again when this phone is back online."),
         "back_online": _("Back online: send it again?"),
+        "wider": _("Wider than the screen: swipe the table sideways to see every column."),
     }
 
 
