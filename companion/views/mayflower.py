@@ -239,6 +239,25 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
     return redirect(url_for("plays.result", play_id=play.id))
 
 
+def _refill_reopened(play: store.Play, form) -> None:
+    """A reopened play's final tally comes back as it was entered, unless the map changed since."""
+    kept = store.reopened_tally(get_db(), play.id)
+    if kept is None or kept.changed_since:
+        return
+    index_of = {slot.settler.id: index for index, slot in enumerate(form.slots)}
+    for feature in kept.payload.get("features", ()):
+        letter = feature.get("letter") if isinstance(feature, Mapping) else None
+        if not isinstance(letter, str):
+            continue
+        for settler in feature.get("settlers", ()):
+            index = index_of.get(settler.get("id")) if isinstance(settler, Mapping) else None
+            if index is not None:
+                form.letter_field(index).data = letter
+        for name in mayflower.FINAL_SIZES.get(feature.get("kind"), ()):
+            if f"size_{letter}_{name}" in form and name in feature:
+                form.size_field(letter, name).data = feature[name]
+
+
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
@@ -248,6 +267,8 @@ def final_tally(play_id: int):
     table = table_of(play, store.list_events(get_db(), play.id))
     form = final_tally_form(mayflower.final_slots(table.game_state),
                             formdata=request.form if request.method == "POST" else None)
+    if request.method == "GET":
+        _refill_reopened(play, form)
     if request.method == "POST" and form.validate_on_submit():
         finished = _finish(play, form, table)
         if finished is not None:
