@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from bench.taps import Counter, Mismatch, Phone, Session, expect_text
+from bench.taps_pages import expect_result, expect_scoreboard
 from companion.games.gold_west import SHIPPING_LINE_POINTS
 
 GAME_NAME = "Gold West"
@@ -67,7 +68,7 @@ def play_reference_game(phones: list[Phone], game: dict) -> None:
             elif step["action"] == "final":
                 with phones[0].action("final tally", scrolls=False):
                     final_tally(phones[0], step)
-                check_result(phones, players, step["expect"])
+                expect_result(phones, players, step["expect"])
             else:
                 raise Mismatch(f"unknown action {step['action']!r}")
         except Mismatch as error:
@@ -85,7 +86,7 @@ def take_turn(phone: Phone, players: list[str], step: dict) -> None:
     for event in step["events"]:
         with phone.action("event", scrolls=False):
             phone.submit(event_button(row, event))
-    check_scores(phone, players, step["expect"]["scores_after"])
+    expect_scoreboard(phone, players, step["expect"]["scores_after"])
 
 
 def event_button(row, event: dict):
@@ -109,20 +110,6 @@ def event_button(row, event: dict):
     else:
         raise Mismatch(f"unknown ledger event {kind!r}")
     return row.get_by_role("button", name=name, exact=True)
-
-
-def check_scores(phone: Phone, players: list[str], scores: list[int]) -> None:
-    """The scoreboard shows each player's running score."""
-    from playwright.sync_api import Error
-    from playwright.sync_api import expect as playwright_expect
-
-    rows = phone.page.locator("table.scoreboard tbody tr")
-    for seat, score in enumerate(scores):
-        cell = rows.nth(seat).locator("td.num")
-        try:
-            playwright_expect(cell).to_have_text(str(score))
-        except (AssertionError, Error) as error:
-            raise Mismatch(f"{players[seat]}'s running score should be {score}: {error}") from error
 
 
 def final_tally(phone: Phone, step: dict) -> None:
@@ -149,15 +136,3 @@ def tally_fields(seat: int, player: dict) -> dict[str, int]:
         office = f"{prefix}office_{claim['office']}-"
         fields.update({office + name: value for name, value in claim.items() if name != "office"})
     return fields
-
-
-def check_result(phones: list[Phone], players: list[str], expect: dict) -> None:
-    """Every phone shows the result: each player's total and the winner."""
-    winners = expect["winners"]
-    banner = f"{winners[0]} wins!" if len(winners) == 1 else f"Shared victory: {', '.join(winners)}"
-    for phone in phones:
-        page = phone.page
-        expect_text(page.locator(".winner-banner"), banner)  # the other phones move to it live
-        ranking = page.locator("ol.ranking")
-        for seat, total in enumerate(expect["totals"]):
-            expect_text(ranking.locator("li", has_text=players[seat]), str(total))

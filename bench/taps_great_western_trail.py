@@ -11,7 +11,8 @@ their card, over both plays.
 
 from __future__ import annotations
 
-from bench.taps import Counter, Mismatch, Phone, Session, expect_text
+from bench.taps import Counter, Mismatch, Phone, Session
+from bench.taps_pages import expect_result, expect_scoreboard
 
 GAME_NAME = "Great Western Trail"
 COLOURS = ("red", "blue", "green", "yellow")
@@ -62,12 +63,12 @@ def play_one(session: Session, reference: dict, group_name: str) -> tuple[list[i
                 phone = phones[step["seat"]]
                 with phone.action("delivery", scrolls=False):
                     deliver(phone, len(players), step)
-                check_cities(phone, players, step["expect"]["cities_vp_after"])
+                expect_scoreboard(phone, players, step["expect"]["cities_vp_after"], "cities row")
             elif step["action"] == "final":
                 for seat, phone in enumerate(phones):
                     with phone.action("card", scrolls=False):
                         hand_in_card(phone, seat, players[seat], step["players"][seat])
-                check_result(phones, players, step["expect"])
+                expect_result(phones, players, step["expect"])
             else:
                 raise Mismatch(f"unknown action {step['action']!r}")
         except Mismatch as error:
@@ -96,19 +97,6 @@ def deliver(phone: Phone, seats: int, step: dict) -> None:
     phone.fill(form.locator('[name="city"]'), step["city"])
     phone.fill(form.locator('[name="crest_vp"]'), str(step["crest_vp"]))
     phone.submit(form.get_by_role("button", name="Record the delivery"))
-
-
-def check_cities(phone: Phone, players: list[str], cities: list[int]) -> None:
-    """The scoreboard adds up each player's crests: their cities row so far."""
-    rows = phone.page.locator("table.scoreboard tbody tr")
-    for seat, points in enumerate(cities):
-        from playwright.sync_api import Error
-        from playwright.sync_api import expect as playwright_expect
-
-        try:
-            playwright_expect(rows.nth(seat).locator("td.num")).to_have_text(str(points))
-        except (AssertionError, Error) as error:
-            raise Mismatch(f"{players[seat]}'s cities row should be {points}: {error}") from error
 
 
 def hand_in_card(phone: Phone, seat: int, name: str, player: dict) -> None:
@@ -159,15 +147,3 @@ def counted_by(master: str) -> str | None:
     from companion.games.great_western_trail import STATION_MASTER_BY_KEY
 
     return STATION_MASTER_BY_KEY[master].counts or None
-
-
-def check_result(phones: list[Phone], players: list[str], expect: dict) -> None:
-    """Every phone shows the result (the others move to it by themselves): totals and the winner."""
-    winners = expect["winners"]
-    banner = f"{winners[0]} wins!" if len(winners) == 1 else f"Shared victory: {', '.join(winners)}"
-    for phone in phones:
-        page = phone.page
-        expect_text(page.locator(".winner-banner"), banner)
-        ranking = page.locator("ol.ranking")
-        for seat, total in enumerate(expect["totals"]):
-            expect_text(ranking.locator("li", has_text=players[seat]), str(total))

@@ -21,7 +21,7 @@ def test_create_play_and_finish_on_a_phone(live_server, phone):
     page.get_by_role("button", name="Start the play").click()
 
     expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
-    page.get_by_label("Player").select_option(label="Ben")
+    page.get_by_label("Player", exact=True).select_option(label="Ben")
     page.get_by_label("Points", exact=True).fill("4")
     page.get_by_role("button", name="Add", exact=True).click()
     expect(page.locator("table.scoreboard")).to_contain_text("4")
