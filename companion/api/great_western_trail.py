@@ -14,7 +14,7 @@ from companion.games import great_western_trail as gwt
 
 MAX_OBJECTIVE_CARDS = 30  # start cards plus every objective card of the box, with room to spare
 MAX_PIECES = 95  # teepee pairs, hazard tiles, certificates, stations and buildings on the table
-MAX_STATION_MASTERS = len(gwt.STATION_MASTERS) + 1  # every tile of the 2nd edition, `none` twice
+MAX_STATION_MASTERS = gwt.STATION_MASTERS_IN_PLAY  # the 2nd edition draws 5 of its 9 tiles
 
 OBJECTIVE_SCHEMA = {
     "type": "object",
@@ -52,6 +52,9 @@ PLAYER_SCHEMA = {
             "type": "array",
             "maxItems": MAX_STATION_MASTERS,
             "items": {"type": "string", "enum": [master.key for master in gwt.STATION_MASTERS]},
+            "description": "Keys of the station-master tiles the player holds. 5 tiles are in play (the 1st "
+                           "edition's five; 5 of the 2nd edition's 9, the two none copies included), so "
+                           "all players together hold at most 5, each key once, none at most twice.",
         },
         "workers": WORKERS_SCHEMA,
         **{name: {**count(MAX_PIECES), "default": 0} for name in _PIECE_FIELDS},

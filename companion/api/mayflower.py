@@ -69,11 +69,11 @@ FEATURE_REQUEST = {
             "properties": {"kind": {"enum": ["road", "city", "farm"]},
                            "tiles": SIZE | {"minimum": 1},
                            "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                           "flags": SIZE | {"default": 0, "description": "city only"}},
+                           "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}},
             "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
                               {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
-            "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags; "
-                           "farm: nothing else.",
+            "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags (at most "
+                           "tiles); farm: nothing else, and exactly one farmer on it (a farm is one tile).",
         },
         "settlers": {
             "type": "array",
@@ -120,7 +120,8 @@ _SETTLER_COUNTS = {
     "maxProperties": GAME.max_players,
     "propertyNames": PLAYER_NAME,
     "additionalProperties": count(SETTLERS_PER_PLAYER, 1),
-    "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features.",
+    "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features; "
+                   "a farm holds one farmer.",
 }
 
 FINAL_REQUEST = {
@@ -145,7 +146,7 @@ FINAL_REQUEST = {
                     "settlers": _SETTLER_COUNTS,
                     "tiles": SIZE | {"minimum": 1, "description": "road and city"},
                     "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                    "flags": SIZE | {"default": 0, "description": "city only"},
+                    "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"},
                     "neighbours": count(7) | {"default": 0,
                                               "description": "farm only: filled spaces around it"},
                     "animals": count() | {"default": 0, "description": "plain only"},
