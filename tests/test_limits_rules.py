@@ -8,14 +8,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion import exports, store
 from companion.api import ENDPOINTS
 from companion.api.core import respond
 from companion.forms import COLOURS
-from companion.games import GAMES, gold_west
+from companion.games import GAMES, gold_west, mayflower
 from companion.games import great_western_trail as gwt
-from companion.games.common import PlaySetup, Seat
+from companion.games.common import PlaySetup, RulesError, Seat
 from companion.games.table import fold
 from tests.conftest import add_players, create_group, start_play
 from tests.test_great_western_trail_web import PLAIN, card_url, changed
@@ -391,3 +393,79 @@ def test_dates_are_written_in_the_readers_language(client, db):
     assert f"{day.zfill(2)}.{month}.{year[2:]}" in german
     english = client.get(f"/groups/{table.group_id}", headers={"Accept-Language": "en"}).text
     assert ended[:10] not in english and ended[:10] not in german
+
+
+# --- every state the rules accept can be reached on the table ----------------------------------------
+
+@settings(max_examples=150, deadline=None)
+@given(players=st.integers(2, 5), data=st.data())
+def test_a_mayflower_final_tally_the_rules_accept_can_stand_on_the_map(players, data):
+    names = [f"P{seat}" for seat in range(players)]
+    features = data.draw(st.lists(st.tuples(st.sampled_from(mayflower.FINAL_KINDS), st.dictionaries(
+        st.integers(0, players - 1), st.integers(1, 3), min_size=1, max_size=2)), max_size=6))
+    try:
+        finals = [mayflower.FinalFeature(kind, counts, tiles=1 if kind in ("road", "city") else 0)
+                  for kind, counts in features]
+        mayflower.final_result(names, [0] * players, finals)
+    except RulesError:
+        return
+    # every settler the tally counts is placed on the live table, one tile each, as the players did
+    state = mayflower.initial_state(PlaySetup("mayflower", tuple(Seat(name, "red") for name in names)))
+    for feature in finals:
+        for seat, number in feature.settlers.items():
+            for _ in range(number):
+                state = mayflower.apply_event(state, "place", {
+                    "seat": seat, "role": mayflower.ROLE_OF_KIND[feature.kind], "column": 1})
+    grouped = mayflower.final_features_from_map(state)
+    for kind in mayflower.FINAL_KINDS:
+        assert len(grouped[kind]) == sum(sum(f.settlers.values()) for f in finals if f.kind == kind)
+    assert all(0 <= state.in_supply(seat) <= mayflower.SETTLERS_PER_PLAYER for seat in range(players))
+
+
+@settings(max_examples=150, deadline=None)
+@given(players=st.integers(2, 4), data=st.data())
+def test_a_gold_west_tally_the_rules_accept_can_be_reached_on_the_ledger_and_board(players, data):
+    counts = st.integers(0, 6)
+    offices = st.lists(st.tuples(st.sampled_from(("mayor", "saloon", "docks", "deeds")), st.integers(1, 2)),
+                       max_size=2, unique_by=lambda claim: claim[0])
+    tallies = [gold_west.PlayerTally(
+        f"P{seat}", largest_group=data.draw(counts), second_group=data.draw(counts), wanted=data.draw(counts),
+        boomtown_1x1_tokens=data.draw(st.integers(0, 3)),
+        offices=tuple(gold_west.OfficeClaim(key, tokens) for key, tokens in data.draw(offices)))
+        for seat in range(players)]
+    try:
+        gold_west.check_tallies(tallies)
+    except RulesError:
+        return
+    setup = PlaySetup("gold-west", tuple(Seat(t.name, "red") for t in tallies), {"offices": [
+        "mayor", "saloon", "docks", "deeds"]})
+    state = gold_west.initial_state(setup)
+    for seat, tally in enumerate(tallies):
+        # the Wanted camps were looted, the groups' buildings built from camps, the 1×1 space taken
+        events = ([("loot", {"seat": seat})] * tally.wanted
+                  + [("camp", {"seat": seat})] * (tally.largest_group + tally.second_group)
+                  + [("boomtown_1x1", {"seat": seat})] * tally.boomtown_1x1_tokens)
+        for kind, payload in events:
+            state = gold_west.apply_event(state, kind, payload)
+    assert state.wanted == tuple(t.wanted for t in tallies)
+    assert all(left >= 0 for left in state.camps_left)
+    for office in ("mayor", "saloon", "docks", "deeds"):  # two halves per office card
+        on_it = sum(c.tokens for t in tallies for c in t.offices if c.office == office)
+        assert on_it <= gold_west.MAX_TOKENS_PER_OFFICE
+
+
+@settings(max_examples=150, deadline=None)
+@given(edition=st.sampled_from(gwt.EDITIONS), data=st.data())
+def test_great_western_trail_station_masters_the_rules_accept_are_tiles_in_play(edition, data):
+    keys = gwt.station_master_keys(edition)
+    held = [tuple(data.draw(st.lists(st.sampled_from(keys), max_size=4))) for _ in range(2)]
+    tallies = [gwt.Tally(name=f"P{seat}", station_masters=masters) for seat, masters in enumerate(held)]
+    try:
+        gwt.check_tallies(edition, tallies)
+    except RulesError:
+        return
+    box = [key for key in keys for _ in range(gwt.STATION_MASTER_BY_KEY[key].copies)]
+    taken = [key for masters in held for key in masters]
+    assert len(taken) <= gwt.STATION_MASTERS_IN_PLAY  # the tiles drawn for this game
+    for key in set(taken):
+        assert taken.count(key) <= box.count(key)
