@@ -391,7 +391,7 @@ def test_dates_are_written_in_the_readers_language(client, db):
     day, month, year = ended[8:10].lstrip("0"), ended[5:7], ended[:4]
     german = client.get(f"/plays/{table.play_id}/result", headers={"Accept-Language": "de"}).text
     assert f"{day.zfill(2)}.{month}.{year[2:]}" in german
-    english = client.get(f"/groups/{table.group_id}", headers={"Accept-Language": "en"}).text
+    english = client.get(f"/plays/{table.play_id}/result", headers={"Accept-Language": "en"}).text
     assert ended[:10] not in english and ended[:10] not in german
 
 
