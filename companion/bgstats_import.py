@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -37,6 +38,7 @@ from companion.store import GroupGame, ImportedPlay, Player, ResultInput
 SOURCE = "BG Stats"
 KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG Stats play's id
 POINTS_LIMIT = 10 ** 6
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,9}")  # ASCII digits only: int() would take "²" and 5000 digits
 LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
 
 
@@ -211,7 +213,7 @@ def _player_name(entry: Mapping) -> str:
 
 def _check_play_shape(play: Mapping, where: str, games: Mapping[int, Any],
                       players: Mapping[int, str]) -> None:
-    if play.get("gameRefId") not in games or type(play.get("gameRefId")) is not int:
+    if type(play.get("gameRefId")) is not int or play["gameRefId"] not in games:
         raise _damaged(f"{where}.gameRefId", Message("it refers to no game of the file."))
     if not isinstance(play.get("playDate"), str):
         raise _damaged(f"{where}.playDate", Message("it needs the date of the play."))
@@ -232,20 +234,22 @@ def _points(value: Any) -> int | None:
         number: Any = value
     elif type(value) is float and value.is_integer():
         number = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+    elif isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
         number = int(value.strip())
     else:
         return None
     return number if abs(number) <= POINTS_LIMIT else None
 
 
-def _started(text: str, zone: tzinfo | None) -> datetime | None:
+def _when(text: str, minutes: int, zone: tzinfo | None) -> tuple[datetime, datetime] | None:
+    """The play's start and end in UTC, or None for a date that is none (or beyond the calendar)."""
     try:
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        # the app writes the local time of the play; without a zone of its own, it is this server's
+        start = (moment.replace(tzinfo=zone) if zone and moment.tzinfo is None else moment).astimezone(UTC)
+        return start, start + timedelta(minutes=minutes)
+    except (ValueError, OverflowError, OSError):
         return None
-    # the app writes the local time of the play; without a zone of its own, it is this server's
-    return (moment.replace(tzinfo=zone) if zone and moment.tzinfo is None else moment).astimezone(UTC)
 
 
 def _seat_order(scores: list[Mapping]) -> list[Mapping]:
@@ -270,9 +274,11 @@ def _play_key(play: Mapping, game: BgStatsGame) -> str:
 def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: GameInfo,
                 players: Mapping[int, str], zone: tzinfo | None) -> ImportablePlay | Message:
     """The play as the companion keeps it, or the reason it cannot be."""
-    started = _started(play["playDate"], zone)
-    if started is None:
-        return Message("Its date %(date)r is not a date and time.", date=play["playDate"])
+    duration = play.get("durationMin")
+    minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
+    when = _when(play["playDate"], minutes, zone)
+    if when is None:
+        return Message("Its date %(date)r is not a date and time.", date=play["playDate"][:40])
     if play.get("incomplete") is True:
         return Message("It was not played to the end.")
     entries = _seat_order(play.get("playerScores", []))
@@ -297,12 +303,10 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
             except RulesError as error:
                 return error.message
         scores.append(PlayerScore(entry["playerRefId"], points))
-    duration = play.get("durationMin")
-    minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
     comments = play.get("comments")
     return ImportablePlay(
         key=_play_key(play, game), game=choice, game_name=game.name,
-        started_at=started.isoformat(), ended_at=(started + timedelta(minutes=minutes)).isoformat(),
+        started_at=when[0].isoformat(), ended_at=when[1].isoformat(),
         minutes=minutes, counted=play.get("ignored") is not True,
         won=any(entry.get("winner") is True for entry in entries) if cooperative else None,
         comments=comments if isinstance(comments, str) else "", scores=tuple(scores))
@@ -347,7 +351,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
                   for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],
         "players": [{"id": ref, "name": name} for ref, name in names.items() if ref in in_plays],
-        "plays": kept,
+        "plays": [_slim(play) for play in kept],
     }
     return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
                        tuple(skipped), document_kept)
@@ -448,6 +452,19 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
         results=tuple(ResultInput(seat, player.total, player.rank, player.breakdown)
                       for seat, player in enumerate(result.players)),
     )
+
+
+# What the importer reads of a play and of a player's score; the rest stays behind on confirming.
+_PLAY_KEYS = ("uuid", "gameRefId", "playDate", "durationMin", "ignored", "incomplete", "comments",
+              "playerScores")
+_SCORE_KEYS = ("playerRefId", "score", "winner", "startPlayer", "seatOrder")
+
+
+def _slim(play: Mapping) -> dict[str, Any]:
+    slim = {key: play[key] for key in _PLAY_KEYS if key in play}
+    slim["playerScores"] = [{key: entry[key] for key in _SCORE_KEYS if key in entry}
+                            for entry in play.get("playerScores", [])]
+    return slim
 
 
 def carried(file: BgStatsFile) -> str:

@@ -82,8 +82,9 @@ def test_a_matcher_can_map_other_games():
 
 
 @pytest.mark.parametrize(("score", "points"), [
-    ("87", 87), (" 87 ", 87), ("-3", -3), (87, 87), (87.0, 87), ("", None), (None, None), ("87.5", None),
-    (87.5, None), ("eighty", None), (True, None), ("10000001", None),
+    ("87", 87), (" 87 ", 87), ("-3", -3), ("+3", 3), (87, 87), (87.0, 87), ("", None), (None, None),
+    ("87.5", None), (87.5, None), ("eighty", None), (True, None), ("10000001", None), ("²", None),
+    ("+-5", None), ("9" * 4301, None), ("٣", None), (1e308, None), (float("nan"), None), ([87], None),
 ])
 def test_scores_are_whole_points(score, points):
     document = sample()
@@ -91,6 +92,17 @@ def test_scores_are_whole_points(score, points):
     file = read_export(json.dumps(document), GAMES)
     imported = [p for p in file.plays if p.key.endswith("0002")]
     assert (imported[0].scores[0].score if imported else None) == points
+
+
+@pytest.mark.parametrize(("date", "minutes"), [
+    ("yesterday", 10), ("2024-02-30 20:00:00", 10), ("0001-01-01 00:30:00+05:00", 10),
+    ("9999-12-31 23:00:00+00:00", 600), ("", 0),
+])
+def test_a_date_that_is_none_skips_the_play(date, minutes):
+    document = sample()
+    document["plays"][1] |= {"playDate": date, "durationMin": minutes}
+    file = read_export(json.dumps(document), GAMES)
+    assert "Its date" in next(s.reason for s in file.skipped if s.game_name.endswith("Second Edition"))
 
 
 def test_a_play_date_without_a_zone_is_the_servers_local_time():
@@ -112,6 +124,7 @@ REFUSALS = [
     (mutated(lambda d: d["games"].append({"name": "No id"})), "damaged at games[6]"),
     (mutated(lambda d: d["players"].__setitem__(0, "Anna")), "damaged at players[0]"),
     (mutated(lambda d: d["plays"][2].__setitem__("gameRefId", 99)), "damaged at plays[2].gameRefId"),
+    (mutated(lambda d: d["plays"][2].__setitem__("gameRefId", [1])), "damaged at plays[2].gameRefId"),
     (mutated(lambda d: d["plays"][0].pop("playDate")), "damaged at plays[0].playDate"),
     (mutated(lambda d: d["plays"][0]["playerScores"][1].__setitem__("playerRefId", 42)),
      "damaged at plays[0].playerScores[1].playerRefId"),
@@ -339,3 +352,20 @@ def test_a_game_the_group_scores_by_rows_is_listed_with_the_reason(client, db, g
     page = upload(client, group, SAMPLE.read_bytes())
     assert "The group scores Azul row by row; BG Stats keeps only a total per player." in page.text
     assert "4 plays to import" in page.text
+
+
+def test_a_long_history_goes_through_the_confirmation(client, db, group):
+    def many_plays(document):
+        first = document["plays"][0]
+        document["plays"] = [first | {"uuid": f"C0FFEE00-0000-4000-8000-{n:012d}",
+                                      "playDate": f"20{10 + n // 365:02d}-01-01 19:30:00"}
+                             for n in range(1500)]
+
+    data = mutated(many_plays)
+    page = upload(client, group, data)
+    assert "1500 plays to import" in page.text
+    fields = confirmation_fields(page.text)
+    assert len(fields["export_data"]) > 500_000  # beyond the usual limit of a form field
+    done = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert done.status_code == 302
+    assert counts(db) == (4, 1500)  # Cara joins; Anna and ben were there

@@ -65,7 +65,9 @@ def upload(group_id: int):
 def confirm(group_id: int):
     """Step 2: who is who; then the plays are stored, all of them or none."""
     group = member_group(group_id)
+    # the confirmation carries the plays to import in a form field: as large as the file may be
     request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
+    request.max_form_memory_size = current_app.config["BACKUP_MAX_BYTES"]
     try:
         file = _read(group, request.form.get("export_data", ""))
     except BgStatsError:
