@@ -45,7 +45,6 @@ def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200
 def upload(group_id: int):
     """Step 1: the export file. A sound one leads to the confirmation; nothing is stored yet."""
     group = member_group(group_id)
-    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]  # a long history is large
     form = BgStatsUploadForm()
     if form.validate_on_submit():
         try:
@@ -65,9 +64,6 @@ def upload(group_id: int):
 def confirm(group_id: int):
     """Step 2: who is who; then the plays are stored, all of them or none."""
     group = member_group(group_id)
-    # the confirmation carries the plays to import in a form field: as large as the file may be
-    request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
-    request.max_form_memory_size = current_app.config["BACKUP_MAX_BYTES"]
     try:
         file = _read(group, request.form.get("export_data", ""))
     except BgStatsError:
@@ -92,5 +88,14 @@ def confirm(group_id: int):
     return redirect(url_for("history.index", group_id=group.id))
 
 
+def _allow_a_whole_export() -> None:
+    """Raise the request size limit for the import: an export, and the confirmation carrying its plays
+    in a form field, may be as large as a backup. It runs before anything reads the form (CSRF)."""
+    if request.endpoint in ("bgstats.upload", "bgstats.confirm"):
+        request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
+        request.max_form_memory_size = current_app.config["BACKUP_MAX_BYTES"]
+
+
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_export)
