@@ -107,7 +107,9 @@ class Gunicorn:
     def start(self) -> Gunicorn:
         command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}",
                    "--workers", str(self.workers), "--worker-class", "gthread", "--threads", "2",
-                   "--log-level", "warning", "--graceful-timeout", "2", "app:create_app()"]
+                   "--log-level", "warning", "--graceful-timeout", "2",
+                   # a worker starved of CPU on a loaded machine must not be killed as stuck mid-test
+                   "--timeout", str(WAIT_SECONDS), "app:create_app()"]
         env = {**os.environ, "COMPANION_INSTANCE_PATH": str(self.instance)}
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
         deadline = time.monotonic() + SERVER_START_SECONDS
