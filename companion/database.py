@@ -1,29 +1,75 @@
-"""One database connection per request, and the ``init-db`` command."""
+"""One database connection per worker thread, reused across requests, and the ``init-db`` command.
+
+Opening a SQLite connection is the dearest part of a small request: the first query reads the whole
+schema, and closing the last connection runs a WAL checkpoint. So each thread keeps its connection
+for as long as it lives. The connection runs in autocommit mode: every read is its own short
+transaction and sees everything committed before it, so no request ever reads an old snapshot, and
+writes take the lock with ``BEGIN IMMEDIATE`` (``store.write_transaction``). Checkpoints are left to
+SQLite's automatic checkpoint after a commit.
+
+A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the parent's
+connection in the child, so each connection remembers the process that opened it.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 
 import click
-from flask import Flask, current_app, g
+from flask import Flask, current_app
 from flask.cli import with_appcontext
 from sqlite_utils import Database
 
 from companion import store
 
+# Connections inherited through fork: never used and never closed in the child (closing one there
+# could disturb the parent's locks), only kept so that garbage collection does not close them either.
+_inherited: list[Database] = []
+
+
+class ThreadConnections:
+    """Each thread's connection to one database file, opened on first use in the current process."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    def get(self) -> Database:
+        local = self._local
+        db = getattr(local, "db", None)
+        if db is not None and local.pid == os.getpid():
+            return db
+        if db is not None:
+            _inherited.append(db)
+        local.db, local.pid = store.connect(self.path), os.getpid()
+        return local.db
+
+    def end_request(self) -> None:
+        """Roll back a transaction a failed request left open, so it holds no lock and no snapshot."""
+        db = getattr(self._local, "db", None)
+        if db is not None and self._local.pid == os.getpid() and db.conn.in_transaction:
+            db.rollback()
+
+
+def _connections() -> ThreadConnections:
+    connections = current_app.extensions.get("database")
+    if connections is None or connections.path != current_app.config["DATABASE"]:
+        connections = current_app.extensions["database"] = ThreadConnections(current_app.config["DATABASE"])
+    return connections
+
 
 def get_db() -> Database:
-    """The request's database connection, opened on first use."""
-    if "db" not in g:
-        g.db = store.connect(current_app.config["DATABASE"])
-    return g.db
+    """This thread's database connection, opened on first use."""
+    return _connections().get()
 
 
-def close_db(_error: BaseException | None = None) -> None:
-    db = g.pop("db", None)
-    if db is not None:
-        db.close()
+def end_request(_error: BaseException | None = None) -> None:
+    connections = current_app.extensions.get("database")
+    if connections is not None:
+        connections.end_request()
 
 
 @click.command("init-db")
@@ -61,6 +107,6 @@ def backup_command(target: str) -> None:
 
 
 def init_app(app: Flask) -> None:
-    app.teardown_appcontext(close_db)
+    app.teardown_appcontext(end_request)
     app.cli.add_command(init_db_command)
     app.cli.add_command(backup_command)

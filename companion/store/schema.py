@@ -55,11 +55,16 @@ def connect(path: str | Path) -> Database:
 
     The first connection creates the file, readable by its owner only; SQLite gives the ``-wal`` and
     ``-shm`` files it creates later the database file's permissions.
+
+    The connection is in autocommit mode (no implicit transactions): a read is its own short
+    transaction, so a connection kept open for many requests never holds on to an old snapshot, and
+    writes group their statements explicitly with ``write_transaction``.
     """
-    # the timeout is SQLite's busy timeout; a connection is opened per request, so it must be cheap:
-    # no sqlite-utils plugins, no recursive triggers (the statistics triggers never recurse)
+    # the timeout is SQLite's busy timeout; no sqlite-utils plugins, no recursive triggers (the
+    # statistics triggers never recurse)
     with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
+                               isolation_level=None)
         db = Database(conn, recursive_triggers=False, execute_plugins=False)
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA schema_version").fetchone()  # makes SQLite create the file now

@@ -1,0 +1,83 @@
+"""One connection per worker thread: reused, never reading an old snapshot, fresh after a fork."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+
+from companion import store
+from companion.database import get_db
+from tests.conftest import add_players, create_group
+
+
+def _in_thread(function):
+    """Run ``function`` in a new thread and return what it returned."""
+    result = []
+    worker = threading.Thread(target=lambda: result.append(function()))
+    worker.start()
+    worker.join()
+    return result[0]
+
+
+def test_a_thread_keeps_its_connection_across_requests(app):
+    with app.app_context():
+        first = get_db()
+    with app.app_context():
+        assert get_db() is first
+    def other_threads_connection():
+        with app.app_context():
+            return get_db()
+    assert _in_thread(other_threads_connection) is not first
+
+
+def test_a_change_made_on_another_thread_is_seen_by_the_next_request(app, client):
+    group_id = create_group(client, "Before")
+    assert "Before" in client.get(f"/groups/{group_id}").text  # this thread's connection has read it
+
+    def rename():
+        with app.app_context():
+            store.rename_group(get_db(), group_id, "After")
+    _in_thread(rename)
+    page = client.get(f"/groups/{group_id}").text
+    assert "After" in page and "Before" not in page
+
+
+def test_a_change_by_another_process_is_seen_too(client, db):
+    group_id = create_group(client)
+    client.get(f"/groups/{group_id}")
+    store.add_player(db, group_id, "Zoe", "green")  # e.g. an import run from the command line
+    assert "Zoe" in client.get(f"/groups/{group_id}").text
+
+
+def test_no_transaction_outlives_a_request(app, client):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"))
+    with app.app_context():
+        db = get_db()
+        db.execute("BEGIN")  # as if a request failed halfway through its writes
+        db.execute("UPDATE groups SET name = 'half done' WHERE id = ?", [group_id])
+    assert not db.conn.in_transaction
+    assert "half done" not in client.get(f"/groups/{group_id}").text
+    assert not db.conn.in_transaction
+
+
+def _child_connection(app, answer) -> None:
+    with app.app_context():
+        db = get_db()
+        answer.send((id(db), db.execute("SELECT name FROM groups").fetchone()[0]))
+
+
+def test_a_forked_worker_opens_its_own_connection(app, client):
+    create_group(client, "Shared")
+    with app.app_context():
+        parents = get_db()
+    receiving, sending = multiprocessing.Pipe(duplex=False)
+    child = multiprocessing.get_context("fork").Process(target=_child_connection, args=(app, sending))
+    child.start()
+    child_id, name = receiving.recv()
+    child.join()
+    assert child.exitcode == 0
+    assert child_id != id(parents) and name == "Shared"
+    with app.app_context():
+        assert get_db() is parents  # the parent's connection is untouched
+        assert get_db().execute("SELECT name FROM groups").fetchone()[0] == "Shared"
