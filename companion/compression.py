@@ -1,39 +1,121 @@
-"""Gzip for text answers, so that a page with its stylesheet and script stays small on a phone."""
+"""Gzip for text answers, so that a page with its stylesheet and script stays small on a phone.
+
+Static files are compressed once per version of the file and kept in memory; their compressed form
+has its own ETag (the file's with ``-gzip``), and a phone revalidating it gets 304 Not Modified.
+"""
 
 from __future__ import annotations
 
+import functools
 import gzip
+import threading
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 
 # Pages and the files they load. Not the JSON API: its answers are small, and its clients (scripts,
 # test tools calling the app directly) should not have to unpack them.
 COMPRESSIBLE = ("text/", "application/javascript", "application/manifest+json", "image/svg+xml")
 MIN_SIZE = 512  # below this the gzip header costs more than it saves
+LEVEL = 6
+GZIP_TAG = "-gzip"
+
+
+@functools.lru_cache(maxsize=256)
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an ``Accept-Encoding`` header allows gzip: named (or ``*``) with a quality above 0."""
+    named: dict[str, float] = {}
+    for item in accept_encoding.lower().split(","):
+        coding, _, parameters = item.partition(";")
+        quality = 1.0
+        name, _, value = parameters.strip().partition("=")
+        if name.strip() == "q":
+            try:
+                quality = float(value)
+            except ValueError:
+                quality = 0.0
+        named[coding.strip()] = quality
+    for coding in ("gzip", "x-gzip", "*"):
+        if coding in named:
+            return named[coding] > 0
+    return False
+
+
+def compress(body: bytes) -> bytes:
+    # mtime=0: the same bytes give the same compressed bytes (and cached copies stay comparable)
+    return gzip.compress(body, compresslevel=LEVEL, mtime=0)
+
+
+class StaticCache:
+    """Static files compressed once: the compressed bytes by path and plain ETag (which follows the file)."""
+
+    def __init__(self) -> None:
+        self._bodies: dict[tuple[str, str], bytes] = {}
+        self._lock = threading.Lock()
+
+    def compressed(self, path: str, etag: str, response: Response) -> bytes:
+        key = (path, etag)
+        body = self._bodies.get(key)
+        if body is None:
+            response.direct_passthrough = False  # read the file to compress it
+            body = compress(response.get_data())
+            with self._lock:
+                # a changed file has a new ETag: drop its older versions
+                for old in [k for k in self._bodies if k[0] == path]:
+                    del self._bodies[old]
+                self._bodies[key] = body
+        return body
+
+
+def _compressible(response: Response) -> bool:
+    return (200 <= response.status_code < 300 and response.status_code not in (204, 206)
+            and "Content-Encoding" not in response.headers
+            and (response.mimetype or "").startswith(COMPRESSIBLE))
+
+
+def _static_response(response: Response) -> Response:
+    """A static file: 304 if the phone has its compressed copy already, else that copy from memory."""
+    etag, weak = response.get_etag()
+    if not etag or (response.content_length is not None and response.content_length < MIN_SIZE):
+        return response
+    gzip_etag = etag + GZIP_TAG
+    if request.if_none_match.contains_weak(gzip_etag):
+        response.close()  # the file, opened for a full answer
+        response.direct_passthrough = False
+        response.set_data(b"")
+        response.status_code = 304  # werkzeug drops the body headers of a 304
+    else:
+        cache: StaticCache = current_app.extensions["static_gzip"]
+        body = cache.compressed(request.path, etag, response)
+        response.close()
+        response.direct_passthrough = False
+        response.set_data(body)
+        response.headers["Content-Encoding"] = "gzip"
+    response.set_etag(gzip_etag, weak=weak)
+    return response
 
 
 def gzip_response(response: Response) -> Response:
     """Compress the body when the client accepts gzip and the body is text worth compressing."""
-    if (
-        "gzip" not in request.headers.get("Accept-Encoding", "").lower()
-        or response.status_code < 200 or response.status_code in (204, 206, 304)
-        or "Content-Encoding" in response.headers
-        or not (response.mimetype or "").startswith(COMPRESSIBLE)
-    ):
+    if not _compressible(response):
         return response
-    response.direct_passthrough = False  # static files: read the file so it can be compressed
+    response.vary.add("Accept-Encoding")
+    if not accepts_gzip(request.headers.get("Accept-Encoding", "")):
+        return response
+    if request.endpoint == "static":
+        return _static_response(response)
+    response.direct_passthrough = False
     body = response.get_data()
     if len(body) < MIN_SIZE:
         return response
-    response.set_data(gzip.compress(body, compresslevel=6))
+    response.set_data(compress(body))
     response.headers["Content-Encoding"] = "gzip"
-    response.vary.add("Accept-Encoding")
     if response.get_etag()[0]:
-        # the same file compressed is another representation: keep validators distinct
+        # the same answer compressed is another representation: keep validators distinct
         etag, weak = response.get_etag()
-        response.set_etag(etag + "-gzip", weak=weak)
+        response.set_etag(etag + GZIP_TAG, weak=weak)
     return response
 
 
 def init_app(app: Flask) -> None:
+    app.extensions["static_gzip"] = StaticCache()
     app.after_request(gzip_response)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 
 import pytest
 
@@ -26,3 +27,60 @@ def test_small_binary_and_api_answers_are_left_alone(client):
     assert "Content-Encoding" not in small.headers
     png = client.get("/static/icons/icon-192.png", headers={"Accept-Encoding": "gzip"})
     assert png.status_code == 200 and "Content-Encoding" not in png.headers
+
+
+@pytest.mark.parametrize("path", ["/static/style.css", "/static/live.js"])
+def test_an_unchanged_static_file_is_not_sent_again(client, path):
+    first = client.get(path, headers={"Accept-Encoding": "gzip"})
+    assert first.headers["Content-Encoding"] == "gzip" and first.get_etag()[0].endswith("-gzip")
+    again = client.get(path, headers={"Accept-Encoding": "gzip", "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == first.headers["ETag"]
+    # a phone that kept the plain copy revalidates it just as well
+    plain = client.get(path)
+    assert client.get(path, headers={"If-None-Match": plain.headers["ETag"]}).status_code == 304
+
+
+def test_a_static_file_is_compressed_once(client, monkeypatch):
+    from companion import compression
+
+    calls = []
+    real = compression.compress
+    monkeypatch.setattr(compression, "compress", lambda body: calls.append(body) or real(body))
+    bodies = {client.get("/static/style.css", headers={"Accept-Encoding": "gzip"}).data for _ in range(3)}
+    assert len(bodies) == 1 and len(calls) == 1
+
+
+def test_a_changed_static_file_is_compressed_again(app, client, tmp_path):
+    folder = tmp_path / "files"
+    folder.mkdir()
+    app.static_folder = str(folder)
+    sheet = folder / "sheet.css"
+    sheet.write_text("body { color: red; }\n" * 100)
+    first = client.get("/static/sheet.css", headers={"Accept-Encoding": "gzip"})
+    sheet.write_text("body { color: blue; }\n" * 100)
+    later = sheet.stat().st_mtime + 5  # a later edit, even on a file system with coarse times
+    os.utime(sheet, (later, later))
+    second = client.get("/static/sheet.css", headers={"Accept-Encoding": "gzip",
+                                                      "If-None-Match": first.headers["ETag"]})
+    assert second.status_code == 200 and second.headers["ETag"] != first.headers["ETag"]
+    assert b"blue" in gzip.decompress(second.data)
+
+
+@pytest.mark.parametrize(("accept", "packed"), [
+    ("gzip", True),
+    ("GZIP;q=0.5", True),
+    ("deflate, *", True),
+    ("gzip;q=0", False),
+    ("gzip;q=0.0, deflate", False),
+    ("*;q=0", False),
+    ("gzip;q=0, *", False),
+    ("identity", False),
+    ("br", False),
+    ("gzip;q=nonsense", False),
+])
+def test_the_phones_accept_encoding_is_honoured(client, accept, packed):
+    for path in ("/", "/static/style.css"):
+        response = client.get(path, headers={"Accept-Encoding": accept})
+        assert response.status_code == 200
+        assert (response.headers.get("Content-Encoding") == "gzip") is packed, path
