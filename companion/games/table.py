@@ -90,14 +90,18 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
     return TableState(table.setup, module.apply_event(table.game_state, kind, payload), table.adjustments)
 
 
-def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
-    """Replay the events from the start of the play up to its final tally, if it has one."""
-    table = initial_table(setup)
+def advance(table: TableState, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
+    """The table after the events that follow it in the log, up to the final tally if one comes."""
     for kind, payload in events:
         if kind == FINAL_EVENT:  # the final tally is kept as results; corrections of them may follow
             break
         table = apply(table, kind, payload)
     return table
+
+
+def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
+    """Replay the events from the start of the play up to its final tally, if it has one."""
+    return advance(initial_table(setup), events)
 
 
 def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,9 @@ class Event:
     kind: str
     payload: Mapping[str, Any]
     created_at: str
+    # the play's version this event brought; versions only grow, so an event put back at the same
+    # place after an undo has another one (0 for events stored before versions were kept per event)
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -164,19 +167,63 @@ def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
 def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
     """The play's events after ``after_seq``, in order."""
     rows = db.execute(
-        "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? AND seq > ? ORDER BY seq",
+        "SELECT seq, kind, payload, created_at, version FROM events "
+        "WHERE play_id = ? AND seq > ? ORDER BY seq",
         [play_id, after_seq],
     ).fetchall()
-    return [Event(seq, kind, json.loads(payload), created_at) for seq, kind, payload, created_at in rows]
+    return [Event(seq, kind, json.loads(payload), created_at, version)
+            for seq, kind, payload, created_at, version in rows]
 
 
 def last_event(db: Database, play_id: int) -> Event | None:
     """The play's most recent event, if it has any."""
     row = db.execute(
-        "SELECT seq, kind, payload, created_at FROM events WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
+        "SELECT seq, kind, payload, created_at, version FROM events "
+        "WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
         [play_id],
     ).fetchone()
-    return Event(row[0], row[1], json.loads(row[2]), row[3]) if row else None
+    return Event(row[0], row[1], json.loads(row[2]), row[3], row[4]) if row else None
+
+
+def play_version(db: Database, play_id: int) -> int:
+    """The play's version: it grows with every change to its log."""
+    return _current_version(db, play_id)[0]
+
+
+class EventLog(Sequence[Event]):
+    """A play's event log as of ``version``, read only when its events are asked for.
+
+    ``append_event`` hands it to its check: a check that keeps the folded table elsewhere needs only
+    the version and the newest events, not the whole log.
+    """
+
+    def __init__(self, db: Database, play_id: int, version: int) -> None:
+        self.db, self.play_id, self.version = db, play_id, version
+        self._events: list[Event] | None = None
+
+    def _all(self) -> list[Event]:
+        if self._events is None:
+            self._events = list_events(self.db, self.play_id)
+        return self._events
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._all())
+
+
+def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
+                  stamp: str | None = None) -> None:
+    """Append an event to the play's log; ``version`` is the play's version once it is in."""
+    db.execute(
+        "INSERT INTO events (play_id, seq, kind, payload, created_at, version) "
+        "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE play_id = ?",
+        [play_id, kind, json.dumps(dict(payload)), stamp or now(), version, play_id],
+    )
 
 
 def _current_version(db: Database, play_id: int) -> tuple[int, str]:
@@ -194,7 +241,7 @@ def _check_version(version: int, expected: int | None) -> None:
         )
 
 
-EventCheck = Callable[[list[Event]], None]
+EventCheck = Callable[[EventLog], None]
 
 
 def append_event(
@@ -207,8 +254,8 @@ def append_event(
 ) -> int:
     """Append an event to an active play; returns the play's new version.
 
-    ``check`` sees the events already stored (with the write lock held) and raises an error if the
-    new event does not fit them, so two phones entering at once cannot both pass a stale check.
+    ``check`` sees the log as it is stored (with the write lock held) and raises an error if the
+    new event does not fit it, so two phones entering at once cannot both pass a stale check.
     ``expected_version`` refuses the event if the play changed since the phone looked at it.
     """
     with write_transaction(db):
@@ -217,12 +264,8 @@ def append_event(
         if status != "active":
             raise StoreError("This play is finished. Undo the final tally to change it.")
         if check is not None:
-            check(list_events(db, play_id))
-        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
-        db.execute(
-            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-            [play_id, last[0] + 1, kind, json.dumps(dict(payload)), now()],
-        )
+            check(EventLog(db, play_id, version))
+        _insert_event(db, play_id, kind, payload, version + 1)
         db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
         return version + 1
 
@@ -278,14 +321,10 @@ def finish_play(
         if status != "active":
             raise StoreError("This play is already finished.")
         seat_players = dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]))
-        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
         stamp = now()
         # a play finished again after being reopened keeps the date it was first finished on
         first = db.execute("SELECT first_ended_at FROM plays WHERE id = ?", [play_id]).fetchone()[0]
-        db.execute(
-            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-            [play_id, last[0] + 1, FINAL_EVENT, json.dumps(dict(payload)), stamp],
-        )
+        _insert_event(db, play_id, FINAL_EVENT, payload, version + 1, stamp)
         db.conn.executemany(
             "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
             [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
@@ -424,11 +463,7 @@ def correct_results(
             "ranks": [r.rank for r in by_seat],
             "previous": _result_dicts(db, play_id),
         }
-        last = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE play_id = ?", [play_id]).fetchone()
-        db.execute(
-            "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-            [play_id, last[0] + 1, CORRECTION_EVENT, json.dumps(payload), now()],
-        )
+        _insert_event(db, play_id, CORRECTION_EVENT, payload, version + 1)
         _write_results(db, play_id, seat_players, by_seat)
         db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
         return version + 1

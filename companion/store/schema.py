@@ -538,10 +538,16 @@ def _m010_request_ids(db: Database) -> None:
         db.execute(statement)
 
 
+def _m011_event_versions(db: Database) -> None:
+    """Each event keeps the play version it brought, so a table folded up to an event can be trusted
+    as long as that event is still in the log (an undone and re-entered event has a new version)."""
+    db.execute("ALTER TABLE events ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
-    _m009_times_in_utc, _m010_request_ids,
+    _m009_times_in_utc, _m010_request_ids, _m011_event_versions,
 )
 
 
@@ -584,6 +590,19 @@ def schema_version(db: Database) -> int:
     if not db["migrations"].exists():
         return 0
     return db.execute("SELECT COALESCE(MAX(number), 0) FROM migrations").fetchone()[0]
+
+
+@contextlib.contextmanager
+def read_transaction(db: Database) -> Iterator[Database]:
+    """Several reads that see the same state of the database (inside a write, its transaction)."""
+    if db.conn.in_transaction:
+        yield db
+        return
+    db.execute("BEGIN")
+    try:
+        yield db
+    finally:
+        db.execute("COMMIT")
 
 
 @contextlib.contextmanager

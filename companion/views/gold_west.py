@@ -109,7 +109,7 @@ def final_tally(play_id: int):
     play = member_play_of(play_id, gold_west.GAME.slug)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
-    table = table_of(play, store.list_events(get_db(), play.id))
+    table = table_of(play)
     ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
     offices = gold_west.offices_in_play(table.game_state.offices)
     form = final_tally_form(tally_start(play, ledger), offices,

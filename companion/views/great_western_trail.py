@@ -33,7 +33,7 @@ bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>
 
 def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
     """The rules' state of the play, from ``events`` or from the stored log."""
-    return table_of(play, store.list_events(get_db(), play.id) if events is None else events).game_state
+    return table_of(play, events).game_state
 
 
 def to_result(play: store.Play):

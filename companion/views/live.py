@@ -71,7 +71,7 @@ def _scores(play: store.Play) -> list[dict] | None:
         points = [totals.get(seat.seat, 0) for seat in play.seats]
     else:
         try:
-            points = list(table_of(play, store.list_events(get_db(), play.id)).running_scores)
+            points = list(table_of(play).running_scores)
         except RulesError:
             return None
     return [{"seat": seat.seat, "name": seat.name, "colour": seat.colour, "points": score}

@@ -212,7 +212,7 @@ def place(play_id: int):
 def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
-    state = table_of(play, store.list_events(get_db(), play.id)).game_state
+    state = table_of(play).game_state
     return _record(play, "complete", complete_form(state.settlers, _names(play)))
 
 
@@ -220,7 +220,7 @@ def complete(play_id: int):
 def west_edge(play_id: int):
     """How far west the map reaches."""
     play = member_play_of(play_id, mayflower.GAME.slug)
-    state = table_of(play, store.list_events(get_db(), play.id)).game_state
+    state = table_of(play).game_state
     return _record(play, "west_edge", west_edge_form(state.west_edge))
 
 
@@ -264,7 +264,7 @@ def final_tally(play_id: int):
     play = member_play_of(play_id, mayflower.GAME.slug)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
-    table = table_of(play, store.list_events(get_db(), play.id))
+    table = table_of(play)
     form = final_tally_form(mayflower.final_slots(table.game_state),
                             formdata=request.form if request.method == "POST" else None)
     if request.method == "GET":

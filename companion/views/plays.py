@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
@@ -14,6 +14,7 @@ from companion.games import custom
 from companion.games.table import ADJUST, apply, fold, ranked_tally
 from companion.messages import Refused
 from companion.page_cache import cached_page
+from companion.tables import TableCache
 from companion.views.common import (
     final_tally_url,
     flash_rules_error,
@@ -30,7 +31,15 @@ from companion.views.members import trash_play
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
 
-def table_of(play: store.Play, events: list[store.Event]):
+def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None = None):
+    """The play's table: folded from ``events`` if they are given, else from the stored log.
+
+    The stored log (no events, or the log a check is handed) is not replayed from the start: the
+    table is kept between requests and brought up to date with the newest events.
+    """
+    if events is None or isinstance(events, store.EventLog):
+        tables = current_app.extensions.setdefault("tables", TableCache())
+        return tables.table(get_db(), play, play_setup(play), getattr(events, "version", None))
     return fold(play_setup(play), ((e.kind, e.payload) for e in events))
 
 
@@ -44,7 +53,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     events = store.list_events(get_db(), play.id)
-    table = table_of(play, events)
+    table = table_of(play)
     if adjust_form is None:
         adjust_form = AdjustForm(formdata=None)
     adjust_form.seat.choices = seat_choices(_names(play))

@@ -1,0 +1,101 @@
+"""A play's table state kept between requests, so that an entry does not replay the whole event log.
+
+Folding a log through the rules costs time in proportion to its length, and every entry (its check
+runs under the write lock) and every page of a play needs the table. So each process keeps, per play,
+tables folded up to some of its events (snapshots: the latest few, and one every so many events) and
+brings the newest up to date with the events that followed it.
+
+A snapshot is trusted while the event it was folded up to is still in the log with the version it
+brought (``store.Event.version``): an undone event that is entered again comes back with a new one.
+Since only the last event can be undone, every event before a trusted one is unchanged too, so an undo
+costs a refold from the snapshot before it, not from the start.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from companion import store
+from companion.games.common import PlaySetup
+from companion.games.table import TableState, advance, initial_table
+
+RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
+SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    seq: int  # the table after the event with this number (0: before the first event)
+    event_version: int  # the version that event brought
+    table: TableState
+
+
+@dataclass(frozen=True)
+class _Entry:
+    identity: tuple  # what the table depends on besides the log: game, seats, options, start
+    version: int  # the play's version the newest snapshot was checked against
+    snapshots: tuple[Snapshot, ...]  # in log order, all folded from one and the same log
+
+
+class TableCache:
+    """Tables of recently used plays, thread-safe; one per database."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._entries: OrderedDict[int, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def table(self, db: Database, play: store.Play, setup: PlaySetup,
+              version: int | None = None) -> TableState:
+        """The play's table as its log is stored now, or as of ``version`` if the caller knows that to
+        be the current one (a check, under the write lock)."""
+        identity = (play.game, play.seats, dict(play.options), play.started_at)
+        with self._lock:
+            entry = self._entries.get(play.id)
+        if entry is None or entry.identity != identity:
+            entry = _Entry(identity, -1, (Snapshot(0, 0, initial_table(setup)),))
+        elif entry.version == version:
+            return entry.snapshots[-1].table
+        with store.read_transaction(db):
+            current = store.play_version(db, play.id)
+            if entry.version == current:
+                return entry.snapshots[-1].table
+            kept, events = _trusted(db, play.id, entry.snapshots)
+        snapshots = list(kept)
+        table = kept[-1].table
+        for event in events:
+            table = advance(table, ((event.kind, event.payload),))
+            snapshots.append(Snapshot(event.seq, event.version, table))
+        entry = _Entry(identity, current, _thinned(snapshots))
+        with self._lock:
+            self._entries[play.id] = entry
+            self._entries.move_to_end(play.id)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return table
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def _trusted(db: Database, play_id: int,
+             snapshots: tuple[Snapshot, ...]) -> tuple[tuple[Snapshot, ...], list[store.Event]]:
+    """The snapshots still true to the log, and the events after the newest of them."""
+    for newest in range(len(snapshots) - 1, 0, -1):
+        snapshot = snapshots[newest]
+        events = store.list_events(db, play_id, after_seq=snapshot.seq - 1)
+        if events and events[0].seq == snapshot.seq and events[0].version == snapshot.event_version:
+            return snapshots[:newest + 1], events[1:]
+    return snapshots[:1], store.list_events(db, play_id)
+
+
+def _thinned(snapshots: list[Snapshot]) -> tuple[Snapshot, ...]:
+    """The start, one snapshot per SNAPSHOT_EVERY events and the most recent ones."""
+    recent = len(snapshots) - RECENT_SNAPSHOTS
+    return tuple(s for index, s in enumerate(snapshots)
+                 if index == 0 or index >= recent or s.seq % SNAPSHOT_EVERY == 0)

@@ -1,0 +1,99 @@
+"""The table kept between requests is always the table a full replay of the stored log gives."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion import store, tables
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.table import apply, fold
+
+SEATS = 3
+seat = st.integers(0, SEATS - 1)
+step = st.one_of(
+    st.tuples(st.just("adjust"), seat, st.integers(-20, 20)),
+    st.tuples(st.sampled_from(["camp", "loot"]), seat, st.just(0)),
+    st.tuples(st.just("undo"), st.just(0), st.just(0)),
+    st.tuples(st.just("look"), st.just(0), st.just(0)),  # the other process reads the play
+)
+
+
+def setup_of(play: store.Play) -> PlaySetup:
+    return PlaySetup(play.game, tuple(Seat(s.name, s.colour) for s in play.seats), play.options)
+
+
+@pytest.fixture
+def gold_west_play(tmp_path):
+    db = store.connect(tmp_path / "tables.sqlite3")
+    store.migrate(db)
+    group = store.create_group(db, "Club")
+    seats = [(store.add_player(db, group.id, name, colour), colour)
+             for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))]
+    yield db, store.start_play(db, group.id, "gold-west", seats)
+    db.close()
+
+
+def enter(db, cache: tables.TableCache, play_id: int, kind: str, payload: dict) -> None:
+    """An entry as the views make it: checked against the kept table under the write lock."""
+    play = store.get_play(db, play_id)
+
+    def check(log: store.EventLog) -> None:
+        apply(cache.table(db, play, setup_of(play), log.version), kind, payload)
+
+    with contextlib.suppress(RulesError):  # refused, as a phone would be told; nothing stored
+        store.append_event(db, play_id, kind, payload, check=check)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(step, max_size=60))
+def test_the_kept_table_equals_a_full_replay(gold_west_play, steps):
+    db, play_id = gold_west_play
+    # few snapshots, so that undos run past them and the older ones are used
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tables, "RECENT_SNAPSHOTS", 2)
+        patch.setattr(tables, "SNAPSHOT_EVERY", 5)
+        this_process, other_process = tables.TableCache(), tables.TableCache()
+        while store.undo_last_event(db, play_id):  # the play from the previous example starts afresh
+            pass
+        for kind, chosen_seat, points in steps:
+            if kind == "undo":
+                store.undo_last_event(db, play_id)
+            elif kind != "look":
+                payload = {"seat": chosen_seat, **({"points": points} if kind == "adjust" else {})}
+                enter(db, this_process, play_id, kind, payload)
+            play = store.get_play(db, play_id)
+            replayed = fold(setup_of(play), ((e.kind, e.payload) for e in store.list_events(db, play_id)))
+            assert this_process.table(db, play, setup_of(play)) == replayed
+            if kind == "look":
+                assert other_process.table(db, play, setup_of(play)) == replayed
+
+
+def test_an_entry_reads_only_the_newest_events(gold_west_play, monkeypatch):
+    db, play_id = gold_west_play
+    cache = tables.TableCache()
+    for points in range(1, 41):
+        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    read = []
+    real = store.list_events
+    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
+                        real(*args, **kwargs))
+    enter(db, cache, play_id, "adjust", {"seat": 1, "points": 1})
+    play = store.get_play(db, play_id)
+    assert cache.table(db, play, setup_of(play)).adjustments == (sum(range(1, 41)), 1, 0)
+    # each read: the newest kept event and the ones after it; never the 41 of the whole log
+    assert len(read) <= 4
+
+
+def test_a_changed_seat_refolds_the_table(gold_west_play):
+    db, play_id = gold_west_play
+    cache = tables.TableCache()
+    enter(db, cache, play_id, "adjust", {"seat": 0, "points": 3})
+    play = store.get_play(db, play_id)
+    cache.table(db, play, setup_of(play))
+    store.update_player(db, play.group_id, play.seats[0].player_id, "Annabel", "red")
+    renamed = store.get_play(db, play_id)
+    assert cache.table(db, renamed, setup_of(renamed)).setup.seats[0].name == "Annabel"
