@@ -122,7 +122,7 @@ def final_tally(play_id: int):
             return redirect(url_for("plays.result", play_id=play.id))
         return render_template("custom_games/tally.html", play=play, game=game, sheet=sheet, form=form), 400
     # a sheet of totals starts from the running scores entered during play
-    running = table_of(play, store.list_events(get_db(), play.id)).running_scores
+    running = table_of(play).running_scores
     form = sheet_tally_form(sheet, names, current=None if sheet.rows else
                             [{custom.TOTAL_ROW: score} for score in running])
     form.version.data = str(play.version)
