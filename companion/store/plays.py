@@ -104,9 +104,35 @@ _PLAY_COLUMNS = "id, group_id, game, options, status, started_at, ended_at, vers
 def _play(db: Database, row: tuple | None) -> Play:
     if row is None:
         raise NotFound("play")
+    return _play_of(row, _seats(db, row[0]))
+
+
+def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
     play_id, group_id, game, options, status, started_at, ended_at, version = row
-    return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version,
-                _seats(db, play_id))
+    return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
+
+
+def _seats_and_results(db: Database, play_ids: Sequence[int]) -> tuple[dict[int, list[SeatRow]],
+                                                                        dict[int, list[ResultRow]]]:
+    """The seats and (for finished plays) the results of several plays, in one query."""
+    seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
+    results: dict[int, list[ResultRow]] = {play_id: [] for play_id in play_ids}
+    if not play_ids:
+        return seats, results
+    rows = db.execute(
+        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour, r.total, r.rank, r.breakdown "
+        "FROM seats s JOIN players p ON p.id = s.player_id "
+        "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id "
+        f"WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
+        list(play_ids),
+    ).fetchall()
+    for play_id, seat, player_id, name, colour, total, rank, breakdown in rows:
+        seats[play_id].append(SeatRow(seat, player_id, name, colour))
+        if rank is not None:
+            results[play_id].append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
+    for found in results.values():
+        found.sort(key=lambda result: (result.rank, result.seat))
+    return seats, results
 
 
 def get_play(db: Database, play_id: int) -> Play:
@@ -117,14 +143,28 @@ def get_play(db: Database, play_id: int) -> Play:
     return _play(db, row)
 
 
+_LATEST = (f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
+           "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
+
+
 def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
     """Plays of a group with this status (outside the trash), most recent first."""
+    rows = db.execute(_LATEST, [group_id, status, limit]).fetchall()
+    seats, _ = _seats_and_results(db, [row[0] for row in rows])
+    return [_play_of(row, tuple(seats[row[0]])) for row in rows]
+
+
+def group_plays(db: Database, group_id: int, active_limit: int = 20,
+                finished_limit: int = 10) -> tuple[list[Play], list[FinishedPlay]]:
+    """The group's plays going on and its latest finished ones with their results, in two queries."""
     rows = db.execute(
-        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
-        "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?",
-        [group_id, status, limit],
+        f"SELECT * FROM ({_LATEST}) UNION ALL SELECT * FROM ({_LATEST})",
+        [group_id, "active", active_limit, group_id, "finished", finished_limit],
     ).fetchall()
-    return [_play(db, row) for row in rows]
+    seats, results = _seats_and_results(db, [row[0] for row in rows])
+    plays = [_play_of(row, tuple(seats[row[0]])) for row in rows]
+    return ([play for play in plays if play.status == "active"],
+            [FinishedPlay(play, tuple(results[play.id])) for play in plays if play.status == "finished"])
 
 
 def delete_play(db: Database, play_id: int) -> None:
@@ -369,8 +409,7 @@ def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:
 
 def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
     """The group's most recently finished plays with their results."""
-    return [FinishedPlay(play, play_results(db, play.id))
-            for play in list_plays(db, group_id, "finished", limit)]
+    return group_plays(db, group_id, 0, limit)[1]
 
 
 # --- corrections of finished plays ---------------------------------------------------------------

@@ -51,10 +51,10 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
     players = store.list_players(db, group.id)
     if player_form is None:
         player_form = PlayerForm(formdata=None, colour=_free_colour(players))
+    active, recent = store.group_plays(db, group.id)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form,
-        group_games=store.list_group_games(db, group.id),
-        active=store.list_plays(db, group.id, "active"), recent=store.recent_finished(db, group.id),
+        group_games=store.list_group_games(db, group.id), active=active, recent=recent,
         **access_context(group),
     ), status
 
