@@ -12,8 +12,9 @@ from tests.conftest import add_players, create_group
 def finish(db, group_id: int, seats, scores) -> int:
     play_id = store.start_play(db, group_id, "gold-west", seats)
     ranks = [1 + sum(other > score for other in scores) for score in scores]
-    store.finish_play(db, play_id, {}, [store.ResultInput(seat, score, rank, {"total": score})
-                                        for seat, (score, rank) in enumerate(zip(scores, ranks, strict=True))])
+    results = [store.ResultInput(seat, score, rank, {"total": score})
+               for seat, (score, rank) in enumerate(zip(scores, ranks, strict=True))]
+    store.finish_play(db, play_id, {}, results)
     return play_id
 
 

@@ -179,16 +179,16 @@ def test_scores_over_time_one_point_per_play_while_there_are_few(db, club):
     assert [p.averages.get(ids["Dan"]) for p in periods] == [None, None, None, 31, 20]
 
 
-def test_scores_over_time_average_equal_stretches_of_time_when_there_are_many_plays(db, club):
+def test_scores_over_time_average_stretches_of_months_when_there_are_many_plays(db, club):
     group_id, ids, plays = club
     with store.write_transaction(db):
-        for play_id, day in zip(plays, (1, 2, 3, 4, 5, 10, 11), strict=True):
+        for play_id, month in zip(plays, (1, 2, 3, 4, 5, 10, 11), strict=True):
             db.execute("UPDATE plays SET ended_at = ? WHERE id = ?",
-                       [f"2024-01-{day:02d}T21:00:00+00:00", play_id])
+                       [f"2024-{month:02d}-07T21:00:00+00:00", play_id])
     periods = store.statistics(db, group_id, "gold-west", periods=2).periods
-    # 1–11 January in two stretches of five days: plays 1–3, then plays 6 and 7
-    assert [(p.first[:10], p.last[:10]) for p in periods] == [("2024-01-01", "2024-01-03"),
-                                                              ("2024-01-10", "2024-01-11")]
+    # January to November in two stretches of months: plays 1–3, then plays 6 and 7
+    assert [(p.first[:10], p.last[:10]) for p in periods] == [("2024-01-07", "2024-03-07"),
+                                                              ("2024-10-07", "2024-11-07")]
     assert [p.averages.get(ids["Ben"]) for p in periods] == [pytest.approx(25), pytest.approx(31.5)]
     assert [p.averages.get(ids["Cara"]) for p in periods] == [pytest.approx(16), 12]
     assert [p.averages.get(ids["Anna"]) for p in periods] == [pytest.approx(73 / 3), None]
@@ -288,13 +288,70 @@ def copies_match_their_plays(db):
         "OR r.ended_at IS NOT p.ended_at").fetchone()[0] == 0
 
 
+def kept_counts(db, group_id):
+    games = db.execute("SELECT game, finished, plays, latest FROM game_records "
+                       "WHERE group_id = ? AND finished > 0", [group_id]).fetchall()
+    months = db.execute("SELECT game, player_id, month, results, points FROM monthly_scores "
+                        "WHERE group_id = ? AND results <> 0", [group_id]).fetchall()
+    return sorted(games), sorted(months)
+
+
+def recount_counts(db, group_id):
+    games = db.execute(
+        "SELECT game, COUNT(*), SUM(counted), MAX(CASE WHEN counted THEN ended_at END) FROM plays "
+        "WHERE group_id = ? AND status = 'finished' AND deleted_at IS NULL GROUP BY game",
+        [group_id]).fetchall()
+    months = db.execute(
+        "SELECT p.game, r.player_id, substr(p.ended_at, 1, 7), COUNT(*), SUM(r.total) FROM results r "
+        "JOIN plays p ON p.id = r.play_id WHERE p.group_id = ? AND p.counted = 1 "
+        "GROUP BY p.game, r.player_id, substr(p.ended_at, 1, 7)", [group_id]).fetchall()
+    return sorted(games), sorted(months)
+
+
+def every_view(db, group_id):
+    return [store.statistics(db, group_id, game, periods=3) for game in (None, "gold-west", "mayflower")]
+
+
+def test_a_change_recounts_only_the_records_it_touches(db, club):
+    group_id, ids, plays = club
+    store.statistics(db, group_id)  # every record up to date
+    store.delete_play(db, plays[2])  # Anna, Ben and Cara's Gold West play
+    marked = db.execute("SELECT game, player_id, stale FROM player_records WHERE group_id = ? AND stale > 0",
+                        [group_id]).fetchall()
+    assert sorted(marked) == sorted((game, ids[name], 2) for game in ("", "gold-west")
+                                    for name in ("Anna", "Ben", "Cara"))
+    # a new play only continues the records of its players, from their last play
+    finish(db, group_id, "mayflower", [(ids["Dan"], 10), (ids["Ben"], 12)])
+    store.statistics(db, group_id)
+    finish(db, group_id, "mayflower", [(ids["Dan"], 14), (ids["Ben"], 12)])
+    marked = db.execute("SELECT game, player_id, pending, stale FROM player_records "
+                        "WHERE group_id = ? AND stale > 0", [group_id]).fetchall()
+    assert sorted(marked) == sorted((game, ids[name], 1, 1) for game in ("", "mayflower")
+                                    for name in ("Ben", "Dan"))
+    assert by_name(store.statistics(db, group_id, "mayflower"))["Dan"].current_streak == 1
+
+
+def test_an_imported_group_has_the_same_statistics(db, club):
+    group_id, _, _ = club
+    copy = store.restore_group(db, store.dump_group(db, group_id))
+
+    def shown(stats):  # the same figures under the same names (the copy's players have other ids)
+        return ([(p.name, p.plays, p.wins, p.average, p.best, p.worst, p.current_streak, p.longest_streak)
+                 for p in stats.players], stats.games, stats.plays,
+                [(period.first, period.last, sorted(period.averages.values())) for period in stats.periods])
+
+    for game in (None, "gold-west", "mayflower"):
+        assert shown(store.statistics(db, copy.id, game)) == shown(store.statistics(db, group_id, game))
+
+
 def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
     group_id, ids, plays = club
     rng = random.Random(7)
     people = list(ids.values())
     for step in range(60):
         finished = [p for p in plays if store.get_play(db, p).status == "finished"]
-        action = rng.choice(["finish", "finish", "count", "correct", "undo", "delete"])
+        reopened = [p for p in plays if p not in finished]
+        action = rng.choice(["finish", "finish", "count", "correct", "undo", "refinish", "delete"])
         if action == "finish" or not finished:
             table = rng.sample(people, rng.randint(2, 4))
             plays.append(finish(db, group_id, rng.choice(["gold-west", "mayflower"]),
@@ -312,6 +369,14 @@ def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
                                                 for seat, p in enumerate(ranked.players)])
         elif action == "undo":
             store.undo_last_event(db, rng.choice(finished))  # a correction, or the final tally: reopens
+        elif action == "refinish" and reopened:
+            # finished again: it keeps its first date, so it lands before later plays
+            play_id = rng.choice(reopened)
+            seats = store.get_play(db, play_id).seats
+            totals = [rng.randint(0, 40) for _ in seats]
+            store.finish_play(db, play_id, {}, [
+                store.ResultInput(n, total, 1 + sum(other > total for other in totals), {"total": total})
+                for n, total in enumerate(totals)])
         else:
             play_id = rng.choice(finished)
             store.delete_play(db, play_id)
@@ -319,6 +384,10 @@ def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
         assert kept_rivalries(db, group_id) == recount_rivalries(db, group_id), step
         assert kept_row_points(db, group_id) == recount_row_points(db, group_id), step
         assert copies_match_their_plays(db), step
+        assert kept_counts(db, group_id) == recount_counts(db, group_id), step
+        kept = every_view(db, group_id)
+        db.execute("UPDATE player_records SET stale = 2")  # count every record again from the results
+        assert kept == every_view(db, group_id), step
 
 
 def test_deleting_the_group_leaves_no_running_sums(db, club):

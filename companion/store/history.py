@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from sqlite_utils import Database
+
+from companion.store.schema import write_transaction
 
 # --- history and statistics ----------------------------------------------------------------------
 
@@ -115,8 +117,7 @@ def history(db: Database, group_id: int, chosen: HistoryFilter = HistoryFilter()
 def played_games(db: Database, group_id: int) -> list[str]:
     """The games the group has finished plays of, by slug."""
     rows = db.execute(
-        "SELECT DISTINCT game FROM plays WHERE group_id = ? AND status = 'finished' AND deleted_at IS NULL "
-        "ORDER BY game", [group_id]
+        "SELECT game FROM game_records WHERE group_id = ? AND finished > 0 ORDER BY game", [group_id]
     ).fetchall()
     return [row[0] for row in rows]
 
@@ -183,50 +184,86 @@ class Statistics:
     row_averages: Mapping[int, Mapping[str, float]] = field(default_factory=dict)  # player → row → avg
 
 
-_RUN_SHIFT = 1 << 32  # more than any run of wins is long
+# --- the kept records -----------------------------------------------------------------------------
+
+_RECORD_COLUMNS = ("plays, wins, points, best, worst, current_streak, longest_streak, last_ended_at, "
+                   "last_play_id")
 
 
-def _chosen(game: str | None, table: str = "r") -> str:
-    """Which results every statistic is over: the group's counted plays, of all games or of one.
-
-    Two spellings rather than ``(:game IS NULL OR …)``, which would keep SQLite from using the index.
-    """
-    chosen = f"{table}.group_id = :group AND {table}.counted = 1"
-    if table == "p":  # results.counted already leaves out plays in the trash; plays.counted does not
-        chosen += " AND p.deleted_at IS NULL"
-    return chosen if game is None else f"{chosen} AND {table}.game = :game"
-
-
-def _game_player_records(db: Database, params: Mapping[str, Any]) -> list[tuple]:
+def _record_results(db: Database, group_id: int, game: str, player_id: int,
+                    after: tuple[str, int]) -> list[tuple]:
+    """A player's counted results in a game ('' for all games) after ``after`` (end, play id), in order."""
+    scope = "" if game == "" else "AND game = :game "
     return db.execute(
-        "SELECT r.game, r.player_id, COUNT(*), SUM(r.rank = 1), SUM(r.total), MAX(r.total), MIN(r.total) "
-        f"FROM results r WHERE {_chosen(params['game'])} GROUP BY r.game, r.player_id",
-        params,
+        "SELECT rank = 1, total, ended_at, play_id FROM results "
+        f"WHERE group_id = :group AND counted = 1 {scope}AND player_id = :player "
+        "AND (ended_at, play_id) > (:ended_at, :play_id) ORDER BY ended_at, play_id",
+        {"group": group_id, "game": game, "player": player_id, "ended_at": after[0], "play_id": after[1]},
     ).fetchall()
 
 
-def _streaks(db: Database, params: Mapping[str, Any]) -> dict[int, tuple[int, int, int]]:
-    """Player id → (longest run of wins, losses before their last run of wins, length of that run).
+def _continued(record: list, results: list[tuple]) -> list:
+    """The record (columns as in _RECORD_COLUMNS) with ``results`` added after its last play."""
+    plays, wins, points, best, worst, current, longest, last_ended_at, last_play_id = record
+    for won, total, ended_at, play_id in results:
+        plays, wins, points = plays + 1, wins + won, points + total
+        best = total if best is None else max(best, total)
+        worst = total if worst is None else min(worst, total)
+        current = current + 1 if won else 0
+        longest = max(longest, current)
+        last_ended_at, last_play_id = ended_at, play_id
+    return [plays, wins, points, best, worst, current, longest, last_ended_at, last_play_id]
 
-    Gaps and islands: counting a player's losses so far in time order, the wins of one run share the
-    count. Their last run is their current streak if its count is all their losses.
+
+_EMPTY_RECORD = [0, 0, 0, None, None, 0, 0, "", 0]
+
+
+def refresh_records(db: Database, group_id: int) -> None:
+    """Bring the group's player records that changes have marked up to date.
+
+    Results added after a record's last play continue it (streaks go on); any other change (a play
+    deleted, corrected, left out, or finished with an earlier date) recounts that record alone.
     """
-    rows = db.execute(
-        f"""
-        WITH ordered AS (
-            SELECT r.player_id, r.rank = 1 AS won,
-                   SUM(r.rank <> 1) OVER (PARTITION BY r.player_id ORDER BY r.ended_at, r.play_id
-                                          ROWS UNBOUNDED PRECEDING) AS losses
-            FROM results r WHERE {_chosen(params['game'])}
-        ), runs AS (
-            SELECT player_id, losses, COUNT(*) AS length FROM ordered WHERE won GROUP BY player_id, losses
-        )
-        SELECT player_id, MAX(length), MAX(losses * :shift + length) FROM runs GROUP BY player_id
-        """,
-        {**params, "shift": _RUN_SHIFT},
+    if not db.execute("SELECT 1 FROM player_records WHERE group_id = ? AND stale > 0 LIMIT 1",
+                      [group_id]).fetchone():
+        return
+    with write_transaction(db):
+        marked = db.execute(
+            f"SELECT game, player_id, pending, stale, {_RECORD_COLUMNS} FROM player_records "
+            "WHERE group_id = ? AND stale > 0", [group_id]).fetchall()
+        for game, player_id, pending, stale, *record in marked:
+            after = (record[-2], record[-1])
+            later = _record_results(db, group_id, game, player_id, after) if stale == 1 else None
+            if later is None or len(later) != pending:
+                record, later = list(_EMPTY_RECORD), _record_results(db, group_id, game, player_id, ("", 0))
+            record = _continued(record, later)
+            if record[0] == 0:
+                db.execute("DELETE FROM player_records WHERE group_id = ? AND game = ? AND player_id = ?",
+                           [group_id, game, player_id])
+                continue
+            db.execute(
+                "UPDATE player_records SET plays = ?, wins = ?, points = ?, best = ?, worst = ?, "
+                "current_streak = ?, longest_streak = ?, last_ended_at = ?, last_play_id = ?, pending = 0, "
+                "stale = 0 WHERE group_id = ? AND game = ? AND player_id = ?",
+                [*record, group_id, game, player_id])
+
+
+def _records(db: Database, group_id: int, game: str | None) -> list[tuple]:
+    """(game, player, plays, wins, points, best, worst, current streak, longest streak) per game played,
+    of all games or of one."""
+    scope = "game <> ''" if game is None else "game = :game"
+    return db.execute(
+        "SELECT game, player_id, plays, wins, points, best, worst, current_streak, longest_streak "
+        f"FROM player_records WHERE group_id = :group AND {scope} ORDER BY game, player_id",
+        {"group": group_id, "game": game},
     ).fetchall()
-    # the last run is the one with the most losses before it; one MAX finds it and keeps its length
-    return {player_id: (longest, *divmod(last, _RUN_SHIFT)) for player_id, longest, last in rows}
+
+
+def _all_games_streaks(db: Database, group_id: int) -> dict[int, tuple[int, int]]:
+    """Player id → (current streak, longest streak) over all games together."""
+    rows = db.execute("SELECT player_id, current_streak, longest_streak FROM player_records "
+                      "WHERE group_id = ? AND game = ''", [group_id]).fetchall()
+    return {player_id: (current, longest) for player_id, current, longest in rows}
 
 
 def _rivalries(db: Database, params: Mapping[str, Any]) -> dict[tuple[int, int], Rivalry]:
@@ -240,31 +277,56 @@ def _rivalries(db: Database, params: Mapping[str, Any]) -> dict[tuple[int, int],
     return {(a, b): Rivalry(a, b, ahead, together) for a, b, ahead, together in rows}
 
 
-def _periods(db: Database, params: Mapping[str, Any], periods: int) -> tuple[ScorePeriod, ...]:
+def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
     """Each player's scores over time: one point per play while there are at most ``periods`` plays,
-    else the average per equal stretch of time (stretches without plays are left out)."""
-    where = f"p.status = 'finished' AND {_chosen(params['game'], 'p')}"
-    plays, first, last = db.execute(
-        f"SELECT COUNT(*), MIN(p.ended_at), MAX(p.ended_at) FROM plays p WHERE {where}", params).fetchone()
-    if not plays:
-        return ()
+    else the average per stretch of equally many months (from the sums kept per month; stretches
+    without plays are left out)."""
+    where = ("p.group_id = :group AND p.status = 'finished' AND p.counted = 1 AND p.deleted_at IS NULL "
+             "AND p.game = :game")
     if plays <= periods:
         rows = db.execute(
             f"SELECT p.id, p.ended_at, p.ended_at, r.player_id, r.total FROM plays p "
             f"JOIN results r ON r.play_id = p.id WHERE {where} ORDER BY p.ended_at, p.id", params).fetchall()
-    else:
-        rows = db.execute(
-            f"""
-            SELECT CASE WHEN :days > 0
-                        THEN MIN(CAST((julianday(r.ended_at) - julianday(:first)) * :periods / :days
-                                      AS INTEGER), :periods - 1)
-                        ELSE 0 END AS period,
-                   MIN(r.ended_at), MAX(r.ended_at), r.player_id, AVG(r.total)
-            FROM results r WHERE {_chosen(params['game'])} GROUP BY period, r.player_id
-            """,
-            {**params, "periods": periods, "first": first,
-             "days": _days_between(first, last)},
-        ).fetchall()
+        return _joined_periods(rows)
+    months = db.execute(
+        "SELECT month, player_id, results, points FROM monthly_scores "
+        "WHERE group_id = :group AND game = :game AND results > 0", params).fetchall()
+    if not months:
+        return ()
+    index = {month: _month_number(month) for month, *_ in months}
+    first = min(index.values())
+    span = max(index.values()) - first + 1
+    sums: dict[int, dict[int, list[int]]] = {}
+    stretch_months: dict[int, list[int]] = {}
+    for month, player_id, results, points in months:
+        stretch = (index[month] - first) * min(periods, span) // span
+        mine = sums.setdefault(stretch, {}).setdefault(player_id, [0, 0])
+        mine[0], mine[1] = mine[0] + results, mine[1] + points
+        stretch_months.setdefault(stretch, []).append(index[month])
+    found = []
+    for stretch, players in sorted(sums.items()):
+        numbers = stretch_months[stretch]
+        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
+        # the first and last play of the stretch: two index lookups
+        start, end = db.execute(
+            f"SELECT (SELECT MIN(p.ended_at) FROM plays p WHERE {where} AND p.ended_at >= :since), "
+            f"(SELECT MAX(p.ended_at) FROM plays p WHERE {where} AND p.ended_at < :until)",
+            {**params, "since": since, "until": until}).fetchone()
+        averages = {pid: points / results for pid, (results, points) in players.items()}
+        found.append(ScorePeriod(start, end, averages))
+    return tuple(found)
+
+
+def _month_number(month: str) -> int:
+    year, number = month.split("-")
+    return int(year) * 12 + int(number) - 1
+
+
+def _month_text(number: int) -> str:
+    return f"{number // 12:04d}-{number % 12 + 1:02d}"
+
+
+def _joined_periods(rows: list[tuple]) -> tuple[ScorePeriod, ...]:
     spans: dict[int, list[str]] = {}
     averages: dict[int, dict[int, float]] = {}
     for period, start, end, player_id, average in rows:
@@ -275,25 +337,23 @@ def _periods(db: Database, params: Mapping[str, Any], periods: int) -> tuple[Sco
     return tuple(ScorePeriod(spans[p][0], spans[p][1], averages[p]) for p in ordered)
 
 
-def _days_between(first: str, last: str) -> float:
-    return (datetime.fromisoformat(last) - datetime.fromisoformat(first)).total_seconds() / 86400
-
-
 def statistics(db: Database, group_id: int, game: str | None = None,
                periods: int = SCORE_PERIODS) -> Statistics:
     """The group's statistics over its counted finished plays, of all games or of one.
 
-    Each figure is an SQL aggregate over indexed tables; Python only combines the few rows per player
-    and game that come back.
+    Every figure comes from the records kept as plays are finished, corrected or deleted (a few rows
+    per player and game), so the page costs the same at a hundred plays and at a hundred thousand.
     """
+    refresh_records(db, group_id)
     params = {"group": group_id, "game": game}
-    records = _game_player_records(db, params)
+    records = _records(db, group_id, game)
     names = {pid: (name, colour) for pid, name, colour in db.execute(
         "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
-    streaks = _streaks(db, params)
+    streaks = _all_games_streaks(db, group_id) if game is None else {
+        player_id: (current, longest) for _, player_id, *_rest, current, longest in records}
     per_player: dict[int, list[int]] = {}  # plays, wins, points, best, worst
     best_in_game: dict[str, tuple[int, int]] = {}
-    for game_slug, player_id, plays, wins, points, best, worst in records:
+    for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
         mine = per_player.setdefault(player_id, [0, 0, 0, best, worst])
         mine[0] += plays
         mine[1] += wins
@@ -303,14 +363,13 @@ def statistics(db: Database, group_id: int, game: str | None = None,
             best_in_game[game_slug] = (best, player_id)
     players = []
     for pid, (plays, wins, points, best, worst) in per_player.items():
-        longest, last_losses, last_length = streaks.get(pid, (0, -1, 0))
-        current = last_length if last_losses == plays - wins else 0
+        current, longest = streaks.get(pid, (0, 0))
         players.append(PlayerStatistics(pid, *names[pid], plays, wins, points / plays, best, worst,
                                         current, longest))
     players.sort(key=lambda s: (-s.wins, -s.win_rate, s.name.casefold()))
+    scope = "" if game is None else " AND game = :game"
     game_rows = db.execute(
-        f"SELECT p.game, COUNT(*), MAX(p.ended_at) FROM plays p "
-        f"WHERE p.status = 'finished' AND {_chosen(game, 'p')} GROUP BY p.game", params
+        f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} AND plays > 0", params
     ).fetchall()
     games = []
     for game_slug, plays, latest in game_rows:
@@ -331,4 +390,4 @@ def statistics(db: Database, group_id: int, game: str | None = None,
             row_averages.setdefault(player_id, {})[row] = points / per_player[player_id][0]
     rows = tuple(sorted({row for averages in row_averages.values() for row in averages}))
     return Statistics(game, total_plays, tuple(players), tuple(games), rivalries,
-                      _periods(db, params, periods) if total_plays else (), rows, row_averages)
+                      _periods(db, params, total_plays, periods) if total_plays else (), rows, row_averages)
