@@ -253,7 +253,8 @@ def recount_rivalries(db, group_id):
         "SELECT p.game, a.player_id, b.player_id, SUM(a.rank < b.rank), COUNT(*) FROM plays p "
         "JOIN results a ON a.play_id = p.id "
         "JOIN results b ON b.play_id = p.id AND b.player_id <> a.player_id "
-        "WHERE p.group_id = ? AND p.counted = 1 GROUP BY p.game, a.player_id, b.player_id",
+        "WHERE p.group_id = ? AND p.counted = 1 AND p.deleted_at IS NULL "
+        "GROUP BY p.game, a.player_id, b.player_id",
         [group_id]).fetchall()
     return {(game, a, b): (ahead, together) for game, a, b, ahead, together in rows}
 
@@ -268,7 +269,7 @@ def recount_row_points(db, group_id):
     totals: dict = {}
     for game, player_id, breakdown in db.execute(
             "SELECT p.game, r.player_id, r.breakdown FROM plays p JOIN results r ON r.play_id = p.id "
-            "WHERE p.group_id = ? AND p.counted = 1", [group_id]).fetchall():
+            "WHERE p.group_id = ? AND p.counted = 1 AND p.deleted_at IS NULL", [group_id]).fetchall():
         for row, points in json.loads(breakdown).items():
             key = (game, player_id, row)
             totals[key] = totals.get(key, 0) + points
@@ -284,7 +285,8 @@ def kept_row_points(db, group_id):
 def copies_match_their_plays(db):
     return db.execute(
         "SELECT COUNT(*) FROM results r JOIN plays p ON p.id = r.play_id "
-        "WHERE r.group_id IS NOT p.group_id OR r.game IS NOT p.game OR r.counted IS NOT p.counted "
+        "WHERE r.group_id IS NOT p.group_id OR r.game IS NOT p.game "
+        "OR r.counted IS NOT (p.counted AND p.deleted_at IS NULL) "
         "OR r.ended_at IS NOT p.ended_at").fetchone()[0] == 0
 
 
@@ -303,7 +305,7 @@ def recount_counts(db, group_id):
         [group_id]).fetchall()
     months = db.execute(
         "SELECT p.game, r.player_id, substr(p.ended_at, 1, 7), COUNT(*), SUM(r.total) FROM results r "
-        "JOIN plays p ON p.id = r.play_id WHERE p.group_id = ? AND p.counted = 1 "
+        "JOIN plays p ON p.id = r.play_id WHERE p.group_id = ? AND p.counted = 1 AND p.deleted_at IS NULL "
         "GROUP BY p.game, r.player_id, substr(p.ended_at, 1, 7)", [group_id]).fetchall()
     return sorted(games), sorted(months)
 
@@ -351,7 +353,7 @@ def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
     for step in range(60):
         finished = [p for p in plays if store.get_play(db, p).status == "finished"]
         reopened = [p for p in plays if p not in finished]
-        action = rng.choice(["finish", "finish", "count", "correct", "undo", "refinish", "delete"])
+        action = rng.choice(["finish", "finish", "count", "correct", "undo", "refinish", "trash", "delete"])
         if action == "finish" or not finished:
             table = rng.sample(people, rng.randint(2, 4))
             plays.append(finish(db, group_id, rng.choice(["gold-west", "mayflower"]),
@@ -369,6 +371,9 @@ def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
                                                 for seat, p in enumerate(ranked.players)])
         elif action == "undo":
             store.undo_last_event(db, rng.choice(finished))  # a correction, or the final tally: reopens
+        elif action == "trash":  # into the trash, or back out of it
+            db.execute("UPDATE plays SET deleted_at = CASE WHEN deleted_at IS NULL THEN '2024-02-01' END "
+                       "WHERE id = ?", [rng.choice(finished)])
         elif action == "refinish" and reopened:
             # finished again: it keeps its first date, so it lands before later plays
             play_id = rng.choice(reopened)
