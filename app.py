@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from companion import compression, database, i18n, security
+from companion import compression, database, fast_path, i18n, security
 from companion import config as settings
 from companion.catalogue import AnyGame
 from companion.labels import ROW_LABELS, row_label
@@ -104,6 +104,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     i18n.init_app(app)
     security.init_app(app)
     compression.init_app(app)
+    fast_path.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
                    common):

@@ -54,16 +54,17 @@ class ThreadConnections:
             db.rollback()
 
 
-def _connections() -> ThreadConnections:
-    connections = current_app.extensions.get("database")
-    if connections is None or connections.path != current_app.config["DATABASE"]:
-        connections = current_app.extensions["database"] = ThreadConnections(current_app.config["DATABASE"])
+def connections_of(app: Flask) -> ThreadConnections:
+    """The app's connections (one per thread) to its database."""
+    connections = app.extensions.get("database")
+    if connections is None or connections.path != app.config["DATABASE"]:
+        connections = app.extensions["database"] = ThreadConnections(app.config["DATABASE"])
     return connections
 
 
 def get_db() -> Database:
     """This thread's database connection, opened on first use."""
-    return _connections().get()
+    return connections_of(current_app).get()
 
 
 def end_request(_error: BaseException | None = None) -> None:

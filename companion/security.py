@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import socket
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
@@ -64,7 +65,12 @@ def too_many_groups_message() -> str:
 
 def membership_tokens() -> list[str]:
     """The membership tokens in this phone's signed cookie (anything odd in it is ignored)."""
-    value = session.get(_MEMBERSHIPS_KEY, "")
+    return tokens_in(session)
+
+
+def tokens_in(data: Mapping) -> list[str]:
+    """The membership tokens in the data of a session cookie (anything odd in it is ignored)."""
+    value = data.get(_MEMBERSHIPS_KEY, "")
     if not isinstance(value, str):
         return []
     return list(dict.fromkeys(token for token in value.split(".") if _TOKEN.fullmatch(token)))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+
+from flask import request, request_started
 
 from companion import store
 from companion.page_cache import TOKEN_PLACEHOLDER
@@ -86,3 +89,95 @@ def test_links_for_other_phones_use_the_address_this_phone_used(tmp_path):
         client.set_cookie("session", session, domain=host.split(":")[0])
         page = client.get(f"/plays/{play_id}", base_url=f"http://{host}").text
         assert f"http://{host}/plays/{play_id}" in page
+
+
+# --- the fast path in front of the views -------------------------------------------------------------
+
+def table_with_a_play(client, db) -> tuple[int, int]:
+    """A group with two players and a Gold West play, made through the pages; (group id, play id)."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+    client.get(f"/groups/{group_id}")  # shows the pending messages
+    return group_id, play_id
+
+
+class ViewsRun(list):
+    """The paths Flask handled from now on (the fast path answers without it)."""
+
+    def __init__(self, app) -> None:
+        super().__init__()
+        request_started.connect(self.started, app)
+
+    def started(self, _sender, **_extra) -> None:
+        self.append(request.path)
+
+
+def views_run(app) -> list[str]:
+    return ViewsRun(app)
+
+
+def test_an_unchanged_poll_is_answered_before_the_views_with_their_bytes(app, client, db):
+    _, play_id = table_with_a_play(client, db)
+    version = store.get_play(db, play_id).version
+    poll = f"/plays/{play_id}/state.json?since={version}"
+    app.config["FAST_PATH"] = False
+    slow = client.get(poll)
+    app.config["FAST_PATH"] = True
+    seen = views_run(app)
+    fast = client.get(poll)
+    assert seen == []
+    assert (fast.status_code, fast.data) == (slow.status_code, slow.data) == (200, fast.data)
+    assert json.loads(fast.data)["changed"] is False
+    assert sorted(fast.headers.items()) == sorted(slow.headers.items())
+
+
+def test_the_next_poll_sees_a_change_and_the_next_page_shows_it(app, client, db):
+    group_id, play_id = table_with_a_play(client, db)
+    version = store.get_play(db, play_id).version
+    first = client.get(f"/plays/{play_id}").text
+    assert client.get(f"/plays/{play_id}").text == first  # kept
+    # another phone's entry (another process's connection)
+    store.append_event(db, play_id, "adjust", {"seat": 1, "points": 4, "note": "Gold rush"})
+    poll = json.loads(client.get(f"/plays/{play_id}/state.json?since={version}").data)
+    assert poll["changed"] is True and poll["version"] == version + 1
+    assert "Gold rush" in client.get(f"/plays/{play_id}").text
+    # a change that leaves the play's version alone: a player renamed
+    store.update_player(db, group_id, store.get_play(db, play_id).seats[1].player_id, "Benedikt", "blue")
+    assert "Benedikt" in client.get(f"/plays/{play_id}").text
+
+
+def test_a_kept_page_is_served_without_the_views_per_phone(app, client, db):
+    _, play_id = table_with_a_play(client, db)
+    first = client.get(f"/plays/{play_id}", headers={"Accept-Encoding": "gzip"})
+    seen = views_run(app)
+    again = client.get(f"/plays/{play_id}", headers={"Accept-Encoding": "gzip"})
+    assert seen == [] and again.data == first.data and again.headers["Content-Encoding"] == "gzip"
+    plain = client.get(f"/plays/{play_id}")  # another encoding is another page
+    assert "Content-Encoding" not in plain.headers and seen == [f"/plays/{play_id}"]
+    stranger = app.test_client()  # no membership: the views answer, with 404
+    assert stranger.get(f"/plays/{play_id}").status_code == 404
+    assert stranger.get(f"/plays/{play_id}/state.json?since=0").status_code == 404
+
+
+def test_a_removed_phone_gets_404_on_its_next_request(app, client, db):
+    group_id, play_id = table_with_a_play(client, db)
+    version = store.get_play(db, play_id).version
+    for _ in range(2):  # the second answers are the fast path's
+        assert client.get(f"/plays/{play_id}").status_code == 200
+        assert client.get(f"/plays/{play_id}/state.json?since={version}").status_code == 200
+    membership = db.execute("SELECT id FROM memberships WHERE group_id = ?", [group_id]).fetchone()[0]
+    store.delete_membership(db, group_id, membership)
+    assert client.get(f"/plays/{play_id}").status_code == 404
+    assert client.get(f"/plays/{play_id}/state.json?since={version}").status_code == 404
+
+
+def test_a_forged_cookie_is_not_let_in(app, client, db):
+    _, play_id = table_with_a_play(client, db)
+    cookie = client.get_cookie("session", domain="companion.test").value
+    client.get(f"/plays/{play_id}")
+    forged = app.test_client()
+    forged.set_cookie("session", cookie[:-3] + ("AAA" if not cookie.endswith("AAA") else "BBB"),
+                      domain="companion.test")
+    assert forged.get(f"/plays/{play_id}").status_code == 404
