@@ -1,19 +1,26 @@
-"""A bare Flask app serving fixed bytes: the yardstick the companion's pages are measured against.
+"""A bare Flask app answering fixed bytes: the yardstick the companion's answers are measured against.
 
-``BENCH_PAGES`` names a folder of ``<name>.html`` files; ``/<name>`` answers the file's bytes.
+``BENCH_ANSWERS`` names a folder of recorded answers: ``<n>.head`` holds (method, path, status, headers)
+and ``<n>.body`` the body as the companion sent it (compressed if it was). The bare app answers the
+same method and path (query included) with the same status, headers and bytes.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 
 app = Flask(__name__)
-_pages = {path.stem: path.read_bytes() for path in Path(os.environ["BENCH_PAGES"]).glob("*.html")}
+_answers: dict[tuple[str, str], tuple[int, dict[str, str], bytes]] = {}
+for head in Path(os.environ["BENCH_ANSWERS"]).glob("*.head"):
+    method, path, status, headers = ast.literal_eval(head.read_text())
+    _answers[method, path] = (status, headers, head.with_suffix(".body").read_bytes())
 
 
-@app.get("/<name>")
-def page(name: str) -> Response:
-    return Response(_pages[name], mimetype="text/html")
+@app.route("/<path:anything>", methods=["GET", "POST"])
+def recorded(anything: str) -> Response:
+    status, headers, body = _answers[request.method, request.full_path.rstrip("?")]
+    return Response(body, status=status, headers=headers)

@@ -1,7 +1,8 @@
-"""How fast the statistics page renders for a group with 1 000, 10 000 and 100 000 finished plays.
+"""How fast the statistics page renders for a group with 10 000 and 100 000 finished plays.
 
 ``stats_rows(seconds_budget)`` gives the rows of the project's benchmark table; run this file on its
-own to print them. The budget (design notes): under 100 ms at 10 000 plays.
+own to print them. The budget (design notes): at most 20 ms at 100 000 plays, and
+at most ×2 from 10 000 to 100 000.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from companion.games.common import FINAL_EVENT, competition_ranks  # noqa: E402
 
 Row = tuple[str, str, str]  # measure, value, note
 
-SIZES = (1_000, 10_000, 100_000)
-BUDGET_MS = 100.0
-BUDGET_PLAYS = 10_000
+SIZES = (10_000, 100_000)
+BUDGET_MS = 20.0
+BUDGET_PLAYS = 100_000
 PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"), ("Dan", "yellow"), ("Eva", "purple"),
            ("Finn", "orange"))
 GAME_WEIGHTS = {"great-western-trail": 5, "gold-west": 3, "mayflower": 2}
@@ -151,9 +152,10 @@ def stats_rows(seconds_budget: float) -> list[Row]:
                     note += f"; {verdict} the {BUDGET_MS:.0f} ms budget"
                 rows.append((f"statistics page, {plays:,} plays, {label}: ms", f"{ms:.1f}", note))
     for label in ("all games", "Great Western Trail"):
-        (small, small_cpu), (large, large_cpu) = medians[BUDGET_PLAYS, label], medians[SIZES[-1], label]
+        (small, small_cpu), (large, large_cpu) = medians[SIZES[0], label], medians[SIZES[-1], label]
         rows.append((f"statistics page growth 10,000 → 100,000 plays, {label}", f"×{large / small:.1f}",
-                     f"for 10× the plays; CPU ×{large_cpu / small_cpu:.1f}"))
+                     f"for 10× the plays; CPU ×{large_cpu / small_cpu:.1f}; target ≤ ×2: "
+                     f"{'within' if large / small <= 2 else 'OVER'}"))
     return rows
 
 
