@@ -44,8 +44,9 @@ def gold_west_four_player_tally() -> Callable[[], object]:
             mining_tokens={"forest": 2, "gold": 1 + i, "silver": 2, "copper": 3 - (i % 2)},
             largest_group=6 - i, second_group=3, wanted=i % 3, investments=2 + (i % 2),
             shipping_bonus_tiles=i % 2, supply_left=4 - i, boomtown_1x1_tokens=1 - (i % 2),
-            offices=(gw.OfficeClaim(office, 1 + (i % 2), count=4, camps=2, settlements=1),
-                     gw.OfficeClaim("mayor")),
+            # an office has two halves: at most two tokens on each
+            offices=(gw.OfficeClaim(office, 1, count=4, camps=2, settlements=1),
+                     *((gw.OfficeClaim("mayor"),) if i < 2 else ())),
         )
         for i, (name, office) in enumerate(zip(("Anna", "Ben", "Cara", "Dan"),
                                                ("docks", "frontier", "deeds", "docks"), strict=True))
