@@ -339,7 +339,10 @@ def main() -> None:
     load = os.getloadavg()[0]
     for name, section in sections.items():
         if not args.only or name in args.only:
-            rows += section()
+            try:
+                rows += section()
+            except Exception as error:  # one broken section must not hide the others
+                rows.append((f"{name}: not measured", type(error).__name__, str(error)[:100]))
     machine = platform.processor() or platform.machine()
     print(f"Game-Night Companion benchmark · {machine} · {os.cpu_count()} cores · "
           f"Python {platform.python_version()} · load average {load:.1f} at the start")
