@@ -112,27 +112,20 @@ def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
     return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
 
 
-def _seats_and_results(db: Database, play_ids: Sequence[int]) -> tuple[dict[int, list[SeatRow]],
-                                                                        dict[int, list[ResultRow]]]:
-    """The seats and (for finished plays) the results of several plays, in one query."""
+def _seats_of(db: Database, play_ids: Sequence[int]) -> dict[int, list[SeatRow]]:
+    """The seats of several plays, in one query."""
     seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
-    results: dict[int, list[ResultRow]] = {play_id: [] for play_id in play_ids}
     if not play_ids:
-        return seats, results
+        return seats
     rows = db.execute(
-        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour, r.total, r.rank, r.breakdown "
+        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour "
         "FROM seats s JOIN players p ON p.id = s.player_id "
-        "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id "
         f"WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
         list(play_ids),
     ).fetchall()
-    for play_id, seat, player_id, name, colour, total, rank, breakdown in rows:
-        seats[play_id].append(SeatRow(seat, player_id, name, colour))
-        if rank is not None:
-            results[play_id].append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
-    for found in results.values():
-        found.sort(key=lambda result: (result.rank, result.seat))
-    return seats, results
+    for play_id, *seat in rows:
+        seats[play_id].append(SeatRow(*seat))
+    return seats
 
 
 def get_play(db: Database, play_id: int) -> Play:
@@ -150,21 +143,39 @@ _LATEST = (f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ?
 def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
     """Plays of a group with this status (outside the trash), most recent first."""
     rows = db.execute(_LATEST, [group_id, status, limit]).fetchall()
-    seats, _ = _seats_and_results(db, [row[0] for row in rows])
+    seats = _seats_of(db, [row[0] for row in rows])
     return [_play_of(row, tuple(seats[row[0]])) for row in rows]
 
 
 def group_plays(db: Database, group_id: int, active_limit: int = 20,
                 finished_limit: int = 10) -> tuple[list[Play], list[FinishedPlay]]:
-    """The group's plays going on and its latest finished ones with their results, in two queries."""
+    """The group's plays going on and its latest finished ones, with their seats and results: one query.
+
+    Each in the order of ``list_plays``: most recent first.
+    """
     rows = db.execute(
-        f"SELECT * FROM ({_LATEST}) UNION ALL SELECT * FROM ({_LATEST})",
+        "SELECT listed.*, s.seat, s.player_id, pl.name, s.colour, r.total, r.rank, r.breakdown "
+        f"FROM (SELECT * FROM ({_LATEST}) UNION ALL SELECT * FROM ({_LATEST})) AS listed "
+        "LEFT JOIN seats s ON s.play_id = listed.id LEFT JOIN players pl ON pl.id = s.player_id "
+        "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id "
+        "ORDER BY listed.id, s.seat",
         [group_id, "active", active_limit, group_id, "finished", finished_limit],
     ).fetchall()
-    seats, results = _seats_and_results(db, [row[0] for row in rows])
-    plays = [_play_of(row, tuple(seats[row[0]])) for row in rows]
-    return ([play for play in plays if play.status == "active"],
-            [FinishedPlay(play, tuple(results[play.id])) for play in plays if play.status == "finished"])
+    width = len(_PLAY_COLUMNS.split(","))
+    found: dict[int, tuple[tuple, list[SeatRow], list[ResultRow]]] = {}
+    for row in rows:
+        _play_row, seats, results = found.setdefault(row[0], (row[:width], [], []))
+        seat, player_id, name, colour, total, rank, breakdown = row[width:]
+        if seat is None:
+            continue  # a play without seats
+        seats.append(SeatRow(seat, player_id, name, colour))
+        if rank is not None:
+            results.append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
+    plays = [(_play_of(play, tuple(seats)), results) for play, seats, results in found.values()]
+    plays.sort(key=lambda item: (item[0].ended_at or item[0].started_at, item[0].id), reverse=True)
+    return ([play for play, _ in plays if play.status == "active"],
+            [FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))
+             for play, results in plays if play.status == "finished"])
 
 
 def delete_play(db: Database, play_id: int) -> None:
