@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from companion import store
-from companion.games.common import PlaySetup
-from companion.games.table import TableState, advance, initial_table
+from companion.games.common import FINAL_EVENT, PlaySetup
+from companion.games.table import TableState, apply, initial_table
 
 RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
 SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
@@ -32,6 +32,7 @@ class Snapshot:
     seq: int  # the table after the event with this number (0: before the first event)
     event_version: int  # the version that event brought
     table: TableState
+    closed: bool = False  # the final tally came: the table stays as it was (corrections may follow)
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,13 @@ class TableCache:
                 return entry.snapshots[-1].table
             kept, events = _trusted(db, play.id, entry.snapshots)
         snapshots = list(kept)
-        table = kept[-1].table
-        for event in events:
-            table = advance(table, ((event.kind, event.payload),))
-            snapshots.append(Snapshot(event.seq, event.version, table))
+        table, closed = kept[-1].table, kept[-1].closed
+        for event in events:  # as games.table.fold: up to the final tally
+            if event.kind == FINAL_EVENT:
+                closed = True
+            elif not closed:
+                table = apply(table, event.kind, event.payload)
+            snapshots.append(Snapshot(event.seq, event.version, table, closed))
         entry = _Entry(identity, current, _thinned(snapshots))
         with self._lock:
             self._entries[play.id] = entry

@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import store, tables
-from companion.games.common import PlaySetup, RulesError, Seat
+from companion.games.common import PlaySetup, Seat
 from companion.games.table import apply, fold
+from companion.messages import Refused
 
 SEATS = 3
 seat = st.integers(0, SEATS - 1)
@@ -18,6 +19,7 @@ step = st.one_of(
     st.tuples(st.just("adjust"), seat, st.integers(-20, 20)),
     st.tuples(st.sampled_from(["camp", "loot"]), seat, st.just(0)),
     st.tuples(st.just("undo"), st.just(0), st.just(0)),
+    st.tuples(st.sampled_from(["finish", "correct"]), st.just(0), st.integers(0, 30)),  # the final tally
     st.tuples(st.just("look"), st.just(0), st.just(0)),  # the other process reads the play
 )
 
@@ -44,7 +46,7 @@ def enter(db, cache: tables.TableCache, play_id: int, kind: str, payload: dict) 
     def check(log: store.EventLog) -> None:
         apply(cache.table(db, play, setup_of(play), log.version), kind, payload)
 
-    with contextlib.suppress(RulesError):  # refused, as a phone would be told; nothing stored
+    with contextlib.suppress(Refused):  # refused, as a phone would be told; nothing stored
         store.append_event(db, play_id, kind, payload, check=check)
 
 
@@ -62,6 +64,14 @@ def test_the_kept_table_equals_a_full_replay(gold_west_play, steps):
         for kind, chosen_seat, points in steps:
             if kind == "undo":
                 store.undo_last_event(db, play_id)
+            elif kind in ("finish", "correct"):
+                results = [store.ResultInput(n, points + n, SEATS - n, {"total": points + n})
+                           for n in range(SEATS)]
+                with contextlib.suppress(Refused):  # finished already, or not yet
+                    if kind == "finish":
+                        store.finish_play(db, play_id, {"totals": [r.total for r in results]}, results)
+                    else:
+                        store.correct_results(db, play_id, results)
             elif kind != "look":
                 payload = {"seat": chosen_seat, **({"points": points} if kind == "adjust" else {})}
                 enter(db, this_process, play_id, kind, payload)
