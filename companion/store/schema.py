@@ -660,16 +660,8 @@ def _m012_kept_statistics(db: Database) -> None:
         f"""CREATE TRIGGER plays_months_update
         AFTER UPDATE OF group_id, game, counted, ended_at, deleted_at ON plays
         BEGIN
-            INSERT INTO monthly_scores (group_id, game, player_id, month, results, points)
-            SELECT OLD.group_id, OLD.game, r.player_id, substr(OLD.ended_at, 1, 7), -1, -r.total
-            FROM results r WHERE r.play_id = OLD.id AND OLD.counted = 1 AND OLD.deleted_at IS NULL
-                                 AND OLD.ended_at IS NOT NULL
-            {_ADD_MONTH};
-            INSERT INTO monthly_scores (group_id, game, player_id, month, results, points)
-            SELECT NEW.group_id, NEW.game, r.player_id, substr(NEW.ended_at, 1, 7), 1, r.total
-            FROM results r WHERE r.play_id = NEW.id AND NEW.counted = 1 AND NEW.deleted_at IS NULL
-                                 AND NEW.ended_at IS NOT NULL
-            {_ADD_MONTH};
+            {_month_sums("OLD", -1)}
+            {_month_sums("NEW", 1)}
         END""",
     ):
         db.execute(statement)
@@ -685,6 +677,16 @@ def _m012_kept_statistics(db: Database) -> None:
             {_game_count("OLD", -1)}
             {_game_count("NEW", 1)}
         END""")
+
+
+def _month_sums(row: str, sign: int) -> str:
+    """A trigger statement adding (sign 1) or taking away (-1) the play ``row``'s results in its month."""
+    return f"""INSERT INTO monthly_scores (group_id, game, player_id, month, results, points)
+            SELECT {row}.group_id, {row}.game, r.player_id, substr({row}.ended_at, 1, 7),
+                   {sign}, {sign} * r.total
+            FROM results r WHERE r.play_id = {row}.id AND {row}.counted = 1 AND {row}.deleted_at IS NULL
+                                 AND {row}.ended_at IS NOT NULL
+            {_ADD_MONTH};"""
 
 
 def _game_count(row: str, sign: int) -> str:
