@@ -192,12 +192,13 @@ def test_the_migration_keeps_every_row_and_its_statistics(tmp_path):
     # finished as the code of that time did it (today's finish_play writes columns added later)
     with store.write_transaction(connection):
         connection.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) "
-                           "VALUES (?, 1, 'final', '{\"totals\": [20, 10]}', '2024-01-02')", [play_id])
+                           "VALUES (?, 1, 'final', '{\"totals\": [20, 10]}', '2024-01-02T00:00:00+00:00')",
+                           [play_id])
         connection.conn.executemany(
             "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
             [(play_id, anna, 20, 1, '{"total": 20}'), (play_id, ben, 10, 2, '{"total": 10}')])
-        connection.execute("UPDATE plays SET status = 'finished', ended_at = '2024-01-02', version = 1 "
-                           "WHERE id = ?", [play_id])
+        connection.execute("UPDATE plays SET status = 'finished', ended_at = '2024-01-02T00:00:00+00:00', "
+                           "version = 1 WHERE id = ?", [play_id])
     before = dump(str(path))
     assert store.migrate(connection) == list(range(earlier + 1, len(store.MIGRATIONS) + 1))
     after = dump(str(path))

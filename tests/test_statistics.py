@@ -371,9 +371,10 @@ def test_running_sums_equal_a_recount_after_any_sequence_of_changes(db, club):
                                                 for seat, p in enumerate(ranked.players)])
         elif action == "undo":
             store.undo_last_event(db, rng.choice(finished))  # a correction, or the final tally: reopens
-        elif action == "trash":  # into the trash, or back out of it
-            db.execute("UPDATE plays SET deleted_at = CASE WHEN deleted_at IS NULL THEN '2024-02-01' END "
-                       "WHERE id = ?", [rng.choice(finished)])
+        elif action == "trash":  # into the trash: out of the statistics
+            play_id = rng.choice(finished)
+            db.execute("UPDATE plays SET deleted_at = '2024-02-01T00:00:00+00:00' WHERE id = ?", [play_id])
+            plays.remove(play_id)
         elif action == "refinish" and reopened:
             # finished again: it keeps its first date, so it lands before later plays
             play_id = rng.choice(reopened)
