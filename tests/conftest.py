@@ -19,6 +19,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 PHONE = {"width": 390, "height": 844}
+BROWSER_WAIT_MS = 30_000  # the longest any browser test waits for something to appear
 
 
 def make_app(tmp_path: Path, **config) -> Flask:
@@ -120,17 +121,23 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
 def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium).")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Generous bounds for every wait: on a busy 2-core machine a page can take seconds to answer, and a
+    # test waits for what it expects to appear, never for a fixed time.
+    expect.set_options(timeout=BROWSER_WAIT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
 
+
 def new_phone(browser, locale: str = "en-GB", **options):
     """A new browser context that acts as a phone: its own cookies, a 390×844 touch screen."""
-    return browser.new_context(viewport=PHONE, locale=locale, is_mobile=True, has_touch=True, **options)
+    context = browser.new_context(viewport=PHONE, locale=locale, is_mobile=True, has_touch=True, **options)
+    context.set_default_timeout(BROWSER_WAIT_MS)
+    return context
 
 
 @pytest.fixture

@@ -85,10 +85,15 @@ def test_links_for_other_phones_use_the_address_this_phone_used(tmp_path):
     play_id = start_play(client, group_id, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
     client.get(f"/groups/{group_id}")  # shows the pending messages, so the play page can be cached
     session = client.get_cookie("session").value
-    for host in ("192.168.1.20:5000", "gamenight.local"):
+    # two names of this machine: each page links to the name its phone used, though the page is cached
+    for host in ("127.0.0.1:5000", "localhost:5000"):
         client.set_cookie("session", session, domain=host.split(":")[0])
         page = client.get(f"/plays/{play_id}", base_url=f"http://{host}").text
         assert f"http://{host}/plays/{play_id}" in page
+    # a name that is not this machine's (a forged Host header) is never handed on to other phones
+    client.set_cookie("session", session, domain="gamenight.example")
+    page = client.get(f"/plays/{play_id}", base_url="http://gamenight.example").text
+    assert "gamenight.example" not in page
 
 
 # --- the fast path in front of the views -------------------------------------------------------------
