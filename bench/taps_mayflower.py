@@ -1,7 +1,7 @@
 """Carcassonne – Mayflower's reference game on one phone: the strip is the input.
 
-A placement is the column on the strip and the role (plus the player, when someone other than the
-one whose turn the page offers places); a completion is its settlers on the strip (a tile's second
+A placement is the column on the strip and the role: the offered player's role button, or for anyone
+else the role button in that player's own row; a completion is its settlers on the strip (a tile's second
 feature: "and another feature", then its settlers), each size that differs from its preset value,
 and Score. Sizes one step from the preset take the stepper's − or +; further ones are typed.
 After every entry the page must show each player's running score as the reference game expects.
@@ -76,13 +76,14 @@ def _table(phone: Phone):
 
 
 def place(phone: Phone, step: dict) -> None:
-    """The player (only if the page offers someone else), the column on the strip, the role."""
+    """The column on the strip, then the role: the offered player's button, or another player's own one."""
     table = _table(phone)
-    seat = table.locator(f'.mf-turn input[value="{step["seat"]}"]')
-    if not seat.is_checked():
-        phone.check(seat)
+    offered = table.locator(f'.mf-turn input[value="{step["seat"]}"]').is_checked()
     phone.tap(table.locator(f'label.mf-colpick:has(input[value="{step["column"]}"])'))
-    phone.submit(table.locator(f'button.mf-role[value="{step["role"]}"]'))
+    if offered:
+        phone.submit(table.locator(f'button.mf-role[value="{step["role"]}"]'))
+    else:
+        phone.submit(table.locator(f'button.mf-other[value="{step["seat"]}:{step["role"]}"]'))
     expect_text(table.locator(".mf-strip"), f"{game_name_of(phone, step['seat'])} · {step['role']} · column "
                                             f"{step['column']}")
 

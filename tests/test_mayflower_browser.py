@@ -30,16 +30,6 @@ def start_the_reference_play(page, url: str) -> None:
     expect(page.get_by_role("group", name="Whose turn")).to_be_visible()
 
 
-def offered_turns(steps: list[dict], seats: int) -> list[bool]:
-    """For each placement: did the player the page offered (the seat after the last placer) place it?"""
-    offered, answers = 0, []
-    for step in steps:
-        if step["action"] == "place":
-            answers.append(step["seat"] == offered)
-            offered = (step["seat"] + 1) % seats
-    return answers
-
-
 def fits_the_phone(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH
 
@@ -56,8 +46,8 @@ def test_the_reference_game_in_two_taps_a_placement_and_no_scrolling(live_server
     steps = REFERENCE["steps"]
     placements = counter.entries("placement")
     assert len(placements) == REFERENCE["summary"]["placements"]
-    for taps, offered in zip(placements, offered_turns(steps, len(REFERENCE["players"])), strict=True):
-        assert taps == (2 if offered else 3)  # column and role; the player too when another one places
+    # column and role, out of turn too (some players in the reference game place out of turn)
+    assert placements == [2] * len(placements)
     targets = [completion_target(step) for step in steps if step["action"] == "complete"]
     for taps, target in zip(counter.entries("completion"), targets, strict=True):
         assert taps <= target
@@ -76,7 +66,7 @@ def test_without_javascript_every_action_is_a_plain_form(live_server, browser):
         play_reference_game(Phone(page, Counter()), {**REFERENCE, "steps": steps})
         fits_the_phone(page)
 
-        page.locator("#mf-table").get_by_role("button", name="Trapper").click()
+        page.locator("#mf-table").get_by_role("button", name="Trapper", exact=True).click()
         expect(page.locator("#mf-table")).to_contain_text("Tap the tile's column on the map first.")
         page.get_by_role("button", name="Undo the last entry").click()
         expect(page.get_by_text("Undone.")).to_be_visible()

@@ -175,6 +175,48 @@ def test_surveyors_are_arrows_on_the_strip_not_the_sheriffs_letter(client, db, p
     assert letters == ["S"]
 
 
+def other_players_buttons(page: str) -> list[tuple[str, str]]:
+    """The out-of-turn role buttons: each one's value (seat:role) and the words a screen reader says."""
+    return [(value, text_of(words)) for value, words in
+            re.findall(r'<button form="mf-place-form" name="place-pick" value="([^"]+)" class="mf-other">(.*?)'
+                       r'</button>', page, re.S)]
+
+
+def test_another_players_settler_is_one_form_post_and_the_turn_follows_it(client, db, play_id):
+    page = client.get(f"/plays/{play_id}").text
+    assert turn_of(page) == "Anna"
+    # Anna's roles are the large buttons; Ben and Cara each have a row naming them on every button
+    buttons = other_players_buttons(page)
+    assert [value for value, _words in buttons] == [f"{seat}:{role}" for seat in (BEN, CARA)
+                                                    for role in ("bandit", "sheriff", "trapper", "farmer")]
+    assert buttons[7] == ("2:farmer", "Cara · Farmer")
+
+    # the phone still offers Anna; Cara's farmer button says who and what in one tap
+    response = client.post(f"/plays/{play_id}/mayflower/place",
+                           data={"place-seat": "0", "place-column": "1", "place-pick": "2:farmer"})
+    assert response.status_code == 302 and response.headers["Location"].endswith("#mf-table")
+    assert events(db, play_id) == [("place", {"seat": CARA, "role": "farmer", "column": 1})]
+    page = client.get(f"/plays/{play_id}").text
+    assert turn_of(page) == "Anna"  # the seat after Cara's
+    assert "Cara: farmer placed in column 1" in text_of(page, "log")
+
+
+def test_a_player_without_settlers_left_has_no_row_of_buttons(client, db, play_id):
+    play_steps(client, db, play_id, [("place", BEN, "trapper", 1)] * 5)
+    page = client.get(f"/plays/{play_id}").text
+    assert turn_of(page) == "Cara"
+    assert {value.split(":")[0] for value, _words in other_players_buttons(page)} == {str(ANNA)}  # not Ben
+
+
+@pytest.mark.parametrize("pick", ["1", "1:pirate", "one:bandit", ":"])
+def test_a_garbled_player_and_role_button_is_refused_and_stores_nothing(client, db, play_id, pick):
+    response = client.post(f"/plays/{play_id}/mayflower/place",
+                           data={"place-seat": "0", "place-column": "1", "place-pick": pick})
+    assert response.status_code == 400
+    assert "Pick the player and the role again." in text_of(response.text, "mf-table")
+    assert events(db, play_id) == []
+
+
 @pytest.mark.parametrize(("before", "data", "field", "message"), [
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "0"}, "place-column",
                  "column 1 is the first one west of the coast", id="coast-is-not-land"),
@@ -192,6 +234,10 @@ def test_surveyors_are_arrows_on_the_strip_not_the_sheriffs_letter(client, db, p
                  "Not a valid choice", id="unknown-role"),
     pytest.param([], {"place-seat": "3", "place-role": "bandit", "place-column": "1"}, "place-seat",
                  "Not a valid choice", id="seat-not-at-the-table"),
+    pytest.param([], {"place-seat": "0", "place-pick": "3:bandit", "place-column": "1"}, "place-seat",
+                 "Not a valid choice", id="picked-seat-not-at-the-table"),
+    pytest.param([], {"place-seat": "0", "place-pick": "1:farmer", "place-column": ""}, "place-column",
+                 "Tap the tile's column on the map first", id="picked-without-a-column"),
 ])
 def test_a_refused_placement_says_why_next_to_the_field_and_stores_nothing(client, db, play_id, before, data,
                                                                             field, message):

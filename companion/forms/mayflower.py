@@ -8,7 +8,7 @@ from typing import Any
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Form, FormField, SelectField, SelectMultipleField
+from wtforms import Form, FormField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional
 
 from companion.forms import VersionedForm, WholeNumberField, choices, seat_choices
@@ -71,6 +71,19 @@ class PlaceForm(FlaskForm):
     column = WholeNumberField(
         _l("Column"), validators=[InputRequired(_l("Tap the tile's column on the map first."))],
         render_kw=NUMERIC)
+    # One button for another player's settler: "<seat>:<role>" stands for both, so a player placing out
+    # of turn taps the column and this button only. Its seat and role are checked as if picked.
+    pick = StringField()
+
+    def validate(self, extra_validators=None) -> bool:
+        if self.pick.data:
+            seat, _colon, role = self.pick.data.partition(":")
+            if not seat.isdigit() or role not in ROLE_NAMES:
+                super().validate(extra_validators)
+                self.form_errors.append(gettext("Pick the player and the role again."))
+                return False
+            self.seat.data, self.role.data = int(seat), role
+        return super().validate(extra_validators)
 
     def payload(self) -> dict[str, Any]:
         return {"seat": self.seat.data, "role": self.role.data, "column": self.column.data}
