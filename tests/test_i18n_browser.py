@@ -43,9 +43,10 @@ def test_a_german_phone_sees_the_german_site(live_server, german_phone):
     expect(turn).to_contain_text("5 Siedler übrig")
 
     table = page.locator("#mf-table")
-    turn.locator("label", has_text="Ben").click()
+    # Anna's turn; Ben places out of turn with his own row's button, shown once the column is tapped
     table.get_by_label("Spalte 1", exact=True).check()
-    table.get_by_role("button", name="Bandit", exact=True).click()
+    expect(table).to_contain_text("Oder ein Siedler von jemand anderem:")
+    table.get_by_role("button", name="Ben · Bandit", exact=True).click()
     expect(table.locator(".mf-strip")).to_contain_text("Ben · Bandit · Spalte 1")
     expect(turn.locator("label", has_text="Ben")).to_contain_text("4 Siedler übrig")
 

@@ -178,8 +178,8 @@ def test_surveyors_are_arrows_on_the_strip_not_the_sheriffs_letter(client, db, p
 def other_players_buttons(page: str) -> list[tuple[str, str]]:
     """The out-of-turn role buttons: each one's value (seat:role) and the words a screen reader says."""
     return [(value, text_of(words)) for value, words in
-            re.findall(r'<button form="mf-place-form" name="place-pick" value="([^"]+)" class="mf-other">(.*?)'
-                       r'</button>', page, re.S)]
+            re.findall(r'<button form="mf-place-form" name="place-pick" value="([^"]+)" '
+                       r'class="mf-other">(.*?)</button>', page, re.S)]
 
 
 def test_another_players_settler_is_one_form_post_and_the_turn_follows_it(client, db, play_id):
@@ -574,7 +574,7 @@ def test_final_tally_from_an_outdated_page_stores_nothing(client, db, play_id):
     response = client.post(f"/plays/{play_id}/mayflower/final-tally",
                            data={"version": version, "settler_0": "A", "settler_1": "B",
                                  "size_A_animals": "2", "size_B_animals": "2"})
-    assert response.status_code == 400 and "Another phone changed this play" in text_of(response.text)
+    assert response.status_code == 409 and "Another phone changed this play" in text_of(response.text)
     assert store.get_play(db, play_id).status == "active"
 
 
