@@ -470,7 +470,7 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
                            data={"confirmed": "y", "version": input_value(page, "version"),
                                  "p0-track_vp": "0"})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert "Another phone changed this play" in response.text
     assert input_value(response.text, "version") == "1"
     assert store.get_play(db, anna_ben).status == "active"

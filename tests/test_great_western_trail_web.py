@@ -410,7 +410,7 @@ def test_a_reopened_play_shows_the_result_again_from_the_cards_in(client, db, ta
     assert "Show the result" in overview.text
     version = re.search(r'name="version" value="(\d+)"', overview.text).group(1)
     stale = client.post(f"/plays/{play_id}/gwt/final-tally/result", data={"version": str(int(version) - 1)})
-    assert stale.status_code == 302 and store.get_play(db, play_id).status == "active"
+    assert stale.status_code == 409 and store.get_play(db, play_id).status == "active"
     done = client.post(f"/plays/{play_id}/gwt/final-tally/result", data={"version": version})
     assert done.status_code == 302 and done.headers["Location"].endswith("/result")
     assert [r.name for r in store.play_results(db, play_id)] == ["Cara", "Ben", "Anna"]
