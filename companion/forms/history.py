@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
+from datetime import date, datetime, time, timedelta, tzinfo
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
@@ -17,7 +17,7 @@ from companion.forms import VersionedForm, WholeNumberField, choices, collapse_s
 from companion.games.common import GameInfo
 from companion.labels import ROW_LABELS
 from companion.names import refused_character
-from companion.store import GroupSettings, HistoryFilter, Player
+from companion.store import GroupSettings, HistoryFilter, Period, Player
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
 LAST_PAGE = 100_000
@@ -84,18 +84,80 @@ class HistoryFilterForm(Form):
         return {**{k: v for k, v in values.items() if v}, "page": page}
 
 
+def _midnight(day: date, zone: tzinfo | None) -> datetime:
+    """The start of ``day`` in ``zone`` (None: the server's), as an aware time."""
+    start = datetime.combine(day, time())
+    return start.replace(tzinfo=zone) if zone is not None else start.astimezone()
+
+
+def days_period(first: date, last: date, zone: tzinfo | None) -> Period:
+    """The plays that ended from the start of ``first`` to the end of ``last``, both days in ``zone``."""
+    return Period(_midnight(first, zone), _midnight(last + timedelta(days=1), zone))
+
+
+def _year_before(day: date) -> date:
+    try:
+        return day.replace(year=day.year - 1)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - 1, day=28)
+
+
+STATISTICS_PERIODS = (("", _l("All time")), ("year", _l("This year")), ("months", _l("Last 12 months")),
+                      ("custom", _l("From … to …")))
+
+
 class StatisticsFilterForm(Form):
-    """Which game the statistics are about ('' for all games)."""
+    """Which game the statistics are about ('' for all games) and over which period (a GET form)."""
 
     game = SelectField(_l("Game"), default="", validate_choice=False)
+    period = SelectField(_l("Period"), default="", validate_choice=False)
+    # (not Optional(): that would skip the check that a custom period has both days)
+    since = StringField(_l("From"), render_kw={"type": "date"})
+    until = StringField(_l("To"), render_kw={"type": "date"})
 
     def __init__(self, formdata, games: Mapping[str, GameInfo]) -> None:
         super().__init__(formdata)
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
+        self.period.choices = choices(list(STATISTICS_PERIODS))
 
     def validate_game(self, field: SelectField) -> None:
         if field.data not in {choice.value for choice in field.choices}:
             raise ValidationError(_l("There is no such game; pick one from the list."))
+
+    def validate_period(self, field: SelectField) -> None:
+        if field.data not in {choice.value for choice in field.choices}:
+            raise ValidationError(_l("Pick one from the list."))
+
+    def validate_since(self, field: StringField) -> None:
+        HistoryFilterForm._check_day(field)
+        if self.period.data == "custom" and not field.data:
+            raise ValidationError(_l("Give the first day of the period."))
+
+    def validate_until(self, field: StringField) -> None:
+        HistoryFilterForm._check_day(field)
+        if self.period.data == "custom" and not field.data:
+            raise ValidationError(_l("Give the last day of the period."))
+        if self.since.data and field.data and not self.since.errors \
+                and _day(field.data) < _day(self.since.data):
+            raise ValidationError(_l("The last day is before the first day."))
+
+    def chosen_period(self, today: date, zone: tzinfo | None) -> Period | None:
+        """The period chosen, with ``today`` the date in the group's time zone ``zone`` (None: the
+        server's); None for all time. Call after validate()."""
+        if self.period.data == "year":
+            return days_period(today.replace(month=1, day=1), today.replace(month=12, day=31), zone)
+        if self.period.data == "months":
+            return days_period(_year_before(today) + timedelta(days=1), today, zone)
+        if self.period.data == "custom":
+            return days_period(date.fromisoformat(self.since.data), date.fromisoformat(self.until.data), zone)
+        return None
+
+    def query(self, game: str | None) -> dict[str, str]:
+        """The query string of the same period for ``game`` (None: all games)."""
+        values = {"game": game or "", "period": self.period.data or ""}
+        if self.period.data == "custom":
+            values |= {"since": self.since.data, "until": self.until.data}
+        return {name: value for name, value in values.items() if value}
 
 
 class CountedForm(FlaskForm):

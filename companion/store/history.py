@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from sqlite_utils import Database
@@ -173,6 +174,18 @@ class ScorePeriod:
 
 
 @dataclass(frozen=True)
+class Period:
+    """The plays the statistics cover: those that ended from ``start`` up to, not including, ``end``."""
+
+    start: datetime  # aware; compared in UTC
+    end: datetime
+
+    def bounds(self) -> dict[str, str]:
+        """The bounds as the stored end times are written (ISO 8601 in UTC), for a text range query."""
+        return {"start": self.start.astimezone(UTC).isoformat(), "end": self.end.astimezone(UTC).isoformat()}
+
+
+@dataclass(frozen=True)
 class Statistics:
     game: str | None  # None: all games
     plays: int
@@ -291,8 +304,24 @@ def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) 
     months = db.execute(
         "SELECT month, player_id, results, points FROM monthly_scores "
         "WHERE group_id = :group AND game = :game AND results > 0", params).fetchall()
+    found = []
+    for numbers, players in _stretches(months, periods):
+        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
+        # the first and last play of the stretch: two index lookups
+        start, end = db.execute(
+            f"SELECT (SELECT MIN(p.ended_at) FROM plays p WHERE {where} AND p.ended_at >= :since), "
+            f"(SELECT MAX(p.ended_at) FROM plays p WHERE {where} AND p.ended_at < :until)",
+            {**params, "since": since, "until": until}).fetchone()
+        averages = {pid: points / results for pid, (results, points) in players.items()}
+        found.append(ScorePeriod(start, end, averages))
+    return tuple(found)
+
+
+def _stretches(months: Sequence[tuple], periods: int) -> list[tuple[list[int], dict[int, list[int]]]]:
+    """(month numbers, player → [results, points]) per stretch of equally many months, in order, from
+    (month, player, results, points) rows; stretches without plays are left out."""
     if not months:
-        return ()
+        return []
     index = {month: _month_number(month) for month, *_ in months}
     first = min(index.values())
     span = max(index.values()) - first + 1
@@ -303,18 +332,7 @@ def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) 
         mine = sums.setdefault(stretch, {}).setdefault(player_id, [0, 0])
         mine[0], mine[1] = mine[0] + results, mine[1] + points
         stretch_months.setdefault(stretch, []).append(index[month])
-    found = []
-    for stretch, players in sorted(sums.items()):
-        numbers = stretch_months[stretch]
-        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
-        # the first and last play of the stretch: two index lookups
-        start, end = db.execute(
-            f"SELECT (SELECT MIN(p.ended_at) FROM plays p WHERE {where} AND p.ended_at >= :since), "
-            f"(SELECT MAX(p.ended_at) FROM plays p WHERE {where} AND p.ended_at < :until)",
-            {**params, "since": since, "until": until}).fetchone()
-        averages = {pid: points / results for pid, (results, points) in players.items()}
-        found.append(ScorePeriod(start, end, averages))
-    return tuple(found)
+    return [(stretch_months[stretch], players) for stretch, players in sorted(sums.items())]
 
 
 def _month_number(month: str) -> int:
@@ -337,20 +355,113 @@ def _joined_periods(rows: list[tuple]) -> tuple[ScorePeriod, ...]:
     return tuple(ScorePeriod(spans[p][0], spans[p][1], averages[p]) for p in ordered)
 
 
-def statistics(db: Database, group_id: int, game: str | None = None,
-               periods: int = SCORE_PERIODS) -> Statistics:
-    """The group's statistics over its counted finished plays, of all games or of one.
+@dataclass(frozen=True)
+class _Sources:
+    """What the statistics are assembled from, whether kept on write or counted over a period."""
 
-    Every figure comes from the records kept as plays are finished, corrected or deleted (a few rows
-    per player and game), so the page costs the same at a hundred plays and at a hundred thousand.
-    """
+    records: list[tuple]  # (game, player, plays, wins, points, best, worst, current, longest streak)
+    streaks: Mapping[int, tuple[int, int]]  # player → (current, longest) over what the page shows
+    game_rows: list[tuple]  # (game, counted plays, latest end)
+    rivalries: Mapping[tuple[int, int], Rivalry]
+    row_points: list[tuple]  # (player, row, points) of the one game shown
+    periods: Any  # (plays in total) → the scores-over-time chart's periods
+
+
+def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -> _Sources:
+    """The sources from the records kept as plays are finished, corrected or deleted."""
     refresh_records(db, group_id)
     params = {"group": group_id, "game": game}
     records = _records(db, group_id, game)
-    names = {pid: (name, colour) for pid, name, colour in db.execute(
-        "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
     streaks = _all_games_streaks(db, group_id) if game is None else {
         player_id: (current, longest) for _, player_id, *_rest, current, longest in records}
+    scope = "" if game is None else " AND game = :game"
+    game_rows = db.execute(
+        f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} AND plays > 0", params
+    ).fetchall()
+    row_points = [] if game is None else db.execute(
+        "SELECT player_id, row, points FROM row_points WHERE group_id = :group AND game = :game",
+        params).fetchall()
+    return _Sources(records, streaks, game_rows, _rivalries(db, params), row_points,
+                    lambda plays: _periods(db, params, plays, periods))
+
+
+def _period_sources(db: Database, group_id: int, game: str | None, period: Period, periods: int) -> _Sources:
+    """The sources counted from the results of the counted plays that ended within ``period``.
+
+    One range query on the results' end (an index: group, counted, end), so the cost grows with the
+    plays inside the period, not with the group's whole history.
+    """
+    scope = "" if game is None else " AND game = :game"
+    rows = db.execute(
+        "SELECT play_id, game, player_id, ended_at, rank, total, breakdown "
+        "FROM results INDEXED BY results_by_end "
+        f"WHERE group_id = :group AND counted = 1 AND ended_at >= :start AND ended_at < :end{scope} "
+        "ORDER BY ended_at, play_id, rank",
+        {"group": group_id, "game": game, **period.bounds()}).fetchall()
+    by_record: dict[tuple[str, int], list] = {}
+    by_game: dict[str, list] = {}  # plays, latest
+    by_play: dict[int, list[tuple[int, int]]] = {}
+    row_points: dict[tuple[int, str], int] = {}
+    for play_id, game_slug, player_id, ended_at, rank, total, breakdown in rows:
+        for key in ((game_slug, player_id), ("", player_id)):
+            record = by_record.setdefault(key, list(_EMPTY_RECORD))
+            by_record[key] = _continued(record, [(rank == 1, total, ended_at, play_id)])
+        players = by_play.setdefault(play_id, [])
+        if not players:
+            counts = by_game.setdefault(game_slug, [0, ended_at])
+            counts[0], counts[1] = counts[0] + 1, max(counts[1], ended_at)
+        players.append((player_id, rank))
+        if game is not None:
+            for row, points in json.loads(breakdown).items():
+                row_points[(player_id, row)] = row_points.get((player_id, row), 0) + points
+    records = [(g, pid, *record[:7]) for (g, pid), record in sorted(by_record.items()) if g != ""]
+    streak_scope = "" if game is None else game
+    streaks = {pid: (record[5], record[6]) for (g, pid), record in by_record.items() if g == streak_scope}
+    pairs: dict[tuple[int, int], list[int]] = {}
+    for standings in by_play.values():
+        for a, rank_a in standings:
+            for b, rank_b in standings:
+                if a != b:
+                    pair = pairs.setdefault((a, b), [0, 0])
+                    pair[0], pair[1] = pair[0] + (rank_a < rank_b), pair[1] + 1
+    rivalries = {key: Rivalry(*key, ahead, together) for key, (ahead, together) in pairs.items()}
+    return _Sources(records, streaks, [(g, plays, latest) for g, (plays, latest) in by_game.items()],
+                    rivalries, [(pid, row, points) for (pid, row), points in row_points.items()],
+                    lambda plays: _periods_of_rows(rows, plays, periods))
+
+
+def _periods_of_rows(rows: list[tuple], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
+    """The scores-over-time chart of a period's results, in the stretches ``_periods`` makes."""
+    if plays <= periods:
+        return _joined_periods([(play_id, ended_at, ended_at, player_id, total)
+                                for play_id, _game, player_id, ended_at, _rank, total, _b in rows])
+    months: dict[tuple[str, int], list[int]] = {}
+    for _play, _game, player_id, ended_at, _rank, total, _b in rows:
+        sums = months.setdefault((ended_at[:7], player_id), [0, 0])
+        sums[0], sums[1] = sums[0] + 1, sums[1] + total
+    found = []
+    for numbers, players in _stretches([(m, pid, *sums) for (m, pid), sums in months.items()], periods):
+        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
+        ends = [row[3] for row in rows if since <= row[3] < until]
+        averages = {pid: points / results for pid, (results, points) in players.items()}
+        found.append(ScorePeriod(min(ends), max(ends), averages))
+    return tuple(found)
+
+
+def statistics(db: Database, group_id: int, game: str | None = None,
+               periods: int = SCORE_PERIODS, period: Period | None = None) -> Statistics:
+    """The group's statistics over its counted finished plays, of all games or of one, of all time or
+    of the plays that ended within ``period``.
+
+    For all time every figure comes from the records kept as plays are finished, corrected or deleted
+    (a few rows per player and game), so the page costs the same at a hundred plays and at a hundred
+    thousand; a period counts its plays' results.
+    """
+    sources = (_kept_sources(db, group_id, game, periods) if period is None
+               else _period_sources(db, group_id, game, period, periods))
+    records = sources.records
+    names = {pid: (name, colour) for pid, name, colour in db.execute(
+        "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
     per_player: dict[int, list[int]] = {}  # plays, wins, points, best, worst
     best_in_game: dict[str, tuple[int, int]] = {}
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
@@ -363,31 +474,24 @@ def statistics(db: Database, group_id: int, game: str | None = None,
             best_in_game[game_slug] = (best, player_id)
     players = []
     for pid, (plays, wins, points, best, worst) in per_player.items():
-        current, longest = streaks.get(pid, (0, 0))
+        current, longest = sources.streaks.get(pid, (0, 0))
         players.append(PlayerStatistics(pid, *names[pid], plays, wins, points / plays, best, worst,
                                         current, longest))
     players.sort(key=lambda s: (-s.wins, -s.win_rate, s.name.casefold()))
-    scope = "" if game is None else " AND game = :game"
-    game_rows = db.execute(
-        f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} AND plays > 0", params
-    ).fetchall()
     games = []
-    for game_slug, plays, latest in game_rows:
+    for game_slug, plays, latest in sources.game_rows:
         mine = [r for r in records if r[0] == game_slug]
         best, best_id = best_in_game[game_slug]
         games.append(GameStatistics(game_slug, plays, sum(r[4] for r in mine) / sum(r[2] for r in mine),
                                     best, names[best_id][0], min(r[6] for r in mine), latest))
     games.sort(key=lambda g: (-g.plays, g.game))
     total_plays = sum(g.plays for g in games)
-    rivalries = _rivalries(db, params)
     if game is None:
-        return Statistics(None, total_plays, tuple(players), tuple(games), rivalries)
+        return Statistics(None, total_plays, tuple(players), tuple(games), sources.rivalries)
     row_averages: dict[int, dict[str, float]] = {}
-    for player_id, row, points in db.execute(
-            "SELECT player_id, row, points FROM row_points WHERE group_id = :group AND game = :game",
-            params).fetchall():
+    for player_id, row, points in sources.row_points:
         if player_id in per_player:
             row_averages.setdefault(player_id, {})[row] = points / per_player[player_id][0]
     rows = tuple(sorted({row for averages in row_averages.values() for row in averages}))
-    return Statistics(game, total_plays, tuple(players), tuple(games), rivalries,
-                      _periods(db, params, total_plays, periods) if total_plays else (), rows, row_averages)
+    return Statistics(game, total_plays, tuple(players), tuple(games), sources.rivalries,
+                      sources.periods(total_plays) if total_plays else (), rows, row_averages)

@@ -704,10 +704,16 @@ def _game_count(row: str, sign: int) -> str:
             WHERE group_id = {row}.group_id AND game = {row}.game;"""
 
 
+def _m013_results_by_end(db: Database) -> None:
+    """An index on the results' end time within a group, so statistics over a period read only its plays."""
+    db.execute("CREATE INDEX results_by_end ON results(group_id, counted, ended_at)")
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
     _m009_times_in_utc, _m010_request_ids, _m011_event_versions, _m012_kept_statistics,
+    _m013_results_by_end,
 )
 
 

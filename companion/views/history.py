@@ -6,10 +6,11 @@ import dataclasses
 import re
 import zoneinfo
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import format_decimal
+from flask_babel import format_date, format_decimal
 from flask_babel import gettext as _
 from markupsafe import Markup
 from werkzeug.wrappers import Response
@@ -124,11 +125,21 @@ def statistics(group_id: int):
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
-    stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None))
+    zone = _time_zone(store.group_settings(get_db(), group.id))
+    period = form.chosen_period(datetime.now(zone).date(), zone)
+    stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period))
     found = statistics_charts(stats)
     rated = ratings_of(group.id, stats, found)
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
-                           charts=found, ratings=rated)
+                           charts=found, ratings=rated, period=period, period_days=_days_of(period))
+
+
+def _days_of(period: store.Period | None) -> tuple[str, str] | None:
+    """The first and last day of ``period`` (its bounds are midnights in the group's time zone), written."""
+    if period is None:
+        return None
+    last = (period.end - timedelta(days=1)).date()
+    return format_date(period.start.date(), "medium"), format_date(last, "medium")
 
 
 def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup]) -> list[tuple]:
