@@ -13,8 +13,6 @@ from companion.games.mayflower import (
     ROLE_OF_KIND,
     ROLES,
     SETTLERS_PER_PLAYER,
-    STRIP_FIT_WIDTH,
-    STRIP_NARROWEST_COLUMN,
     CompletedFeature,
     FinalFeature,
     Settler,
@@ -27,7 +25,6 @@ from companion.games.mayflower import (
     final_slots,
     initial_state,
     majority_seats,
-    map_strip,
     move_surveyor,
     running_scores,
     score_completed_feature,
@@ -675,36 +672,6 @@ def test_feature_scoring_tells_each_settlers_bonus(case, settler_bonus, scorers,
 ])
 def test_track_marks(scores, marks):
     assert [(m.score, m.laps, m.position) for m in track_marks(scores)] == marks
-
-
-def test_map_strip_puts_the_coast_east_and_stacks_settlers():
-    state = fold([("west_edge", {"column": 3}),
-                  ("place", {"seat": BEN, "role": "bandit", "column": 2}),
-                  ("place", {"seat": ANNA, "role": "trapper", "column": 2}),
-                  ("place", {"seat": CARA, "role": "farmer", "column": 3})])
-    strip = map_strip(state)
-    assert strip.width <= STRIP_FIT_WIDTH
-    assert [c.column for c in strip.columns] == [0, 1, 2, 3]
-    coast, *land = strip.columns
-    assert coast.coast and not any(c.coast for c in land)
-    # the coast is the rightmost column, the west edge the leftmost
-    assert coast.x == max(c.x for c in strip.columns) and land[-1].x == 0
-    assert [(s.name, s.x) for s in strip.surveyors] == [("north", coast.centre), ("south", coast.centre)]
-    north, south = strip.surveyors
-    assert north.y < south.y
-    markers = {m.settler.id: (m.x, m.y) for m in strip.settlers}
-    column_2 = strip.columns[2].centre
-    # Anna's trapper (seat 0) above Ben's bandit in the same column
-    assert markers["0-1"][0] == markers["1-1"][0] == column_2
-    assert markers["0-1"][1] < markers["1-1"][1] < strip.label_y
-    assert markers["2-1"] == (strip.columns[3].centre, markers["0-1"][1])
-
-
-def test_map_strip_of_a_wide_map_keeps_columns_wide_enough_to_read():
-    state = fold([("west_edge", {"column": 30})])
-    strip = map_strip(state)
-    assert strip.column_width == STRIP_NARROWEST_COLUMN
-    assert strip.width == 31 * STRIP_NARROWEST_COLUMN > STRIP_FIT_WIDTH
 
 
 # --- the final tally at the table --------------------------------------------------------------------
