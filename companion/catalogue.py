@@ -59,10 +59,17 @@ def play_sheet(play: store.Play) -> tuple[store.GroupGame, custom.ScoreSheet]:
     return game, custom.parse_sheet(game.sheet)
 
 
+def listed_group_games(group_id: int) -> list[store.GroupGame]:
+    """The group's own games by name, kept for the rest of the request: naming their plays asks no more."""
+    games = store.list_group_games(get_db(), group_id)
+    g.setdefault("group_games", {}).update((game.id, game) for game in games)
+    return games
+
+
 def group_games(group_id: int) -> dict[str, GameInfo]:
     """The games a group can play: the three, then its own by name."""
     found = dict(GAMES)
-    for game in store.list_group_games(get_db(), group_id):
+    for game in listed_group_games(group_id):
         found[custom.slug_for(game.id)] = info_of(game)
     return found
 

@@ -1,20 +1,22 @@
-"""The fast path for what phones ask most: the play page and the live poll, answered before Flask runs.
+"""The fast path for what phones ask most: the play page, the live poll and the group page, before Flask runs.
 
-Every phone at the table polls ``/plays/<id>/state.json`` every couple of seconds and opens the play
-page after every entry. Both only change when the play does, so this WSGI middleware answers them
-from one indexed query, without the framework's per-request work (session, language, CSRF, views):
+Every phone at the table polls ``/plays/<id>/state.json`` every couple of seconds, opens the play
+page after every entry and goes back to the group page between plays. They only change when the play
+or the group does, so this WSGI middleware answers them from one indexed query, without the
+framework's per-request work (session, language, CSRF, views):
 
 - The phone's cookie is verified once (its signature) and then remembered; its membership tokens are
-  checked against the database on every request, in the same query that reads the play's version
-  stamp. A removed phone, a deleted group or a cookie without a membership falls through to the views,
-  which answer 404 as before.
+  checked against the database on every request, in the same query that reads the version stamp. A
+  removed phone, a deleted group or play, or a cookie without a membership falls through to the
+  views, which answer 404 as before. So does a visit the views should note ("last seen").
 - An unchanged poll (``since`` = the play's version) is answered at once, with the bytes the view
   would send.
-- The play page is kept as the views answered it (compressed if the phone accepts gzip), per phone
-  (the whole Cookie header: the page carries the phone's own CSRF token and language), per address
-  and per version stamp: the play's version and everything else the page shows that can change
-  without it (group name, seats and players, the game's name). A page with a message, or an answer
-  that sets a cookie, is never kept.
+- A page is kept as the views answered it (compressed if the phone accepts gzip), per phone (the whole
+  Cookie header: the page carries the phone's own CSRF token and language), per address and per
+  version stamp: the play's version and the group's, which triggers raise on every change the
+  group's pages show (its name, players, plays, seats, results, own games and phones; see
+  ``store.schema._m014_group_versions``). A page with a message, or an answer that sets a cookie, is
+  never kept.
 - Every answer is checked first, so nothing stale is served: a change of the stamp makes a new key.
 """
 
@@ -36,22 +38,23 @@ from companion.database import connections_of
 from companion.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, tokens_in
 
 _PLAY = re.compile(r"/plays/([1-9][0-9]{0,15})(/state\.json)?")
+_GROUP = re.compile(r"/groups/([1-9][0-9]{0,15})")
 _SINCE = re.compile(r"since=([0-9]{1,16})")
 # what else a kept page depends on: its address as the phone wrote it, its language and encoding
 _PAGE_HEADERS = ("QUERY_STRING", "HTTP_HOST", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO",
                  "HTTP_ACCEPT_LANGUAGE", "HTTP_ACCEPT_ENCODING")
 VERIFIED_COOKIE_SECONDS = 60  # a verified cookie is checked again (its signature and age) after this
 
-# The version stamp: the play and everything else its page shows, for a phone with one of these
-# memberships of the play's group (no row: not a member, or no such play).
-_STAMP = """
-SELECT p.version, p.status, p.deleted_at, g.name, m.last_seen,
-       (SELECT group_concat(s.seat || ':' || s.player_id || ':' || pl.name || ':' || s.colour, '|')
-        FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id),
-       (SELECT gg.name FROM group_games gg WHERE 'custom-' || gg.id = p.game)
-FROM plays p JOIN groups g ON g.id = p.group_id AND g.deleted_at IS NULL
-JOIN memberships m ON m.group_id = p.group_id AND m.token IN ({marks})
-WHERE p.id = ? LIMIT 1
+# The version stamps, for a phone with one of these memberships of the group (no row: not a member,
+# no such play or group, or one in the trash). Each starts with when the phone was last seen there.
+_MEMBER = "JOIN memberships m ON m.group_id = g.id AND m.token IN ({marks})"
+_PLAY_STAMP = f"""
+SELECT m.last_seen, p.version, p.status, g.version
+FROM plays p JOIN groups g ON g.id = p.group_id AND g.deleted_at IS NULL {_MEMBER}
+WHERE p.id = ? AND p.deleted_at IS NULL LIMIT 1
+"""
+_GROUP_STAMP = f"""
+SELECT m.last_seen, g.version FROM groups g {_MEMBER} WHERE g.id = ? AND g.deleted_at IS NULL LIMIT 1
 """
 
 
@@ -87,20 +90,43 @@ class FastPath:
         self.cookies = _Lru(size)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        match = _PLAY.fullmatch(environ.get("PATH_INFO", ""))
-        if environ.get("REQUEST_METHOD") != "GET" or match is None or not self.app.config.get(
-                "FAST_PATH", True):
+        if environ.get("REQUEST_METHOD") == "GET" and self.app.config.get("FAST_PATH", True):
+            path = environ.get("PATH_INFO", "")
+            if match := _PLAY.fullmatch(path):
+                return self._play(int(match.group(1)), bool(match.group(2)), environ, start_response)
+            if match := _GROUP.fullmatch(path):
+                return self._group(int(match.group(1)), environ, start_response)
+        return self.wsgi_app(environ, start_response)
+
+    def _play(self, play_id: int, poll: bool, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        stamp = self._stamp(_PLAY_STAMP, play_id, environ)
+        if stamp is None:
             return self.wsgi_app(environ, start_response)
-        cookie_header = environ.get("HTTP_COOKIE", "")
-        tokens = self._tokens(cookie_header)
-        stamp = self._stamp(int(match.group(1)), tokens) if tokens else None
-        if stamp is None or stamp[2] is not None or _last_seen_due(stamp[4]):
-            return self.wsgi_app(environ, start_response)  # the views decide (404, or note the visit)
-        if match.group(2):
-            return self._poll(int(match.group(1)), stamp, environ, start_response)
-        return self._page(stamp, cookie_header, environ, start_response)
+        play_version, status, group_version = stamp
+        if poll:
+            return self._poll(play_id, play_version, status, environ, start_response)
+        if status != "active":
+            return self.wsgi_app(environ, start_response)  # a finished play redirects to its result
+        return self._kept_page((play_version, group_version), environ, start_response)
+
+    def _group(self, group_id: int, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        stamp = self._stamp(_GROUP_STAMP, group_id, environ)
+        if stamp is None:
+            return self.wsgi_app(environ, start_response)
+        return self._kept_page(stamp, environ, start_response)
 
     # --- who is asking --------------------------------------------------------------------------
+
+    def _stamp(self, query: str, row_id: int, environ: dict) -> tuple | None:
+        """The version stamp for a member phone whose visit needs no note; None: the views decide."""
+        tokens = self._tokens(environ.get("HTTP_COOKIE", ""))
+        if not tokens:
+            return None
+        db = connections_of(self.app).get()
+        row = db.execute(query.format(marks=",".join("?" * len(tokens))), [*tokens, row_id]).fetchone()
+        if row is None or _last_seen_due(row[0]):
+            return None  # the views answer 404, or note the visit
+        return tuple(row[1:])
 
     def _tokens(self, cookie_header: str) -> list[str]:
         """The membership tokens of the phone's session cookie, its signature verified (and remembered)."""
@@ -127,16 +153,12 @@ class FastPath:
         self.cookies.put(cookie_header, (tokens, time.monotonic()))
         return tokens
 
-    def _stamp(self, play_id: int, tokens: list[str]) -> tuple | None:
-        db = connections_of(self.app).get()
-        return db.execute(_STAMP.format(marks=",".join("?" * len(tokens))), [*tokens, play_id]).fetchone()
-
     # --- the answers --------------------------------------------------------------------------------
 
-    def _poll(self, play_id: int, stamp: tuple, environ: dict, start_response: Callable) -> Iterable[bytes]:
+    def _poll(self, play_id: int, version: int, status: str, environ: dict,
+              start_response: Callable) -> Iterable[bytes]:
         """An unchanged poll: the play's version and status, as ``live.state`` answers it."""
         since = _SINCE.fullmatch(environ.get("QUERY_STRING", ""))
-        version, status = stamp[0], stamp[1]
         if since is None or int(since.group(1)) != version:
             return self.wsgi_app(environ, start_response)
         body = json.dumps({"play": play_id, "version": version, "status": status, "changed": False},
@@ -146,12 +168,10 @@ class FastPath:
                                   *_security_headers(self.app)])
         return [body]
 
-    def _page(self, stamp: tuple, cookie_header: str, environ: dict,
-              start_response: Callable) -> Iterable[bytes]:
-        if stamp[1] != "active":
-            return self.wsgi_app(environ, start_response)  # a finished play redirects to its result
-        key = (stamp[0], stamp[3], stamp[5], stamp[6], cookie_header, environ["PATH_INFO"],
-               environ["wsgi.url_scheme"], *(environ.get(name, "") for name in _PAGE_HEADERS))
+    def _kept_page(self, stamp: tuple, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        """The page as the views answered it for this stamp, phone and address; kept if it may be."""
+        key = (stamp, environ.get("HTTP_COOKIE", ""), environ["PATH_INFO"], environ["wsgi.url_scheme"],
+               *(environ.get(name, "") for name in _PAGE_HEADERS))
         kept = self.pages.get(key)
         if kept is not None:
             status, headers, body = kept

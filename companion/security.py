@@ -103,6 +103,15 @@ def require_member(group_id: int) -> store.Membership:
     found = membership(group_id)
     if found is None:
         abort(404)
+    return opened(found)
+
+
+def opened(found: store.Membership) -> store.Membership:
+    """Remember ``found`` as this phone's membership of its group for the rest of the request.
+
+    Its "last seen" is noted after the page is shown (``note_last_seen``).
+    """
+    g.setdefault("_memberships", {})[found.group_id] = found
     g.opened_membership = found
     return found
 

@@ -153,15 +153,7 @@ def restore_trashed_group(db: Database, group_id: int) -> Group:
 
 def trashed_groups(db: Database, tokens: Sequence[str]) -> list[TrashedGroup]:
     """The groups in the trash that these membership tokens belong to, most recently deleted first."""
-    if not tokens:
-        return []
-    marks = ",".join("?" * len(tokens))
-    rows = db.execute(
-        f"SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m "
-        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({marks}) AND g.deleted_at IS NOT NULL "
-        "ORDER BY g.deleted_at DESC, g.id DESC",
-        list(tokens),
-    ).fetchall()
+    rows = _groups_of_tokens(db, tokens, "g.deleted_at IS NOT NULL", "g.deleted_at DESC, g.id DESC")
     return [TrashedGroup(Group(*row[:5]), row[5]) for row in rows]
 
 
@@ -340,16 +332,42 @@ def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
 
 def member_groups(db: Database, tokens: Sequence[str]) -> list[Group]:
     """The groups (outside the trash) that these membership tokens let in, by name."""
+    rows = _groups_of_tokens(db, tokens, f"g.{_LIVE}", "g.name COLLATE NOCASE, g.id")
+    return [Group(*row[:5]) for row in rows]
+
+
+def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: str) -> list[tuple]:
+    """The groups these membership tokens were made for, where ``where`` holds: their columns, deleted_at."""
     if not tokens:
         return []
-    marks = ",".join("?" * len(tokens))
     rows = db.execute(
-        f"SELECT g.id, g.name, g.token, g.join_code, g.created_at FROM memberships m "
-        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({marks}) AND g.{_LIVE} "
-        "ORDER BY g.name COLLATE NOCASE, g.id",
+        "SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m "
+        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({','.join('?' * len(tokens))}) "
+        f"AND {where} ORDER BY {order}",
         list(tokens),
     ).fetchall()
-    return [Group(*row) for row in rows]
+    return rows
+
+
+def membership_with_group(db: Database, group_id: int,
+                          tokens: Sequence[str]) -> tuple[Membership, Group | None] | None:
+    """The membership among ``tokens`` made for ``group_id``, and the group unless it is in the trash.
+
+    One query for what every page of a group asks first (None: no such membership).
+    """
+    if not tokens:
+        return None
+    row = db.execute(
+        f"SELECT {', '.join('m.' + c for c in _MEMBERSHIP_COLUMNS.split(', '))}, "
+        f"{', '.join('g.' + c for c in _GROUP_COLUMNS.split(', '))} FROM memberships m "
+        f"LEFT JOIN groups g ON g.id = m.group_id AND g.{_LIVE} "
+        f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND m.group_id = ? LIMIT 1",
+        [*tokens, group_id],
+    ).fetchone()
+    if row is None:
+        return None
+    width = len(_MEMBERSHIP_COLUMNS.split(", "))
+    return Membership(*row[:width]), (Group(*row[width:]) if row[width] is not None else None)
 
 
 def list_memberships(db: Database, group_id: int) -> list[Membership]:

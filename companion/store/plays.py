@@ -136,8 +136,9 @@ def get_play(db: Database, play_id: int) -> Play:
     return _play(db, row)
 
 
-_LATEST = (f"SELECT {_PLAY_COLUMNS} FROM plays WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
-           "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
+_LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
+                 "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
+_LATEST = f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}"
 
 
 def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
@@ -147,47 +148,71 @@ def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> lis
     return [_play_of(row, tuple(seats[row[0]])) for row in rows]
 
 
-def group_plays(db: Database, group_id: int, active_limit: int = 20,
-                finished_limit: int = 10) -> tuple[list[Play], list[FinishedPlay]]:
-    """The group's plays going on and its latest finished ones, with their seats and results: one query.
+@dataclass(frozen=True)
+class TrashedPlay:
+    play: Play
+    deleted_at: str
 
-    Each in the order of ``list_plays``: most recent first.
+
+@dataclass(frozen=True)
+class GroupPlays:
+    """The plays a group's page lists, each list most recent first."""
+
+    active: list[Play]
+    recent: list[FinishedPlay]
+    trashed: list[TrashedPlay]
+
+
+_LISTED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays {_LATEST_ORDER}"
+_TRASHED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays WHERE group_id = ? AND deleted_at IS NOT NULL"
+
+
+def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_limit: int = 10,
+                with_trash: bool = True) -> GroupPlays:
+    """The group's plays going on, its latest finished ones and (``with_trash``) those in its trash.
+
+    With their seats and results, in one query. Active and finished plays in the order of
+    ``list_plays``, the trash most recently deleted first.
     """
+    selects = [_LISTED, _LISTED, *([_TRASHED] if with_trash else [])]
+    params = [group_id, "active", active_limit, group_id, "finished", finished_limit,
+              *([group_id] if with_trash else [])]
     rows = db.execute(
-        "SELECT listed.*, s.seat, s.player_id, pl.name, s.colour, r.total, r.rank, r.breakdown "
-        f"FROM (SELECT * FROM ({_LATEST}) UNION ALL SELECT * FROM ({_LATEST})) AS listed "
+        "SELECT listed.*, s.seat, s.player_id, pl.name, s.colour, r.total, r.rank, r.breakdown FROM ("
+        + " UNION ALL ".join(f"SELECT * FROM ({select})" for select in selects) + ") AS listed "
         "LEFT JOIN seats s ON s.play_id = listed.id LEFT JOIN players pl ON pl.id = s.player_id "
         "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id "
         "ORDER BY listed.id, s.seat",
-        [group_id, "active", active_limit, group_id, "finished", finished_limit],
+        params,
     ).fetchall()
     width = len(_PLAY_COLUMNS.split(","))
-    found: dict[int, tuple[tuple, list[SeatRow], list[ResultRow]]] = {}
+    found: dict[int, tuple[tuple, str | None, list[SeatRow], list[ResultRow]]] = {}
     for row in rows:
-        _play_row, seats, results = found.setdefault(row[0], (row[:width], [], []))
-        seat, player_id, name, colour, total, rank, breakdown = row[width:]
+        _play_row, _deleted_at, seats, results = found.setdefault(row[0], (row[:width], row[width], [], []))
+        seat, player_id, name, colour, total, rank, breakdown = row[width + 1:]
         if seat is None:
             continue  # a play without seats
         seats.append(SeatRow(seat, player_id, name, colour))
         if rank is not None:
             results.append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
-    plays = [(_play_of(play, tuple(seats)), results) for play, seats, results in found.values()]
+    plays = [(_play_of(play, tuple(seats)), deleted_at, results)
+             for play, deleted_at, seats, results in found.values()]
     plays.sort(key=lambda item: (item[0].ended_at or item[0].started_at, item[0].id), reverse=True)
-    return ([play for play, _ in plays if play.status == "active"],
-            [FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))
-             for play, results in plays if play.status == "finished"])
+    listed = [(play, results) for play, deleted_at, results in plays if deleted_at is None]
+    trashed = sorted((TrashedPlay(play, deleted_at) for play, deleted_at, _ in plays if deleted_at),
+                     key=lambda trashed: (trashed.deleted_at, trashed.play.id), reverse=True)
+    return GroupPlays(
+        active=[play for play, _ in listed if play.status == "active"],
+        recent=[FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))
+                for play, results in listed if play.status == "finished"],
+        trashed=trashed,
+    )
 
 
 def delete_play(db: Database, play_id: int) -> None:
     """Delete a play for good, with its events and results."""
     with write_transaction(db):
         db.execute("DELETE FROM plays WHERE id = ?", [play_id])
-
-
-@dataclass(frozen=True)
-class TrashedPlay:
-    play: Play
-    deleted_at: str
 
 
 def trash_play(db: Database, play_id: int, at: str) -> None:
@@ -200,10 +225,7 @@ def trash_play(db: Database, play_id: int, at: str) -> None:
 
 def trashed_plays(db: Database, group_id: int) -> list[TrashedPlay]:
     """The group's plays in the trash, most recently deleted first."""
-    rows = db.execute(
-        f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays WHERE group_id = ? AND deleted_at IS NOT NULL "
-        "ORDER BY deleted_at DESC, id DESC", [group_id]).fetchall()
-    return [TrashedPlay(_play(db, row[:-1]), row[-1]) for row in rows]
+    return group_plays(db, group_id, 0, 0).trashed
 
 
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
@@ -420,7 +442,7 @@ def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:
 
 def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
     """The group's most recently finished plays with their results."""
-    return group_plays(db, group_id, 0, limit)[1]
+    return group_plays(db, group_id, 0, limit, with_trash=False).recent
 
 
 # --- corrections of finished plays ---------------------------------------------------------------

@@ -709,11 +709,39 @@ def _m013_results_by_end(db: Database) -> None:
     db.execute("CREATE INDEX results_by_end ON results(group_id, counted, ended_at)")
 
 
+# What a group's page shows, per table: how a row names its group, and the columns that show.
+_GROUP_PAGE_ROWS = (
+    ("players", "{row}.group_id", "name, colour, retired"),
+    ("plays", "{row}.group_id", "game, status, started_at, ended_at, deleted_at"),
+    ("seats", "(SELECT group_id FROM plays WHERE id = {row}.play_id)", "seat, player_id, colour"),
+    ("results", "(SELECT group_id FROM plays WHERE id = {row}.play_id)", "player_id, total, rank"),
+    ("group_games", "{row}.group_id", "name"),
+    ("memberships", "{row}.group_id", "name, last_seen"),
+)
+
+
+def _m014_group_versions(db: Database) -> None:
+    """A version per group that grows with every change its page shows, so the page is kept per version.
+
+    Triggers raise it on every write of what the page shows: the group's name, invite and trash
+    state, its players, its plays' state, seats and results (not their entries: the page shows no
+    running scores), its own games and its phones. No write path can forget it.
+    """
+    db.execute("ALTER TABLE groups ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+    db.execute("""CREATE TRIGGER groups_version AFTER UPDATE OF name, token, join_code, deleted_at ON groups
+        BEGIN UPDATE groups SET version = version + 1 WHERE id = NEW.id; END""")
+    for table, group_of, columns in _GROUP_PAGE_ROWS:
+        for name, event, row in (("insert", "INSERT", "NEW"), ("delete", "DELETE", "OLD"),
+                                 ("update", f"UPDATE OF {columns}", "NEW")):
+            db.execute(f"""CREATE TRIGGER {table}_group_version_{name} AFTER {event} ON {table}
+                BEGIN UPDATE groups SET version = version + 1 WHERE id = {group_of.format(row=row)}; END""")
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
     _m009_times_in_utc, _m010_request_ids, _m011_event_versions, _m012_kept_statistics,
-    _m013_results_by_end,
+    _m013_results_by_end, _m014_group_versions,
 )
 
 

@@ -11,11 +11,12 @@ from werkzeug.wrappers import Response
 
 from companion import store
 from companion.database import get_db
+from companion.forms import ConfirmForm
 from companion.games import custom
 from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.i18n import translated
 from companion.messages import Refused
-from companion.security import require_member
+from companion.security import membership_tokens, opened, require_member
 
 
 def utc_now() -> datetime:
@@ -35,12 +36,15 @@ def purge_old_trash() -> None:
 
 
 def member_group(group_id: int) -> store.Group:
-    """The group, if this phone has joined it; 404 otherwise."""
-    require_member(group_id)
-    try:
-        return store.get_group(get_db(), group_id)
-    except store.NotFound:
+    """The group, if this phone has joined it and it is not in the trash; 404 otherwise (one query)."""
+    found = store.membership_with_group(get_db(), group_id, membership_tokens())
+    if found is None:
         abort(404)
+    mine, group = found
+    opened(mine)
+    if group is None:
+        abort(404)
+    return group
 
 
 def member_play(play_id: int) -> store.Play:
@@ -59,6 +63,17 @@ def member_play_of(play_id: int, game_slug: str) -> store.Play:
     if play.game != game_slug:
         abort(404)
     return play
+
+
+def ask_to_confirm(title: str, message: str, action: str, back: str) -> str | None:
+    """The page asking to confirm an action, or None when this request confirms it (a valid POST).
+
+    A view of such an action: ``page = ask_to_confirm(...)``, returns ``page`` if there is one, else acts.
+    """
+    form = ConfirmForm()
+    if form.validate_on_submit():
+        return None
+    return render_template("confirm.html", form=form, title=title, message=message, action=action, back=back)
 
 
 def result_inputs(result: FinalResult) -> list[store.ResultInput]:

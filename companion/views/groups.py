@@ -10,11 +10,10 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from companion import store
-from companion.catalogue import group_games
+from companion.catalogue import group_games, listed_group_games
 from companion.database import get_db
 from companion.forms import (
     COLOURS,
-    ConfirmForm,
     GroupForm,
     PlayerForm,
     RetireForm,
@@ -25,7 +24,7 @@ from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
-from companion.views.common import flash_rules_error, member_group, translated
+from companion.views.common import ask_to_confirm, flash_rules_error, member_group, translated
 from companion.views.members import access_context, trash_group
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
@@ -47,15 +46,16 @@ def _free_colour(players: list[store.Player]) -> str:
 
 
 def _render_group(group: store.Group, player_form: PlayerForm | None = None, status: int = 200):
+    """The group page: five queries with the membership check, however long the history."""
     db = get_db()
     players = store.list_players(db, group.id)
     if player_form is None:
         player_form = PlayerForm(formdata=None, colour=_free_colour(players))
-    active, recent = store.group_plays(db, group.id)
+    plays = store.group_plays(db, group.id)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form,
-        group_games=store.list_group_games(db, group.id), active=active, recent=recent,
-        **access_context(group),
+        group_games=listed_group_games(group.id), active=plays.active, recent=plays.recent,
+        **access_context(group, plays.trashed),
     ), status
 
 
@@ -128,22 +128,20 @@ def delete_player(group_id: int, player_id: int):
     """Delete a player who has no play, after asking; one with plays can only be retired."""
     group = member_group(group_id)
     player = _member_player(group, player_id)
-    form = ConfirmForm()
     back = url_for("groups.edit_player", group_id=group.id, player_id=player.id)
-    if form.validate_on_submit():
-        try:
-            store.delete_player(get_db(), group.id, player.id)
-        except Refused as error:
-            flash_rules_error(error)
-            return redirect(back)
-        flash(_("%(name)s was deleted.", name=player.name))
-        return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
-    return render_template(
-        "confirm.html", form=form, title=_("Delete %(name)s?", name=player.name),
-        message=_("%(name)s has no plays; the player is removed from the group for every phone.",
-                  name=player.name),
-        action=_("Delete the player"), back=back,
-    )
+    page = ask_to_confirm(
+        _("Delete %(name)s?", name=player.name),
+        _("%(name)s has no plays; the player is removed from the group for every phone.", name=player.name),
+        _("Delete the player"), back)
+    if page is not None:
+        return page
+    try:
+        store.delete_player(get_db(), group.id, player.id)
+    except Refused as error:
+        flash_rules_error(error)
+        return redirect(back)
+    flash(_("%(name)s was deleted.", name=player.name))
+    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
 
 
 @bp.route("/rename", methods=["GET", "POST"])
@@ -161,19 +159,18 @@ def rename(group_id: int):
 @bp.route("/delete", methods=["GET", "POST"])
 def delete(group_id: int):
     group = member_group(group_id)
-    form = ConfirmForm()
-    if form.validate_on_submit():
-        trash_group(group)
-        flash(_("The group %(name)s was deleted. Its phones can restore it from their home page for "
-                "%(days)d days.", name=group.name, days=store.TRASH_DAYS))
-        return redirect(url_for("home.index"))
-    return render_template(
-        "confirm.html", form=form, title=_("Delete %(name)s?", name=group.name),
-        message=_("The group, its players and every play in its history disappear for every phone. For "
-                  "%(days)d days the phones of the group can restore it from their home page; then it is "
-                  "gone for good.", days=store.TRASH_DAYS),
-        action=_("Delete the group"), back=url_for("groups.show", group_id=group.id),
-    )
+    page = ask_to_confirm(
+        _("Delete %(name)s?", name=group.name),
+        _("The group, its players and every play in its history disappear for every phone. For "
+          "%(days)d days the phones of the group can restore it from their home page; then it is "
+          "gone for good.", days=store.TRASH_DAYS),
+        _("Delete the group"), url_for("groups.show", group_id=group.id))
+    if page is not None:
+        return page
+    trash_group(group)
+    flash(_("The group %(name)s was deleted. Its phones can restore it from their home page for "
+            "%(days)d days.", name=group.name, days=store.TRASH_DAYS))
+    return redirect(url_for("home.index"))
 
 
 @bp.route("/plays/new/<game_slug>", methods=["GET", "POST"])

@@ -32,6 +32,7 @@ from companion.security import (
     too_many_groups_message,
 )
 from companion.views.common import purge_old_trash
+from companion.views.members import group_trash
 
 bp = Blueprint("home", __name__)
 
@@ -40,8 +41,9 @@ def _render_home(group_form: GroupForm, join_form: JoinCodeForm, status: int = 2
     db = get_db()
     my_groups = joined_groups()
     active = {g.id: store.list_plays(db, g.id, "active", limit=3) for g in my_groups}
-    return render_template("home.html", groups=my_groups, active=active,
-                           trashed=store.trashed_groups(db, membership_tokens()), trash_days=store.TRASH_DAYS,
+    trashed = group_trash(store.trashed_groups(db, membership_tokens()))
+    return render_template("home.html", groups=my_groups, active=active, trashed=trashed,
+                           trash_days=store.TRASH_DAYS,
                            restore_form=ConfirmForm(), group_form=group_form, join_form=join_form), status
 
 

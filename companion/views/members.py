@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
+from companion.catalogue import get_game
 from companion.database import get_db
 from companion.forms import ConfirmForm, PhoneNameForm
 from companion.security import forget_membership, membership, require_member, site_url
-from companion.views.common import member_group, purge_old_trash, timestamp, utc_now
+from companion.views.common import ask_to_confirm, member_group, purge_old_trash, timestamp, utc_now
 
 bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -19,17 +22,38 @@ def phone_label(phones: list[store.Membership], phone: store.Membership) -> str:
     return phone.name or _("Phone %(n)d", n=phones.index(phone) + 1)
 
 
-def access_context(group: store.Group) -> dict:
+class TrashEntry(NamedTuple):
+    """One line of a trash list (templates/_trash_list.html)."""
+
+    name: str
+    details: str  # more about it, or ""
+    deleted_at: str
+    restore_url: str
+
+
+def play_trash(group_id: int, trashed: list[store.TrashedPlay]) -> list[TrashEntry]:
+    """The group's deleted plays: their game, who played, and where each is restored."""
+    return [TrashEntry(get_game(t.play.game).name, ", ".join(seat.name for seat in t.play.seats),
+                       t.deleted_at, url_for("members.restore_play", group_id=group_id, play_id=t.play.id))
+            for t in trashed]
+
+
+def group_trash(trashed: list[store.TrashedGroup]) -> list[TrashEntry]:
+    """A phone's deleted groups, and where each is restored."""
+    return [TrashEntry(t.group.name, "", t.deleted_at, url_for("members.restore_group", group_id=t.group.id))
+            for t in trashed]
+
+
+def access_context(group: store.Group, trashed_plays: list[store.TrashedPlay]) -> dict:
     """What the group page shows about access: the invite, the phones in the group, the play trash."""
     from companion.views.groups import invite_qr_svg  # the QR code's cache lives with the group page
 
     phones = store.list_memberships(get_db(), group.id)
-    this_phone = membership(group.id)
     invite_url = site_url("home.join_by_link", token=group.token)
     return {
         "invite_url": invite_url, "invite_qr": invite_qr_svg(invite_url),
         "phones": [(phone, phone_label(phones, phone)) for phone in phones],
-        "this_phone": this_phone, "trashed_plays": store.trashed_plays(get_db(), group.id),
+        "this_phone": membership(group.id), "trashed_plays": play_trash(group.id, trashed_plays),
         "trash_days": store.TRASH_DAYS, "access_form": ConfirmForm(),
     }
 
@@ -43,18 +67,17 @@ def leave(group_id: int):
     """Take this phone out of the group; the group and its history stay for the other phones."""
     group = member_group(group_id)
     mine = require_member(group.id)
-    form = ConfirmForm()
-    if form.validate_on_submit():
-        store.delete_membership(get_db(), group.id, mine.id)
-        forget_membership(mine.token)
-        flash(_("This phone left the group. The invite link or join code brings it back."))
-        return redirect(url_for("home.index"))
-    return render_template(
-        "confirm.html", form=form, title=_("Leave %(name)s?", name=group.name),
-        message=_("This phone will no longer see the group. The group, its players and its plays stay "
-                  "for the other phones; the invite link or join code brings this phone back."),
-        action=_("Leave the group"), back=url_for("groups.show", group_id=group.id, _anchor="phones"),
-    )
+    page = ask_to_confirm(
+        _("Leave %(name)s?", name=group.name),
+        _("This phone will no longer see the group. The group, its players and its plays stay for the "
+          "other phones; the invite link or join code brings this phone back."),
+        _("Leave the group"), url_for("groups.show", group_id=group.id, _anchor="phones"))
+    if page is not None:
+        return page
+    store.delete_membership(get_db(), group.id, mine.id)
+    forget_membership(mine.token)
+    flash(_("This phone left the group. The invite link or join code brings it back."))
+    return redirect(url_for("home.index"))
 
 
 @bp.route("/phones/<int:membership_id>/remove", methods=["GET", "POST"])
@@ -67,17 +90,16 @@ def remove_phone(group_id: int, membership_id: int):
     phones = store.list_memberships(get_db(), group.id)
     phone = next((p for p in phones if p.id == membership_id), None) or abort(404)
     label = phone_label(phones, phone)
-    form = ConfirmForm()
-    if form.validate_on_submit():
-        store.delete_membership(get_db(), group.id, phone.id)
-        flash(_("%(phone)s is no longer in the group.", phone=label))
-        return _to_group(group.id, "phones")
-    return render_template(
-        "confirm.html", form=form, title=_("Remove %(phone)s from %(name)s?", phone=label, name=group.name),
-        message=_("That phone will no longer see the group, at once. If someone still has the invite "
-                  "link or join code, they can come back: make a new invite as well."),
-        action=_("Remove the phone"), back=url_for("groups.show", group_id=group.id, _anchor="phones"),
-    )
+    page = ask_to_confirm(
+        _("Remove %(phone)s from %(name)s?", phone=label, name=group.name),
+        _("That phone will no longer see the group, at once. If someone still has the invite link or "
+          "join code, they can come back: make a new invite as well."),
+        _("Remove the phone"), url_for("groups.show", group_id=group.id, _anchor="phones"))
+    if page is not None:
+        return page
+    store.delete_membership(get_db(), group.id, phone.id)
+    flash(_("%(phone)s is no longer in the group.", phone=label))
+    return _to_group(group.id, "phones")
 
 
 @bp.route("/phones/name", methods=["GET", "POST"])
@@ -98,17 +120,16 @@ def name_phone(group_id: int):
 def new_invite(group_id: int):
     """A new invite link and join code; the old ones stop working. Phones already in stay in."""
     group = member_group(group_id)
-    form = ConfirmForm()
-    if form.validate_on_submit():
-        store.new_invite(get_db(), group.id)
-        flash(_("The group has a new invite link and join code. The old ones no longer work."))
-        return _to_group(group.id, "invite")
-    return render_template(
-        "confirm.html", form=form, title=_("A new invite for %(name)s?", name=group.name),
-        message=_("The invite link, its QR code and the join code change; the old ones stop working. "
-                  "Phones already in the group stay in."),
-        action=_("Make a new invite"), back=url_for("groups.show", group_id=group.id, _anchor="invite"),
-    )
+    page = ask_to_confirm(
+        _("A new invite for %(name)s?", name=group.name),
+        _("The invite link, its QR code and the join code change; the old ones stop working. Phones "
+          "already in the group stay in."),
+        _("Make a new invite"), url_for("groups.show", group_id=group.id, _anchor="invite"))
+    if page is not None:
+        return page
+    store.new_invite(get_db(), group.id)
+    flash(_("The group has a new invite link and join code. The old ones no longer work."))
+    return _to_group(group.id, "invite")
 
 
 @bp.post("/restore")
