@@ -340,13 +340,12 @@ def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: st
     """The groups these membership tokens were made for, where ``where`` holds: their columns, deleted_at."""
     if not tokens:
         return []
-    rows = db.execute(
+    return db.execute(
         "SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m "
         f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({','.join('?' * len(tokens))}) "
         f"AND {where} ORDER BY {order}",
         list(tokens),
     ).fetchall()
-    return rows
 
 
 def membership_with_group(db: Database, group_id: int,
@@ -357,17 +356,17 @@ def membership_with_group(db: Database, group_id: int,
     """
     if not tokens:
         return None
+    columns = [f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", ")]
     row = db.execute(
-        f"SELECT {', '.join('m.' + c for c in _MEMBERSHIP_COLUMNS.split(', '))}, "
-        f"{', '.join('g.' + c for c in _GROUP_COLUMNS.split(', '))} FROM memberships m "
-        f"LEFT JOIN groups g ON g.id = m.group_id AND g.{_LIVE} "
+        f"SELECT {', '.join(columns)}, {', '.join(f'g.{name}' for name in _GROUP_COLUMNS.split(', '))} "
+        f"FROM memberships m LEFT JOIN groups g ON g.id = m.group_id AND g.{_LIVE} "
         f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND m.group_id = ? LIMIT 1",
         [*tokens, group_id],
     ).fetchone()
     if row is None:
         return None
-    width = len(_MEMBERSHIP_COLUMNS.split(", "))
-    return Membership(*row[:width]), (Group(*row[width:]) if row[width] is not None else None)
+    mine, group = row[:len(columns)], row[len(columns):]
+    return Membership(*mine), (Group(*group) if group[0] is not None else None)
 
 
 def list_memberships(db: Database, group_id: int) -> list[Membership]:
