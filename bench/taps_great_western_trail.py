@@ -1,12 +1,14 @@
 """Great Western Trail's two reference plays on one phone per seat: every player fills in their own card.
 
-During play each delivered herd is noted on the delivering player's phone (player, city, crest VP),
-and the scoreboard must show every player's cities row as the reference game expects. At the end
-each player opens the final tally on their own phone, fills in their card (only what differs from
-what the card already shows: the VP totals, the objective cards, the station masters held, the
-workers, the disc and the token) and hands it in. The last card brings every phone to the result,
-which must show each total and the winner. The line reports the most taps one player needed for
-their card, over both plays.
+During play each delivered herd is noted on the delivering player's phone: the form starts on the
+player after the last delivery's, so the player is a tap only when someone delivers out of that
+order; then the city, the crest VP (left empty for Kansas City and San Francisco, whose crests the
+rules fix) and Record. The scoreboard must show every player's cities row as the reference game
+expects. At the end each player opens the final tally on their own phone, fills in their card
+(only what differs from what the card already shows: the VP totals, the objective cards, the
+station masters held, the workers, the disc and the token) and hands it in. The last card brings
+every phone to the result, which must show each total and the winner. The line reports the most
+taps one player needed for their card, over both plays.
 """
 
 from __future__ import annotations
@@ -57,12 +59,14 @@ def play_one(session: Session, reference: dict, group_name: str) -> tuple[list[i
     play_url = start_play(phones[0], group_url, reference["edition"])
     for phone in phones[1:]:
         phone.goto(play_url)
+    delivered = 0
     for number, step in enumerate(reference["steps"], start=1):
         try:
             if step["action"] == "delivery":
                 phone = phones[step["seat"]]
                 with phone.action("delivery", scrolls=False):
-                    deliver(phone, len(players), step)
+                    deliver(phone, delivered, step)
+                delivered += 1
                 expect_scoreboard(phone, players, step["expect"]["cities_vp_after"], "cities row")
             elif step["action"] == "final":
                 for seat, phone in enumerate(phones):
@@ -88,14 +92,25 @@ def start_play(phone: Phone, group_url: str, edition: int) -> str:
     return page.url.split("#")[0]
 
 
-def deliver(phone: Phone, seats: int, step: dict) -> None:
-    """The delivering player (when the form offers another), the city, the crest VP, and Record."""
+def deliver(phone: Phone, delivered: int, step: dict) -> None:
+    """One delivery: the player (if the form starts on another), the city, the crest VP, and Record.
+
+    The crest VP is left empty where the rules fix it (the form's hint says so). The phone first
+    shows the table as it is (its page follows the other phones' entries by itself, as it would
+    while the phone lies on the table): ``delivered`` deliveries in the log.
+    """
+    from playwright.sync_api import expect as playwright_expect
+
+    from companion.games.great_western_trail import per_disc_crest
+
+    playwright_expect(phone.page.locator("#log ol.log > li")).to_have_count(delivered)
     form = phone.page.locator("form.gwt-delivery")
-    player = form.locator('select[name="seat"]')
-    if player.input_value() != str(step["seat"]):
-        phone.select(player, str(step["seat"]))
+    player = form.locator(f'input[name="seat"][value="{step["seat"]}"]')
+    if not player.is_checked():
+        phone.check(player)
     phone.fill(form.locator('[name="city"]'), step["city"])
-    phone.fill(form.locator('[name="crest_vp"]'), str(step["crest_vp"]))
+    if per_disc_crest(step["city"]) is None:  # the form's hint: the crests the rules fix are left empty
+        phone.fill(form.locator('[name="crest_vp"]'), str(step["crest_vp"]))
     phone.submit(form.get_by_role("button", name="Record the delivery"))
 
 

@@ -52,9 +52,11 @@ def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     expect(page.locator("#money")).to_contain_text("Anna: 6 $")
     expect(page.locator("#money")).to_contain_text("Cara: 8 $")
 
-    # delivered herds: one recorded, one recorded by mistake and undone
+    # delivered herds: one recorded, one recorded by mistake and undone; the form starts on the
+    # player after the last delivery's, so Anna and then Ben are picked without a tap
+    deliveries = page.locator("form.gwt-delivery")
     for who, city, crest in (("Anna", "Kansas City", "-6"), ("Ben", "San Francisco", "9")):
-        page.get_by_label("Player", exact=True).select_option(label=who)
+        expect(deliveries.get_by_role("radio", name=who)).to_be_checked()
         page.get_by_label("City").fill(city)
         page.get_by_label("Crest VP").fill(crest)
         page.get_by_role("button", name="Record the delivery").click()
@@ -62,6 +64,10 @@ def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     page.get_by_role("button", name="Undo the last entry").click()
     expect(page.get_by_text("Undone.")).to_be_visible()
     expect(page.locator("#log")).not_to_contain_text("San Francisco")
+    expect(deliveries.get_by_role("radio", name="Ben")).to_be_checked()
+    # another player is one tap
+    deliveries.get_by_text("Cara").click()
+    expect(deliveries.get_by_role("radio", name="Cara")).to_be_checked()
     expect(page.locator("table.scoreboard")).to_contain_text("-6")
 
     # the second phone joins with the code and opens the same play
@@ -139,3 +145,29 @@ def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     expect(page.get_by_text("Anna wins!")).to_be_visible()
     expect(page.locator(".ranking")).to_contain_text("Cara")
     assert fits_the_phone(page)
+
+
+def test_deliveries_without_javascript_start_on_the_next_player(live_server, browser):
+    context = new_phone(browser, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        create_group_in_browser(page, live_server.url, "Trail night", ("Anna", "red"), ("Ben", "blue"))
+        page.get_by_role("link", name="Great Western Trail").click()
+        page.get_by_role("button", name="Start the play").click()
+        deliveries = page.locator("form.gwt-delivery")
+        expect(deliveries.get_by_role("radio", name="Anna")).to_be_checked()
+        page.get_by_label("City").fill("Kansas City")  # its crest is fixed: left empty
+        page.get_by_role("button", name="Record the delivery").click()
+        expect(page.locator("#log")).to_contain_text("Anna delivered to Kansas City: -6 VP")
+        expect(deliveries.get_by_role("radio", name="Ben")).to_be_checked()
+        # Anna again: her button, then the city and the crest
+        deliveries.get_by_text("Anna").click()
+        page.get_by_label("City").fill("Wichita")
+        page.get_by_label("Crest VP").fill("3")
+        page.get_by_role("button", name="Record the delivery").click()
+        expect(page.locator("#log")).to_contain_text("Anna delivered to Wichita: +3 VP")
+        expect(page.locator("table.scoreboard tbody tr").first.locator("td.num")).to_have_text("-3")
+        expect(deliveries.get_by_role("radio", name="Ben")).to_be_checked()
+        assert fits_the_phone(page)
+    finally:
+        context.close()

@@ -321,6 +321,21 @@ def test_deliveries_add_up_per_seat_and_are_the_running_scores():
     assert state.deliveries[0] == gwt.Delivery(seat=0, city="Kansas City", crest_vp=-6)
 
 
+@pytest.mark.parametrize(("seats", "delivered", "next_seat"), [
+    pytest.param(3, [], 0, id="seat-1-first"),
+    pytest.param(3, [0], 1, id="the-seat-after"),
+    pytest.param(3, [0, 1, 2], 0, id="round-the-table"),
+    pytest.param(4, [0, 3], 0, id="after-one-out-of-turn"),
+    pytest.param(2, [1, 1], 0, id="twice-in-a-row"),
+    pytest.param(1, [0, 0], 0, id="solo"),
+])
+def test_the_seat_after_the_last_delivery_is_expected_to_deliver_next(seats, delivered, next_seat):
+    state = gwt.initial_state(_setup(seats))
+    for seat in delivered:
+        state = gwt.apply_event(state, "delivery", {"seat": seat, "city": "Wichita", "crest_vp": 3})
+    assert state.next_seat == next_seat
+
+
 def test_apply_event_leaves_the_earlier_state_unchanged():
     before = gwt.initial_state(_setup(2))
     after = gwt.apply_event(before, "delivery", {"seat": 1, "city": " Denver ", "crest_vp": 3})

@@ -148,16 +148,39 @@ def test_a_delivery_is_recorded_shown_and_undone(client, db, table):
     assert re.search(r'id="cities_vp"[^>]*value="-6"', client.get(card_url(play_id, 0)).text)
 
 
+@pytest.mark.parametrize(("city", "crest", "stored"), [
+    pytest.param("Kansas City", "", ("Kansas City", -6), id="kansas-city"),
+    pytest.param(" kansas  city ", "", ("kansas city", -6), id="kansas-city-as-typed"),
+    pytest.param("San Francisco", "", ("San Francisco", 9), id="san-francisco"),
+    pytest.param("New York", "  ", ("New York", 9), id="new-york-blank"),
+    pytest.param("Kansas City", "-6", ("Kansas City", -6), id="kansas-city-typed-too"),
+])
+def test_a_crest_the_rules_fix_may_be_left_empty(client, db, table, city, crest, stored):
+    play_id = table["play_id"]
+    response = client.post(f"/plays/{play_id}/gwt/deliveries",
+                           data={"seat": "1", "city": city, "crest_vp": crest})
+    assert response.status_code == 302
+    assert response.headers["Location"].endswith(f"/plays/{play_id}#deliveries")
+    assert [e.payload for e in store.list_events(db, play_id)] == [
+        {"seat": 1, "city": stored[0], "crest_vp": stored[1]}]
+    page = client.get(f"/plays/{play_id}").text
+    assert re.search(rf'Ben</th>\s*<td class="num">{stored[1]}</td>', page)
+
+
 @pytest.mark.parametrize(("data", "words"), [
     pytest.param({"seat": "0", "city": "   ", "crest_vp": "3"}, "Type or pick the city", id="blank-city"),
     pytest.param({"seat": "0", "city": "x" * 41, "crest_vp": "3"}, "Field cannot be longer than 40",
                  id="long-city"),
     pytest.param({"seat": "0", "city": "Denver", "crest_vp": ""}, "Enter the VP on the crest", id="no-crest"),
+    pytest.param({"seat": "0", "city": "Kansas City  2", "crest_vp": ""}, "Enter the VP on the crest",
+                 id="no-crest-of-a-city-like-a-fixed-one"),
+    pytest.param({"seat": "0", "city": "", "crest_vp": ""}, "Type or pick the city", id="nothing"),
     pytest.param({"seat": "0", "city": "Denver", "crest_vp": "three"}, "Not a valid integer",
                  id="word-crest"),
     pytest.param({"seat": "0", "city": "Denver", "crest_vp": "101"}, "between -100 and 100", id="crest-101"),
     pytest.param({"seat": "3", "city": "Denver", "crest_vp": "3"}, "Not a valid choice", id="seat-off-table"),
     pytest.param({"seat": "x", "city": "Denver", "crest_vp": "3"}, "Invalid Choice", id="seat-word"),
+    pytest.param({"city": "Denver", "crest_vp": "3"}, "Not a valid choice", id="no-seat"),
 ])
 def test_a_bad_delivery_is_a_form_error_and_stores_nothing(client, db, table, data, words):
     response = client.post(f"/plays/{table['play_id']}/gwt/deliveries", data=data)
@@ -174,6 +197,78 @@ def test_a_delivery_to_a_finished_play_is_refused(client, db, table):
                            data={"seat": "0", "city": "Denver", "crest_vp": "2"})
     assert response.status_code == 302 and response.headers["Location"].endswith("/result")
     assert not [e for e in store.list_events(db, play_id) if e.kind == gwt.DELIVERY_EVENT]
+
+
+def picked_players(page: str) -> list[str]:
+    """The players whose button is picked on the delivery form (one, or none)."""
+    form = re.search(r'<form[^>]*class="gwt-delivery".*?</form>', page, re.S).group(0)
+    return re.findall(r'<input type="radio" name="seat" value="\d+" checked>\s*<span[^>]*></span>\s*(\w+)',
+                      form)
+
+
+def post_entry(client, db, play_id: int, entry: tuple):
+    """One entry as its form sends it: ("delivery", seat), ("card", seat) or ("undo",)."""
+    if entry[0] == "delivery":
+        return client.post(f"/plays/{play_id}/gwt/deliveries",
+                           data={"seat": str(entry[1]), "city": "Wichita", "crest_vp": "3"})
+    if entry[0] == "card":
+        return client.post(card_url(play_id, entry[1]), data=PLAIN)
+    return client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+
+
+@pytest.mark.parametrize(("entries", "picked"), [
+    pytest.param([], "Anna", id="first-delivery-seat-1"),
+    pytest.param([("delivery", 0)], "Ben", id="after-a-delivery-the-next-seat"),
+    pytest.param([("delivery", 0), ("delivery", 1)], "Cara", id="after-two-deliveries"),
+    pytest.param([("delivery", 2)], "Anna", id="after-the-last-seat-the-first"),
+    pytest.param([("delivery", 0), ("delivery", 2)], "Anna", id="an-out-of-turn-delivery-is-followed"),
+    pytest.param([("delivery", 1), ("delivery", 1)], "Cara", id="two-of-one-player"),
+    pytest.param([("delivery", 0), ("delivery", 1), ("undo",)], "Ben", id="undo-takes-the-turn-back"),
+    pytest.param([("delivery", 0), ("undo",)], "Anna", id="undo-of-the-only-delivery"),
+    pytest.param([("delivery", 1), ("card", 0)], "Cara", id="a-card-passes-no-turn"),
+])
+def test_the_delivery_form_starts_on_the_player_expected_to_deliver_next(client, db, table, entries, picked):
+    play_id = table["play_id"]
+    stored: list[tuple[str, int]] = []
+    for entry in entries:
+        response = post_entry(client, db, play_id, entry)
+        assert response.status_code == 302
+        location = response.headers["Location"]
+        if entry[0] == "delivery":
+            assert location.endswith(f"/plays/{play_id}#deliveries")
+            stored.append(("delivery", entry[1]))
+        elif entry[0] == "card":
+            assert location.endswith(overview_url(play_id))
+            stored.append(("card", entry[1]))
+        else:
+            assert location.endswith(f"/plays/{play_id}")
+            stored.pop()
+    assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, play_id)] == stored
+    # every phone's page starts on the same player
+    assert picked_players(client.get(f"/plays/{play_id}").text) == [picked]
+    assert picked_players(table["second"].get(f"/plays/{play_id}").text) == [picked]
+
+
+def test_a_refused_delivery_keeps_the_player_it_was_sent_for(client, db, table):
+    play_id = table["play_id"]
+    response = client.post(f"/plays/{play_id}/gwt/deliveries",
+                           data={"seat": "2", "city": "", "crest_vp": "3"})
+    assert response.status_code == 400 and picked_players(response.text) == ["Cara"]
+    assert store.list_events(db, play_id) == []
+    # and without a player, none is picked for it: the player is asked for
+    response = client.post(f"/plays/{play_id}/gwt/deliveries", data={"city": "Denver", "crest_vp": "3"})
+    assert response.status_code == 400 and picked_players(response.text) == []
+    assert "Not a valid choice" in unescaped(response)
+    assert store.list_events(db, play_id) == []
+
+
+def test_each_player_is_a_button_in_their_colour(client, table):
+    page = client.get(f"/plays/{table['play_id']}").text
+    form = re.search(r'<form[^>]*class="gwt-delivery".*?</form>', page, re.S).group(0)
+    assert "<select" not in form
+    assert re.findall(r'<label class="seat-pick"><input type="radio" name="seat" value="(\d)"[^>]*>\s*'
+                      r'<span class="swatch c-(\w+)" aria-hidden="true"></span> (\w+)</label>', form) == [
+        ("0", "red", "Anna"), ("1", "blue", "Ben"), ("2", "green", "Cara")]
 
 
 # The final tally: one card per player, from several phones.

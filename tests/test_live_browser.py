@@ -129,7 +129,7 @@ def test_another_phone_sees_an_undo_without_reloading(table, phone, second_phone
 
 def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table, phone, second_phone):
     first, second = open_play(phone, table), open_play(second_phone, table)
-    typing = second.locator("#play-live form input:not([type=hidden])").first
+    typing = second.locator("#play-live form").get_by_label("City")
     typing.fill("3")
 
     first.get_by_role("button", name="Undo the last entry").click()
@@ -149,12 +149,12 @@ def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table,
 
 def test_tapping_refresh_keeps_what_was_typed(table, phone, second_phone):
     first, second = open_play(phone, table), open_play(second_phone, table)
-    typing = second.locator("#play-live form input:not([type=hidden])").first
+    typing = second.locator("#play-live form").get_by_label("City")
     typing.fill("12")
     table.adjust(1, 5)
     second.get_by_role("button", name="New entries — tap to refresh").click(timeout=LIVE_TIMEOUT_MS)
     expect(score_of(second, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
-    expect(second.locator("#play-live form input:not([type=hidden])").first).to_have_value("12")
+    expect(second.locator("#play-live form").get_by_label("City")).to_have_value("12")
     expect(score_of(first, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
 
 

@@ -11,7 +11,6 @@ from wtforms import (
     Form,
     HiddenField,
     RadioField,
-    SelectField,
     SelectMultipleField,
     StringField,
 )
@@ -73,24 +72,41 @@ OPTION_FORMS[gwt.GAME.slug] = GreatWesternTrailOptionsForm
 class DeliveryForm(FlaskForm):
     """A herd delivered during play: who, to which city, and the crest VP of the disc placed."""
 
-    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+    seat = RadioField(_l("Player"), coerce=int, validate_choice=True)  # a button per player
     city = StringField(_l("City"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Type or pick the city the herd went to.")),
                                    Length(max=gwt.CITY_NAME_MAX)])
+    # empty for a city whose crests the rules fix (Kansas City −6 …): one box less to fill in
     crest_vp = WholeNumberField(
-        _l("Crest VP"), description=_l("Negative crests too: %(examples)s.", examples=", ".join(
-            f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
-        validators=[InputRequired(_l("Enter the VP on the crest, e.g. 3 or -6.")),
-                    NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
+        _l("Crest VP"), description=_l("Negative crests too. Leave it empty for %(examples)s: the rules fix "
+                                       "those.", examples=", ".join(
+                                           f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
+        validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        if self.crest_vp.data is None and not self.crest_vp.errors and self.fixed_crest is None:
+            self.crest_vp.errors = [_l("Enter the VP on the crest, e.g. 3 or -6.")]
+            return False
+        return valid
+
+    @property
+    def fixed_crest(self) -> int | None:
+        """What the city's crests are worth if the rules fix it, else None."""
+        return gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None
 
     def payload(self) -> dict:
-        """The ``"delivery"`` event this form describes."""
-        return {"seat": self.seat.data, "city": self.city.data, "crest_vp": self.crest_vp.data}
+        """The ``"delivery"`` event this form describes, the crest the rules fix filled in if left empty."""
+        crest_vp = self.crest_vp.data if self.crest_vp.data is not None else self.fixed_crest
+        return {"seat": self.seat.data, "city": self.city.data, "crest_vp": crest_vp}
 
 
-def delivery_form(names: Sequence[str], formdata=None) -> DeliveryForm:
-    """The delivery form with the play's players, in seat order, to pick from."""
-    form = DeliveryForm(formdata=formdata)
+def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) -> DeliveryForm:
+    """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked.
+
+    ``turn`` is for a form not sent yet: a sent form without a player is refused, never given one.
+    """
+    form = DeliveryForm(formdata=formdata, data=None if turn is None else {"seat": turn})
     form.seat.choices = seat_choices(names)
     return form
 

@@ -526,6 +526,17 @@ class PlayState:
         return tuple(None if card is None else card.total for card in self.cards)
 
     @property
+    def next_seat(self) -> int:
+        """The seat expected to deliver next: the one after the last delivery's, in turn order (seat 1 first).
+
+        Players go round the trail at about the same pace, so deliveries mostly come in turn order;
+        the delivery form starts on this seat.
+        """
+        if not self.deliveries:
+            return 0
+        return (self.deliveries[-1].seat + 1) % len(self.setup.seats)
+
+    @property
     def known_cities(self) -> tuple[str, ...]:
         """Cities to pick from when recording a delivery: those named by the rules, then those used so far."""
         seen = dict.fromkeys(PER_DISC_CRESTS)
@@ -588,11 +599,17 @@ def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> De
                          most=CITY_NAME_MAX)
     crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
     city = _FIXED_CREST_CITIES.get(city.strip().casefold(), city.strip())
-    fixed = PER_DISC_CRESTS.get(city)
+    fixed = per_disc_crest(city)
     if fixed is not None and crest_vp != fixed:
         raise RulesError("A delivery to %(city)s is worth %(fixed)s VP on every crest, not %(given)s.",
                          "crest_vp", city=city, fixed=f"{fixed:+d}", given=f"{crest_vp:+d}")
     return Delivery(seat=seat, city=city, crest_vp=crest_vp)
+
+
+def per_disc_crest(city: str) -> int | None:
+    """The VP every crest of that city is worth (Kansas City −6 …), however it is typed; None if it varies."""
+    fixed_name = _FIXED_CREST_CITIES.get(" ".join(city.split()).casefold())
+    return None if fixed_name is None else PER_DISC_CRESTS[fixed_name]
 
 
 def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:

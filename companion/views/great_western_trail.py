@@ -30,7 +30,6 @@ from companion.views.plays import render_play, table_of
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
 
 
-
 def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
     """The rules' state of the play, from ``events`` or from the stored log."""
     return table_of(play, events).game_state
@@ -173,6 +172,8 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    # The play page is the generic one; its Great Western Trail section builds its delivery form here.
-    app.add_template_global(lambda play: delivery_form([seat.name for seat in play.seats]),
+    # The play page is the generic one; its Great Western Trail section builds its delivery form here,
+    # on the seat the rules expect to deliver next.
+    app.add_template_global(lambda play, state: delivery_form([seat.name for seat in play.seats],
+                                                              turn=state.next_seat),
                             "great_western_trail_delivery_form")
