@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from flask import Flask
 from sqlite_utils import Database
 
 from companion import store
@@ -82,9 +83,43 @@ class TableCache:
                 self._entries.popitem(last=False)
         return table
 
+    def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
+        """The play's table just before its event ``seq``: folded from the nearest snapshot, so a page that
+        shows the newest events as they happened costs the same however long the log is."""
+        self.table(db, play, setup)  # the snapshots now follow the stored log
+        with self._lock:
+            entry = self._entries.get(play.id)
+        snapshots = entry.snapshots if entry is not None else ()
+        for snapshot in reversed(snapshots):
+            if snapshot.seq >= seq:
+                continue
+            events = store.list_events(db, play.id, after_seq=max(snapshot.seq - 1, 0))
+            if snapshot.seq and not (events and events[0].seq == snapshot.seq
+                                     and events[0].version == snapshot.event_version):
+                continue  # the log changed under this snapshot since: an older one is still true
+            return _fold_until(snapshot.table, snapshot.closed,
+                               (e for e in events if snapshot.seq < e.seq < seq))
+        return _fold_until(initial_table(setup), False,
+                           (e for e in store.list_events(db, play.id) if e.seq < seq))
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+def _fold_until(table: TableState, closed: bool, events) -> TableState:
+    """``table`` with ``events`` applied, as games.table.fold does: up to the final tally."""
+    for event in events:
+        if event.kind == FINAL_EVENT:
+            closed = True
+        elif not closed:
+            table = apply(table, event.kind, event.payload)
+    return table
+
+
+def app_tables(app: Flask) -> TableCache:
+    """The app's table cache (each app has its own database, so its own tables)."""
+    return app.extensions.setdefault("tables", TableCache())
 
 
 def _trusted(db: Database, play_id: int,

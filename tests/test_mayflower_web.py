@@ -7,9 +7,10 @@ import re
 
 import pytest
 
-from companion import store
+from companion import store, tables
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import fold
+from companion.views import play_log
 from tests.conftest import add_players, create_group, start_play
 
 ANNA, BEN, CARA = 0, 1, 2
@@ -482,6 +483,35 @@ def test_every_scoring_in_the_log_says_who_scored_what_and_why(client, db, play_
     assert first in log and second in log and log.index(second) < log.index(first)  # newest first
     # the table itself says what the last scoring did, in the same words
     assert second.removeprefix("Scored: ") in text_of(page, "mf-table")
+
+
+def test_a_long_log_keeps_the_turn_and_tells_its_scorings_on_the_log_pages(client, db, play_id, monkeypatch):
+    # short log pages and few kept tables: each earlier page starts from a table in the middle of the log
+    monkeypatch.setattr(tables, "SNAPSHOT_EVERY", 4)
+    monkeypatch.setattr(play_log, "LOG_PAGE", 5)
+    play_steps(client, db, play_id, [("west", 3), ("walk", CARA, 3), ("place", BEN, "sheriff", 1),
+                                     ("place", ANNA, "bandit", 2)])
+    complete(client, db, play_id, {"kind": "road", "tiles": 3, "trading_posts": 1,
+                                   "settlers": [(ANNA, "bandit", 2)]})
+    for _ in range(30):  # an evening of corrections: the placements and scorings leave the play page
+        assert client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "1"}).status_code == 302
+    page = client.get(f"/plays/{play_id}").text
+    assert turn_of(page) == "Ben"  # after Anna's bandit, the last settler placed
+    assert "Scored:" not in text_of(page, "log") and text_of(page, "log").count("Ben +1") == 20
+    earlier = re.findall(r'href="(/plays/\d+/log\?before=\d+)">The 20 entries before</a>', page)
+    log_pages = []
+    while earlier:
+        log_pages.append(client.get(earlier[0]).text)
+        earlier = re.findall(r'href="(/plays/\d+/log\?before=\d+)">The \d+ entries before</a>', log_pages[-1])
+    assert len(log_pages) == 4
+    log = " ".join(text_of(re.search(r'<ol class="log".*?</ol>', p, re.S).group(0)) for p in log_pages)
+    assert log.count("Ben +1") == 10 and log.count("Scored:") == 4
+    for scored in ("Cara +1. The north surveyor moved west to column 1.",
+                   "Cara +5 (1 + 4 surveyor bonus). The south surveyor moved west to column 1.",
+                   "Cara +9 (1 + 8 surveyor bonus). The north surveyor moved west to column 2."):
+        assert f"Scored: Road — tiles: 1, trading posts: 0 — worth 1: {scored}" in log
+    assert ("Scored: Road — tiles: 3, trading posts: 1 — worth 5: Anna +9 (5 + 4 surveyor bonus). "
+            "The south surveyor moved west to column 2. Evicted: Ben's sheriff in column 1.") in log
 
 
 # --- the final tally ----------------------------------------------------------------------------------

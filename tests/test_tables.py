@@ -80,6 +80,11 @@ def test_the_kept_table_equals_a_full_replay(gold_west_play, steps):
             assert this_process.table(db, play, setup_of(play)) == replayed
             if kind == "look":
                 assert other_process.table(db, play, setup_of(play)) == replayed
+            # the table before an event, as the log pages show it: the same as replaying up to there
+            logged = store.list_events(db, play_id)
+            for before in {len(logged) // 2 + 1, len(logged) + 1}:
+                prefix = fold(setup_of(play), ((e.kind, e.payload) for e in logged if e.seq < before))
+                assert this_process.table_before(db, play, setup_of(play), before) == prefix
 
 
 def test_an_entry_reads_only_the_newest_events(gold_west_play, monkeypatch):
@@ -107,3 +112,19 @@ def test_a_changed_seat_refolds_the_table(gold_west_play):
     store.update_player(db, play.group_id, play.seats[0].player_id, "Annabel", "red")
     renamed = store.get_play(db, play_id)
     assert cache.table(db, renamed, setup_of(renamed)).setup.seats[0].name == "Annabel"
+
+
+def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold_west_play, monkeypatch):
+    db, play_id = gold_west_play
+    monkeypatch.setattr(tables, "SNAPSHOT_EVERY", 10)
+    cache = tables.TableCache()
+    for points in range(1, 41):
+        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    read = []
+    real = store.list_events
+    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
+                        real(*args, **kwargs))
+    play = store.get_play(db, play_id)
+    assert cache.table_before(db, play, setup_of(play), 35).adjustments == (sum(range(1, 35)), 0, 0)
+    # from the table kept after event 30: the events from there on, never the 40 of the whole log
+    assert len(read) <= 12

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flask import Blueprint, Flask, g, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, current_app, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
@@ -33,8 +33,9 @@ from companion.forms.mayflower import (
 )
 from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
-from companion.games.table import TableState, apply, initial_table
+from companion.games.table import TableState, apply
 from companion.messages import Refused
+from companion.tables import app_tables
 from companion.views.common import member_play_of, note_stale, play_setup, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 
@@ -131,12 +132,9 @@ def strip_columns(state: mayflower.TableState) -> tuple[StripColumn, ...]:
     )
 
 
-def next_turn(events: Sequence[store.Event], seat_count: int) -> int:
+def next_turn(state: mayflower.TableState, seat_count: int) -> int:
     """Whose turn it is: the seat after the one that placed the last settler (seat 1 to begin with)."""
-    for event in reversed(events):
-        if event.kind == "place":
-            return (event.payload["seat"] + 1) % seat_count
-    return 0
+    return (state.placed[-1].seat + 1) % seat_count if state.placed else 0
 
 
 def feature_reports(state: mayflower.TableState) -> tuple[FeatureReport, ...]:
@@ -147,28 +145,29 @@ def feature_reports(state: mayflower.TableState) -> tuple[FeatureReport, ...]:
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
-    """Each completion of the play's log (by event ``seq``) with what it scored, as its report said then.
+    """Each completion among ``events`` (by ``seq``) with what it scored, as its report said then.
 
-    Kept per request: the log asks once for each of its lines.
+    ``events`` are the part of the log a page shows, in order: they are folded from the table just
+    before the first of them, not from the start. Kept per request: the log asks once for each line.
     """
-    key = (play.id, play.version, len(events))
+    key = (play.id, play.version, tuple(e.seq for e in events[:1]), len(events))
     cached = getattr(g, "mayflower_history", None)
     if cached is not None and cached[0] == key:
         return cached[1]
     history: dict[int, tuple[FeatureReport, ...]] = {}
-    table = initial_table(play_setup(play))
-    for event in events:
-        if event.kind == FINAL_EVENT:
-            continue
-        table = apply(table, event.kind, event.payload)
-        if event.kind == "complete":
-            history[event.seq] = feature_reports(table.game_state)
+    if events:
+        table = app_tables(current_app).table_before(get_db(), play, play_setup(play), events[0].seq)
+        for event in events:
+            if event.kind == FINAL_EVENT:
+                continue
+            table = apply(table, event.kind, event.payload)
+            if event.kind == "complete":
+                history[event.seq] = feature_reports(table.game_state)
     g.mayflower_history = (key, history)
     return history
 
 
-def play_screen(play: store.Play, table: TableState, events: Sequence[store.Event],
-                forms: Mapping[str, FlaskForm] | None = None) -> Screen:
+def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskForm] | None = None) -> Screen:
     """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
     state: mayflower.TableState = table.game_state
     names, forms = _names(play), forms or {}
@@ -180,7 +179,7 @@ def play_screen(play: store.Play, table: TableState, events: Sequence[store.Even
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
         report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, next_turn(events, len(names)), formdata=None),
+        place=forms.get("place") or place_form(names, next_turn(state, len(names)), formdata=None),
         complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
     )

@@ -1,0 +1,29 @@
+"""A play's whole event log, a page of entries at a time: the play page shows only the newest."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, abort, render_template, request
+
+from companion.catalogue import get_game
+from companion.views.common import member_group, member_play
+from companion.views.plays import newest_events
+
+bp = Blueprint("play_log", __name__)
+
+LOG_PAGE = 100  # entries per page of the log
+
+
+@bp.get("/plays/<int:play_id>/log")
+def show(play_id: int):
+    """The newest entries of the play's log, or those before entry ``before`` (its number)."""
+    play = member_play(play_id)
+    before = request.args.get("before")
+    if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
+        abort(400)
+    events = newest_events(play.id, LOG_PAGE, int(before) if before else None)
+    return render_template("play_log.html", play=play, game=get_game(play.game),
+                           group=member_group(play.group_id), events=events)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
