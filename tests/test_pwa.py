@@ -18,19 +18,28 @@ STATIC = ROOT / "static"
 
 
 def png_facts(data: bytes) -> tuple[int, int, int, bytes]:
-    """Width, height, colour type and the unfiltered first row of a PNG written without row filters."""
+    """Width, height, colour type and the first row of pixels (RGBA) of an 8-bit RGBA or palette PNG."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height, _depth, colour_type = struct.unpack(">IIBB", data[16:26])
-    idat = b""
+    width, height, depth, colour_type = struct.unpack(">IIBB", data[16:26])
+    assert depth == 8 and colour_type in (3, 6)  # palette (with transparency) or RGBA
+    chunks: dict[bytes, bytes] = {}
     position = 8
     while position < len(data):
         (length,) = struct.unpack(">I", data[position:position + 4])
         kind = data[position + 4:position + 8]
-        if kind == b"IDAT":
-            idat += data[position + 8:position + 8 + length]
+        chunks[kind] = chunks.get(kind, b"") + data[position + 8:position + 8 + length]
         position += length + 12
-    raw = zlib.decompress(idat)
-    return width, height, colour_type, raw[1:1 + width * 4]
+    step = 4 if colour_type == 6 else 1
+    raw = zlib.decompress(chunks[b"IDAT"])
+    kind, row = raw[0], bytearray(raw[1:1 + width * step])
+    for i in range(len(row)):  # the first row's filters: none, sub, up (nothing above), average, Paeth
+        left = row[i - step] if i >= step else 0
+        row[i] = (row[i] + (0, left, 0, left // 2, left)[kind]) & 0xFF
+    if colour_type == 3:
+        palette, alphas = chunks[b"PLTE"], chunks.get(b"tRNS", b"")
+        row = bytearray(b"".join(palette[3 * n:3 * n + 3] + bytes([alphas[n] if n < len(alphas) else 255])
+                                 for n in row))
+    return width, height, colour_type, bytes(row)
 
 
 def test_the_manifest_makes_the_site_installable(client):
@@ -47,7 +56,7 @@ def test_the_manifest_makes_the_site_installable(client):
         image = client.get(icon["src"])
         assert image.status_code == 200 and image.mimetype == "image/png", icon["src"]
         width, height, colour_type, _ = png_facts(image.data)
-        assert f"{width}x{height}" == icon["sizes"] and colour_type == 6  # RGBA
+        assert f"{width}x{height}" == icon["sizes"] and colour_type in (3, 6)  # with transparency
 
 
 @pytest.mark.parametrize("name, corner_alpha", [
