@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from pathlib import Path
 
 import pytest
 
@@ -46,7 +47,8 @@ def test_a_static_file_is_compressed_once(client, monkeypatch):
 
     calls = []
     real = compression.compress
-    monkeypatch.setattr(compression, "compress", lambda body: calls.append(body) or real(body))
+    monkeypatch.setattr(compression, "compress",
+                        lambda body, *level: calls.append(body) or real(body, *level))
     bodies = {client.get("/static/style.css", headers={"Accept-Encoding": "gzip"}).data for _ in range(3)}
     assert len(bodies) == 1 and len(calls) == 1
 
@@ -84,3 +86,33 @@ def test_the_phones_accept_encoding_is_honoured(client, accept, packed):
         response = client.get(path, headers={"Accept-Encoding": accept})
         assert response.status_code == 200
         assert (response.headers.get("Content-Encoding") == "gzip") is packed, path
+
+
+@pytest.mark.parametrize(("source", "line_comments", "sent"), [
+    pytest.param("/* why */\nvar a = 1;  // why\n\n  if (a) {\n    go();\n  }\n", True,
+                 "var a = 1;\nif (a) {\ngo();\n}\n", id="comments-indentation-blank-lines"),
+    pytest.param('var url = "http://x/*y*/"; var s = \'// no\'; // yes\n', True,
+                 'var url = "http://x/*y*/"; var s = \'// no\';\n', id="strings-kept-as-written"),
+    pytest.param('var q = "say \\"//\\" here"; /* a\n b */ q = 1;\n', True,
+                 'var q = "say \\"//\\" here";   q = 1;\n', id="escaped-quotes-and-long-comments"),
+    pytest.param("return/* x */value;\n", True, "return value;\n", id="a-comment-still-separates"),
+    pytest.param('a { b: url(//x); }\n/* c */\n.d::after { content: "/* e */"; }\n', False,
+                 'a { b: url(//x); }\n.d::after { content: "/* e */"; }\n', id="style-sheet"),
+])
+def test_scripts_and_style_sheets_are_sent_without_comments(source, line_comments, sent):
+    from companion.compression import compact
+
+    assert compact(source, line_comments) == sent
+
+
+@pytest.mark.parametrize("path", ["/static/style.css", "/static/live.js", "/static/sw.js"])
+def test_a_static_text_file_is_sent_compacted_whole_and_smaller(app, client, path):
+    from companion.compression import compact
+
+    written = Path(app.static_folder, path.removeprefix("/static/")).read_text(encoding="utf-8")
+    plain = client.get(path)
+    assert plain.status_code == 200 and "/*" in written
+    assert plain.text == compact(written, path.endswith(".js")) and len(plain.data) < len(written.encode())
+    # asked for a part of the file as written, the phone gets the whole compacted text instead
+    part = client.get(path, headers={"Range": "bytes=0-99"})
+    assert part.status_code == 200 and part.data == plain.data and "Content-Range" not in part.headers

@@ -17,6 +17,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
+from companion.compression import compact
 from companion.database import get_db
 from companion.games.common import RulesError
 from companion.views.common import member_play
@@ -132,7 +133,7 @@ def service_worker():
         "static": url_for("static", filename=""),
         "precache": _precached(),
     }
-    script = Path(static, "sw.js").read_text(encoding="utf-8")
+    script = compact(Path(static, "sw.js").read_text(encoding="utf-8"))
     response = QuietResponse(f"self.COMPANION = {json.dumps(settings)};\n{script}",
                              mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-cache"
