@@ -2,14 +2,16 @@
 
 Every phone at the table opens the same play page again and again (after each entry, on each
 refresh). The page only changes when the play does, so it is rendered once per version and
-language; each answer then only gets its own CSRF token, which is never cached.
+language; each answer then only gets its own CSRF token, which is never cached. When a new version
+is asked for by several phones at once, one request renders it and the others wait for its page,
+instead of all rendering the same page together.
 """
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from threading import Event, Lock
 
 from flask import current_app, g, session
 from flask_wtf.csrf import generate_csrf
@@ -17,6 +19,7 @@ from flask_wtf.csrf import generate_csrf
 # Stands in for the CSRF token while a page is rendered for the cache; made of characters that
 # HTML escaping leaves alone, so it can be found again in the rendered page.
 TOKEN_PLACEHOLDER = "csrf-token-placeholder-7f3c9a"
+RENDER_WAIT_SECONDS = 10  # a request waiting for another one's rendering renders itself after this
 
 
 class PageCache:
@@ -25,7 +28,8 @@ class PageCache:
     def __init__(self, size: int = 256) -> None:
         self._size = size
         self._pages: OrderedDict[Hashable, str] = OrderedDict()
-        self._lock = threading.Lock()
+        self._rendering: dict[Hashable, Event] = {}  # the pages being rendered, done when set
+        self._lock = Lock()
 
     def get(self, key: Hashable) -> str | None:
         with self._lock:
@@ -40,6 +44,31 @@ class PageCache:
             self._pages.move_to_end(key)
             while len(self._pages) > self._size:
                 self._pages.popitem(last=False)
+
+    def render_once(self, key: Hashable, render: Callable[[], str]) -> str:
+        """The page for ``key``: kept, or rendered by the first request that asks while the others wait."""
+        with self._lock:
+            page = self._pages.get(key)
+            if page is not None:
+                self._pages.move_to_end(key)
+                return page
+            rendering = self._rendering.get(key)
+            mine = rendering is None
+            if mine:
+                rendering = self._rendering[key] = Event()
+        if not mine:
+            rendering.wait(RENDER_WAIT_SECONDS)
+            page = self.get(key)
+            # None: that rendering failed (this one shows why) or takes too long
+            return page if page is not None else render()
+        try:
+            page = render()
+            self.put(key, page)
+            return page
+        finally:
+            with self._lock:
+                del self._rendering[key]
+            rendering.set()
 
     def clear(self) -> None:
         with self._lock:
@@ -60,16 +89,16 @@ def cached_page(key: Hashable, render: Callable[[], str]) -> str:
     if session.get("_flashes") or current_app.config.get("PAGE_CACHE_SIZE") == 0:
         return render()
     field = current_app.config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
-    pages = _pages()
-    page = pages.get(key)
-    if page is None:
+
+    def render_for_all() -> str:
         token = g.pop(field, None)
         setattr(g, field, TOKEN_PLACEHOLDER)
         try:
-            page = render()
+            return render()
         finally:
             g.pop(field, None)
             if token is not None:
                 setattr(g, field, token)
-        pages.put(key, page)
+
+    page = _pages().render_once(key, render_for_all)
     return page.replace(TOKEN_PLACEHOLDER, generate_csrf())

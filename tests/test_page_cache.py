@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 
+import pytest
 from flask import request, request_started
 
 from companion import store
@@ -186,3 +188,50 @@ def test_a_forged_cookie_is_not_let_in(app, client, db):
     forged.set_cookie("session", cookie[:-3] + ("AAA" if not cookie.endswith("AAA") else "BBB"),
                       domain="companion.test")
     assert forged.get(f"/plays/{play_id}").status_code == 404
+
+
+def test_a_page_asked_by_several_requests_at_once_is_rendered_once(monkeypatch):
+    from companion import page_cache
+
+    waiting = threading.Event()
+
+    class NotedWait(threading.Event):
+        def wait(self, timeout=None):
+            waiting.set()  # a second request is waiting for the first one's page
+            return super().wait(timeout)
+
+    monkeypatch.setattr(page_cache, "Event", NotedWait)
+    pages, renders, answers = page_cache.PageCache(), [], []
+    started, may_finish = threading.Event(), threading.Event()
+
+    def render() -> str:
+        renders.append(1)
+        started.set()
+        assert may_finish.wait(30)
+        return "<p>version 2</p>"
+
+    first = threading.Thread(target=lambda: answers.append(pages.render_once(("play", 2), render)))
+    first.start()
+    assert started.wait(30)
+    second = threading.Thread(target=lambda: answers.append(pages.render_once(("play", 2), render)))
+    second.start()
+    assert waiting.wait(30)
+    may_finish.set()
+    first.join(30)
+    second.join(30)
+    assert answers == ["<p>version 2</p>"] * 2 and len(renders) == 1
+
+
+def test_a_failed_rendering_leaves_nothing_behind_and_the_next_request_renders_the_page():
+    from companion import page_cache
+
+    pages = page_cache.PageCache()
+
+    def failing() -> str:
+        raise RuntimeError("the rules refused the log")
+
+    with pytest.raises(RuntimeError):
+        pages.render_once("page", failing)
+    assert pages.get("page") is None
+    assert pages.render_once("page", lambda: "<p>rendered again</p>") == "<p>rendered again</p>"
+    assert pages.get("page") == "<p>rendered again</p>"
