@@ -84,8 +84,10 @@ class TableCache:
         return table
 
     def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
-        """The play's table just before its event ``seq``: folded from the nearest snapshot, so a page that
-        shows the newest events as they happened costs the same however long the log is."""
+        """The play's table just before its event ``seq``, folded from the nearest snapshot before it.
+
+        A page that shows the newest events as they happened so costs the same however long the log is.
+        """
         self.table(db, play, setup)  # the snapshots now follow the stored log
         with self._lock:
             entry = self._entries.get(play.id)

@@ -77,6 +77,19 @@ def test_event_log_append_undo_and_versions(db, play):
     assert [e.seq for e in store.list_events(db, play.id)] == [1, 2]
 
 
+@pytest.mark.parametrize(("count", "before", "seqs"), [
+    (3, None, [3, 4, 5]),
+    (10, None, [1, 2, 3, 4, 5]),
+    (2, 4, [2, 3]),
+    (5, 2, [1]),
+    (5, 1, []),
+])
+def test_the_newest_events_come_in_order(db, play, count, before, seqs):
+    for seat in range(5):
+        store.append_event(db, play.id, "loot", {"seat": seat % 2})
+    assert [e.seq for e in store.newest_events(db, play.id, count, before)] == seqs
+
+
 def test_stale_edits_are_refused(db, play):
     store.append_event(db, play.id, "loot", {"seat": 0})
     with pytest.raises(store.StaleVersion):

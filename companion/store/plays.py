@@ -248,6 +248,17 @@ def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
             for seq, kind, payload, created_at, version in rows]
 
 
+def newest_events(db: Database, play_id: int, count: int, before_seq: int | None = None) -> list[Event]:
+    """The play's newest ``count`` events (of those before event ``before_seq``, if given), in order."""
+    rows = db.execute(
+        "SELECT seq, kind, payload, created_at, version FROM events "
+        "WHERE play_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        [play_id, 2**63 - 1 if before_seq is None else before_seq, count],
+    ).fetchall()
+    return [Event(seq, kind, json.loads(payload), created_at, version)
+            for seq, kind, payload, created_at, version in reversed(rows)]
+
+
 def last_event(db: Database, play_id: int) -> Event | None:
     """The play's most recent event, if it has any."""
     row = db.execute(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, abort, render_template, request
 
+from companion import store
 from companion.catalogue import get_game
+from companion.database import get_db
 from companion.views.common import member_group, member_play
-from companion.views.plays import newest_events
 
 bp = Blueprint("play_log", __name__)
 
@@ -20,7 +21,7 @@ def show(play_id: int):
     before = request.args.get("before")
     if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
         abort(400)
-    events = newest_events(play.id, LOG_PAGE, int(before) if before else None)
+    events = store.newest_events(get_db(), play.id, LOG_PAGE, int(before) if before else None)
     return render_template("play_log.html", play=play, game=get_game(play.game),
                            group=member_group(play.group_id), events=events)
 

@@ -45,19 +45,6 @@ def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None
     return fold(play_setup(play), ((e.kind, e.payload) for e in events))
 
 
-def newest_events(play_id: int, count: int, before_seq: int | None = None) -> list[store.Event]:
-    """The play's newest ``count`` events (those before event ``before_seq`` if it is given), in order.
-
-    An event's ``seq`` counts the log from 1 without gaps (only the last event can be undone).
-    """
-    db = get_db()
-    if before_seq is None:
-        last = store.last_event(db, play_id)
-        before_seq = last.seq + 1 if last else 1
-    return [e for e in store.list_events(db, play_id, after_seq=max(before_seq - 1 - count, 0))
-            if e.seq < before_seq]
-
-
 def _names(play: store.Play) -> list[str]:
     return [seat.name for seat in play.seats]
 
@@ -67,7 +54,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
     """The play page; a game's own views pass their forms and state in ``game_context``."""
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
-    events = newest_events(play.id, LOG_ON_PAGE)
+    events = store.newest_events(get_db(), play.id, LOG_ON_PAGE)
     table = table_of(play)
     if adjust_form is None:
         adjust_form = AdjustForm(formdata=None)
