@@ -17,6 +17,7 @@ import platform
 import re
 import shutil
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -207,6 +208,8 @@ def page_rows(seconds: float, connections: int, workers: int, rounds: int) -> li
                     for target in targets:
                         began = cpu_seconds(pid)
                         ours = wrk(port, target, cookie, seconds, connections, folder)
+                        if target.method == "POST":
+                            settle(folder / "instance" / "companion.sqlite3")
                         if target.name == "unchanged poll" and ours[0]:
                             cpu_per_poll.append((cpu_seconds(pid) - began) / (ours[0] * seconds))
                         bare = wrk(bare_port, target, cookie, seconds, connections, folder)
@@ -214,6 +217,25 @@ def page_rows(seconds: float, connections: int, workers: int, rounds: int) -> li
                 rows += [_ratio_row(target, measured[target.name], connections) for target in targets]
                 rows += _idle_phone_rows(port, targets, cookie, seconds, folder, cpu_per_poll)
     return rows
+
+
+def settle(database: Path, quiet_reads: int = 3, limit_seconds: float = 10.0) -> None:
+    """Wait until the server has stored the entries still queued when wrk stopped.
+
+    wrk closes its connections with requests in the server's queue; without this wait they would be
+    stored while the next target is measured, and charge it with their work.
+    """
+
+    connection = sqlite3.connect(database)
+    try:
+        last, unchanged, deadline = None, 0, time.monotonic() + limit_seconds
+        while unchanged < quiet_reads and time.monotonic() < deadline:
+            newest = connection.execute("SELECT max(rowid) FROM events").fetchone()[0]
+            unchanged = unchanged + 1 if newest == last else 0
+            last = newest
+            time.sleep(0.05)
+    finally:
+        connection.close()
 
 
 def _ratio_row(target: Target, runs: list[tuple], connections: int) -> Row:
