@@ -17,12 +17,15 @@ framework's per-request work (session, language, CSRF, views):
   group's pages show (its name, players, plays, seats, results, own games and phones; see
   ``store.schema._m014_group_versions``). A page with a message, or an answer that sets a cookie, is
   never kept.
+- A static file's answer (compacted, compressed, or 304 Not Modified) is kept per version of the
+  file (its modification time and size, read on every request) and the headers that shape it.
 - Every answer is checked first, so nothing stale is served: a change of the stamp makes a new key.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -33,6 +36,7 @@ from http.cookies import CookieError, SimpleCookie
 
 from flask import Flask
 from itsdangerous import BadSignature
+from werkzeug.security import safe_join
 
 from companion.database import connections_of
 from companion.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, tokens_in
@@ -43,6 +47,9 @@ _SINCE = re.compile(r"since=([0-9]{1,16})")
 # what else a kept page depends on: its address as the phone wrote it, its language and encoding
 _PAGE_HEADERS = ("QUERY_STRING", "HTTP_HOST", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO",
                  "HTTP_ACCEPT_LANGUAGE", "HTTP_ACCEPT_ENCODING")
+# what else a static file's answer depends on: the phone's copy (ETag) and whether it asked for a part
+_STATIC_HEADERS = ("HTTP_ACCEPT_ENCODING", "HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_RANGE",
+                   "HTTP_IF_RANGE", "QUERY_STRING")
 VERIFIED_COOKIE_SECONDS = 60  # a verified cookie is checked again (its signature and age) after this
 
 # The version stamps, for a phone with one of these memberships of the group (no row: not a member,
@@ -88,6 +95,7 @@ class FastPath:
         self.app, self.wsgi_app = app, wsgi_app
         self.pages = _Lru(size)
         self.cookies = _Lru(size)
+        self.static_prefix = f"{app.static_url_path}/"
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "GET" and self.app.config.get("FAST_PATH", True):
@@ -96,6 +104,8 @@ class FastPath:
                 return self._play(int(match.group(1)), bool(match.group(2)), environ, start_response)
             if match := _GROUP.fullmatch(path):
                 return self._group(int(match.group(1)), environ, start_response)
+            if path.startswith(self.static_prefix):
+                return self._static(path.removeprefix(self.static_prefix), environ, start_response)
         return self.wsgi_app(environ, start_response)
 
     def _play(self, play_id: int, poll: bool, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -114,6 +124,18 @@ class FastPath:
         if stamp is None:
             return self.wsgi_app(environ, start_response)
         return self._kept_page(stamp, environ, start_response)
+
+    def _static(self, name: str, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        path = safe_join(self.app.static_folder, name) if self.app.static_folder else None
+        try:
+            found = os.stat(path) if path else None
+        except OSError:
+            found = None
+        if found is None:
+            return self.wsgi_app(environ, start_response)  # Flask answers 404 (or whatever it answers)
+        key = ("static", environ["PATH_INFO"], found.st_mtime_ns, found.st_size,
+               *(environ.get(name, "") for name in _STATIC_HEADERS))
+        return self._kept(key, ("200", "304"), environ, start_response)
 
     # --- who is asking --------------------------------------------------------------------------
 
@@ -172,6 +194,11 @@ class FastPath:
         """The page as the views answered it for this stamp, phone and address; kept if it may be."""
         key = (stamp, environ.get("HTTP_COOKIE", ""), environ["PATH_INFO"], environ["wsgi.url_scheme"],
                *(environ.get(name, "") for name in _PAGE_HEADERS))
+        return self._kept(key, ("200",), environ, start_response)
+
+    def _kept(self, key: tuple, kept_statuses: tuple[str, ...], environ: dict,
+              start_response: Callable) -> Iterable[bytes]:
+        """The answer kept for ``key``, or the app's answer, kept if its status is one of these."""
         kept = self.pages.get(key)
         if kept is not None:
             status, headers, body = kept
@@ -190,7 +217,7 @@ class FastPath:
             if hasattr(body_parts, "close"):
                 body_parts.close()
         status, headers = answer
-        if status.startswith("200") and not any(name.lower() == "set-cookie" for name, _ in headers):
+        if status.startswith(kept_statuses) and not any(name.lower() == "set-cookie" for name, _ in headers):
             self.pages.put(key, (status, headers, body))
         return [body]
 

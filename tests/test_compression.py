@@ -139,3 +139,32 @@ def test_every_script_is_one_that_compact_reads_rightly(script):
     if shutil.which("node"):  # the browser's own reading: the compacted script still parses
         checked = subprocess.run(["node", "--check", "-"], input=code, capture_output=True, text=True)
         assert checked.returncode == 0, checked.stderr
+
+
+def test_a_static_file_is_answered_before_flask_and_a_changed_file_at_once(app, client, tmp_path):
+    from tests.test_page_cache import views_run
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    app.static_folder = str(folder)
+    sheet = folder / "sheet.css"
+    sheet.write_text("body { color: red; }\n" * 100)
+    gzipped = {"Accept-Encoding": "gzip"}
+    first = client.get("/static/sheet.css", headers=gzipped)
+    revalidated = client.get("/static/sheet.css", headers={**gzipped, "If-None-Match": first.headers["ETag"]})
+    seen = views_run(app)
+    again = client.get("/static/sheet.css", headers=gzipped)
+    still = client.get("/static/sheet.css", headers={**gzipped, "If-None-Match": first.headers["ETag"]})
+    assert seen == []  # both answered from what was kept: Flask did not run
+    assert (again.status_code, again.data, again.headers) == (200, first.data, first.headers)
+    assert still.status_code == revalidated.status_code == 304
+    assert still.headers["ETag"] == revalidated.headers["ETag"]
+    plain = client.get("/static/sheet.css")  # another encoding: another answer, by Flask
+    assert "Content-Encoding" not in plain.headers and seen == ["/static/sheet.css"]
+    sheet.write_text("body { color: blue; }\n" * 100)
+    later = sheet.stat().st_mtime + 5
+    os.utime(sheet, (later, later))
+    changed = client.get("/static/sheet.css", headers={**gzipped, "If-None-Match": first.headers["ETag"]})
+    assert changed.status_code == 200 and b"blue" in gzip.decompress(changed.data)
+    assert client.get("/static/missing.css").status_code == 404
+    assert client.get("/static/../app.py").status_code == 404
