@@ -4,8 +4,8 @@ Opening a SQLite connection is the dearest part of a small request: the first qu
 schema, and closing the last connection runs a WAL checkpoint. So each thread keeps its connection
 for as long as it lives. The connection runs in autocommit mode: every read is its own short
 transaction and sees everything committed before it, so no request ever reads an old snapshot, and
-writes take the lock with ``BEGIN IMMEDIATE`` (``store.write_transaction``). Checkpoints are left to
-SQLite's automatic checkpoint after a commit.
+writes queue for their turn (``store.WriterQueue``) and take the lock with ``BEGIN IMMEDIATE``
+(``store.write_transaction``). Checkpoints are left to SQLite's automatic checkpoint after a commit.
 
 A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the parent's
 connection in the child, so each connection remembers the process that opened it.

@@ -1,0 +1,132 @@
+"""Writers take turns on the database: many at once all get stored, in order, and a failed one lets go."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion import store
+from companion.games.common import Seat
+from companion.games.table import ADJUST
+from tests.test_concurrency import game_without_options
+
+WAIT_SECONDS = 600  # a bound that keeps a stuck test from hanging, never an expectation
+THREADS = 4
+ENTRIES_PER_WRITER = 15
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> tuple[Path, int]:
+    """A database with a group of two players and an active play; its path and the play's id."""
+    path = tmp_path / "companion.sqlite3"
+    db = store.connect(path)
+    store.migrate(db)
+    group = store.create_group(db, "Busy table")
+    seats = (Seat("Anna", "red"), Seat("Ben", "blue"))
+    players = [store.add_player(db, group.id, seat.name, seat.colour) for seat in seats]
+    play_id = store.start_play(db, group.id, game_without_options(seats),
+                               [(player, seat.colour) for player, seat in zip(players, seats, strict=True)])
+    db.close()
+    return path, play_id
+
+
+def write_entries(path: Path, play_id: int, writer: str, start: threading.Barrier | None = None) -> None:
+    """One phone's entries, each in its own write transaction on the writer's own connection."""
+    db = store.connect(path)
+    try:
+        if start is not None:
+            start.wait(WAIT_SECONDS)
+        for number in range(ENTRIES_PER_WRITER):
+            store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": f"{writer} {number}"})
+    finally:
+        db.close()
+
+
+def threads_writing(path: Path, play_id: int, prefix: str, start: threading.Barrier | None = None) -> None:
+    start = start or threading.Barrier(THREADS)
+    threads = [threading.Thread(target=write_entries, args=(path, play_id, f"{prefix}{n}", start))
+               for n in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_SECONDS)
+
+
+def stored_notes(path: Path, play_id: int) -> list[str]:
+    db = store.connect(path)
+    try:
+        events = store.list_events(db, play_id)
+        assert [event.seq for event in events] == list(range(1, len(events) + 1))  # no gaps, no repeats
+        return [event.payload["note"] for event in events]
+    finally:
+        db.close()
+
+
+def assert_every_writer_stored_in_order(notes: list[str], writers: list[str]) -> None:
+    for writer in writers:
+        assert [note for note in notes if note.split()[0] == writer] == [
+            f"{writer} {number}" for number in range(ENTRIES_PER_WRITER)]
+    assert len(notes) == len(writers) * ENTRIES_PER_WRITER
+
+
+def test_threads_writing_at_once_are_all_stored_in_the_order_each_wrote(database):
+    path, play_id = database
+    threads_writing(path, play_id, "thread")
+    notes = stored_notes(path, play_id)
+    assert_every_writer_stored_in_order(notes, [f"thread{n}" for n in range(THREADS)])
+
+
+def test_processes_writing_at_once_are_all_stored_in_the_order_each_wrote(database):
+    path, play_id = database
+    context = multiprocessing.get_context("fork")  # like the server's workers
+    start = context.Barrier(2 * THREADS)
+    workers = [context.Process(target=threads_writing, args=(path, play_id, f"p{n}-", start))
+               for n in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(WAIT_SECONDS)
+        assert worker.exitcode == 0
+    notes = stored_notes(path, play_id)
+    assert_every_writer_stored_in_order(notes, [f"p{p}-{n}" for p in range(2) for n in range(THREADS)])
+
+
+def test_a_write_that_fails_lets_the_next_writer_in(database):
+    path, play_id = database
+    db = store.connect(path)
+    with pytest.raises(ValueError), store.write_transaction(db):
+        db.execute("UPDATE plays SET version = version + 100 WHERE id = ?", [play_id])
+        raise ValueError("a check refused the write")
+    other = threading.Thread(target=write_entries, args=(path, play_id, "after"))
+    other.start()
+    other.join(WAIT_SECONDS)
+    assert not other.is_alive()
+    assert stored_notes(path, play_id) == [f"after {number}" for number in range(ENTRIES_PER_WRITER)]
+    assert store.get_play(db, play_id).version == ENTRIES_PER_WRITER  # nothing of the failed write
+    db.close()
+
+
+def test_writes_go_on_when_the_lock_file_cannot_be_opened(database):
+    path, play_id = database
+    lock_path = Path(store.WriterQueue.of(path).lock_path)
+    lock_path.unlink(missing_ok=True)
+    lock_path.mkdir()  # a folder in its place: SQLite's busy timeout alone keeps the writers apart
+    try:
+        store.WriterQueue._queues.clear()  # the processes' queues open the file again
+        threads_writing(path, play_id, "thread")
+    finally:
+        store.WriterQueue._queues.clear()
+    assert_every_writer_stored_in_order(stored_notes(path, play_id), [f"thread{n}" for n in range(THREADS)])
+
+
+def test_the_lock_file_is_readable_by_its_owner_only(database):
+    path, play_id = database
+    write_entries(path, play_id, "one")
+    lock_path = store.WriterQueue.of(path).lock_path
+    assert os.path.exists(lock_path)
+    assert stat.S_IMODE(os.stat(lock_path).st_mode) == 0o600
