@@ -104,6 +104,26 @@ class TableCache:
         return _fold_until(initial_table(setup), False,
                            (e for e in store.list_events(db, play.id) if e.seq < seq))
 
+    def advance(self, play: store.Play, version: int, table: TableState) -> None:
+        """Keep ``table`` as the play's table at ``version``, one event after the table kept now.
+
+        A write that checked its event against the kept table (under the write lock) hands the table
+        its event makes; the next entry then needs no read of the log. Nothing is kept unless the kept
+        table is the one just before (an entry of another phone in between, or a closed table, leave
+        the next request to read the log as usual).
+        """
+        identity = (play.game, play.seats, dict(play.options), play.started_at)
+        with self._lock:
+            entry = self._entries.get(play.id)
+            if entry is None or entry.identity != identity or entry.version != version - 1:
+                return
+            newest = entry.snapshots[-1]
+            if newest.closed:
+                return
+            snapshot = Snapshot(newest.seq + 1, version, table)
+            self._entries[play.id] = _Entry(identity, version, _thinned([*entry.snapshots, snapshot]))
+            self._entries.move_to_end(play.id)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

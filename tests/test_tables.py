@@ -42,12 +42,14 @@ def gold_west_play(tmp_path):
 def enter(db, cache: tables.TableCache, play_id: int, kind: str, payload: dict) -> None:
     """An entry as the views make it: checked against the kept table under the write lock."""
     play = store.get_play(db, play_id)
+    made = []
 
     def check(log: store.EventLog) -> None:
-        apply(cache.table(db, play, setup_of(play), log.version), kind, payload)
+        made.append(apply(cache.table(db, play, setup_of(play), log.version), kind, payload))
 
     with contextlib.suppress(Refused):  # refused, as a phone would be told; nothing stored
-        store.append_event(db, play_id, kind, payload, check=check)
+        version = store.append_event(db, play_id, kind, payload, check=check)
+        cache.advance(play, version, made[-1])  # the table the entry made is kept, as the views keep it
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -128,3 +130,28 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
     assert cache.table_before(db, play, setup_of(play), 35).adjustments == (sum(range(1, 35)), 0, 0)
     # from the table kept after event 30: the events from there on, never the 40 of the whole log
     assert len(read) <= 12
+
+
+def test_an_entry_after_this_processs_own_entry_reads_no_events(gold_west_play, monkeypatch):
+    db, play_id = gold_west_play
+    cache = tables.TableCache()
+    for points in range(1, 4):
+        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    read = []
+    real = store.list_events
+    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
+                        real(*args, **kwargs))
+    enter(db, cache, play_id, "adjust", {"seat": 1, "points": 5})
+    assert read == []
+    play = store.get_play(db, play_id)
+    assert cache.table(db, play, setup_of(play)).adjustments == (6, 5, 0)
+
+
+def test_an_entry_of_another_process_in_between_is_read_from_the_log(gold_west_play):
+    db, play_id = gold_west_play
+    this_process, other_process = tables.TableCache(), tables.TableCache()
+    enter(db, this_process, play_id, "adjust", {"seat": 0, "points": 2})
+    enter(db, other_process, play_id, "adjust", {"seat": 1, "points": 3})
+    enter(db, this_process, play_id, "adjust", {"seat": 2, "points": 4})
+    play = store.get_play(db, play_id)
+    assert this_process.table(db, play, setup_of(play)).adjustments == (2, 3, 4)

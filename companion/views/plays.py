@@ -33,6 +33,10 @@ bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 LOG_ON_PAGE = 20  # the newest entries the play page shows; the whole log is a page of its own
 
 
+def _tables() -> TableCache:
+    return current_app.extensions.setdefault("tables", TableCache())
+
+
 def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None = None):
     """The play's table: folded from ``events`` if they are given, else from the stored log.
 
@@ -40,9 +44,23 @@ def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None
     table is kept between requests and brought up to date with the newest events.
     """
     if events is None or isinstance(events, store.EventLog):
-        tables = current_app.extensions.setdefault("tables", TableCache())
-        return tables.table(get_db(), play, play_setup(play), getattr(events, "version", None))
+        return _tables().table(get_db(), play, play_setup(play), getattr(events, "version", None))
     return fold(play_setup(play), ((e.kind, e.payload) for e in events))
+
+
+def append_checked(play: store.Play, kind: str, payload: dict) -> None:
+    """Append an event the rules accept on the play's table as stored (checked under the write lock).
+
+    ``Refused`` if they do not, and nothing is stored. The table the event makes is kept for the next
+    entry, which so needs no read of the log.
+    """
+    made = []
+
+    def check(events: store.EventLog) -> None:
+        made.append(apply(table_of(play, events), kind, payload))
+
+    version = store.append_event(get_db(), play.id, kind, payload, check=check)
+    _tables().advance(play, version, made[-1])
 
 
 def _names(play: store.Play) -> list[str]:
@@ -87,8 +105,7 @@ def adjust(play_id: int):
         return render_play(play, form, 400)
     payload = {"seat": form.seat.data, "points": form.points.data, "note": form.note.data or ""}
     try:
-        store.append_event(get_db(), play.id, ADJUST, payload,
-                           check=lambda events: apply(table_of(play, events), ADJUST, payload))
+        append_checked(play, ADJUST, payload)
     except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
