@@ -1,0 +1,225 @@
+"""The fast path for an entry (``POST /plays/<id>/adjust``, a running score adjusted), before Flask runs.
+
+At a table every phone sends an entry after each turn, and each entry waits for the write lock, so
+the framework's per-request work (session, language, the form classes, the request hooks) costs
+more than the write itself. This WSGI middleware stores a plain, valid entry with the same store and
+rules functions as the view (``views.plays.adjust``) and answers the same redirect; everything else
+falls through to the views, with the request body given back to them unread:
+
+- Only a form with exactly the adjust form's fields, each once, in the plainest spelling: a seat
+  number, points of at most three digits (an optional minus), a note of at most 80 characters after
+  its spaces are folded. Any other spelling (a plus sign, the typographic minus, blanks) is left to
+  the form, which knows the messages.
+- The phone's cookie is verified (its signature, and remembered for a minute) and its CSRF token
+  checked as Flask-WTF checks it, including the referrer over HTTPS. A token that fails falls through:
+  the views answer 400.
+- The play and the membership are read with the functions the views use: a play in the trash, a
+  finished play, a phone not in the group fall through (404, or the result page).
+- A request id is noted with the entry as ``claim_request_id`` does; one seen before falls through to
+  its "already saved" answer.
+- The rules' check runs under the write lock as in the view. An entry the rules or the store refuse
+  has stored nothing (its transaction was rolled back) and falls through: the view refuses it again
+  and shows why (409).
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import re
+import time
+from collections.abc import Callable, Iterable
+from urllib.parse import parse_qsl
+
+from flask import Flask
+from flask_wtf.csrf import same_origin
+from itsdangerous import BadData, URLSafeTimedSerializer
+from werkzeug.http import parse_cookie
+from werkzeug.routing import MapAdapter
+from werkzeug.utils import redirect
+from werkzeug.wsgi import get_host
+
+from companion import store
+from companion.database import get_db
+from companion.forms import collapse_spaces
+from companion.games.table import ADJUST
+from companion.security import add_security_headers, tokens_in
+from companion.views.common import REQUEST_ID
+from companion.views.plays import append_checked
+
+_ADJUST = re.compile(r"/plays/[1-9][0-9]{0,15}/adjust")
+_SEAT = re.compile(r"[0-9]{1,2}")
+_POINTS = re.compile(r"-?[0-9]{1,3}")  # within the form's range, -999 to 999
+_FIELDS = {"seat", "points", "note", "csrf_token", "request_id"}
+_REQUIRED = {"seat", "points"}
+NOTE_MAX = 80  # AdjustForm's note: Length(max=80)
+BODY_MAX = 4096  # far above a plain entry; a larger body goes to the views
+VERIFIED_SECONDS = 60  # a verified cookie or token is checked again after this
+
+
+class _FallThrough(Exception):
+    """Not a plain entry: the views answer it."""
+
+
+class EntryPath:
+    """WSGI middleware in front of the app: see the module's description."""
+
+    def __init__(self, app: Flask, wsgi_app: Callable, size: int = 512) -> None:
+        self.app, self.wsgi_app = app, wsgi_app
+        self.size = size
+        self.verified: dict[tuple, tuple[dict, float]] = {}  # (cookie header, token) → (session, when)
+        self.redirects: dict[str, tuple[str, list[tuple[str, str]], bytes]] = {}  # location → answer
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if (environ.get("REQUEST_METHOD") != "POST" or not _ADJUST.fullmatch(environ.get("PATH_INFO", ""))
+                or not self.app.config.get("FAST_PATH", True)):
+            return self.wsgi_app(environ, start_response)
+        body = _form_body(environ)
+        if body is None:
+            return self.wsgi_app(environ, start_response)
+        with self.app.app_context():
+            try:
+                location = self._store(environ, body)
+            except Exception:  # nothing was stored: the views answer, and meet any error themselves
+                location = None
+            if location is not None:
+                status, headers, answer = self._redirect(location)
+                start_response(status, list(headers))
+                return [answer]
+        environ["wsgi.input"] = io.BytesIO(body)
+        return self.wsgi_app(environ, start_response)
+
+    def _store(self, environ: dict, body: bytes) -> str:
+        """Store the entry and return where the view redirects; an exception (nothing stored) if not plain."""
+        adapter = self.app.url_map.bind_to_environ(environ, server_name=self.app.config["SERVER_NAME"])
+        play_id = _route(adapter)
+        fields = _fields(body)
+        session = self._session(environ, fields.get("csrf_token"))
+        db = get_db()
+        play = store.get_play(db, play_id)
+        if (play.status != "active"
+                or store.membership_in_group(db, play.group_id, tokens_in(session)) is None):
+            raise _FallThrough
+        payload = _payload(fields, len(play.seats))
+        request_id = fields.get("request_id")
+        pending = None
+        if request_id is not None:
+            if not REQUEST_ID.fullmatch(request_id) or store.seen_request(db, request_id) is not None:
+                raise _FallThrough
+            pending = store.PendingRequest(request_id, None, play.id)
+        with store.requests_once(pending):
+            append_checked(play, ADJUST, payload)
+        return adapter.build("plays.show", {"play_id": play.id}) + "#scoreboard"
+
+    def _redirect(self, location: str) -> tuple[str, list[tuple[str, str]], bytes]:
+        """The view's redirect to ``location``, made once by the app's response class and then kept."""
+        kept = self.redirects.get(location)
+        if kept is None:
+            response = add_security_headers(redirect(location, Response=self.app.response_class))
+            response.vary.add("Cookie")  # the view read the session
+            kept = (response.status, response.headers.to_wsgi_list(), response.get_data())
+            if len(self.redirects) >= self.size:
+                self.redirects.clear()
+            self.redirects[location] = kept
+        return kept
+
+    def _session(self, environ: dict, csrf_token: str | None) -> dict:
+        """The phone's session, its signature and the form's CSRF token verified as the views verify them."""
+        config = self.app.config
+        csrf = config.get("WTF_CSRF_ENABLED", True)
+        if csrf and environ.get("wsgi.url_scheme") == "https" and config.get("WTF_CSRF_SSL_STRICT", True):
+            referrer = environ.get("HTTP_REFERER")
+            if not referrer or not same_origin(referrer, f"https://{get_host(environ)}/"):
+                raise _FallThrough
+        cookie_header = environ.get("HTTP_COOKIE", "")
+        key = (cookie_header, csrf_token if csrf else None)
+        known = self.verified.get(key)
+        if known is not None and time.monotonic() - known[1] < VERIFIED_SECONDS:
+            return known[0]
+        session = self._verified_session(cookie_header)
+        if csrf:
+            self._check_csrf(session, csrf_token)
+        if config.get("WTF_CSRF_TIME_LIMIT", 3600) is None:  # a token that cannot expire may be kept
+            if len(self.verified) >= self.size:
+                self.verified.clear()  # the phones at the tables tonight verify theirs again
+            self.verified[key] = (session, time.monotonic())
+        return session
+
+    def _verified_session(self, cookie_header: str) -> dict:
+        serializer = self.app.session_interface.get_signing_serializer(self.app)
+        value = parse_cookie(cookie_header).get(self.app.config["SESSION_COOKIE_NAME"])
+        if serializer is None or not value:
+            raise _FallThrough
+        try:
+            lifetime = int(self.app.permanent_session_lifetime.total_seconds())
+            session = serializer.loads(value, max_age=lifetime)
+        except BadData:
+            raise _FallThrough from None
+        if not isinstance(session, dict):
+            raise _FallThrough
+        return session
+
+    def _check_csrf(self, session: dict, csrf_token: str | None) -> None:
+        """Flask-WTF's check (``flask_wtf.csrf.validate_csrf``) of the token against the session's secret."""
+        config = self.app.config
+        field = config.get("WTF_CSRF_FIELD_NAME", "csrf_token")
+        secret = session.get(field)
+        if not csrf_token or not isinstance(secret, str):
+            raise _FallThrough
+        serializer = URLSafeTimedSerializer(config.get("WTF_CSRF_SECRET_KEY") or self.app.secret_key,
+                                            salt="wtf-csrf-token")
+        try:
+            token = serializer.loads(csrf_token, max_age=config.get("WTF_CSRF_TIME_LIMIT", 3600))
+        except BadData:
+            raise _FallThrough from None
+        if not isinstance(token, str) or not hmac.compare_digest(secret, token):
+            raise _FallThrough
+
+
+def _route(adapter: MapAdapter) -> int:
+    """The play id, if the app's own routing takes the address to the adjust view (its host too)."""
+    endpoint, args = adapter.match(method="POST")
+    if endpoint != "plays.adjust":
+        raise _FallThrough
+    return args["play_id"]
+
+
+def _form_body(environ: dict) -> bytes | None:
+    """The body of a small url-encoded form, read whole; None for anything else (left unread)."""
+    if environ.get("CONTENT_TYPE", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
+        return None
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+    if not 0 < length <= BODY_MAX:
+        return None
+    body = environ["wsgi.input"].read(length)
+    return body if len(body) == length else None
+
+
+def _fields(body: bytes) -> dict[str, str]:
+    """The form's fields: each known one at most once, the required ones present."""
+    try:
+        pairs = parse_qsl(body.decode("ascii"), keep_blank_values=True, strict_parsing=True,
+                          errors="strict", max_num_fields=len(_FIELDS))
+    except (UnicodeDecodeError, ValueError):
+        raise _FallThrough from None
+    fields = dict(pairs)
+    if len(fields) != len(pairs) or not _REQUIRED <= fields.keys() <= _FIELDS:
+        raise _FallThrough
+    return fields
+
+
+def _payload(fields: dict[str, str], seats: int) -> dict:
+    """The event the view would store, for a plain spelling of a valid entry."""
+    seat, points = fields["seat"], fields["points"]
+    note = collapse_spaces(fields.get("note", "")) or ""
+    if not (_SEAT.fullmatch(seat) and int(seat) < seats and _POINTS.fullmatch(points)
+            and len(note) <= NOTE_MAX):
+        raise _FallThrough
+    return {"seat": int(seat), "points": int(points), "note": note}
+
+
+def init_app(app: Flask) -> None:
+    app.wsgi_app = EntryPath(app, app.wsgi_app)
