@@ -35,7 +35,6 @@ from flask import Flask
 from flask_wtf.csrf import same_origin
 from itsdangerous import BadData, URLSafeTimedSerializer
 from werkzeug.http import parse_cookie
-from werkzeug.routing import MapAdapter
 from werkzeug.utils import redirect
 from werkzeug.wsgi import get_host
 
@@ -53,6 +52,9 @@ _POINTS = re.compile(r"-?[0-9]{1,3}")  # within the form's range, -999 to 999
 _FIELDS = {"seat", "points", "note", "csrf_token", "request_id"}
 _REQUIRED = {"seat", "points"}
 NOTE_MAX = 80  # AdjustForm's note: Length(max=80)
+# what the app's routing reads of a request to find its view and build an address (bind_to_environ)
+_ROUTING = ("wsgi.url_scheme", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SCRIPT_NAME", "PATH_INFO",
+            "QUERY_STRING", "HTTP_CONNECTION", "HTTP_UPGRADE")
 BODY_MAX = 4096  # far above a plain entry; a larger body goes to the views
 VERIFIED_SECONDS = 60  # a verified cookie or token is checked again after this
 
@@ -68,6 +70,7 @@ class EntryPath:
         self.app, self.wsgi_app = app, wsgi_app
         self.size = size
         self.verified: dict[tuple, tuple[dict, float]] = {}  # (cookie header, token) → (session, when)
+        self.routes: dict[tuple, tuple[int, str]] = {}  # address → (play id, where the answer leads)
         self.redirects: dict[str, tuple[str, list[tuple[str, str]], bytes]] = {}  # location → answer
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -91,8 +94,7 @@ class EntryPath:
 
     def _store(self, environ: dict, body: bytes) -> str:
         """Store the entry and return where the view redirects; an exception (nothing stored) if not plain."""
-        adapter = self.app.url_map.bind_to_environ(environ, server_name=self.app.config["SERVER_NAME"])
-        play_id = _route(adapter)
+        play_id, location = self._route(environ)
         fields = _fields(body)
         session = self._session(environ, fields.get("csrf_token"))
         db = get_db()
@@ -109,7 +111,26 @@ class EntryPath:
             pending = store.PendingRequest(request_id, None, play.id)
         with store.requests_once(pending):
             append_checked(play, ADJUST, payload)
-        return adapter.build("plays.show", {"play_id": play.id}) + "#scoreboard"
+        return location
+
+    def _route(self, environ: dict) -> tuple[int, str]:
+        """The play id, if the app's routing takes the address to the adjust view, and where it redirects.
+
+        The routing's answer depends only on the parts of the address kept in the key, so it is kept.
+        """
+        key = tuple(environ.get(name) for name in _ROUTING)
+        known = self.routes.get(key)
+        if known is None:
+            adapter = self.app.url_map.bind_to_environ(environ, server_name=self.app.config["SERVER_NAME"])
+            endpoint, args = adapter.match(method="POST")
+            if endpoint != "plays.adjust":
+                raise _FallThrough
+            play_id = args["play_id"]
+            known = (play_id, adapter.build("plays.show", {"play_id": play_id}) + "#scoreboard")
+            if len(self.routes) >= self.size:
+                self.routes.clear()
+            self.routes[key] = known
+        return known
 
     def _redirect(self, location: str) -> tuple[str, list[tuple[str, str]], bytes]:
         """The view's redirect to ``location``, made once by the app's response class and then kept."""
@@ -174,14 +195,6 @@ class EntryPath:
             raise _FallThrough from None
         if not isinstance(token, str) or not hmac.compare_digest(secret, token):
             raise _FallThrough
-
-
-def _route(adapter: MapAdapter) -> int:
-    """The play id, if the app's own routing takes the address to the adjust view (its host too)."""
-    endpoint, args = adapter.match(method="POST")
-    if endpoint != "plays.adjust":
-        raise _FallThrough
-    return args["play_id"]
 
 
 def _form_body(environ: dict) -> bytes | None:

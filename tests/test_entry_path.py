@@ -149,3 +149,14 @@ def test_over_https_the_referrer_must_be_the_site_itself(table, referrer, status
     views = send(app, client, views_play, False, body, base_url="https://companion.test", headers=headers)
     assert fast.status_code == views.status_code == status
     assert stored(db, fast_play) == stored(db, views_play)
+
+
+@pytest.mark.filterwarnings("ignore:Current server name")
+def test_an_address_the_site_does_not_serve_is_answered_by_the_views(table):
+    app, client, db, (fast_play, views_play), token = table
+    body = f"seat=0&points=1&csrf_token={token}"
+    send(app, client, fast_play, True, body)  # the site's own address first: its routing is kept
+    fast = send(app, client, fast_play, True, body, base_url="http://elsewhere.test")
+    views = send(app, client, views_play, False, body, base_url="http://elsewhere.test")
+    assert fast.status_code == views.status_code >= 400
+    assert len(stored(db, fast_play)) == 1 and stored(db, views_play) == []
