@@ -94,6 +94,8 @@ class EntryPath:
 
     def _store(self, environ: dict, body: bytes) -> str:
         """Store the entry and return where the view redirects; an exception (nothing stored) if not plain."""
+        if self.app.config.get("TRUSTED_HOSTS"):
+            raise _FallThrough  # the views check the host against them
         play_id, location = self._route(environ)
         fields = _fields(body)
         session = self._session(environ, fields.get("csrf_token"))

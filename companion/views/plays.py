@@ -60,7 +60,10 @@ def append_checked(play: store.Play, kind: str, payload: dict) -> None:
         made.append(apply(table_of(play, events), kind, payload))
 
     version = store.append_event(get_db(), play.id, kind, payload, check=check)
-    _tables().advance(play, version, made[-1])
+    try:
+        _tables().advance(play, version, made[-1])
+    except Exception:  # the entry is stored: keeping its table only saves a read, it must not fail it
+        current_app.logger.exception("the table of play %s was not kept", play.id)
 
 
 def _names(play: store.Play) -> list[str]:
