@@ -816,6 +816,8 @@ def write_transaction(db: Database) -> Iterator[Database]:
     the id, in the same transaction: a second request with the same id finds it and stores nothing.
     """
     queue = _writers.get(db) if not db.conn.in_transaction else None
+    if queue is not None:
+        queue = queue.in_this_process()
     with queue.turn() if queue is not None else contextlib.nullcontext():
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -844,10 +846,11 @@ class WriterQueue:
     """
 
     _lock: ClassVar[threading.Lock] = threading.Lock()
-    _queues: ClassVar[dict[str, WriterQueue]] = {}
+    # kept while a connection uses them (``_writers``); a queue no connection uses closes its file
+    _queues: ClassVar[weakref.WeakValueDictionary[str, WriterQueue]] = weakref.WeakValueDictionary()
 
-    def __init__(self, lock_path: str) -> None:
-        self.lock_path = lock_path
+    def __init__(self, database_path: str, lock_path: str) -> None:
+        self.database_path, self.lock_path = database_path, lock_path
         self._pid = os.getpid()
         self._threads = threading.Lock()
         self._holder: int | None = None  # the thread whose turn it is
@@ -862,8 +865,16 @@ class WriterQueue:
         with cls._lock:
             queue = cls._queues.get(lock_path)
             if queue is None or queue._pid != os.getpid():  # a forked child starts a queue of its own
-                queue = cls._queues[lock_path] = cls(lock_path)
+                queue = cls._queues[lock_path] = cls(str(database_path), lock_path)
             return queue
+
+    def in_this_process(self) -> WriterQueue | None:
+        """This queue, or in a forked child the child's own (an inherited file would share the lock)."""
+        return self if self._pid == os.getpid() else WriterQueue.of(self.database_path)
+
+    def __del__(self) -> None:
+        if self._file is not None and self._pid == os.getpid():
+            os.close(self._file)
 
     @contextlib.contextmanager
     def turn(self) -> Iterator[None]:
