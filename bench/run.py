@@ -313,10 +313,8 @@ def entry_rows(repeats: int = 40) -> list[Row]:
             medians[events] = (statistics.median(cpu), statistics.median(wall))
     growth = medians[3000][0] / medians[10][0]
     verdict = "flat" if growth < 1.5 else "GROWS"
-    # the wall time is mostly the commit waiting for the disk (fsync), which a busy machine stretches
     return [("entry cost at 10 events", f"{medians[10][0]:.2f} ms CPU",
-             f"median of {repeats} POSTs in-process; wall {medians[10][1]:.1f} ms "
-             "(the commit waits for the disk)"),
+             f"median of {repeats} POSTs in-process; wall {medians[10][1]:.1f} ms"),
             ("entry cost at 3,000 events", f"{medians[3000][0]:.2f} ms CPU",
              f"wall {medians[3000][1]:.1f} ms; CPU ×{growth:.2f} of the cost at 10 events; "
              f"target: flat (under ×1.5): {verdict}")]

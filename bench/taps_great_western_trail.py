@@ -97,13 +97,18 @@ def deliver(phone: Phone, delivered: int, step: dict) -> None:
 
     The crest VP is left empty where the rules fix it (the form's hint says so). The phone first
     shows the table as it is (its page follows the other phones' entries by itself, as it would
-    while the phone lies on the table): ``delivered`` deliveries in the log.
+    while the phone lies on the table): ``delivered`` deliveries in the log, whose newest entries it
+    lists numbered from the newest.
     """
     from playwright.sync_api import expect as playwright_expect
 
     from companion.games.great_western_trail import per_disc_crest
 
-    playwright_expect(phone.page.locator("#log ol.log > li")).to_have_count(delivered)
+    log = phone.page.locator("#log ol.log")
+    if delivered:
+        playwright_expect(log).to_have_attribute("start", str(delivered))
+    else:
+        playwright_expect(log).to_have_count(0)
     form = phone.page.locator("form.gwt-delivery")
     player = form.locator(f'input[name="seat"][value="{step["seat"]}"]')
     if not player.is_checked():
