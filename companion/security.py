@@ -6,7 +6,7 @@ import functools
 import re
 import socket
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 from flask import Flask, abort, current_app, g, request, session, url_for
@@ -125,9 +125,10 @@ def note_last_seen(response: Response) -> Response:
     opened = g.pop("opened_membership", None)
     if opened is None or request.method != "GET" or response.status_code != 200:
         return response
-    since = datetime.now(UTC) - datetime.fromisoformat(opened.last_seen)
-    if since.total_seconds() >= LAST_SEEN_EVERY_SECONDS:
-        store.touch_membership(get_db(), opened.id, store.now())
+    at = datetime.now(UTC).replace(microsecond=0)
+    due = at - timedelta(seconds=LAST_SEEN_EVERY_SECONDS)
+    if datetime.fromisoformat(opened.last_seen) <= due:
+        store.touch_membership(get_db(), opened.id, at.isoformat(), unless_seen_since=due.isoformat())
     return response
 
 

@@ -207,3 +207,18 @@ def test_a_visit_due_to_be_noted_goes_to_the_views_and_is_noted(app, client, db,
     assert client.get(table.page).status_code == 200
     assert seen == [table.page]
     assert store.get_membership(db, table.group_id, mine.id).last_seen != "2020-01-01T00:00:00+00:00"
+
+
+def test_a_visit_noted_by_one_of_several_requests_at_once_changes_the_group_once(db, table):
+    """Requests that all found the note due (they read the phone's old time) write it once."""
+    mine = store.list_memberships(db, table.group_id)[0]
+    db.execute("UPDATE memberships SET last_seen = ? WHERE id = ?", ["2020-01-01T00:00:00+00:00", mine.id])
+    def group_version() -> int:
+        return db.execute("SELECT version FROM groups WHERE id = ?", [table.group_id]).fetchone()[0]
+
+    version = group_version()
+    due, at = "2026-11-30T19:55:00+00:00", "2026-11-30T20:00:00+00:00"
+    noted = [store.touch_membership(db, mine.id, at, unless_seen_since=due) for _request in range(5)]
+    assert noted == [True, False, False, False, False]
+    assert store.get_membership(db, table.group_id, mine.id).last_seen == at
+    assert group_version() == version + 1

@@ -388,10 +388,15 @@ def rename_membership(db: Database, group_id: int, membership_id: int, name: str
                    [name, membership_id, group_id])
 
 
-def touch_membership(db: Database, membership_id: int, at: str) -> None:
-    """Note when the phone last opened the group."""
+def touch_membership(db: Database, membership_id: int, at: str, unless_seen_since: str | None = None) -> bool:
+    """Note when the phone last opened the group (never earlier than noted); whether it was noted.
+
+    With ``unless_seen_since``, a visit already noted after then is left as it is: when many requests
+    of one phone find the note due at once, one writes it (and changes the group's pages once).
+    """
     with write_transaction(db):
-        db.execute("UPDATE memberships SET last_seen = ? WHERE id = ?", [at, membership_id])
+        return db.execute("UPDATE memberships SET last_seen = ? WHERE id = ? AND last_seen <= ?",
+                          [at, membership_id, unless_seen_since or at]).rowcount == 1
 
 
 # --- join-code rate limit ------------------------------------------------------------------------
