@@ -13,8 +13,8 @@ falls through to the views, with the request body given back to them unread:
 - The phone's cookie is verified (its signature, and remembered for a minute) and its CSRF token
   checked as Flask-WTF checks it, including the referrer over HTTPS. A token that fails falls through:
   the views answer 400.
-- The play and the membership are read with the functions the views use: a play in the trash, a
-  finished play, a phone not in the group fall through (404, or the result page).
+- The play, its seats and the membership are read in one query (``active_play_of_member``): a play
+  in the trash, a finished play, a phone not in the group fall through (404, or the result page).
 - A request id is noted with the entry as ``claim_request_id`` does; one seen before falls through to
   its "already saved" answer.
 - The rules' check runs under the write lock as in the view. An entry the rules or the store refuse
@@ -43,6 +43,7 @@ from companion.database import get_db
 from companion.forms import collapse_spaces
 from companion.games.table import ADJUST
 from companion.security import add_security_headers, tokens_in
+from companion.store.plays import active_play_of_member
 from companion.views.common import REQUEST_ID
 from companion.views.plays import append_checked
 
@@ -100,9 +101,8 @@ class EntryPath:
         fields = _fields(body)
         session = self._session(environ, fields.get("csrf_token"))
         db = get_db()
-        play = store.get_play(db, play_id)
-        if (play.status != "active"
-                or store.membership_in_group(db, play.group_id, tokens_in(session)) is None):
+        play = active_play_of_member(db, play_id, tokens_in(session))
+        if play is None:
             raise _FallThrough
         payload = _payload(fields, len(play.seats))
         request_id = fields.get("request_id")

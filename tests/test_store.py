@@ -6,6 +6,7 @@ import pytest
 
 from companion import store
 from companion.games.common import FINAL_EVENT, RulesError
+from companion.store.plays import active_play_of_member
 
 
 @pytest.fixture
@@ -150,3 +151,32 @@ def test_join_failures_are_counted_per_client_and_window(db):
 
 def test_the_store_closes_a_play_with_the_event_the_rules_read_as_final():
     assert store.FINAL_EVENT == FINAL_EVENT
+
+
+def _in_trash(db, play):
+    store.trash_play(db, play.id, store.now())
+
+
+def _group_in_trash(db, play):
+    store.trash_group(db, play.group_id, store.now())
+
+
+def _finished(db, play):
+    store.finish_play(db, play.id, {"totals": [1, 2]}, [
+        store.ResultInput(0, 1, 2, {"total": 1}), store.ResultInput(1, 2, 1, {"total": 2})])
+
+
+@pytest.mark.parametrize("change", [_in_trash, _group_in_trash, _finished], ids=lambda c: c.__name__)
+def test_an_entry_finds_no_play_that_is_not_going_on(db, play, change):
+    token = store.create_membership(db, play.group_id).token
+    change(db, play)
+    assert active_play_of_member(db, play.id, [token]) is None
+
+
+def test_an_entry_finds_its_play_only_with_a_membership_of_the_play_s_group(db, play):
+    token = store.create_membership(db, play.group_id).token
+    elsewhere = store.create_membership(db, store.create_group(db, "Other club").id).token
+    assert active_play_of_member(db, play.id, [elsewhere, token]) == store.get_play(db, play.id)
+    assert active_play_of_member(db, play.id, [elsewhere]) is None
+    assert active_play_of_member(db, play.id, []) is None
+    assert active_play_of_member(db, play.id + 1, [token]) is None

@@ -136,6 +136,32 @@ def get_play(db: Database, play_id: int) -> Play:
     return _play(db, row)
 
 
+def active_play_of_member(db: Database, play_id: int, tokens: Sequence[str]) -> Play | None:
+    """The play with its seats if it is going on, outside the trash, and one of ``tokens`` is a
+    membership of its group; None otherwise (the caller cannot tell which, and need not).
+
+    One query where ``get_play`` and ``membership_in_group`` take three: an entry asks it before
+    every write.
+    """
+    if not tokens:
+        return None
+    marks = ",".join("?" * len(tokens))
+    rows = db.conn.execute(
+        f"SELECT {', '.join('p.' + column.strip() for column in _PLAY_COLUMNS.split(','))}, "
+        "s.seat, s.player_id, pl.name, s.colour "
+        "FROM plays p JOIN seats s ON s.play_id = p.id JOIN players pl ON pl.id = s.player_id "
+        "WHERE p.id = ? AND p.status = 'active' AND p.deleted_at IS NULL "
+        "AND EXISTS (SELECT 1 FROM groups g WHERE g.id = p.group_id AND g.deleted_at IS NULL) "
+        f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) AND m.group_id = p.group_id) "
+        "ORDER BY s.seat",
+        [play_id, *tokens],
+    ).fetchall()
+    if not rows:
+        return None
+    width = len(_PLAY_COLUMNS.split(","))
+    return _play_of(rows[0][:width], tuple(SeatRow(*row[width:]) for row in rows))
+
+
 _LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
                  "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
 _LATEST = f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}"
