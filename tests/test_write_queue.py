@@ -130,3 +130,27 @@ def test_the_lock_file_is_readable_by_its_owner_only(database):
     lock_path = store.WriterQueue.of(path).lock_path
     assert os.path.exists(lock_path)
     assert stat.S_IMODE(os.stat(lock_path).st_mode) == 0o600
+
+
+
+def test_the_log_is_copied_into_the_database_file_after_the_writes_not_during_them(database, monkeypatch):
+    path, _play_id = database
+    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 3)
+    db = store.connect(path)
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the database file now holds everything
+
+    def write_until_copied() -> int:
+        """Write notes until the database file grows; how many writes that took."""
+        size = path.stat().st_size
+        for writes in range(1, 10):
+            with store.write_transaction(db):
+                db.execute("INSERT INTO notes VALUES (?)", ["x" * 20_000])
+            if path.stat().st_size > size:
+                return writes
+        return 0
+
+    assert 1 <= write_until_copied() <= 3  # the count began with the writes before this test's
+    assert write_until_copied() == 3
+    assert write_until_copied() == 3
+    db.close()

@@ -21,6 +21,9 @@ from sqlite_utils import Database
 from companion.messages import Refused
 
 BUSY_TIMEOUT_SECONDS = 10
+# A connection in a writers' queue copies the write-ahead log into the database file after this many
+# of its process's commits (about what SQLite's default of 1,000 pages comes to for entries)
+CHECKPOINT_EVERY = 200
 
 class StoreError(Refused):
     """A change the stored data does not allow (a finished play, a clash); its message is for a person."""
@@ -76,7 +79,11 @@ def connect(path: str | Path) -> Database:
         # the next checkpoint (docs/deploy.md says so)
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA schema_version").fetchone()  # makes SQLite create the file now
-    _writers[db] = WriterQueue.of(path)
+    queue = _writers[db] = WriterQueue.of(path)
+    if queue is not None:
+        # SQLite's own checkpoint would run inside the commit, so inside the writers' turn and with
+        # every other writer waiting on it; ``write_transaction`` runs it after the turn instead
+        db.execute("PRAGMA wal_autocheckpoint = 0")
     return db
 
 
@@ -829,8 +836,14 @@ def write_transaction(db: Database) -> Iterator[Database]:
             db.rollback()
             raise
         db.execute("COMMIT")
+        checkpoint = queue is not None and queue.checkpoint_due()
     if pending is not None:
         pending.noted = True
+    if checkpoint:
+        # after the turn: the other writers go on while this connection copies the log into the file
+        # (the write is committed whatever happens: a checkpoint that fails is left to the next one)
+        with contextlib.suppress(sqlite3.OperationalError):
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
 class WriterQueue:
@@ -855,6 +868,15 @@ class WriterQueue:
         self._threads = threading.Lock()
         self._holder: int | None = None  # the thread whose turn it is
         self._file: int | None = None
+        self._commits = 0  # since this process's last checkpoint
+
+    def checkpoint_due(self) -> bool:
+        """Count a commit (during the turn); True once every CHECKPOINT_EVERY commits of this process."""
+        self._commits += 1
+        if self._commits < CHECKPOINT_EVERY:
+            return False
+        self._commits = 0
+        return True
 
     @classmethod
     def of(cls, database_path: str | Path) -> WriterQueue | None:
