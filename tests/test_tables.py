@@ -28,6 +28,20 @@ def setup_of(play: store.Play) -> PlaySetup:
     return PlaySetup(play.game, tuple(Seat(s.name, s.colour) for s in play.seats), play.options)
 
 
+def events_read(monkeypatch) -> list:
+    """From now on, every event the store reads from a play's log (to count how much of it is read)."""
+    read: list = []
+    real = store.list_events
+
+    def list_events(*args, **kwargs):
+        events = real(*args, **kwargs)
+        read.extend(events)
+        return events
+
+    monkeypatch.setattr(store, "list_events", list_events)
+    return read
+
+
 @pytest.fixture
 def gold_west_play(tmp_path):
     db = store.connect(tmp_path / "tables.sqlite3")
@@ -94,10 +108,7 @@ def test_an_entry_reads_only_the_newest_events(gold_west_play, monkeypatch):
     cache = tables.TableCache()
     for points in range(1, 41):
         enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
-    read = []
-    real = store.list_events
-    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
-                        real(*args, **kwargs))
+    read = events_read(monkeypatch)
     enter(db, cache, play_id, "adjust", {"seat": 1, "points": 1})
     play = store.get_play(db, play_id)
     assert cache.table(db, play, setup_of(play)).adjustments == (sum(range(1, 41)), 1, 0)
@@ -122,10 +133,7 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
     cache = tables.TableCache()
     for points in range(1, 41):
         enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
-    read = []
-    real = store.list_events
-    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
-                        real(*args, **kwargs))
+    read = events_read(monkeypatch)
     play = store.get_play(db, play_id)
     assert cache.table_before(db, play, setup_of(play), 35).adjustments == (sum(range(1, 35)), 0, 0)
     # from the table kept after event 30: the events from there on, never the 40 of the whole log
@@ -137,10 +145,7 @@ def test_an_entry_after_this_processs_own_entry_reads_no_events(gold_west_play, 
     cache = tables.TableCache()
     for points in range(1, 4):
         enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
-    read = []
-    real = store.list_events
-    monkeypatch.setattr(store, "list_events", lambda *args, **kwargs: read.extend(real(*args, **kwargs)) or
-                        real(*args, **kwargs))
+    read = events_read(monkeypatch)
     enter(db, cache, play_id, "adjust", {"seat": 1, "points": 5})
     assert read == []
     play = store.get_play(db, play_id)
