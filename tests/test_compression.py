@@ -56,16 +56,27 @@ def test_a_static_file_is_compressed_once(client, monkeypatch):
     assert len(bodies) == 1 and len(calls) == 1
 
 
-def test_a_changed_static_file_is_compressed_again(app, client, tmp_path):
+@pytest.fixture
+def sheet(app, tmp_path) -> Path:
+    """A style sheet in a static folder of its own, which the test may edit."""
     folder = tmp_path / "files"
     folder.mkdir()
     app.static_folder = str(folder)
     sheet = folder / "sheet.css"
     sheet.write_text("body { color: red; }\n" * 100)
+    return sheet
+
+
+def edit_later(file: Path, text: str) -> None:
+    """Edit ``file`` as a later edit would, even on a file system with coarse times."""
+    file.write_text(text)
+    later = file.stat().st_mtime + 5
+    os.utime(file, (later, later))
+
+
+def test_a_changed_static_file_is_compressed_again(client, sheet):
     first = client.get("/static/sheet.css", headers={"Accept-Encoding": "gzip"})
-    sheet.write_text("body { color: blue; }\n" * 100)
-    later = sheet.stat().st_mtime + 5  # a later edit, even on a file system with coarse times
-    os.utime(sheet, (later, later))
+    edit_later(sheet, "body { color: blue; }\n" * 100)
     second = client.get("/static/sheet.css", headers={"Accept-Encoding": "gzip",
                                                       "If-None-Match": first.headers["ETag"]})
     assert second.status_code == 200 and second.headers["ETag"] != first.headers["ETag"]
@@ -141,14 +152,9 @@ def test_every_script_is_one_that_compact_reads_rightly(script):
         assert checked.returncode == 0, checked.stderr
 
 
-def test_a_static_file_is_answered_before_flask_and_a_changed_file_at_once(app, client, tmp_path):
+def test_a_static_file_is_answered_before_flask_and_a_changed_file_at_once(app, client, sheet):
     from tests.test_page_cache import views_run
 
-    folder = tmp_path / "files"
-    folder.mkdir()
-    app.static_folder = str(folder)
-    sheet = folder / "sheet.css"
-    sheet.write_text("body { color: red; }\n" * 100)
     gzipped = {"Accept-Encoding": "gzip"}
     first = client.get("/static/sheet.css", headers=gzipped)
     revalidated = client.get("/static/sheet.css", headers={**gzipped, "If-None-Match": first.headers["ETag"]})
@@ -161,9 +167,7 @@ def test_a_static_file_is_answered_before_flask_and_a_changed_file_at_once(app, 
     assert still.headers["ETag"] == revalidated.headers["ETag"]
     plain = client.get("/static/sheet.css")  # another encoding: another answer, by Flask
     assert "Content-Encoding" not in plain.headers and seen == ["/static/sheet.css"]
-    sheet.write_text("body { color: blue; }\n" * 100)
-    later = sheet.stat().st_mtime + 5
-    os.utime(sheet, (later, later))
+    edit_later(sheet, "body { color: blue; }\n" * 100)
     changed = client.get("/static/sheet.css", headers={**gzipped, "If-None-Match": first.headers["ETag"]})
     assert changed.status_code == 200 and b"blue" in gzip.decompress(changed.data)
     assert client.get("/static/missing.css").status_code == 404
