@@ -34,7 +34,6 @@ from urllib.parse import parse_qsl
 from flask import Flask
 from flask_wtf.csrf import same_origin
 from itsdangerous import BadData, URLSafeTimedSerializer
-from werkzeug.http import parse_cookie
 from werkzeug.utils import redirect
 from werkzeug.wsgi import get_host
 
@@ -42,7 +41,8 @@ from companion import store
 from companion.database import get_db
 from companion.forms import collapse_spaces
 from companion.games.table import ADJUST
-from companion.security import add_security_headers, tokens_in
+from companion.lru import Lru
+from companion.security import add_security_headers, session_in_cookie, tokens_in
 from companion.store.plays import active_play_of_member
 from companion.views.common import REQUEST_ID
 from companion.views.plays import append_checked
@@ -69,10 +69,9 @@ class EntryPath:
 
     def __init__(self, app: Flask, wsgi_app: Callable, size: int = 512) -> None:
         self.app, self.wsgi_app = app, wsgi_app
-        self.size = size
-        self.verified: dict[tuple, tuple[dict, float]] = {}  # (cookie header, token) → (session, when)
-        self.routes: dict[tuple, tuple[int, str]] = {}  # address → (play id, where the answer leads)
-        self.redirects: dict[str, tuple[str, list[tuple[str, str]], bytes]] = {}  # location → answer
+        self.verified = Lru(size)  # (cookie header, token) → (session, when verified)
+        self.routes = Lru(size)  # address → (play id, where the answer leads)
+        self.redirects = Lru(size)  # location → (status, headers, body)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if (environ.get("REQUEST_METHOD") != "POST" or not _ADJUST.fullmatch(environ.get("PATH_INFO", ""))
@@ -129,9 +128,7 @@ class EntryPath:
                 raise _FallThrough
             play_id = args["play_id"]
             known = (play_id, adapter.build("plays.show", {"play_id": play_id}) + "#scoreboard")
-            if len(self.routes) >= self.size:
-                self.routes.clear()
-            self.routes[key] = known
+            self.routes.put(key, known)
         return known
 
     def _redirect(self, location: str) -> tuple[str, list[tuple[str, str]], bytes]:
@@ -141,9 +138,7 @@ class EntryPath:
             response = add_security_headers(redirect(location, Response=self.app.response_class))
             response.vary.add("Cookie")  # the view read the session
             kept = (response.status, response.headers.to_wsgi_list(), response.get_data())
-            if len(self.redirects) >= self.size:
-                self.redirects.clear()
-            self.redirects[location] = kept
+            self.redirects.put(location, kept)
         return kept
 
     def _session(self, environ: dict, csrf_token: str | None) -> dict:
@@ -159,27 +154,13 @@ class EntryPath:
         known = self.verified.get(key)
         if known is not None and time.monotonic() - known[1] < VERIFIED_SECONDS:
             return known[0]
-        session = self._verified_session(cookie_header)
+        session = session_in_cookie(self.app, cookie_header)
+        if session is None:
+            raise _FallThrough
         if csrf:
             self._check_csrf(session, csrf_token)
         if config.get("WTF_CSRF_TIME_LIMIT", 3600) is None:  # a token that cannot expire may be kept
-            if len(self.verified) >= self.size:
-                self.verified.clear()  # the phones at the tables tonight verify theirs again
-            self.verified[key] = (session, time.monotonic())
-        return session
-
-    def _verified_session(self, cookie_header: str) -> dict:
-        serializer = self.app.session_interface.get_signing_serializer(self.app)
-        value = parse_cookie(cookie_header).get(self.app.config["SESSION_COOKIE_NAME"])
-        if serializer is None or not value:
-            raise _FallThrough
-        try:
-            lifetime = int(self.app.permanent_session_lifetime.total_seconds())
-            session = serializer.loads(value, max_age=lifetime)
-        except BadData:
-            raise _FallThrough from None
-        if not isinstance(session, dict):
-            raise _FallThrough
+            self.verified.put(key, (session, time.monotonic()))
         return session
 
     def _check_csrf(self, session: dict, csrf_token: str | None) -> None:

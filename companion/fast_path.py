@@ -27,19 +27,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from http.cookies import CookieError, SimpleCookie
 
 from flask import Flask
-from itsdangerous import BadSignature
 from werkzeug.security import safe_join
 
 from companion.database import connections_of
-from companion.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, tokens_in
+from companion.lru import Lru
+from companion.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, session_in_cookie, tokens_in
 
 _PLAY = re.compile(r"/plays/([1-9][0-9]{0,15})(/state\.json)?")
 _GROUP = re.compile(r"/groups/([1-9][0-9]{0,15})")
@@ -65,36 +62,13 @@ SELECT m.last_seen, g.version FROM groups g {_MEMBER} WHERE g.id = ? AND g.delet
 """
 
 
-class _Lru:
-    """A small thread-safe LRU map."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key):
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key, item) -> None:
-        with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-
 class FastPath:
     """WSGI middleware in front of the app: see the module's description."""
 
     def __init__(self, app: Flask, wsgi_app: Callable, size: int = 512) -> None:
         self.app, self.wsgi_app = app, wsgi_app
-        self.pages = _Lru(size)
-        self.cookies = _Lru(size)
+        self.pages = Lru(size)
+        self.cookies = Lru(size)
         self.static_prefix = f"{app.static_url_path}/"
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -158,20 +132,9 @@ class FastPath:
         known = self.cookies.get(cookie_header)
         if known is not None and time.monotonic() - known[1] < VERIFIED_COOKIE_SECONDS:
             return known[0]
-        try:
-            morsel = SimpleCookie(cookie_header).get(name)
-        except CookieError:
-            return []
-        serializer = self.app.session_interface.get_signing_serializer(self.app)
-        if morsel is None or serializer is None:
-            return []
-        try:
-            data = serializer.loads(morsel.value,
-                                    max_age=int(self.app.permanent_session_lifetime.total_seconds()))
-        except BadSignature:
-            return []
+        data = session_in_cookie(self.app, cookie_header)
         # a pending message is shown (and taken out of the cookie) by the views
-        tokens = [] if not isinstance(data, dict) or data.get("_flashes") else tokens_in(data)
+        tokens = [] if data is None or data.get("_flashes") else tokens_in(data)
         self.cookies.put(cookie_header, (tokens, time.monotonic()))
         return tokens
 

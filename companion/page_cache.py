@@ -9,12 +9,13 @@ instead of all rendering the same page together.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from threading import Event, Lock
+from threading import Event
 
 from flask import current_app, g, session
 from flask_wtf.csrf import generate_csrf
+
+from companion.lru import Lru
 
 # Stands in for the CSRF token while a page is rendered for the cache; made of characters that
 # HTML escaping leaves alone, so it can be found again in the rendered page.
@@ -22,35 +23,18 @@ TOKEN_PLACEHOLDER = "csrf-token-placeholder-7f3c9a"
 RENDER_WAIT_SECONDS = 10  # a request waiting for another one's rendering renders itself after this
 
 
-class PageCache:
-    """A small thread-safe LRU map from a page's key to its rendered text."""
+class PageCache(Lru):
+    """Rendered pages by key, each rendered once however many requests ask for it at once."""
 
     def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._pages: OrderedDict[Hashable, str] = OrderedDict()
+        super().__init__(size)
         self._rendering: dict[Hashable, Event] = {}  # the pages being rendered, done when set
-        self._lock = Lock()
-
-    def get(self, key: Hashable) -> str | None:
-        with self._lock:
-            page = self._pages.get(key)
-            if page is not None:
-                self._pages.move_to_end(key)
-            return page
-
-    def put(self, key: Hashable, page: str) -> None:
-        with self._lock:
-            self._pages[key] = page
-            self._pages.move_to_end(key)
-            while len(self._pages) > self._size:
-                self._pages.popitem(last=False)
 
     def render_once(self, key: Hashable, render: Callable[[], str]) -> str:
         """The page for ``key``: kept, or rendered by the first request that asks while the others wait."""
         with self._lock:
-            page = self._pages.get(key)
+            page = self._get(key)
             if page is not None:
-                self._pages.move_to_end(key)
                 return page
             rendering = self._rendering.get(key)
             mine = rendering is None
@@ -69,10 +53,6 @@ class PageCache:
             with self._lock:
                 del self._rendering[key]
             rendering.set()
-
-    def clear(self) -> None:
-        with self._lock:
-            self._pages.clear()
 
 
 def _pages() -> PageCache:

@@ -235,3 +235,14 @@ def test_a_failed_rendering_leaves_nothing_behind_and_the_next_request_renders_t
     assert pages.get("page") is None
     assert pages.render_once("page", lambda: "<p>rendered again</p>") == "<p>rendered again</p>"
     assert pages.get("page") == "<p>rendered again</p>"
+
+
+def test_the_caches_forget_the_least_recently_used_first():
+    from companion.lru import Lru
+
+    kept = Lru(2)
+    kept.put("Anna's page", 1)
+    kept.put("Ben's page", 2)
+    assert kept.get("Anna's page") == 1  # read: now the most recently used
+    kept.put("Cara's page", 3)
+    assert [kept.get(key) for key in ("Anna's page", "Ben's page", "Cara's page")] == [1, None, 3]
