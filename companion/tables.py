@@ -13,16 +13,21 @@ costs a refold from the snapshot before it, not from the start.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from flask import Flask
 from sqlite_utils import Database
 
 from companion import store
 from companion.games.common import FINAL_EVENT, PlaySetup
-from companion.games.table import TableState, apply, initial_table
+from companion.games.table import TableState, accepted_on_every_table, apply, initial_table
+
+logger = logging.getLogger(__name__)
 
 RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
 SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
@@ -104,25 +109,49 @@ class TableCache:
         return _fold_until(initial_table(setup), False,
                            (e for e in store.list_events(db, play.id) if e.seq < seq))
 
-    def advance(self, play: store.Play, version: int, table: TableState) -> None:
-        """Keep ``table`` as the play's table at ``version``, one event after the table kept now.
+    def append(self, db: Database, play: store.Play, setup: PlaySetup, kind: str,
+               payload: Mapping[str, Any]) -> int:
+        """Append an event the rules accept on the play's table as stored; returns the play's new version.
 
-        A write that checked its event against the kept table (under the write lock) hands the table
-        its event makes; the next entry then needs no read of the log. Nothing is kept unless the kept
-        table is the one just before (an entry of another phone in between, or a closed table, leave
-        the next request to read the log as usual).
+        ``Refused`` if they do not, and nothing is stored. An event the rules accept on every table (a
+        correction that adds points) is stored without a look at the table, so its turn at the write
+        lock reads no log; any other is checked against the table under the write lock. The table the
+        event makes is kept, so the next entry needs no read of the log either.
+        """
+        if accepted_on_every_table(setup, kind, payload):
+            version = store.append_event(db, play.id, kind, payload)
+            self._advance(play, version, lambda kept: apply(kept, kind, payload))
+            return version
+        made = []
+
+        def check(events: store.EventLog) -> None:
+            made.append(apply(self.table(db, play, setup, events.version), kind, payload))
+
+        version = store.append_event(db, play.id, kind, payload, check=check)
+        self._advance(play, version, lambda _kept: made[-1])
+        return version
+
+    def _advance(self, play: store.Play, version: int, made: Callable[[TableState], TableState]) -> None:
+        """Keep ``made(kept)`` as the play's table at ``version`` if the kept table is the one just before.
+
+        An entry of another phone in between, or a closed table, leave the next request to read the
+        log as usual. The event is stored: keeping its table only saves a read, so a failure here is
+        logged, never passed on.
         """
         identity = (play.game, play.seats, dict(play.options), play.started_at)
-        with self._lock:
-            entry = self._entries.get(play.id)
-            if entry is None or entry.identity != identity or entry.version != version - 1:
-                return
-            newest = entry.snapshots[-1]
-            if newest.closed:
-                return
-            snapshot = Snapshot(newest.seq + 1, version, table)
-            self._entries[play.id] = _Entry(identity, version, _thinned([*entry.snapshots, snapshot]))
-            self._entries.move_to_end(play.id)
+        try:
+            with self._lock:
+                entry = self._entries.get(play.id)
+                if entry is None or entry.identity != identity or entry.version != version - 1:
+                    return
+                newest = entry.snapshots[-1]
+                if newest.closed:
+                    return
+                snapshot = Snapshot(newest.seq + 1, version, made(newest.table))
+                self._entries[play.id] = _Entry(identity, version, _thinned([*entry.snapshots, snapshot]))
+                self._entries.move_to_end(play.id)
+        except Exception:
+            logger.exception("the table of play %s was not kept", play.id)
 
     def clear(self) -> None:
         with self._lock:

@@ -33,6 +33,8 @@ from companion.games.mayflower import (
     settle_final_tally,
     track_marks,
 )
+from companion.games.table import ADJUST, accepted_on_every_table
+from companion.games.table import apply as apply_on_table
 from companion.games.table import fold as fold_table
 
 ANNA, BEN, CARA = 0, 1, 2
@@ -517,6 +519,46 @@ def test_score_corrections_belong_to_the_generic_table():
                                   ("adjust", {"seat": BEN, "points": -2})])
     assert folded.running_scores == (0, 10, 0)
     assert running_scores(folded.game_state) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(("kind", "payload", "accepted"), [
+    pytest.param(ADJUST, {"seat": BEN, "points": 12}, True, id="a-correction-adding-points"),
+    pytest.param(ADJUST, {"seat": CARA, "points": 999, "note": "forgot a city"}, True, id="the-largest"),
+    pytest.param(ADJUST, {"seat": BEN, "points": -2}, False, id="taking-points-away-needs-the-score"),
+    pytest.param("place", {"seat": ANNA, "role": "farmer", "column": 1}, False, id="a-game-event"),
+    pytest.param(ADJUST, {"seat": BEN, "points": 0}, "changes nothing", id="zero"),
+    pytest.param(ADJUST, {"seat": 3, "points": 5}, "Pick one of the players", id="no-such-seat"),
+    pytest.param(ADJUST, {"seat": BEN, "points": 1000}, "from -999 to 999", id="too-many"),
+])
+def test_events_the_rules_accept_on_every_table(kind, payload, accepted):
+    if isinstance(accepted, str):
+        with pytest.raises(RulesError, match=accepted):
+            accepted_on_every_table(table(), kind, payload)
+    else:
+        assert accepted_on_every_table(table(), kind, payload) is accepted
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_correction_adding_points_fits_every_table_a_log_makes(data):
+    """Why an entry that adds points is stored without folding the log: no table refuses it."""
+    seat_count = data.draw(st.integers(2, 5), label="players")
+    current = fold_table(table(seat_count), [])
+    seat = st.integers(0, seat_count - 1)
+    for _ in range(data.draw(st.integers(1, 40), label="events")):
+        if data.draw(st.booleans(), label="a correction"):
+            kind = ADJUST
+            payload = {"seat": data.draw(seat), "points": data.draw(st.integers(-60, 60))}
+        else:
+            kind, payload = data.draw(table_events(current.game_state))
+        try:
+            current = apply_on_table(current, kind, payload)
+        except RulesError:
+            continue  # refused, as a phone would be told: the log stays as it was
+        assert min(current.running_scores) >= 0
+        correction = {"seat": data.draw(seat), "points": data.draw(st.integers(1, 999))}
+        assert accepted_on_every_table(current.setup, ADJUST, correction)
+        apply_on_table(current, ADJUST, correction)  # raises if this table refused it
 
 
 def test_final_features_from_map():

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from companion import store, tables
 from companion.games.common import PlaySetup, Seat
-from companion.games.table import apply, fold
+from companion.games.table import fold
 from companion.messages import Refused
 
 SEATS = 3
@@ -54,16 +54,10 @@ def gold_west_play(tmp_path):
 
 
 def enter(db, cache: tables.TableCache, play_id: int, kind: str, payload: dict) -> None:
-    """An entry as the views make it: checked against the kept table under the write lock."""
+    """An entry as the views make it (``TableCache.append``); a refused one stores nothing."""
     play = store.get_play(db, play_id)
-    made = []
-
-    def check(log: store.EventLog) -> None:
-        made.append(apply(cache.table(db, play, setup_of(play), log.version), kind, payload))
-
-    with contextlib.suppress(Refused):  # refused, as a phone would be told; nothing stored
-        version = store.append_event(db, play_id, kind, payload, check=check)
-        cache.advance(play, version, made[-1])  # the table the entry made is kept, as the views keep it
+    with contextlib.suppress(Refused):  # refused, as a phone would be told
+        cache.append(db, play, setup_of(play), kind, payload)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -106,12 +100,12 @@ def test_the_kept_table_equals_a_full_replay(gold_west_play, steps):
 def test_an_entry_reads_only_the_newest_events(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
     cache = tables.TableCache()
-    for points in range(1, 41):
-        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    for points in range(1, 41):  # taking points away: each entry is checked against the table
+        enter(db, cache, play_id, "adjust", {"seat": 0, "points": -points})
     read = events_read(monkeypatch)
-    enter(db, cache, play_id, "adjust", {"seat": 1, "points": 1})
+    enter(db, cache, play_id, "adjust", {"seat": 1, "points": -1})
     play = store.get_play(db, play_id)
-    assert cache.table(db, play, setup_of(play)).adjustments == (sum(range(1, 41)), 1, 0)
+    assert cache.table(db, play, setup_of(play)).adjustments == (-sum(range(1, 41)), -1, 0)
     # each read: the newest kept event and the ones after it; never the 41 of the whole log
     assert len(read) <= 4
 
@@ -131,6 +125,8 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
     db, play_id = gold_west_play
     monkeypatch.setattr(tables, "SNAPSHOT_EVERY", 10)
     cache = tables.TableCache()
+    opened = store.get_play(db, play_id)
+    cache.table(db, opened, setup_of(opened))  # the play page, opened before the entries
     for points in range(1, 41):
         enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
     read = events_read(monkeypatch)
@@ -143,13 +139,13 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
 def test_an_entry_after_this_processs_own_entry_reads_no_events(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
     cache = tables.TableCache()
-    for points in range(1, 4):
-        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    enter(db, cache, play_id, "adjust", {"seat": 0, "points": -5})  # checked: the table is kept from here
     read = events_read(monkeypatch)
-    enter(db, cache, play_id, "adjust", {"seat": 1, "points": 5})
-    assert read == []
+    for points in (1, 2, 3, -1):  # adding points needs no look at the table; taking one away is checked
+        enter(db, cache, play_id, "adjust", {"seat": 1, "points": points})
     play = store.get_play(db, play_id)
-    assert cache.table(db, play, setup_of(play)).adjustments == (6, 5, 0)
+    assert cache.table(db, play, setup_of(play)).adjustments == (-5, 5, 0)
+    assert read == []
 
 
 def test_an_entry_of_another_process_in_between_is_read_from_the_log(gold_west_play):

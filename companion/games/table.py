@@ -74,6 +74,20 @@ def _check_lowest_score(table: TableState, seat: int, points: int) -> None:
                          points=f"{points:+d}", lowest=lowest)
 
 
+def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, Any]) -> bool:
+    """Whether the rules accept this event on every table of the play, whatever its log holds.
+
+    A correction that adds points is such an event: no track has an upper end, and the lowest score
+    a track shows (Mayflower's 0) is only reached by taking points away, which ``apply`` checks on the
+    way into every stored log. Such an event can be stored without folding the log into a table.
+    Raises RulesError for a correction that no table accepts.
+    """
+    if kind != ADJUST:
+        return False
+    _seat, points = adjustment(payload, setup)
+    return points > 0
+
+
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
     """The table after one more event; raises RulesError for an event the table does not allow."""
     if not isinstance(payload, Mapping):

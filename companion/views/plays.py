@@ -11,7 +11,7 @@ from companion.catalogue import get_game
 from companion.database import get_db
 from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
 from companion.games import custom
-from companion.games.table import ADJUST, apply, fold, ranked_tally
+from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
 from companion.page_cache import cached_page
 from companion.tables import TableCache
@@ -49,21 +49,11 @@ def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None
 
 
 def append_checked(play: store.Play, kind: str, payload: dict) -> None:
-    """Append an event the rules accept on the play's table as stored (checked under the write lock).
+    """Append an event the rules accept on the play's table as stored (``TableCache.append``).
 
-    ``Refused`` if they do not, and nothing is stored. The table the event makes is kept for the next
-    entry, which so needs no read of the log.
+    ``Refused`` if they do not, and nothing is stored.
     """
-    made = []
-
-    def check(events: store.EventLog) -> None:
-        made.append(apply(table_of(play, events), kind, payload))
-
-    version = store.append_event(get_db(), play.id, kind, payload, check=check)
-    try:
-        _tables().advance(play, version, made[-1])
-    except Exception:  # the entry is stored: keeping its table only saves a read, it must not fail it
-        current_app.logger.exception("the table of play %s was not kept", play.id)
+    _tables().append(get_db(), play, play_setup(play), kind, payload)
 
 
 def _names(play: store.Play) -> list[str]:
