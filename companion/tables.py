@@ -148,7 +148,7 @@ class TableCache:
                 if newest.closed:
                     return
                 snapshot = Snapshot(newest.seq + 1, version, made(newest.table))
-                self._entries[play.id] = _Entry(identity, version, _thinned([*entry.snapshots, snapshot]))
+                self._entries[play.id] = _Entry(identity, version, _appended(entry.snapshots, snapshot))
                 self._entries.move_to_end(play.id)
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
@@ -189,3 +189,12 @@ def _thinned(snapshots: list[Snapshot]) -> tuple[Snapshot, ...]:
     recent = len(snapshots) - RECENT_SNAPSHOTS
     return tuple(s for index, s in enumerate(snapshots)
                  if index == 0 or index >= recent or s.seq % SNAPSHOT_EVERY == 0)
+
+
+def _appended(snapshots: tuple[Snapshot, ...], newest: Snapshot) -> tuple[Snapshot, ...]:
+    """``_thinned`` of thinned snapshots and one more, without looking at each again: only the one
+    that stops being among the most recent may go."""
+    leaving = len(snapshots) - RECENT_SNAPSHOTS
+    if leaving > 0 and snapshots[leaving].seq % SNAPSHOT_EVERY:
+        return (*snapshots[:leaving], *snapshots[leaving + 1:], newest)
+    return (*snapshots, newest)

@@ -156,3 +156,15 @@ def test_an_entry_of_another_process_in_between_is_read_from_the_log(gold_west_p
     enter(db, this_process, play_id, "adjust", {"seat": 2, "points": 4})
     play = store.get_play(db, play_id)
     assert this_process.table(db, play, setup_of(play)).adjustments == (2, 3, 4)
+
+
+@given(seqs=st.lists(st.integers(1, 40), max_size=30), recent=st.integers(1, 4), every=st.integers(1, 6))
+def test_a_snapshot_added_to_kept_ones_thins_them_as_a_full_thinning_does(seqs, recent, every):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tables, "RECENT_SNAPSHOTS", recent)
+        patch.setattr(tables, "SNAPSHOT_EVERY", every)
+        snapshots = [tables.Snapshot(seq, seq, None) for seq in sorted(set(seqs))]
+        kept: tuple = ()
+        for count, snapshot in enumerate(snapshots, 1):
+            kept = tables._appended(kept, snapshot) if kept else (snapshot,)
+            assert kept == tables._thinned(snapshots[:count])
