@@ -1,4 +1,8 @@
-"""Writers take turns on the database: many at once all get stored, in order, and a failed one lets go."""
+"""Writers of the database: many at once all get stored, in order, and a failed one lets go.
+
+Each writer alternates the two ways an entry is stored: in one statement (``one_statement_write``),
+and in a transaction that takes its turn in the writers' queue (an entry checked against the table).
+"""
 
 from __future__ import annotations
 
@@ -35,14 +39,19 @@ def database(tmp_path: Path) -> tuple[Path, int]:
     return path, play_id
 
 
+def nothing_to_check(_log: store.EventLog) -> None:
+    """A check that accepts every entry: the entry is written in a transaction, in its turn."""
+
+
 def write_entries(path: Path, play_id: int, writer: str, start: threading.Barrier | None = None) -> None:
-    """One phone's entries, each in its own write transaction on the writer's own connection."""
+    """One phone's entries on the writer's own connection: one statement, a transaction, and so on."""
     db = store.connect(path)
     try:
         if start is not None:
             start.wait(WAIT_SECONDS)
         for number in range(ENTRIES_PER_WRITER):
-            store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": f"{writer} {number}"})
+            store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": f"{writer} {number}"},
+                               check=nothing_to_check if number % 2 else None)
     finally:
         db.close()
 
@@ -62,6 +71,9 @@ def stored_notes(path: Path, play_id: int) -> list[str]:
     try:
         events = store.list_events(db, play_id)
         assert [event.seq for event in events] == list(range(1, len(events) + 1))  # no gaps, no repeats
+        # each event brought the play a version of its own, and the play is at the last one
+        assert [event.version for event in events] == list(range(1, len(events) + 1))
+        assert store.get_play(db, play_id).version == len(events)
         return [event.payload["note"] for event in events]
     finally:
         db.close()

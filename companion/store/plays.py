@@ -9,7 +9,15 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.schema import NotFound, StaleVersion, StoreError, now, write_transaction
+from companion.store.schema import (
+    NotFound,
+    StaleVersion,
+    StoreError,
+    now,
+    one_statement_write,
+    request_pending,
+    write_transaction,
+)
 
 # The event that closes a play: its payload is the final tally (the rules read it by the same kind).
 FINAL_EVENT = "final"
@@ -140,28 +148,28 @@ def active_play_of_member(db: Database, play_id: int, tokens: Sequence[str]) -> 
     """The play with its seats if it is going on, outside the trash, and one of ``tokens`` is a
     membership of its group; None otherwise (the caller cannot tell which, and need not).
 
-    One query where ``get_play`` and ``membership_in_group`` take three: an entry asks it before
-    every write.
+    One query of one row where ``get_play`` and ``membership_in_group`` take three queries and a row
+    per seat: an entry asks it before every write, and each row read lets another thread run first.
     """
     if not tokens:
         return None
     marks = ",".join("?" * len(tokens))
-    rows = db.conn.execute(
-        f"SELECT {', '.join('p.' + column.strip() for column in _PLAY_COLUMNS.split(','))}, "
-        "s.seat, s.player_id, pl.name, s.colour "
-        "FROM plays p JOIN seats s ON s.play_id = p.id JOIN players pl ON pl.id = s.player_id "
-        "WHERE p.id = ? AND p.status = 'active' AND p.deleted_at IS NULL "
+    row = db.conn.execute(
+        f"SELECT {_PLAY_COLUMNS_OF_P}, "
+        "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
+        " FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id) "
+        "FROM plays p WHERE p.id = ? AND p.status = 'active' AND p.deleted_at IS NULL "
         "AND EXISTS (SELECT 1 FROM groups g WHERE g.id = p.group_id AND g.deleted_at IS NULL) "
-        f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) AND m.group_id = p.group_id) "
-        "ORDER BY s.seat",
+        f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) AND m.group_id = p.group_id)",
         [play_id, *tokens],
-    ).fetchall()
-    if not rows:
+    ).fetchone()
+    if row is None:
         return None
-    width = len(_PLAY_COLUMNS.split(","))
-    return _play_of(rows[0][:width], tuple(SeatRow(*row[width:]) for row in rows))
+    seats = sorted((SeatRow(*seat) for seat in json.loads(row[-1])), key=lambda seat: seat.seat)
+    return _play_of(row[:-1], tuple(seats))
 
 
+_PLAY_COLUMNS_OF_P = ", ".join(f"p.{column.strip()}" for column in _PLAY_COLUMNS.split(","))
 _LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
                  "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
 _LATEST = f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}"
@@ -328,7 +336,7 @@ class EventLog(Sequence[Event]):
 
 def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
                   stamp: str | None = None) -> None:
-    """Append an event to the play's log; ``version`` is the play's version once it is in."""
+    """Append an event to the play's log; it brings the play to ``version`` (``_m015``)."""
     db.execute(
         "INSERT INTO events (play_id, seq, kind, payload, created_at, version) "
         "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE play_id = ?",
@@ -367,7 +375,21 @@ def append_event(
     ``check`` sees the log as it is stored (with the write lock held) and raises an error if the
     new event does not fit it, so two phones entering at once cannot both pass a stale check.
     ``expected_version`` refuses the event if the play changed since the phone looked at it.
+
+    An event without either (and without a request id to note) is stored in one statement that
+    finds the play going on and appends to its log (``one_statement_write``).
     """
+    if check is None and expected_version is None and not request_pending():
+        with one_statement_write(db):
+            appended = db.conn.execute(
+                "INSERT INTO events (play_id, seq, kind, payload, created_at, version) "
+                "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
+                "?, ?, ?, version + 1 FROM plays WHERE id = ? AND status = 'active'",
+                [kind, json.dumps(dict(payload)), now(), play_id])
+        if appended.rowcount == 1:  # its version is read after the write: the lock is held no longer
+            version = db.execute("SELECT version FROM events WHERE rowid = ?", [appended.lastrowid])
+            return version.fetchone()[0]
+        # not stored: the play is finished or gone, and the checks below say which
     with write_transaction(db):
         version, status = _current_version(db, play_id)
         _check_version(version, expected_version)
@@ -376,7 +398,6 @@ def append_event(
         if check is not None:
             check(EventLog(db, play_id, version))
         _insert_event(db, play_id, kind, payload, version + 1)
-        db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
         return version + 1
 
 
@@ -441,7 +462,7 @@ def finish_play(
              for r in results],
         )
         db.execute(
-            "UPDATE plays SET status = 'finished', ended_at = ?, version = version + 1, "
+            "UPDATE plays SET status = 'finished', ended_at = ?, "
             "reopened_tally = NULL, reopened_at_version = NULL WHERE id = ?",
             [first or stamp, play_id],
         )
@@ -574,7 +595,6 @@ def correct_results(
         }
         _insert_event(db, play_id, CORRECTION_EVENT, payload, version + 1)
         _write_results(db, play_id, seat_players, by_seat)
-        db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
         return version + 1
 
 

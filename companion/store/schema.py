@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import re
 import sqlite3
@@ -753,11 +754,22 @@ def _m014_group_versions(db: Database) -> None:
                 BEGIN UPDATE groups SET version = version + 1 WHERE id = {group_of.format(row=row)}; END""")
 
 
+def _m015_events_bring_their_version(db: Database) -> None:
+    """An event stored with the play's next version brings the play to it, in the same statement.
+
+    So an entry is one statement: the writers' turn at the write lock holds no transaction open
+    across several. Events stored without a version (a backup's, an imported result's: 0) leave
+    the play's version as their writer sets it.
+    """
+    db.execute("""CREATE TRIGGER events_play_version AFTER INSERT ON events WHEN NEW.version > 0
+        BEGIN UPDATE plays SET version = NEW.version WHERE id = NEW.play_id; END""")
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
     _m009_times_in_utc, _m010_request_ids, _m011_event_versions, _m012_kept_statistics,
-    _m013_results_by_end, _m014_group_versions,
+    _m013_results_by_end, _m014_group_versions, _m015_events_bring_their_version,
 )
 
 
@@ -836,14 +848,44 @@ def write_transaction(db: Database) -> Iterator[Database]:
             db.rollback()
             raise
         db.execute("COMMIT")
-        checkpoint = queue is not None and queue.checkpoint_due()
     if pending is not None:
         pending.noted = True
-    if checkpoint:
-        # after the turn: the other writers go on while this connection copies the log into the file
-        # (the write is committed whatever happens: a checkpoint that fails is left to the next one)
+    if queue is not None:
+        _checkpoint_if_due(db)
+
+
+@contextlib.contextmanager
+def one_statement_write(db: Database) -> Iterator[Database]:
+    """A write of one statement, which SQLite makes a transaction of its own: it takes no turn.
+
+    The writers' queue is for transactions of several statements. Between those statements Python
+    runs, and other threads of the process get to run first, so SQLite's write lock stays taken for
+    as long as they run; a writer that found it taken would sleep in SQLite's busy handler. A single
+    statement holds the lock only inside one call into SQLite, some microseconds, so a writer that
+    finds it taken waits a millisecond at most, and rarely. Inside a transaction the statement is
+    part of it.
+    """
+    yield db
+    if not db.conn.in_transaction:
+        _checkpoint_if_due(db)
+
+
+def _checkpoint_if_due(db: Database) -> None:
+    """Count a commit; every CHECKPOINT_EVERY commits of this process, copy the write-ahead log into
+    the database file. Never during a writer's turn: the other writers go on meanwhile.
+
+    The write is committed whatever happens: a checkpoint that fails is left to the next one.
+    """
+    queue = _writers.get(db)
+    if queue is not None and queue.in_this_process().checkpoint_due():
         with contextlib.suppress(sqlite3.OperationalError):
             db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+
+def request_pending() -> bool:
+    """Whether a request id waits to be noted with the next write (``requests_once``)."""
+    pending = _pending_request.get()
+    return pending is not None and not pending.noted
 
 
 class WriterQueue:
@@ -868,15 +910,11 @@ class WriterQueue:
         self._threads = threading.Lock()
         self._holder: int | None = None  # the thread whose turn it is
         self._file: int | None = None
-        self._commits = 0  # since this process's last checkpoint
+        self._commits = itertools.count(1)  # this process's commits; ``next`` is atomic
 
     def checkpoint_due(self) -> bool:
-        """Count a commit (during the turn); True once every CHECKPOINT_EVERY commits of this process."""
-        self._commits += 1
-        if self._commits < CHECKPOINT_EVERY:
-            return False
-        self._commits = 0
-        return True
+        """Count a commit; True once every CHECKPOINT_EVERY commits of this process."""
+        return next(self._commits) % CHECKPOINT_EVERY == 0
 
     @classmethod
     def of(cls, database_path: str | Path) -> WriterQueue | None:
