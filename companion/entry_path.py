@@ -109,7 +109,7 @@ class EntryPath:
         if request_id is not None:
             if not REQUEST_ID.fullmatch(request_id) or store.seen_request(db, request_id) is not None:
                 raise _FallThrough
-            pending = store.PendingRequest(request_id, None, play.id)
+            pending = store.PendingRequest(request_id, play.group_id, play.id)
         with store.requests_once(pending):
             append_checked(play, ADJUST, payload)
         return location

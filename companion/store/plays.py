@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,8 @@ from companion.store.schema import (
     StoreError,
     now,
     one_statement_write,
-    request_pending,
+    pending_request,
+    seen_request,
     write_transaction,
 )
 
@@ -376,17 +378,27 @@ def append_event(
     new event does not fit it, so two phones entering at once cannot both pass a stale check.
     ``expected_version`` refuses the event if the play changed since the phone looked at it.
 
-    An event without either (and without a request id to note) is stored in one statement that
-    finds the play going on and appends to its log (``one_statement_write``).
+    An event without either needs nothing but the play going on: it is stored in one statement
+    (``one_statement_write``) that finds the play so, appends to its log and notes the request id the
+    event came with, if one is pending (``requests_once``).
     """
-    if check is None and expected_version is None and not request_pending():
-        with one_statement_write(db):
-            appended = db.conn.execute(
-                "INSERT INTO events (play_id, seq, kind, payload, created_at, version) "
-                "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
-                "?, ?, ?, version + 1 FROM plays WHERE id = ? AND status = 'active'",
-                [kind, json.dumps(dict(payload)), now(), play_id])
+    pending = pending_request()
+    if check is None and expected_version is None:
+        try:
+            with one_statement_write(db):
+                appended = db.conn.execute(
+                    "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
+                    "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
+                    "?, ?, ?, version + 1, ? FROM plays WHERE id = ? AND status = 'active'",
+                    [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id])
+        except sqlite3.IntegrityError:
+            repeated = pending and seen_request(db, pending.request_id)
+            if not repeated:
+                raise
+            raise repeated from None  # the request id was noted before: this event is in already
         if appended.rowcount == 1:  # its version is read after the write: the lock is held no longer
+            if pending is not None:
+                pending.noted = True
             version = db.execute("SELECT version FROM events WHERE rowid = ?", [appended.lastrowid])
             return version.fetchone()[0]
         # not stored: the play is finished or gone, and the checks below say which

@@ -754,22 +754,29 @@ def _m014_group_versions(db: Database) -> None:
                 BEGIN UPDATE groups SET version = version + 1 WHERE id = {group_of.format(row=row)}; END""")
 
 
-def _m015_events_bring_their_version(db: Database) -> None:
-    """An event stored with the play's next version brings the play to it, in the same statement.
+def _m015_entries_in_one_statement(db: Database) -> None:
+    """An entry can be stored in one statement (``one_statement_write``): the insert of its event
+    brings the play to the event's version, and notes the request id it came with, if any
+    (``events.request_id``), so that the same id sent again is refused and stores nothing.
 
-    So an entry is one statement: the writers' turn at the write lock holds no transaction open
-    across several. Events stored without a version (a backup's, an imported result's: 0) leave
-    the play's version as their writer sets it.
+    Events stored without a version (a backup's, an imported result's: 0) leave the play's version
+    as their writer sets it.
     """
+    db.execute("ALTER TABLE events ADD COLUMN request_id TEXT")
     db.execute("""CREATE TRIGGER events_play_version AFTER INSERT ON events WHEN NEW.version > 0
         BEGIN UPDATE plays SET version = NEW.version WHERE id = NEW.play_id; END""")
+    db.execute("""CREATE TRIGGER events_request_id AFTER INSERT ON events WHEN NEW.request_id IS NOT NULL
+        BEGIN
+            INSERT INTO seen_requests (request_id, group_id, play_id, at)
+            SELECT NEW.request_id, group_id, NEW.play_id, NEW.created_at FROM plays WHERE id = NEW.play_id;
+        END""")
 
 
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
     _m009_times_in_utc, _m010_request_ids, _m011_event_versions, _m012_kept_statistics,
-    _m013_results_by_end, _m014_group_versions, _m015_events_bring_their_version,
+    _m013_results_by_end, _m014_group_versions, _m015_entries_in_one_statement,
 )
 
 
@@ -871,21 +878,25 @@ def one_statement_write(db: Database) -> Iterator[Database]:
 
 
 def _checkpoint_if_due(db: Database) -> None:
-    """Count a commit; every CHECKPOINT_EVERY commits of this process, copy the write-ahead log into
-    the database file. Never during a writer's turn: the other writers go on meanwhile.
+    """Count a commit; every CHECKPOINT_EVERY commits of this process, forget the request ids older than
+    REQUEST_IDS_KEPT_DAYS and copy the write-ahead log into the database file.
 
-    The write is committed whatever happens: a checkpoint that fails is left to the next one.
+    Never during a writer's turn: the other writers go on meanwhile. The write is committed whatever
+    happens: a step that fails is left to the next time.
     """
     queue = _writers.get(db)
     if queue is not None and queue.in_this_process().checkpoint_due():
         with contextlib.suppress(sqlite3.OperationalError):
+            kept_since = (datetime.now(UTC) - timedelta(days=REQUEST_IDS_KEPT_DAYS)).replace(microsecond=0)
+            db.execute("DELETE FROM seen_requests WHERE at < ?", [kept_since.isoformat()])
+        with contextlib.suppress(sqlite3.OperationalError):
             db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
 
-def request_pending() -> bool:
-    """Whether a request id waits to be noted with the next write (``requests_once``)."""
+def pending_request() -> PendingRequest | None:
+    """The request id waiting to be noted with the next write (``requests_once``), if any."""
     pending = _pending_request.get()
-    return pending is not None and not pending.noted
+    return pending if pending is not None and not pending.noted else None
 
 
 class WriterQueue:
@@ -1018,8 +1029,6 @@ def seen_request(db: Database, request_id: str) -> RepeatedRequest | None:
 
 def _note_request(db: Database, pending: PendingRequest) -> None:
     at = datetime.now(UTC)
-    db.execute("DELETE FROM seen_requests WHERE at < ?",
-               [(at - timedelta(days=REQUEST_IDS_KEPT_DAYS)).isoformat()])
     group_id = pending.group_id
     if group_id is None and pending.play_id is not None:
         row = db.execute("SELECT group_id FROM plays WHERE id = ?", [pending.play_id]).fetchone()
