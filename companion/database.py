@@ -3,9 +3,10 @@
 Opening a SQLite connection is the dearest part of a small request: the first query reads the whole
 schema, and closing the last connection runs a WAL checkpoint. So each thread keeps its connection
 for as long as it lives. The connection runs in autocommit mode: every read is its own short
-transaction and sees everything committed before it, so no request ever reads an old snapshot, and
-writes queue for their turn (``store.WriterQueue``) and take the lock with ``BEGIN IMMEDIATE``
-(``store.write_transaction``). Checkpoints are left to SQLite's automatic checkpoint after a commit.
+transaction and sees everything committed before it, so no request ever reads an old snapshot. A
+write of several statements queues for its turn (``store.WriterQueue``) and takes the lock with
+``BEGIN IMMEDIATE`` (``store.write_transaction``); an entry is one statement, its own transaction
+(``store.one_statement_write``). Every so many commits a writer copies the log into the database file.
 
 A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the parent's
 connection in the child, so each connection remembers the process that opened it.
