@@ -72,21 +72,16 @@ class TableCache:
             if entry.version == current:
                 return entry.snapshots[-1].table
             kept, events = _trusted(db, play.id, entry.snapshots)
-        snapshots = list(kept)
-        table, closed = kept[-1].table, kept[-1].closed
-        for event in events:  # as games.table.fold: up to the final tally
-            if event.kind == FINAL_EVENT:
-                closed = True
-            elif not closed:
-                table = apply(table, event.kind, event.payload)
-            snapshots.append(Snapshot(event.seq, event.version, table, closed))
-        entry = _Entry(identity, current, _thinned(snapshots))
+        snapshots = _folded(kept, events)
+        self._keep(play.id, _Entry(identity, current, _thinned(snapshots)))
+        return snapshots[-1].table
+
+    def _keep(self, play_id: int, entry: _Entry) -> None:
         with self._lock:
-            self._entries[play.id] = entry
-            self._entries.move_to_end(play.id)
+            self._entries[play_id] = entry
+            self._entries.move_to_end(play_id)
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
-        return table
 
     def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
         """The play's table just before its event ``seq``, folded from the nearest snapshot before it.
@@ -120,7 +115,8 @@ class TableCache:
         """
         if accepted_on_every_table(setup, kind, payload):
             version = store.append_event(db, play.id, kind, payload)
-            self._advance(play, version, lambda kept: apply(kept, kind, payload))
+            if not self._advance(play, version, lambda kept: apply(kept, kind, payload)):
+                self._catch_up(db, play, setup)
             return version
         made = []
 
@@ -131,31 +127,78 @@ class TableCache:
         self._advance(play, version, lambda _kept: made[-1])
         return version
 
-    def _advance(self, play: store.Play, version: int, made: Callable[[TableState], TableState]) -> None:
-        """Keep ``made(kept)`` as the play's table at ``version`` if the kept table is the one just before.
+    def _advance(self, play: store.Play, version: int, made: Callable[[TableState], TableState]) -> bool:
+        """Keep ``made(kept)`` as the play's table at ``version`` if the kept table is the one just before;
+        whether it was kept.
 
-        An entry of another phone in between, or a closed table, leave the next request to read the
-        log as usual. The event is stored: keeping its table only saves a read, so a failure here is
-        logged, never passed on.
+        An entry of another phone in between, or a closed table, leave the kept table as it was. The
+        event is stored: keeping its table only saves a read, so a failure here is logged, never
+        passed on.
         """
         identity = (play.game, play.seats, dict(play.options), play.started_at)
         try:
             with self._lock:
                 entry = self._entries.get(play.id)
                 if entry is None or entry.identity != identity or entry.version != version - 1:
-                    return
+                    return False
                 newest = entry.snapshots[-1]
                 if newest.closed:
-                    return
+                    return False
                 snapshot = Snapshot(newest.seq + 1, version, made(newest.table))
                 self._entries[play.id] = _Entry(identity, version, _appended(entry.snapshots, snapshot))
                 self._entries.move_to_end(play.id)
+                return True
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
+            return False
+
+    def _catch_up(self, db: Database, play: store.Play, setup: PlaySetup) -> None:
+        """Bring the kept table up to date with the events stored after it, in one read.
+
+        An entry stored without a look at the table leaves the kept table behind when another phone's
+        entry came in between (``_advance``); without this, a long run of such entries would leave
+        the page that follows them a long log to fold. The kept table is trusted as in ``table``:
+        while its event is still in the log with the version it brought; the kept version is then the
+        newest event's, and a later change that is not an event (an undo) makes ``table`` read again.
+        A play whose table this process keeps not yet is folded once, as its page would fold it.
+        Failures are logged, never passed on: the entry is stored.
+        """
+        identity = (play.game, play.seats, dict(play.options), play.started_at)
+        try:
+            with self._lock:
+                entry = self._entries.get(play.id)
+            if entry is None or entry.identity != identity:
+                self.table(db, play, setup)
+                return
+            newest = entry.snapshots[-1]
+            events = store.list_events(db, play.id, after_seq=max(newest.seq - 1, 0))
+            if newest.seq:
+                if not (events and events[0].seq == newest.seq and events[0].version == newest.event_version):
+                    return  # the log changed under the kept table: ``table`` finds what still holds
+                events = events[1:]
+            if events:
+                snapshots = _folded(entry.snapshots, events)
+                self._keep(play.id, _Entry(identity, events[-1].version, _thinned(snapshots)))
+        except Exception:
+            logger.exception("the table of play %s was not brought up to date", play.id)
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+
+def _folded(kept: tuple[Snapshot, ...], events: list[store.Event]) -> list[Snapshot]:
+    """The kept snapshots and one more after each event, folded as games.table.fold does: up to the
+    final tally."""
+    snapshots = list(kept)
+    table, closed = kept[-1].table, kept[-1].closed
+    for event in events:
+        if event.kind == FINAL_EVENT:
+            closed = True
+        elif not closed:
+            table = apply(table, event.kind, event.payload)
+        snapshots.append(Snapshot(event.seq, event.version, table, closed))
+    return snapshots
 
 
 def _fold_until(table: TableState, closed: bool, events) -> TableState:

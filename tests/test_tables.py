@@ -21,6 +21,7 @@ step = st.one_of(
     st.tuples(st.just("undo"), st.just(0), st.just(0)),
     st.tuples(st.sampled_from(["finish", "correct"]), st.just(0), st.integers(0, 30)),  # the final tally
     st.tuples(st.just("look"), st.just(0), st.just(0)),  # the other process reads the play
+    st.tuples(st.just("other"), seat, st.integers(-20, 20)),  # the other process stores an entry
 )
 
 
@@ -82,13 +83,15 @@ def test_the_kept_table_equals_a_full_replay(gold_west_play, steps):
                         store.finish_play(db, play_id, {"totals": [r.total for r in results]}, results)
                     else:
                         store.correct_results(db, play_id, results)
+            elif kind == "other":
+                enter(db, other_process, play_id, "adjust", {"seat": chosen_seat, "points": points})
             elif kind != "look":
                 payload = {"seat": chosen_seat, **({"points": points} if kind == "adjust" else {})}
                 enter(db, this_process, play_id, kind, payload)
             play = store.get_play(db, play_id)
             replayed = fold(setup_of(play), ((e.kind, e.payload) for e in store.list_events(db, play_id)))
             assert this_process.table(db, play, setup_of(play)) == replayed
-            if kind == "look":
+            if kind in ("look", "other"):
                 assert other_process.table(db, play, setup_of(play)) == replayed
             # the table before an event, as the log pages show it: the same as replaying up to there
             logged = store.list_events(db, play_id)
@@ -146,6 +149,20 @@ def test_an_entry_after_this_processs_own_entry_reads_no_events(gold_west_play, 
     play = store.get_play(db, play_id)
     assert cache.table(db, play, setup_of(play)).adjustments == (-5, 5, 0)
     assert read == []
+
+
+def test_entries_of_two_processes_in_turn_keep_both_tables_up_to_date(gold_west_play, monkeypatch):
+    db, play_id = gold_west_play
+    this_process, other_process = tables.TableCache(), tables.TableCache()
+    for points in range(1, 31):  # adding points: stored without a look at the table
+        enter(db, this_process, play_id, "adjust", {"seat": 0, "points": points})
+        enter(db, other_process, play_id, "adjust", {"seat": 1, "points": points})
+    read = events_read(monkeypatch)
+    play = store.get_play(db, play_id)
+    assert this_process.table(db, play, setup_of(play)).adjustments == (465, 465, 0)
+    assert other_process.table(db, play, setup_of(play)).adjustments == (465, 465, 0)
+    # the page after a long run of entries reads the newest events, never the 60 of the whole log
+    assert len(read) <= 3
 
 
 def test_an_entry_of_another_process_in_between_is_read_from_the_log(gold_west_play):
