@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,31 +105,30 @@ class TableCache:
                            (e for e in store.list_events(db, play.id) if e.seq < seq))
 
     def append(self, db: Database, play: store.Play, setup: PlaySetup, kind: str,
-               payload: Mapping[str, Any]) -> int:
-        """Append an event the rules accept on the play's table as stored; returns the play's new version.
+               payload: Mapping[str, Any]) -> None:
+        """Append an event the rules accept on the play's table as stored.
 
         ``Refused`` if they do not, and nothing is stored. An event the rules accept on every table (a
-        correction that adds points) is stored without a look at the table, so its turn at the write
-        lock reads no log; any other is checked against the table under the write lock. The table the
-        event makes is kept, so the next entry needs no read of the log either.
+        correction that adds points) is stored without a look at the table, in one statement, and the
+        kept table then catches up with the log. Any other is checked against the table under the
+        write lock, and the table it makes is kept. Either way the next entry and the page that follows
+        need no long read of the log.
         """
         if accepted_on_every_table(setup, kind, payload):
-            version = store.append_event(db, play.id, kind, payload)
-            if not self._advance(play, version, lambda kept: apply(kept, kind, payload)):
-                self._catch_up(db, play, setup)
-            return version
+            if store.append_to_active_play(db, play.id, kind, payload) is None:
+                store.append_event(db, play.id, kind, payload)  # not going on: refused, and told why
+            self._catch_up(db, play, setup)
+            return
         made = []
 
         def check(events: store.EventLog) -> None:
             made.append(apply(self.table(db, play, setup, events.version), kind, payload))
 
         version = store.append_event(db, play.id, kind, payload, check=check)
-        self._advance(play, version, lambda _kept: made[-1])
-        return version
+        self._advance(play, version, made[-1])
 
-    def _advance(self, play: store.Play, version: int, made: Callable[[TableState], TableState]) -> bool:
-        """Keep ``made(kept)`` as the play's table at ``version`` if the kept table is the one just before;
-        whether it was kept.
+    def _advance(self, play: store.Play, version: int, made: TableState) -> None:
+        """Keep ``made`` as the play's table at ``version`` if the kept table is the one just before.
 
         An entry of another phone in between, or a closed table, leave the kept table as it was. The
         event is stored: keeping its table only saves a read, so a failure here is logged, never
@@ -140,24 +139,22 @@ class TableCache:
             with self._lock:
                 entry = self._entries.get(play.id)
                 if entry is None or entry.identity != identity or entry.version != version - 1:
-                    return False
+                    return
                 newest = entry.snapshots[-1]
                 if newest.closed:
-                    return False
-                snapshot = Snapshot(newest.seq + 1, version, made(newest.table))
+                    return
+                snapshot = Snapshot(newest.seq + 1, version, made)
                 self._entries[play.id] = _Entry(identity, version, _appended(entry.snapshots, snapshot))
                 self._entries.move_to_end(play.id)
-                return True
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
-            return False
 
     def _catch_up(self, db: Database, play: store.Play, setup: PlaySetup) -> None:
         """Bring the kept table up to date with the events stored after it, in one read.
 
-        An entry stored without a look at the table leaves the kept table behind when another phone's
-        entry came in between (``_advance``); without this, a long run of such entries would leave
-        the page that follows them a long log to fold. The kept table is trusted as in ``table``:
+        After an entry stored without a look at the table: the events read are that entry and any
+        other phone's since the kept table, so a long run of such entries leaves the page that follows
+        them no long log to fold. The kept table is trusted as in ``table``:
         while its event is still in the log with the version it brought; the kept version is then the
         newest event's, and a later change that is not an event (an undo) makes ``table`` read again.
         A play whose table this process keeps not yet is folded once, as its page would fold it.

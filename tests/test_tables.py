@@ -139,16 +139,22 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
     assert len(read) <= 12
 
 
-def test_an_entry_after_this_processs_own_entry_reads_no_events(gold_west_play, monkeypatch):
+def test_an_entry_after_this_processs_own_entry_reads_only_the_events_since(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
     cache = tables.TableCache()
     enter(db, cache, play_id, "adjust", {"seat": 0, "points": -5})  # checked: the table is kept from here
     read = events_read(monkeypatch)
-    for points in (1, 2, 3, -1):  # adding points needs no look at the table; taking one away is checked
+    enter(db, cache, play_id, "adjust", {"seat": 1, "points": -1})
+    assert read == []  # checked against the kept table, which then takes the table it made
+    previous = -1
+    for points in (1, 2, 3):  # adding points: stored, then the kept table reads its own event and the new
+        before = len(read)
         enter(db, cache, play_id, "adjust", {"seat": 1, "points": points})
+        assert [event.payload["points"] for event in read[before:]] == [previous, points]
+        previous = points
     play = store.get_play(db, play_id)
     assert cache.table(db, play, setup_of(play)).adjustments == (-5, 5, 0)
-    assert read == []
+    assert len(read) == 6
 
 
 def test_entries_of_two_processes_in_turn_keep_both_tables_up_to_date(gold_west_play, monkeypatch):

@@ -364,6 +364,33 @@ def _check_version(version: int, expected: int | None) -> None:
 EventCheck = Callable[[EventLog], None]
 
 
+def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
+    """Append an event to the play if it is going on, in one statement (``one_statement_write``) that
+    finds the play so, appends to its log, brings the play to its next version and notes the request
+    id the event came with, if one is pending (``requests_once``). Returns the event's row id, or None
+    if the play is not going on (nothing is stored); ``RepeatedRequest`` if the request id was noted
+    before.
+    """
+    pending = pending_request()
+    try:
+        with one_statement_write(db):
+            appended = db.conn.execute(
+                "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
+                "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
+                "?, ?, ?, version + 1, ? FROM plays WHERE id = ? AND status = 'active'",
+                [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id])
+    except sqlite3.IntegrityError:
+        repeated = pending and seen_request(db, pending.request_id)
+        if not repeated:
+            raise
+        raise repeated from None  # the request id was noted before: this event is in already
+    if appended.rowcount != 1:
+        return None
+    if pending is not None:
+        pending.noted = True
+    return appended.lastrowid
+
+
 def append_event(
     db: Database,
     play_id: int,
@@ -379,28 +406,12 @@ def append_event(
     ``expected_version`` refuses the event if the play changed since the phone looked at it.
 
     An event without either needs nothing but the play going on: it is stored in one statement
-    (``one_statement_write``) that finds the play so, appends to its log and notes the request id the
-    event came with, if one is pending (``requests_once``).
+    (``append_to_active_play``).
     """
-    pending = pending_request()
     if check is None and expected_version is None:
-        try:
-            with one_statement_write(db):
-                appended = db.conn.execute(
-                    "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
-                    "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
-                    "?, ?, ?, version + 1, ? FROM plays WHERE id = ? AND status = 'active'",
-                    [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id])
-        except sqlite3.IntegrityError:
-            repeated = pending and seen_request(db, pending.request_id)
-            if not repeated:
-                raise
-            raise repeated from None  # the request id was noted before: this event is in already
-        if appended.rowcount == 1:  # its version is read after the write: the lock is held no longer
-            if pending is not None:
-                pending.noted = True
-            version = db.execute("SELECT version FROM events WHERE rowid = ?", [appended.lastrowid])
-            return version.fetchone()[0]
+        rowid = append_to_active_play(db, play_id, kind, payload)
+        if rowid is not None:  # its version is read after the write: the lock is held no longer
+            return db.execute("SELECT version FROM events WHERE rowid = ?", [rowid]).fetchone()[0]
         # not stored: the play is finished or gone, and the checks below say which
     with write_transaction(db):
         version, status = _current_version(db, play_id)
