@@ -154,11 +154,11 @@ class TableCache:
 
         After an entry stored without a look at the table: the events read are that entry and any
         other phone's since the kept table, so a long run of such entries leaves the page that follows
-        them no long log to fold. The kept table is trusted as in ``table``:
-        while its event is still in the log with the version it brought; the kept version is then the
-        newest event's, and a later change that is not an event (an undo) makes ``table`` read again.
-        A play whose table this process keeps not yet is folded once, as its page would fold it.
-        Failures are logged, never passed on: the entry is stored.
+        them no long log to fold. The kept table is trusted as in ``table``: while its event is still
+        in the log with the version it brought. The kept version is then the newest event's, and a
+        later change that is not an event (an undo) makes ``table`` read again. A play whose table this
+        process does not keep yet is folded once, as its page would fold it. Failures are logged,
+        never passed on: the entry is stored.
         """
         identity = (play.game, play.seats, dict(play.options), play.started_at)
         try:
@@ -200,12 +200,7 @@ def _folded(kept: tuple[Snapshot, ...], events: list[store.Event]) -> list[Snaps
 
 def _fold_until(table: TableState, closed: bool, events) -> TableState:
     """``table`` with ``events`` applied, as games.table.fold does: up to the final tally."""
-    for event in events:
-        if event.kind == FINAL_EVENT:
-            closed = True
-        elif not closed:
-            table = apply(table, event.kind, event.payload)
-    return table
+    return _folded((Snapshot(0, 0, table, closed),), list(events))[-1].table
 
 
 def app_tables(app: Flask) -> TableCache:

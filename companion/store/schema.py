@@ -868,9 +868,9 @@ def one_statement_write(db: Database) -> Iterator[Database]:
     The writers' queue is for transactions of several statements. Between those statements Python
     runs, and other threads of the process get to run first, so SQLite's write lock stays taken for
     as long as they run; a writer that found it taken would sleep in SQLite's busy handler. A single
-    statement holds the lock only inside one call into SQLite, some microseconds, so a writer that
-    finds it taken waits a millisecond at most, and rarely. Inside a transaction the statement is
-    part of it.
+    statement holds the lock only inside one call into SQLite, some microseconds, so a writer seldom
+    finds it taken, and then waits in the busy handler for a millisecond or two. Inside a
+    transaction the statement is part of it.
     """
     yield db
     if not db.conn.in_transaction:

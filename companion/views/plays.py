@@ -14,7 +14,7 @@ from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
 from companion.page_cache import cached_page
-from companion.tables import TableCache
+from companion.tables import TableCache, app_tables
 from companion.views.common import (
     final_tally_url,
     flash_rules_error,
@@ -34,7 +34,7 @@ LOG_ON_PAGE = 20  # the newest entries the play page shows; the whole log is a p
 
 
 def _tables() -> TableCache:
-    return current_app.extensions.setdefault("tables", TableCache())
+    return app_tables(current_app)
 
 
 def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None = None):
