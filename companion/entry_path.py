@@ -1,8 +1,8 @@
 """The fast path for an entry (``POST /plays/<id>/adjust``, a running score adjusted), before Flask runs.
 
-At a table every phone sends an entry after each turn, and each entry waits for the write lock, so
-the framework's per-request work (session, language, the form classes, the request hooks) costs
-more than the write itself. This WSGI middleware stores a plain, valid entry with the same store and
+At a table every phone sends an entry after each turn, and each entry is a write, so the framework's
+per-request work (session, language, the form classes, the request hooks) costs more than the write
+itself. This WSGI middleware stores a plain, valid entry with the same store and
 rules functions as the view (``views.plays.adjust``) and answers the same redirect; everything else
 falls through to the views, with the request body given back to them unread:
 
@@ -17,9 +17,10 @@ falls through to the views, with the request body given back to them unread:
   in the trash, a finished play, a phone not in the group fall through (404, or the result page).
 - A request id is noted with the entry as ``claim_request_id`` does; one seen before falls through to
   its "already saved" answer.
-- The rules' check runs under the write lock as in the view. An entry the rules or the store refuse
-  has stored nothing (its transaction was rolled back) and falls through: the view refuses it again
-  and shows why (409).
+- The entry is stored as the view stores it (``TableCache.append``): one that adds points in one
+  statement, one that takes points away checked against the table under the write lock. An entry
+  the rules or the store refuse has stored nothing and falls through: the view refuses it again and
+  shows why (409).
 """
 
 from __future__ import annotations
