@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 
@@ -29,10 +29,22 @@ class Lru:
 
     def put(self, key: Hashable, item: Any) -> None:
         with self._lock:
-            self._items[key] = item
-            self._items.move_to_end(key)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            self._put(key, item)
+
+    def change(self, key: Hashable, change: Callable[[Any], Any]) -> None:
+        """Put ``change(item)`` in place of the item kept under ``key`` (None if there is none), read
+        and put in one step; nothing is put if it returns None."""
+        with self._lock:
+            item = change(self._get(key))
+            if item is not None:
+                self._put(key, item)
+
+    def _put(self, key: Hashable, item: Any) -> None:
+        """``put`` for a caller holding the lock."""
+        self._items[key] = item
+        self._items.move_to_end(key)
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
 
     def clear(self) -> None:
         with self._lock:

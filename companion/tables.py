@@ -14,8 +14,6 @@ costs a refold from the snapshot before it, not from the start.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +24,7 @@ from sqlite_utils import Database
 from companion import store
 from companion.games.common import FINAL_EVENT, PlaySetup
 from companion.games.table import TableState, accepted_on_every_table, apply, initial_table
+from companion.lru import Lru
 
 logger = logging.getLogger(__name__)
 
@@ -52,17 +51,14 @@ class TableCache:
     """Tables of recently used plays, thread-safe; one per database."""
 
     def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._entries: OrderedDict[int, _Entry] = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries = Lru(size)  # play id → _Entry
 
     def table(self, db: Database, play: store.Play, setup: PlaySetup,
               version: int | None = None) -> TableState:
         """The play's table as its log is stored now, or as of ``version`` if the caller knows that to
         be the current one (a check, under the write lock)."""
         identity = (play.game, play.seats, dict(play.options), play.started_at)
-        with self._lock:
-            entry = self._entries.get(play.id)
+        entry = self._entries.get(play.id)
         if entry is None or entry.identity != identity:
             entry = _Entry(identity, -1, (Snapshot(0, 0, initial_table(setup)),))
         elif entry.version == version:
@@ -73,15 +69,8 @@ class TableCache:
                 return entry.snapshots[-1].table
             kept, events = _trusted(db, play.id, entry.snapshots)
         snapshots = _folded(kept, events)
-        self._keep(play.id, _Entry(identity, current, _thinned(snapshots)))
+        self._entries.put(play.id, _Entry(identity, current, _thinned(snapshots)))
         return snapshots[-1].table
-
-    def _keep(self, play_id: int, entry: _Entry) -> None:
-        with self._lock:
-            self._entries[play_id] = entry
-            self._entries.move_to_end(play_id)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
 
     def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
         """The play's table just before its event ``seq``, folded from the nearest snapshot before it.
@@ -89,8 +78,7 @@ class TableCache:
         A page that shows the newest events as they happened so costs the same however long the log is.
         """
         self.table(db, play, setup)  # the snapshots now follow the stored log
-        with self._lock:
-            entry = self._entries.get(play.id)
+        entry = self._entries.get(play.id)
         snapshots = entry.snapshots if entry is not None else ()
         for snapshot in reversed(snapshots):
             if snapshot.seq >= seq:
@@ -135,17 +123,18 @@ class TableCache:
         passed on.
         """
         identity = (play.game, play.seats, dict(play.options), play.started_at)
+
+        def advanced(entry: _Entry | None) -> _Entry | None:
+            if entry is None or entry.identity != identity or entry.version != version - 1:
+                return None
+            newest = entry.snapshots[-1]
+            if newest.closed:
+                return None
+            snapshot = Snapshot(newest.seq + 1, version, made)
+            return _Entry(identity, version, _appended(entry.snapshots, snapshot))
+
         try:
-            with self._lock:
-                entry = self._entries.get(play.id)
-                if entry is None or entry.identity != identity or entry.version != version - 1:
-                    return
-                newest = entry.snapshots[-1]
-                if newest.closed:
-                    return
-                snapshot = Snapshot(newest.seq + 1, version, made)
-                self._entries[play.id] = _Entry(identity, version, _appended(entry.snapshots, snapshot))
-                self._entries.move_to_end(play.id)
+            self._entries.change(play.id, advanced)
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
 
@@ -162,8 +151,7 @@ class TableCache:
         """
         identity = (play.game, play.seats, dict(play.options), play.started_at)
         try:
-            with self._lock:
-                entry = self._entries.get(play.id)
+            entry = self._entries.get(play.id)
             if entry is None or entry.identity != identity:
                 self.table(db, play, setup)
                 return
@@ -175,13 +163,12 @@ class TableCache:
                 events = events[1:]
             if events:
                 snapshots = _folded(entry.snapshots, events)
-                self._keep(play.id, _Entry(identity, events[-1].version, _thinned(snapshots)))
+                self._entries.put(play.id, _Entry(identity, events[-1].version, _thinned(snapshots)))
         except Exception:
             logger.exception("the table of play %s was not brought up to date", play.id)
 
     def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+        self._entries.clear()
 
 
 def _folded(kept: tuple[Snapshot, ...], events: list[store.Event]) -> list[Snapshot]:

@@ -246,3 +246,16 @@ def test_the_caches_forget_the_least_recently_used_first():
     assert kept.get("Anna's page") == 1  # read: now the most recently used
     kept.put("Cara's page", 3)
     assert [kept.get(key) for key in ("Anna's page", "Ben's page", "Cara's page")] == [1, None, 3]
+
+
+def test_a_cache_item_is_changed_from_what_is_kept_or_left_as_it_is():
+    from companion.lru import Lru
+
+    kept = Lru(2)
+    kept.change("table", lambda item: None if item is None else item + 1)  # nothing kept: nothing put
+    assert kept.get("table") is None
+    kept.put("table", 1)
+    kept.change("table", lambda item: item + 1)
+    assert kept.get("table") == 2
+    kept.change("table", lambda item: None)  # None leaves the kept item as it was
+    assert kept.get("table") == 2
