@@ -162,6 +162,19 @@ def test_a_form_over_the_limit_gets_413_and_stores_nothing(member_site):
     assert dump(app.config["DATABASE"]) == before
 
 
+def test_a_form_sent_as_json_gets_415_and_stores_nothing(member_site):
+    app, member, group, _ = member_site
+    play_id = group.play_ids[0]
+    before = dump(app.config["DATABASE"])
+    for path, body in ((f"/plays/{play_id}/undo", {"version": 1}),
+                       (f"/groups/{group.group_id}/players", {"name": "Cara", "colour": ["red"]}),
+                       ("/groups", {"name": 7})):
+        response = member.post(path, json=body)
+        assert response.status_code == 415, path
+        assert "takes a form sent from the companion" in response.text, path
+    assert dump(app.config["DATABASE"]) == before
+
+
 def phone_at(app: Flask, address: str) -> FlaskClient:
     """A phone with its own network address (the rate limit counts per client address)."""
     phone = app.test_client()

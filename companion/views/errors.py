@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Flask, render_template, request
+from flask import Flask, abort, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
@@ -17,6 +17,7 @@ def _messages() -> dict[int, str]:
         404: _("There is nothing here. If a friend sent you a link to a group, ask for its invite link."),
         405: _("This page cannot be used like that."),
         413: _("That is more data than the companion accepts at once."),
+        415: _("This address takes a form sent from the companion's pages."),
         429: _("Too many attempts. Wait a little and try again."),
         500: _("Something went wrong on the server. Your last entry may not have been saved: "
                "check the play before entering it again."),
@@ -39,6 +40,14 @@ def handle_csrf_error(error: CSRFError):
     return render_template("error.html", code=400, message=message), 400
 
 
+def refuse_json_to_forms() -> None:
+    """A page's form takes a form's body only: Flask-WTF would also read a JSON body into it, with
+    numbers and lists where every field expects text. The JSON API lives under /api/."""
+    if request.method != "GET" and request.is_json and not request.path.startswith("/api/"):
+        abort(415)
+
+
 def init_app(app: Flask) -> None:
+    app.before_request_funcs.setdefault(None, []).insert(0, refuse_json_to_forms)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)
