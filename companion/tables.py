@@ -30,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
 SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
+# a kept table catches up with the log after this many events stored without a look at it, so the
+# page that follows a long run of them folds no more than these (and the other workers' since)
+CATCH_UP_EVERY = 16
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class _Entry:
     identity: tuple  # what the table depends on besides the log: game, seats, options, start
     version: int  # the play's version the newest snapshot was checked against
     snapshots: tuple[Snapshot, ...]  # in log order, all folded from one and the same log
+    unseen: int = 0  # events this process stored since, without a look at the table
 
 
 class TableCache:
@@ -97,15 +101,15 @@ class TableCache:
         """Append an event the rules accept on the play's table as stored.
 
         ``Refused`` if they do not, and nothing is stored. An event the rules accept on every table (a
-        correction that adds points) is stored without a look at the table, in one statement, and the
-        kept table then catches up with the log. Any other is checked against the table under the
-        write lock, and the table it makes is kept. Either way the next entry and the page that follows
-        need no long read of the log.
+        correction that adds points) is stored without a look at the table, in one statement
+        (``stored_unseen`` says what the kept table does then). Any other is checked against the table
+        under the write lock, and the table it makes is kept. Either way the next entry and the page
+        that follows need no long read of the log.
         """
         if accepted_on_every_table(setup, kind, payload):
             if store.append_to_active_play(db, play.id, kind, payload) is None:
                 store.append_event(db, play.id, kind, payload)  # not going on: refused, and told why
-            self._catch_up(db, play, setup)
+            self.stored_unseen(db, play.id)
             return
         made = []
 
@@ -114,6 +118,26 @@ class TableCache:
 
         version = store.append_event(db, play.id, kind, payload, check=check)
         self._advance(play, version, made[-1])
+
+    def stored_unseen(self, db: Database, play_id: int) -> None:
+        """Note an event stored in the play without a look at its table (``append_to_active_play``).
+
+        Every CATCH_UP_EVERY such events the kept table catches up with the log, in one read of the
+        events since it, so a long run of entries leaves the page that follows them no long log to
+        fold, and the entries between cost no read at all. Failures are logged, never passed on: the
+        event is stored.
+        """
+        def counted(entry: _Entry | None) -> _Entry | None:
+            return None if entry is None else _Entry(entry.identity, entry.version, entry.snapshots,
+                                                     entry.unseen + 1)
+
+        try:
+            self._entries.change(play_id, counted)
+            entry = self._entries.get(play_id)
+            if entry is not None and entry.unseen >= CATCH_UP_EVERY:
+                self._catch_up(db, play_id, entry)
+        except Exception:
+            logger.exception("the table of play %s was not brought up to date", play_id)
 
     def _advance(self, play: store.Play, version: int, made: TableState) -> None:
         """Keep ``made`` as the play's table at ``version`` if the kept table is the one just before.
@@ -138,34 +162,24 @@ class TableCache:
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
 
-    def _catch_up(self, db: Database, play: store.Play, setup: PlaySetup) -> None:
-        """Bring the kept table up to date with the events stored after it, in one read.
+    def _catch_up(self, db: Database, play_id: int, entry: _Entry) -> None:
+        """Fold the events stored after the kept table into it: another phone's too.
 
-        After an entry stored without a look at the table: the events read are that entry and any
-        other phone's since the kept table, so a long run of such entries leaves the page that follows
-        them no long log to fold. The kept table is trusted as in ``table``: while its event is still
-        in the log with the version it brought. The kept version is then the newest event's, and a
-        later change that is not an event (an undo) makes ``table`` read again. A play whose table this
-        process does not keep yet is folded once, as its page would fold it. Failures are logged,
-        never passed on: the entry is stored.
+        The kept table is trusted as in ``table``: while its event is still in the log with the
+        version it brought. The kept version is then the newest event's, and a later change that is
+        not an event (an undo, other options) makes ``table`` read again.
         """
-        identity = (play.game, play.seats, dict(play.options), play.started_at)
-        try:
-            entry = self._entries.get(play.id)
-            if entry is None or entry.identity != identity:
-                self.table(db, play, setup)
-                return
-            newest = entry.snapshots[-1]
-            events = store.list_events(db, play.id, after_seq=max(newest.seq - 1, 0))
-            if newest.seq:
-                if not (events and events[0].seq == newest.seq and events[0].version == newest.event_version):
-                    return  # the log changed under the kept table: ``table`` finds what still holds
-                events = events[1:]
-            if events:
-                snapshots = _folded(entry.snapshots, events)
-                self._entries.put(play.id, _Entry(identity, events[-1].version, _thinned(snapshots)))
-        except Exception:
-            logger.exception("the table of play %s was not brought up to date", play.id)
+        newest = entry.snapshots[-1]
+        events = store.list_events(db, play_id, after_seq=max(newest.seq - 1, 0))
+        if newest.seq:
+            if not (events and events[0].seq == newest.seq and events[0].version == newest.event_version):
+                return  # the log changed under the kept table: ``table`` finds what still holds
+            events = events[1:]
+        if events:
+            caught_up = _Entry(entry.identity, events[-1].version, _thinned(_folded(entry.snapshots, events)))
+            # unless another thread put a table meanwhile (events it counted are in this read too)
+            self._entries.change(play_id, lambda now: caught_up if now is not None
+                                 and now.snapshots is entry.snapshots else None)
 
     def clear(self) -> None:
         self._entries.clear()

@@ -127,6 +127,7 @@ def test_a_changed_seat_refolds_the_table(gold_west_play):
 def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
     monkeypatch.setattr(tables, "SNAPSHOT_EVERY", 10)
+    monkeypatch.setattr(tables, "CATCH_UP_EVERY", 10)
     cache = tables.TableCache()
     opened = store.get_play(db, play_id)
     cache.table(db, opened, setup_of(opened))  # the play page, opened before the entries
@@ -135,31 +136,36 @@ def test_the_table_before_an_event_reads_only_the_events_after_a_kept_table(gold
     read = events_read(monkeypatch)
     play = store.get_play(db, play_id)
     assert cache.table_before(db, play, setup_of(play), 35).adjustments == (sum(range(1, 35)), 0, 0)
-    # from the table kept after event 30: the events from there on, never the 40 of the whole log
-    assert len(read) <= 12
+    # the kept table's event, then from the table kept after event 33: never the 40 of the whole log
+    assert len(read) <= 9
 
 
-def test_an_entry_after_this_processs_own_entry_reads_only_the_events_since(gold_west_play, monkeypatch):
+def test_entries_that_add_points_read_nothing_until_the_kept_table_catches_up(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
+    monkeypatch.setattr(tables, "CATCH_UP_EVERY", 3)
     cache = tables.TableCache()
     enter(db, cache, play_id, "adjust", {"seat": 0, "points": -5})  # checked: the table is kept from here
     read = events_read(monkeypatch)
     enter(db, cache, play_id, "adjust", {"seat": 1, "points": -1})
     assert read == []  # checked against the kept table, which then takes the table it made
-    previous = -1
-    for points in (1, 2, 3):  # adding points: stored, then the kept table reads its own event and the new
-        before = len(read)
+    for points in (1, 2):  # adding points: stored without a look at the table
         enter(db, cache, play_id, "adjust", {"seat": 1, "points": points})
-        assert [event.payload["points"] for event in read[before:]] == [previous, points]
-        previous = points
+    assert read == []
+    enter(db, cache, play_id, "adjust", {"seat": 1, "points": 3})
+    # the third: the kept table reads its own event and the three since, in one read
+    assert [event.payload["points"] for event in read] == [-1, 1, 2, 3]
     play = store.get_play(db, play_id)
     assert cache.table(db, play, setup_of(play)).adjustments == (-5, 5, 0)
-    assert len(read) == 6
+    assert len(read) == 4  # the page that follows reads nothing more
 
 
 def test_entries_of_two_processes_in_turn_keep_both_tables_up_to_date(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
+    monkeypatch.setattr(tables, "CATCH_UP_EVERY", 5)
     this_process, other_process = tables.TableCache(), tables.TableCache()
+    opened = store.get_play(db, play_id)
+    for process in (this_process, other_process):  # each has shown the play page before the entries
+        process.table(db, opened, setup_of(opened))
     for points in range(1, 31):  # adding points: stored without a look at the table
         enter(db, this_process, play_id, "adjust", {"seat": 0, "points": points})
         enter(db, other_process, play_id, "adjust", {"seat": 1, "points": points})
@@ -167,7 +173,8 @@ def test_entries_of_two_processes_in_turn_keep_both_tables_up_to_date(gold_west_
     play = store.get_play(db, play_id)
     assert this_process.table(db, play, setup_of(play)).adjustments == (465, 465, 0)
     assert other_process.table(db, play, setup_of(play)).adjustments == (465, 465, 0)
-    # the page after a long run of entries reads the newest events, never the 60 of the whole log
+    # each caught up with both processes' entries at its own 30th: the page reads the newest events
+    # (59 and 60, and 60), never the 60 of the whole log
     assert len(read) <= 3
 
 

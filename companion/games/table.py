@@ -94,7 +94,8 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         raise RulesError("An event needs a set of named values.")
     if kind == ADJUST:
         seat, points = adjustment(payload, table.setup)
-        _check_lowest_score(table, seat, points)
+        if points < 0:  # only taking points away reaches the lowest score (``accepted_on_every_table``)
+            _check_lowest_score(table, seat, points)
         adjustments = list(table.adjustments)
         adjustments[seat] += points
         return TableState(table.setup, table.game_state, tuple(adjustments))
