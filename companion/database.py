@@ -5,8 +5,9 @@ schema, and closing the last connection runs a WAL checkpoint. So each thread ke
 for as long as it lives. The connection runs in autocommit mode: every read is its own short
 transaction and sees everything committed before it, so no request ever reads an old snapshot. A
 write of several statements queues for its turn (``store.WriterQueue``) and takes the lock with
-``BEGIN IMMEDIATE`` (``store.write_transaction``); an entry is one statement, its own transaction
-(``store.one_statement_write``). Every so many commits a writer copies the log into the database file.
+``BEGIN IMMEDIATE`` (``store.write_transaction``); an entry is one statement, its own transaction,
+sent on a second connection of the thread that waits for the write lock in short pauses
+(``store.write_one_statement``). Every so many commits a writer copies the log into the database file.
 
 A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the parent's
 connection in the child, so each connection remembers the process that opened it.

@@ -139,6 +139,40 @@ def test_a_play_in_the_trash_takes_no_entry(table):
     assert stored(db, play_id) == []
 
 
+def finish(db, group_id: int, play_id: int) -> None:
+    results = [store.ResultInput(0, 30, 1, {"total": 30}), store.ResultInput(1, 20, 2, {"total": 20})]
+    store.finish_play(db, play_id, {"totals": [30, 20]}, results)
+
+
+def revoke_memberships(db, group_id: int, _play_id: int) -> None:
+    for membership in store.list_memberships(db, group_id):
+        store.delete_membership(db, group_id, membership.id)
+
+
+CHANGES = [  # what became of the plays or the phone before its entry came
+    ("the play finished", finish),
+    ("the group in the trash", lambda db, group_id, _play_id: store.trash_group(db, group_id, store.now())),
+    ("the phone's membership revoked (an old cookie)", revoke_memberships),
+]
+
+
+@pytest.mark.parametrize(("case", "change"), CHANGES, ids=[case for case, _ in CHANGES])
+@pytest.mark.parametrize("points", [4, -4])
+def test_an_entry_the_play_no_longer_takes_is_answered_as_the_views_answer_it(table, case, change, points):
+    app, client, db, (fast_play, views_play), token = table
+    group_id = store.get_play(db, fast_play).group_id
+    for play_id in (fast_play, views_play):
+        change(db, group_id, play_id)
+    body = f"seat=0&points={points}&csrf_token={token}"
+    fast = send(app, client, fast_play, True, body)
+    views = send(app, client, views_play, False, body)
+    assert fast.status_code == views.status_code
+    assert fast.headers.get("Location", "").replace(str(fast_play), "<play>") == \
+        views.headers.get("Location", "").replace(str(views_play), "<play>")
+    kinds = [[event.kind for event in store.list_events(db, play_id)] for play_id in (fast_play, views_play)]
+    assert kinds[0] == kinds[1] and "adjust" not in kinds[0]
+
+
 @pytest.mark.parametrize(("referrer", "status"), [(None, 400), ("https://elsewhere.example/", 400),
                                                    ("https://companion.test/plays/1", 302)])
 def test_over_https_the_referrer_must_be_the_site_itself(table, referrer, status):

@@ -171,6 +171,9 @@ def test_an_entry_finds_no_play_that_is_not_going_on(db, play, change):
     token = store.create_membership(db, play.group_id).token
     change(db, play)
     assert active_play_of_member(db, play.id, [token]) is None
+    entry = {"seat": 0, "points": 3, "note": ""}
+    assert store.append_to_active_play(db, play.id, "adjust", entry, store.SeatOfMember([token], 0)) is None
+    assert "adjust" not in [event.kind for event in store.list_events(db, play.id)]
 
 
 def test_an_entry_finds_its_play_only_with_a_membership_of_the_play_s_group(db, play):
@@ -180,3 +183,21 @@ def test_an_entry_finds_its_play_only_with_a_membership_of_the_play_s_group(db, 
     assert active_play_of_member(db, play.id, [elsewhere]) is None
     assert active_play_of_member(db, play.id, []) is None
     assert active_play_of_member(db, play.id + 1, [token]) is None
+
+
+@pytest.mark.parametrize(("tokens", "seat", "stored"), [
+    (["member"], 1, True),
+    (["elsewhere", "member"], 0, True),
+    (["elsewhere"], 0, False),  # a phone of another group
+    ([], 0, False),  # a phone in no group
+    (["member"], 2, False),  # a seat the play does not have
+])
+def test_an_entry_in_one_statement_asks_for_a_member_and_one_of_the_seats(db, play, tokens, seat, stored):
+    named = {"member": store.create_membership(db, play.group_id).token,
+             "elsewhere": store.create_membership(db, store.create_group(db, "Other club").id).token}
+    entry = {"seat": seat, "points": 3, "note": ""}
+    appended = store.append_to_active_play(db, play.id, "adjust", entry,
+                                           store.SeatOfMember([named[t] for t in tokens], seat))
+    assert (appended is not None) == stored
+    assert [event.payload for event in store.list_events(db, play.id)] == ([entry] if stored else [])
+    assert store.get_play(db, play.id).version == (1 if stored else 0)

@@ -1,6 +1,6 @@
 """Writers of the database: many at once all get stored, in order, and a failed one lets go.
 
-Each writer alternates the two ways an entry is stored: in one statement (``one_statement_write``),
+Each writer alternates the two ways an entry is stored: in one statement (``write_one_statement``),
 and in a transaction that takes its turn in the writers' queue (an entry checked against the table).
 """
 
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sqlite3
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -121,6 +123,41 @@ def test_a_write_that_fails_lets_the_next_writer_in(database):
     assert stored_notes(path, play_id) == [f"after {number}" for number in range(ENTRIES_PER_WRITER)]
     assert store.get_play(db, play_id).version == ENTRIES_PER_WRITER  # nothing of the failed write
     db.close()
+
+
+def test_an_entry_that_finds_the_write_lock_taken_is_stored_once_it_is_free(database, monkeypatch):
+    path, play_id = database
+    other_program = sqlite3.connect(path, isolation_level=None)  # outside the queue: a command run by hand
+    other_program.execute("BEGIN IMMEDIATE")
+    waited, pause = threading.Event(), time.sleep
+
+    def pausing(seconds: float) -> None:
+        waited.set()
+        pause(seconds)
+
+    monkeypatch.setattr(time, "sleep", pausing)
+    writer = threading.Thread(target=write_entries, args=(path, play_id, "waiting"))
+    writer.start()
+    assert waited.wait(WAIT_SECONDS)  # the first entry found the lock taken, and waits
+    assert stored_notes(path, play_id) == []
+    other_program.execute("COMMIT")
+    writer.join(WAIT_SECONDS)
+    assert stored_notes(path, play_id) == [f"waiting {number}" for number in range(ENTRIES_PER_WRITER)]
+    other_program.close()
+
+
+def test_an_entry_gives_up_after_the_busy_timeout_and_stores_nothing(database, monkeypatch):
+    path, play_id = database
+    other_program = sqlite3.connect(path, isolation_level=None)
+    other_program.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(store.schema, "BUSY_TIMEOUT_SECONDS", 0)
+    db = store.connect(path)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": ""})
+    other_program.execute("ROLLBACK")
+    assert stored_notes(path, play_id) == []
+    db.close()
+    other_program.close()
 
 
 def test_writes_go_on_when_the_lock_file_cannot_be_opened(database):

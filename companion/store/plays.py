@@ -15,9 +15,9 @@ from companion.store.schema import (
     StaleVersion,
     StoreError,
     now,
-    one_statement_write,
     pending_request,
     seen_request,
+    write_one_statement,
     write_transaction,
 )
 
@@ -155,20 +155,27 @@ def active_play_of_member(db: Database, play_id: int, tokens: Sequence[str]) -> 
     """
     if not tokens:
         return None
-    marks = ",".join("?" * len(tokens))
     row = db.conn.execute(
         f"SELECT {_PLAY_COLUMNS_OF_P}, "
         "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
         " FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id) "
-        "FROM plays p WHERE p.id = ? AND p.status = 'active' AND p.deleted_at IS NULL "
-        "AND EXISTS (SELECT 1 FROM groups g WHERE g.id = p.group_id AND g.deleted_at IS NULL) "
-        f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) AND m.group_id = p.group_id)",
+        f"FROM plays p WHERE p.id = ? AND p.status = 'active' {_of_member(tokens)}",
         [play_id, *tokens],
     ).fetchone()
     if row is None:
         return None
     seats = sorted((SeatRow(*seat) for seat in json.loads(row[-1])), key=lambda seat: seat.seat)
     return _play_of(row[:-1], tuple(seats))
+
+
+def _of_member(tokens: Sequence[str]) -> str:
+    """The conditions on a play ``p`` that one of ``tokens`` (given as parameters after the
+    condition's own) may change: outside the trash, its group not deleted, a membership of it."""
+    marks = ",".join("?" * len(tokens))
+    return ("AND p.deleted_at IS NULL "
+            "AND EXISTS (SELECT 1 FROM groups g WHERE g.id = p.group_id AND g.deleted_at IS NULL) "
+            f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) "
+            "AND m.group_id = p.group_id)")
 
 
 _PLAY_COLUMNS_OF_P = ", ".join(f"p.{column.strip()}" for column in _PLAY_COLUMNS.split(","))
@@ -364,21 +371,27 @@ def _check_version(version: int, expected: int | None) -> None:
 EventCheck = Callable[[EventLog], None]
 
 
-def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
-    """Append an event to the play if it is going on, in one statement (``one_statement_write``) that
+def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
+                          member: SeatOfMember | None = None) -> int | None:
+    """Append an event to the play if it is going on, in one statement (``write_one_statement``) that
     finds the play so, appends to its log, brings the play to its next version and notes the request
     id the event came with, if one is pending (``requests_once``). Returns the event's row id, or None
-    if the play is not going on (nothing is stored); ``RepeatedRequest`` if the request id was noted
-    before.
+    if the play is not going on, or not as ``member`` asks (nothing is stored); ``RepeatedRequest`` if
+    the request id was noted before.
     """
+    conditions, values = "", []
+    if member is not None:
+        if not member.tokens:
+            return None
+        conditions, values = member.conditions()
     pending = pending_request()
     try:
-        with one_statement_write(db):
-            appended = db.conn.execute(
-                "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
-                "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = plays.id), "
-                "?, ?, ?, version + 1, ? FROM plays WHERE id = ? AND status = 'active'",
-                [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id])
+        appended = write_one_statement(
+            db,
+            "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
+            "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), "
+            f"?, ?, ?, version + 1, ? FROM plays p WHERE id = ? AND status = 'active'{conditions}",
+            [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id, *values])
     except sqlite3.IntegrityError:
         repeated = pending and seen_request(db, pending.request_id)
         if not repeated:
@@ -389,6 +402,20 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
     if pending is not None:
         pending.noted = True
     return appended.lastrowid
+
+
+@dataclass(frozen=True)
+class SeatOfMember:
+    """What ``append_to_active_play`` may ask of a play besides going on, so that a phone's entry needs
+    no read before its write: what ``active_play_of_member`` asks of it for one of ``tokens``, and
+    ``seat`` one of its seats."""
+
+    tokens: Sequence[str]
+    seat: int
+
+    def conditions(self) -> tuple[str, list[Any]]:
+        seat = "AND EXISTS (SELECT 1 FROM seats s WHERE s.play_id = p.id AND s.seat = ?)"
+        return f" {_of_member(self.tokens)} {seat}", [*self.tokens, self.seat]
 
 
 def append_event(

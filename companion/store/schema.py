@@ -9,13 +9,14 @@ import os
 import re
 import sqlite3
 import threading
+import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from sqlite_utils import Database
 
@@ -68,17 +69,10 @@ def connect(path: str | Path) -> Database:
     transaction, so a connection kept open for many requests never holds on to an old snapshot, and
     writes group their statements explicitly with ``write_transaction``.
     """
-    # the timeout is SQLite's busy timeout; no sqlite-utils plugins, no recursive triggers (the
-    # statistics triggers never recurse)
     with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
-        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
-                               isolation_level=None)
+        conn = _open(path, BUSY_TIMEOUT_SECONDS)
+        # no sqlite-utils plugins, no recursive triggers (the statistics triggers never recurse)
         db = Database(conn, recursive_triggers=False, execute_plugins=False)
-        db.execute("PRAGMA foreign_keys = ON")
-        # with WAL, a commit is safe from a crash of the app or of the process without waiting for
-        # the disk; only a power loss or a crash of the machine can lose the last commits before
-        # the next checkpoint (docs/deploy.md says so)
-        db.execute("PRAGMA synchronous = NORMAL")
         db.execute("PRAGMA schema_version").fetchone()  # makes SQLite create the file now
     queue = _writers[db] = WriterQueue.of(path)
     if queue is not None:
@@ -86,6 +80,18 @@ def connect(path: str | Path) -> Database:
         # every other writer waiting on it; ``write_transaction`` runs it after the turn instead
         db.execute("PRAGMA wal_autocheckpoint = 0")
     return db
+
+
+def _open(path: str | Path, busy_timeout: float) -> sqlite3.Connection:
+    """A connection in autocommit mode with the settings every connection needs; ``busy_timeout`` is
+    SQLite's (seconds)."""
+    conn = sqlite3.connect(str(path), timeout=busy_timeout, check_same_thread=False, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    # with WAL, a commit is safe from a crash of the app or of the process without waiting for the
+    # disk; only a power loss or a crash of the machine can lose the last commits before the next
+    # checkpoint (docs/deploy.md says so)
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
 
 
 def connect_read_only(path: str | Path) -> Database:
@@ -755,7 +761,7 @@ def _m014_group_versions(db: Database) -> None:
 
 
 def _m015_entries_in_one_statement(db: Database) -> None:
-    """An entry can be stored in one statement (``one_statement_write``): the insert of its event
+    """An entry can be stored in one statement (``write_one_statement``): the insert of its event
     brings the play to the event's version, and notes the request id it came with, if any
     (``events.request_id``), so that the same id sent again is refused and stores nothing.
 
@@ -861,20 +867,53 @@ def write_transaction(db: Database) -> Iterator[Database]:
         _checkpoint_if_due(db)
 
 
-@contextlib.contextmanager
-def one_statement_write(db: Database) -> Iterator[Database]:
+def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
     """A write of one statement, which SQLite makes a transaction of its own: it takes no turn.
 
     The writers' queue is for transactions of several statements. Between those statements Python
     runs, and other threads of the process get to run first, so SQLite's write lock stays taken for
-    as long as they run; a writer that found it taken would sleep in SQLite's busy handler. A single
-    statement holds the lock only inside one call into SQLite, some microseconds, so a writer seldom
-    finds it taken, and then waits in the busy handler for a millisecond or two. Inside a
-    transaction the statement is part of it.
+    as long as they run. A single statement holds the lock only inside one call into SQLite, some
+    tens of microseconds. Under a stream of entries a quarter of them still find it taken, and
+    SQLite's busy handler would sleep for a millisecond at least, twenty times as long as the lock is
+    held. So the statement runs on a connection of its own whose busy timeout is 0
+    (``_statement_connection``), and is tried again after pauses from STATEMENT_PAUSES, up to the busy
+    timeout. A statement that finds the lock taken has stored nothing. Inside a transaction the
+    statement is part of it.
     """
-    yield db
-    if not db.conn.in_transaction:
-        _checkpoint_if_due(db)
+    queue = _writers.get(db)
+    if queue is None or db.conn.in_transaction:
+        return db.conn.execute(sql, parameters)
+    conn = _statement_connection(db, queue)
+    pauses = itertools.chain(STATEMENT_PAUSES, itertools.repeat(STATEMENT_PAUSES[-1]))
+    deadline = None
+    while True:
+        try:
+            cursor = conn.execute(sql, parameters)
+            break
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                raise
+            deadline = deadline or time.monotonic() + BUSY_TIMEOUT_SECONDS
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(next(pauses))
+    _checkpoint_if_due(db)
+    return cursor
+
+
+# a statement's pauses before it tries again to take the write lock (seconds), the last repeated
+STATEMENT_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
+
+# Each connection's connection for ``write_one_statement`` (the same thread uses both).
+_statement_connections: weakref.WeakKeyDictionary[Database, sqlite3.Connection] = weakref.WeakKeyDictionary()
+
+
+def _statement_connection(db: Database, queue: WriterQueue) -> sqlite3.Connection:
+    conn = _statement_connections.get(db)
+    if conn is None:
+        conn = _statement_connections[db] = _open(queue.database_path, 0)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")  # as ``connect`` does
+    return conn
 
 
 def _checkpoint_if_due(db: Database) -> None:
