@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench.rules import RULE_BENCHMARKS, per_second  # noqa: E402
 from bench.stats import stats_rows  # noqa: E402
 from bench.weights import page_weight_rows, sample_pages  # noqa: E402
+from companion import store  # noqa: E402
 
 Row = tuple[str, str, str]  # measure, value, note
 
@@ -204,17 +205,21 @@ def page_rows(seconds: float, connections: int, workers: int, rounds: int) -> li
             with gunicorn("bench.bare_app:app", env_bare, workers) as (bare_port, _):
                 measured: dict[str, list[tuple]] = {t.name: [] for t in targets}
                 cpu_per_poll: list[float] = []
+                database = folder / "instance" / "companion.sqlite3"
+                log_sizes: list[int] = []
                 for _round in range(rounds):
                     for target in targets:
                         began = cpu_seconds(pid)
                         ours = wrk(port, target, cookie, seconds, connections, folder)
                         if target.method == "POST":
-                            settle(folder / "instance" / "companion.sqlite3")
+                            settle(database)
+                            log_sizes.append(Path(f"{database}-wal").stat().st_size)
                         if target.name == "unchanged poll" and ours[0]:
                             cpu_per_poll.append((cpu_seconds(pid) - began) / (ours[0] * seconds))
                         bare = wrk(bare_port, target, cookie, seconds, connections, folder)
                         measured[target.name].append((ours, bare))
                 rows += [_ratio_row(target, measured[target.name], connections) for target in targets]
+                rows.append(_log_row(log_sizes, sum(ours[0] * seconds for ours, _ in measured[entry.name])))
                 rows += _idle_phone_rows(port, targets, cookie, seconds, folder, cpu_per_poll)
     return rows
 
@@ -254,6 +259,13 @@ def _ratio_row(target: Target, runs: list[tuple], connections: int) -> Row:
         note += f"; {errors} error answers"
     return (f"{target.name}: req/s (bare Flask), {connections} connections",
             f"{ours_rate:,.0f} ({bare_rate:,.0f})", note)
+
+
+def _log_row(sizes: list[int], entries: float) -> Row:
+    """How long the write-ahead log grew under the rounds of entries."""
+    return (f"write-ahead log during {entries:,.0f} entries", f"{max(sizes) / 2**20:.0f} MB",
+            f"its largest after a round; restarted once it holds {store.LOG_RESTART_PAGES:,} pages "
+            f"({store.LOG_SIZE_LIMIT / 2**20:.0f} MB)")
 
 
 def _idle_phone_rows(port: int, targets: list[Target], cookie: str, seconds: float, folder: Path,

@@ -203,3 +203,36 @@ def test_the_log_is_copied_into_the_database_file_after_the_writes_not_during_th
     assert write_until_copied() == 3
     assert write_until_copied() == 3
     db.close()
+
+
+def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(database, monkeypatch):
+    """A phone reads the play between every two entries, so some reader is always in the log: a
+    checkpoint that waits for no one never lets the log start afresh, and it would grow without end."""
+    path, play_id = database
+    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.schema, "LOG_RESTART_PAGES", 20)
+    db = store.connect(path)
+    reader = sqlite3.connect(path, isolation_level=None)
+
+    def read_again() -> None:
+        if reader.in_transaction:
+            reader.execute("COMMIT")
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM events").fetchone()
+
+    def readers_finish_when_asked(statement: str) -> None:
+        if "wal_checkpoint(RESTART)" in statement and reader.in_transaction:
+            reader.execute("COMMIT")  # the reading phone's request ends while the checkpoint waits
+
+    db.conn.set_trace_callback(readers_finish_when_asked)
+    for number in range(200):
+        read_again()
+        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
+    if reader.in_transaction:
+        reader.execute("COMMIT")
+    pages_in_log = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+    # 200 entries write some 600 pages; a log started afresh holds those since it last was
+    assert 0 < pages_in_log <= 20 + 10 * 4
+    assert len(store.list_events(db, play_id)) == 200
+    reader.close()
+    db.close()

@@ -140,6 +140,8 @@ from companion.store.plays import (
 from companion.store.ratings import PlayerRating, RatedPlay, player_ratings, rating_history, refresh_ratings
 from companion.store.schema import (
     BUSY_TIMEOUT_SECONDS,
+    LOG_RESTART_PAGES,
+    LOG_SIZE_LIMIT,
     MIGRATIONS,
     NotFound,
     PendingRequest,
@@ -167,6 +169,8 @@ __all__ = [
     "INVITE_TOKEN_BYTES",
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
+    "LOG_RESTART_PAGES",
+    "LOG_SIZE_LIMIT",
     "MEMBERSHIP_TOKEN_BYTES",
     "MIGRATIONS",
     "SCORE_PERIODS",

@@ -26,6 +26,10 @@ BUSY_TIMEOUT_SECONDS = 10
 # A connection in a writers' queue copies the write-ahead log into the database file after this many
 # of its process's commits (about what SQLite's default of 1,000 pages comes to for entries)
 CHECKPOINT_EVERY = 200
+# The write-ahead log is restarted once it holds this many pages (``_checkpoint_if_due``), and its file
+# then shrinks to their size (of SQLite's default page, 4 KB): 16 MB
+LOG_RESTART_PAGES = 4096
+LOG_SIZE_LIMIT = LOG_RESTART_PAGES * 4096
 
 class StoreError(Refused):
     """A change the stored data does not allow (a finished play, a clash); its message is for a person."""
@@ -91,6 +95,8 @@ def _open(path: str | Path, busy_timeout: float) -> sqlite3.Connection:
     # disk; only a power loss or a crash of the machine can lose the last commits before the next
     # checkpoint (docs/deploy.md says so)
     conn.execute("PRAGMA synchronous = NORMAL")
+    # the log is restarted after a checkpoint (``_checkpoint_if_due``); then its file shrinks to this
+    conn.execute(f"PRAGMA journal_size_limit = {LOG_SIZE_LIMIT}")
     return conn
 
 
@@ -929,7 +935,13 @@ def _checkpoint_if_due(db: Database) -> None:
             kept_since = (datetime.now(UTC) - timedelta(days=REQUEST_IDS_KEPT_DAYS)).replace(microsecond=0)
             db.execute("DELETE FROM seen_requests WHERE at < ?", [kept_since.isoformat()])
         with contextlib.suppress(sqlite3.OperationalError):
-            db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            _busy, frames, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            # Under a steady stream of writes the log is never restarted after a checkpoint that
+            # waits for no one: some writer has always added to it meanwhile, so it grows without
+            # end. One that waits for the readers of the log restarts it; it holds the write lock
+            # while they finish their reads, so only once the log has grown this long.
+            if frames > LOG_RESTART_PAGES:
+                db.execute("PRAGMA wal_checkpoint(RESTART)")
 
 
 def pending_request() -> PendingRequest | None:
