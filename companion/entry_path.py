@@ -18,9 +18,9 @@ falls through to the views, with the request body given back to them unread:
 - An entry that adds points needs no look at the table (``games.table.accepted_on_every_table``):
   it is stored in one statement that also asks everything the views ask first
   (``store.SeatOfMember``): the play going on and outside the trash, the phone a member of its group,
-  the seat one of its seats. One that asks nothing more of the database before its answer. An entry
-  of another play, a finished one, a phone not in the group store nothing and fall through (404, or
-  the result page).
+  the seat one of its seats: the entry's one call into SQLite before its answer. An entry for a
+  finished play, one in the trash, a phone not in the group, a seat the play does not have store
+  nothing and fall through (404, the result page, or the form's message).
 - An entry that takes points away is checked against the table, as the view stores it
   (``TableCache.append``), after the play, its seats and the membership are read in one query
   (``active_play_of_member``). One the rules or the store refuse has stored nothing and falls
@@ -112,7 +112,8 @@ class EntryPath:
             raise _FallThrough
         db = connections_of(self.app).get()
         tables = app_tables(self.app)
-        with store.requests_once(request_id and store.PendingRequest(request_id, None, play_id)):
+        pending = store.PendingRequest(request_id, None, play_id) if request_id is not None else None
+        with store.requests_once(pending):
             if payload["points"] > 0:  # accepted on every table: no look at it before the write
                 member = store.SeatOfMember(tokens, payload["seat"])
                 if store.append_to_active_play(db, play_id, ADJUST, payload, member) is None:
