@@ -236,3 +236,23 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
     assert len(store.list_events(db, play_id)) == 200
     reader.close()
     db.close()
+
+
+def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_it(database, monkeypatch):
+    path, play_id = database
+    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.schema, "LOG_RESTART_PAGES", 20)
+    db = store.connect(path)
+    backup = sqlite3.connect(path, isolation_level=None)  # a backup reading all the while
+    backup.execute("BEGIN")
+    backup.execute("SELECT count(*) FROM events").fetchone()
+    for number in range(60):
+        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
+    assert len(store.list_events(db, play_id)) == 60
+    assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1] > 60  # not started afresh
+    backup.execute("COMMIT")
+    for number in range(11):  # up to the next checkpoint, and a writer after it starts the log afresh
+        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
+    assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1] <= 10 * 4  # the writes since
+    backup.close()
+    db.close()

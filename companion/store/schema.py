@@ -30,6 +30,7 @@ CHECKPOINT_EVERY = 200
 # then shrinks to their size (of SQLite's default page, 4 KB): 16 MB
 LOG_RESTART_PAGES = 4096
 LOG_SIZE_LIMIT = LOG_RESTART_PAGES * 4096
+LOG_RESTART_WAIT_MS = 50  # the longest the restart holds the write lock waiting for readers
 
 class StoreError(Refused):
     """A change the stored data does not allow (a finished play, a clash); its message is for a person."""
@@ -937,11 +938,16 @@ def _checkpoint_if_due(db: Database) -> None:
         with contextlib.suppress(sqlite3.OperationalError):
             _busy, frames, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             # Under a steady stream of writes the log is never restarted after a checkpoint that
-            # waits for no one: some writer has always added to it meanwhile, so it grows without
-            # end. One that waits for the readers of the log restarts it; it holds the write lock
-            # while they finish their reads, so only once the log has grown this long.
+            # waits for no one: some reader is always in it, so it grows without end. One that
+            # waits for the readers of the log restarts it; it holds the write lock meanwhile, so
+            # only once the log has grown this long, and for a short while: a long read (a backup)
+            # leaves the log to the next time.
             if frames > LOG_RESTART_PAGES:
-                db.execute("PRAGMA wal_checkpoint(RESTART)")
+                db.execute(f"PRAGMA busy_timeout = {LOG_RESTART_WAIT_MS}")
+                try:
+                    db.execute("PRAGMA wal_checkpoint(RESTART)")
+                finally:
+                    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
 
 
 def pending_request() -> PendingRequest | None:
