@@ -220,11 +220,14 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM events").fetchone()
 
-    def readers_finish_when_asked(statement: str) -> None:
-        if "wal_checkpoint(RESTART)" in statement and reader.in_transaction:
-            reader.execute("COMMIT")  # the reading phone's request ends while the checkpoint waits
+    restart_log = store.schema._restart_log
 
-    db.conn.set_trace_callback(readers_finish_when_asked)
+    def restart_log_once_the_reader_is_done(conn: sqlite3.Connection) -> None:
+        if reader.in_transaction:
+            reader.execute("COMMIT")  # the reading phone's request ends while the restart waits
+        restart_log(conn)
+
+    monkeypatch.setattr(store.schema, "_restart_log", restart_log_once_the_reader_is_done)
     for number in range(200):
         read_again()
         store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})

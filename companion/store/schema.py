@@ -30,7 +30,7 @@ CHECKPOINT_EVERY = 200
 # then shrinks to their size (of SQLite's default page, 4 KB): 16 MB
 LOG_RESTART_PAGES = 4096
 LOG_SIZE_LIMIT = LOG_RESTART_PAGES * 4096
-LOG_RESTART_WAIT_MS = 50  # the longest the restart holds the write lock waiting for readers
+LOG_RESTART_WAIT_SECONDS = 0.05  # how long the restart waits for the readers of the log
 
 class StoreError(Refused):
     """A change the stored data does not allow (a finished play, a clash); its message is for a person."""
@@ -858,7 +858,7 @@ def write_transaction(db: Database) -> Iterator[Database]:
     if queue is not None:
         queue = queue.in_this_process()
     with queue.turn() if queue is not None else contextlib.nullcontext():
-        db.execute("BEGIN IMMEDIATE")
+        _begin_immediate(db, queue)
         try:
             pending = _pending_request.get()
             if pending is not None and not pending.noted:
@@ -880,35 +880,52 @@ def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sq
     The writers' queue is for transactions of several statements. Between those statements Python
     runs, and other threads of the process get to run first, so SQLite's write lock stays taken for
     as long as they run. A single statement holds the lock only inside one call into SQLite, some
-    tens of microseconds. Under a stream of entries a quarter of them still find it taken, and
-    SQLite's busy handler would sleep for a millisecond at least, twenty times as long as the lock is
-    held. So the statement runs on a connection of its own whose busy timeout is 0
-    (``_statement_connection``), and is tried again after pauses from STATEMENT_PAUSES, up to the busy
-    timeout. A statement that finds the lock taken has stored nothing. Inside a transaction the
-    statement is part of it.
+    tens of microseconds; one that finds it taken waits as every writer does (``_while_busy``), on a
+    connection of its own whose busy timeout is 0 (``_statement_connection``). A statement that finds
+    the lock taken has stored nothing. Inside a transaction the statement is part of it.
     """
     queue = _writers.get(db)
     if queue is None or db.conn.in_transaction:
         return db.conn.execute(sql, parameters)
     conn = _statement_connection(db, queue)
-    pauses = itertools.chain(STATEMENT_PAUSES, itertools.repeat(STATEMENT_PAUSES[-1]))
-    deadline = None
-    while True:
-        try:
-            cursor = conn.execute(sql, parameters)
-            break
-        except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
-                raise
-            deadline = deadline or time.monotonic() + BUSY_TIMEOUT_SECONDS
-            if time.monotonic() >= deadline:
-                raise
-            time.sleep(next(pauses))
+    cursor = _while_busy(lambda: conn.execute(sql, parameters), BUSY_TIMEOUT_SECONDS)
     _checkpoint_if_due(db)
     return cursor
 
 
-# a statement's pauses before it tries again to take the write lock (seconds), the last repeated
+def _begin_immediate(db: Database, queue: WriterQueue | None) -> None:
+    """Begin a write transaction; a writer in the queue waits for the lock as ``_while_busy`` waits."""
+    if queue is None:
+        db.execute("BEGIN IMMEDIATE")
+        return
+    db.conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        _while_busy(lambda: db.conn.execute("BEGIN IMMEDIATE"), BUSY_TIMEOUT_SECONDS)
+    finally:
+        db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+
+
+def _while_busy(attempt: Callable[[], Any], seconds: float) -> Any:
+    """``attempt()``, tried again after pauses from STATEMENT_PAUSES while SQLite finds the database
+    busy, for up to ``seconds``; then its error.
+
+    Every writer of the site waits so, not in SQLite's busy handler. That one looks again after ever
+    longer sleeps (1, 2, 5 … 100 ms), twenty times as long as an entry holds the lock and more. Under
+    a stream of entries a quarter of them find it taken, and a writer waiting in the busy handler
+    would seldom find it free when it looks: the writers waiting here take it the moment it is.
+    """
+    pauses = itertools.chain(STATEMENT_PAUSES, itertools.repeat(STATEMENT_PAUSES[-1]))
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return attempt()
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(next(pauses))
+
+
+# a writer's pauses before it tries again to take the write lock (seconds), the last repeated
 STATEMENT_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
 
 # Each connection's connection for ``write_one_statement`` (the same thread uses both).
@@ -931,23 +948,30 @@ def _checkpoint_if_due(db: Database) -> None:
     happens: a step that fails is left to the next time.
     """
     queue = _writers.get(db)
-    if queue is not None and queue.in_this_process().checkpoint_due():
-        with contextlib.suppress(sqlite3.OperationalError):
-            kept_since = (datetime.now(UTC) - timedelta(days=REQUEST_IDS_KEPT_DAYS)).replace(microsecond=0)
-            db.execute("DELETE FROM seen_requests WHERE at < ?", [kept_since.isoformat()])
-        with contextlib.suppress(sqlite3.OperationalError):
-            _busy, frames, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-            # Under a steady stream of writes the log is never restarted after a checkpoint that
-            # waits for no one: some reader is always in it, so it grows without end. One that
-            # waits for the readers of the log restarts it; it holds the write lock meanwhile, so
-            # only once the log has grown this long, and for a short while: a long read (a backup)
-            # leaves the log to the next time.
-            if frames > LOG_RESTART_PAGES:
-                db.execute(f"PRAGMA busy_timeout = {LOG_RESTART_WAIT_MS}")
-                try:
-                    db.execute("PRAGMA wal_checkpoint(RESTART)")
-                finally:
-                    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+    if queue is None or not queue.in_this_process().checkpoint_due():
+        return
+    conn = _statement_connection(db, queue)  # with no busy timeout: a step never waits for the lock
+    with contextlib.suppress(sqlite3.OperationalError):
+        kept_since = (datetime.now(UTC) - timedelta(days=REQUEST_IDS_KEPT_DAYS)).replace(microsecond=0)
+        conn.execute("DELETE FROM seen_requests WHERE at < ?", [kept_since.isoformat()])
+    with contextlib.suppress(sqlite3.OperationalError):
+        _busy, frames, _copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        # Under a steady stream of writes the log is never restarted after a checkpoint that waits
+        # for no one: some reader is always in it, so it grows without end. One that waits for the
+        # readers of the log restarts it. It holds the write lock while it runs, so only once the
+        # log has grown this long, and for a short while: a long read (a backup) leaves the log to
+        # the next time.
+        if frames > LOG_RESTART_PAGES:
+            _while_busy(lambda: _restart_log(conn), LOG_RESTART_WAIT_SECONDS)
+
+
+def _restart_log(conn: sqlite3.Connection) -> None:
+    """Copy the whole log into the database file so that the next writer starts it afresh; SQLITE_BUSY
+    while a reader is still in it."""
+    if conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()[0]:
+        busy = sqlite3.OperationalError("a reader is still in the write-ahead log")
+        busy.sqlite_errorcode = sqlite3.SQLITE_BUSY
+        raise busy
 
 
 def pending_request() -> PendingRequest | None:
