@@ -906,7 +906,7 @@ def _begin_immediate(db: Database, queue: WriterQueue | None) -> None:
 
 
 def _while_busy(attempt: Callable[[], Any], seconds: float) -> Any:
-    """``attempt()``, tried again after pauses from STATEMENT_PAUSES while SQLite finds the database
+    """``attempt()``, tried again after pauses from WRITER_PAUSES while SQLite finds the database
     busy, for up to ``seconds``; then its error.
 
     Every writer of the site waits so, not in SQLite's busy handler. That one looks again after ever
@@ -914,7 +914,7 @@ def _while_busy(attempt: Callable[[], Any], seconds: float) -> Any:
     a stream of entries a quarter of them find it taken, and a writer waiting in the busy handler
     would seldom find it free when it looks: the writers waiting here take it the moment it is.
     """
-    pauses = itertools.chain(STATEMENT_PAUSES, itertools.repeat(STATEMENT_PAUSES[-1]))
+    pauses = itertools.chain(WRITER_PAUSES, itertools.repeat(WRITER_PAUSES[-1]))
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -926,7 +926,7 @@ def _while_busy(attempt: Callable[[], Any], seconds: float) -> Any:
 
 
 # a writer's pauses before it tries again to take the write lock (seconds), the last repeated
-STATEMENT_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
+WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
 
 # Each connection's connection for ``write_one_statement`` (the same thread uses both).
 _statement_connections: weakref.WeakKeyDictionary[Database, sqlite3.Connection] = weakref.WeakKeyDictionary()
