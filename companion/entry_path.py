@@ -45,7 +45,7 @@ from werkzeug.wsgi import get_host
 from companion import store
 from companion.database import connections_of
 from companion.forms import collapse_spaces
-from companion.games.table import ADJUST
+from companion.games.table import ADJUST, adds_points
 from companion.lru import Lru
 from companion.security import add_security_headers, session_in_cookie, tokens_in
 from companion.store.plays import active_play_of_member
@@ -114,7 +114,7 @@ class EntryPath:
         tables = app_tables(self.app)
         pending = store.PendingRequest(request_id, None, play_id) if request_id is not None else None
         with store.requests_once(pending):
-            if payload["points"] > 0:  # accepted on every table: no look at it before the write
+            if adds_points(ADJUST, payload):  # accepted on every table: no look at it before the write
                 member = store.SeatOfMember(tokens, payload["seat"])
                 if store.append_to_active_play(db, play_id, ADJUST, payload, member) is None:
                     raise _FallThrough

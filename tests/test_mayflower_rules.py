@@ -33,7 +33,7 @@ from companion.games.mayflower import (
     settle_final_tally,
     track_marks,
 )
-from companion.games.table import ADJUST, accepted_on_every_table
+from companion.games.table import ADJUST, accepted_on_every_table, adds_points
 from companion.games.table import apply as apply_on_table
 from companion.games.table import fold as fold_table
 
@@ -536,6 +536,19 @@ def test_events_the_rules_accept_on_every_table(kind, payload, accepted):
             accepted_on_every_table(table(), kind, payload)
     else:
         assert accepted_on_every_table(table(), kind, payload) is accepted
+
+
+@pytest.mark.parametrize(("kind", "payload", "adds"), [
+    pytest.param(ADJUST, {"seat": BEN, "points": 12}, True, id="points-added"),
+    pytest.param(ADJUST, {"seat": BEN, "points": -2}, False, id="points-taken-away"),
+    pytest.param(ADJUST, {"seat": BEN, "points": 0}, False, id="zero"),
+    pytest.param(ADJUST, {"seat": BEN, "points": "5"}, False, id="points-as-text"),
+    pytest.param(ADJUST, {"seat": BEN, "points": True}, False, id="points-as-yes"),
+    pytest.param(ADJUST, {"seat": BEN}, False, id="no-points"),
+    pytest.param("place", {"seat": ANNA, "points": 3}, False, id="a-game-event"),
+])
+def test_a_correction_adds_points_only_with_a_whole_number_above_zero(kind, payload, adds):
+    assert adds_points(kind, payload) is adds
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])

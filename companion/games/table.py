@@ -84,8 +84,16 @@ def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, A
     """
     if kind != ADJUST:
         return False
-    _seat, points = adjustment(payload, setup)
-    return points > 0
+    adjustment(payload, setup)
+    return adds_points(kind, payload)
+
+
+def adds_points(kind: str, payload: Mapping[str, Any]) -> bool:
+    """Whether the event is a correction that adds points. One whose seat is one of the play's and
+    whose points and note the form allows is accepted on every table (``accepted_on_every_table``),
+    so it needs no look at the table."""
+    points = payload.get("points")
+    return kind == ADJUST and type(points) is int and points > 0
 
 
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
