@@ -67,14 +67,10 @@ class TableCache:
             entry = _Entry(identity, -1, (Snapshot(0, 0, initial_table(setup)),))
         elif entry.version == version:
             return entry.snapshots[-1].table
-        with store.read_transaction(db):
-            current = store.play_version(db, play.id)
-            if entry.version == current:
-                return entry.snapshots[-1].table
-            kept, events = _trusted(db, play.id, entry.snapshots)
-        snapshots = _folded(kept, events)
-        self._entries.put(play.id, _Entry(identity, current, _thinned(snapshots)))
-        return snapshots[-1].table
+        refreshed = _refreshed(db, play.id, entry)
+        if refreshed is not entry:
+            self._entries.put(play.id, refreshed)
+        return refreshed.snapshots[-1].table
 
     def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
         """The play's table just before its event ``seq``, folded from the nearest snapshot before it.
@@ -163,23 +159,11 @@ class TableCache:
             logger.exception("the table of play %s was not kept", play.id)
 
     def _catch_up(self, db: Database, play_id: int, entry: _Entry) -> None:
-        """Fold the events stored after the kept table into it: another phone's too.
-
-        The kept table is trusted as in ``table``: while its event is still in the log with the
-        version it brought. The kept version is then the newest event's, and a later change that is
-        not an event (an undo, other options) makes ``table`` read again.
-        """
-        newest = entry.snapshots[-1]
-        events = store.list_events(db, play_id, after_seq=max(newest.seq - 1, 0))
-        if newest.seq:
-            if not (events and events[0].seq == newest.seq and events[0].version == newest.event_version):
-                return  # the log changed under the kept table: ``table`` finds what still holds
-            events = events[1:]
-        if events:
-            caught_up = _Entry(entry.identity, events[-1].version, _thinned(_folded(entry.snapshots, events)))
-            # unless another thread put a table meanwhile (events it counted are in this read too)
-            self._entries.change(play_id, lambda now: caught_up if now is not None
-                                 and now.snapshots is entry.snapshots else None)
+        """Fold the events stored after the kept table into it, another phone's too, as ``table`` does."""
+        caught_up = _refreshed(db, play_id, entry)
+        # unless another thread put a table meanwhile (events it counted are in this read too)
+        self._entries.change(play_id, lambda now: caught_up if now is not None
+                             and now.snapshots is entry.snapshots else None)
 
     def clear(self) -> None:
         self._entries.clear()
@@ -207,6 +191,17 @@ def _fold_until(table: TableState, closed: bool, events) -> TableState:
 def app_tables(app: Flask) -> TableCache:
     """The app's table cache (each app has its own database, so its own tables)."""
     return app.extensions.setdefault("tables", TableCache())
+
+
+def _refreshed(db: Database, play_id: int, entry: _Entry) -> _Entry:
+    """``entry`` brought up to the play's log as it is stored now (itself if it is), folded on from the
+    newest of its snapshots still true to the log."""
+    with store.read_transaction(db):
+        current = store.play_version(db, play_id)
+        if entry.version == current:
+            return entry
+        kept, events = _trusted(db, play_id, entry.snapshots)
+    return _Entry(entry.identity, current, _thinned(_folded(kept, events)))
 
 
 def _trusted(db: Database, play_id: int,

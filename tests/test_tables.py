@@ -159,6 +159,25 @@ def test_entries_that_add_points_read_nothing_until_the_kept_table_catches_up(go
     assert len(read) == 4  # the page that follows reads nothing more
 
 
+def test_after_an_undo_under_the_kept_table_it_catches_up_from_the_table_before(gold_west_play, monkeypatch):
+    db, play_id = gold_west_play
+    monkeypatch.setattr(tables, "CATCH_UP_EVERY", 3)
+    cache = tables.TableCache()
+    opened = store.get_play(db, play_id)
+    cache.table(db, opened, setup_of(opened))
+    for points in (1, 2, 3):  # the third catches up: the table is kept after event 3
+        enter(db, cache, play_id, "adjust", {"seat": 0, "points": points})
+    store.undo_last_event(db, play_id)  # another phone undoes event 3
+    for points in (4, 5, 6):  # the third catches up from the table after event 2, still true
+        enter(db, cache, play_id, "adjust", {"seat": 1, "points": points})
+    read = events_read(monkeypatch)
+    for points in (7, 8):
+        enter(db, cache, play_id, "adjust", {"seat": 2, "points": points})
+    assert read == []  # caught up: the entries after it read nothing until the next catch-up
+    play = store.get_play(db, play_id)
+    assert cache.table(db, play, setup_of(play)).adjustments == (3, 15, 15)
+
+
 def test_entries_of_two_processes_in_turn_keep_both_tables_up_to_date(gold_west_play, monkeypatch):
     db, play_id = gold_west_play
     monkeypatch.setattr(tables, "CATCH_UP_EVERY", 5)
