@@ -24,11 +24,11 @@ init-db: $(VENV)/.installed
 	$(BIN)/flask --app app init-db
 
 run: init-db
-	@$(BIN)/python -m companion.lan $(PORT)
+	@$(BIN)/python -m companion.web.lan $(PORT)
 	$(BIN)/flask --app app run --host 0.0.0.0 --port $(PORT)
 
 serve: init-db
-	@$(BIN)/python -m companion.lan $(PORT)
+	@$(BIN)/python -m companion.web.lan $(PORT)
 	$(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'app:create_app()'
 
 lint: $(VENV)/.installed

@@ -8,10 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from companion import compression, database, entry_path, fast_path, i18n, security
 from companion import config as settings
-from companion.catalogue import AnyGame
-from companion.labels import ROW_LABELS, row_label
 from companion.store.schema import owner_only_files
 from companion.views import (
     api,
@@ -34,6 +31,9 @@ from companion.views import (
     plays,
     table_tools,
 )
+from companion.views.catalogue import AnyGame
+from companion.web import compression, database, entry_path, fast_path, i18n, security
+from companion.web.labels import ROW_LABELS, row_label
 
 
 def _ensure_instance_config(instance: Path) -> None:

@@ -14,8 +14,8 @@ import click
 from flask import current_app
 from flask.cli import FlaskGroup, with_appcontext
 
-from companion.database import init_db_command
-from companion.lan import print_addresses
+from companion.web.database import init_db_command
+from companion.web.lan import print_addresses
 
 ALL_INTERFACES = {"0.0.0.0", "::", ""}
 

@@ -242,7 +242,7 @@ def test_the_configured_base_url_makes_the_invite_link(tmp_path):
 def test_behind_a_proxy_the_forwarded_host_makes_the_invite_link(tmp_path):
     app = make_app(tmp_path, SERVER_NAME=None)
     app.config["COMPANION_BEHIND_PROXY"] = True
-    from companion.security import configure_cookies
+    from companion.web.security import configure_cookies
 
     configure_cookies(app)
     phone = app.test_client()

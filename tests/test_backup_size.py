@@ -6,7 +6,8 @@ import dataclasses
 import io
 import re
 
-from companion import exports, store
+from companion import store
+from companion.exchange import exports
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.store import ArchivedEvent, ArchivedPlay, ArchivedPlayer, ArchivedResult, ArchivedSeat

@@ -12,8 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from companion import bgstats_import, exports, store
-from companion.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
+from companion import store
+from companion.exchange import bgstats_import, exports
+from companion.exchange.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
 from companion.forms import COLOURS
 from companion.games import GAMES
 from tests.conftest import add_players, create_group

@@ -46,7 +46,7 @@ def test_an_unchanged_static_file_is_not_sent_again(client, path):
 
 
 def test_a_static_file_is_compressed_once(client, monkeypatch):
-    from companion import compression
+    from companion.web import compression
 
     calls = []
     real = compression.compress
@@ -114,14 +114,14 @@ def test_the_phones_accept_encoding_is_honoured(client, accept, packed):
                  'a { b: url(//x); }\n.d::after { content: "/* e */"; }\n', id="style-sheet"),
 ])
 def test_scripts_and_style_sheets_are_sent_without_comments(source, line_comments, sent):
-    from companion.compression import compact
+    from companion.web.compression import compact
 
     assert compact(source, line_comments) == sent
 
 
 @pytest.mark.parametrize("path", ["/static/style.css", "/static/live.js", "/static/sw.js"])
 def test_a_static_text_file_is_sent_compacted_whole_and_smaller(app, client, path):
-    from companion.compression import compact
+    from companion.web.compression import compact
 
     written = Path(app.static_folder, path.removeprefix("/static/")).read_text(encoding="utf-8")
     plain = client.get(path)
@@ -141,7 +141,7 @@ _STRINGS = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""")
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
 def test_every_script_is_one_that_compact_reads_rightly(script):
-    from companion.compression import compact
+    from companion.web.compression import compact
 
     source = script.read_text(encoding="utf-8")
     code = compact(source)

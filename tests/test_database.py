@@ -6,7 +6,7 @@ import multiprocessing
 import threading
 
 from companion import store
-from companion.database import get_db
+from companion.web.database import get_db
 from tests.conftest import add_players, create_group
 
 

@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from companion import exports, store
+from companion import store
+from companion.exchange import exports
 from companion.forms import COLOURS
 from companion.games import GAMES
 from tests.conftest import create_group

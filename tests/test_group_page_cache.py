@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from companion import store
-from companion.i18n import moment
+from companion.web.i18n import moment
 from tests.conftest import add_players, create_group
 from tests.test_page_cache import views_run
 

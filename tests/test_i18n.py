@@ -16,8 +16,8 @@ from babel.messages.pofile import read_po
 from companion import store
 from companion.games import gold_west, great_western_trail, mayflower
 from companion.games.common import Message, PlaySetup, RulesError, Seat, Term
-from companion.labels import TERMS
 from companion.views.common import translated
+from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, start_play
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,7 +186,7 @@ def game_words() -> set[str]:
 
 def test_every_game_word_has_a_german_name(app):
     missing = sorted(game_words() - set(TERMS))
-    assert not missing, f"add them to companion.labels.TERMS: {missing}"
+    assert not missing, f"add them to companion.web.labels.TERMS: {missing}"
     with app.test_request_context(headers=GERMAN):
         assert str(TERMS["bandits"]) == "Banditen" and str(TERMS["north"]) == "Nord"
 

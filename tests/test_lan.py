@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from companion import lan
+from companion.web import lan
 
 
 def routes(table: dict[str, str]):

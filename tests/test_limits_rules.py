@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion import exports, store
+from companion import store
 from companion.api import ENDPOINTS
 from companion.api.core import respond
+from companion.exchange import exports
 from companion.forms import COLOURS
 from companion.games import GAMES, gold_west, mayflower
 from companion.games import great_western_trail as gwt

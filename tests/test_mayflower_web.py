@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from companion import store, tables
+from companion import store
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import fold
-from companion.views import play_log
+from companion.views import play_log, tables
 from tests.conftest import add_players, create_group, start_play
 
 ANNA, BEN, CARA = 0, 1, 2

@@ -10,9 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import exports, store
+from companion import store
 from companion.api.core import respond
 from companion.api.gold_west import ENDPOINTS as GOLD_WEST_ENDPOINTS
+from companion.exchange import exports
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.names import NAME_MAX, NameProblem, clean_name, name_key

@@ -10,7 +10,7 @@ import pytest
 from flask import request, request_started
 
 from companion import store
-from companion.page_cache import TOKEN_PLACEHOLDER
+from companion.web.page_cache import TOKEN_PLACEHOLDER
 from tests.conftest import add_players, create_group, make_app, start_play
 
 
@@ -191,7 +191,7 @@ def test_a_forged_cookie_is_not_let_in(app, client, db):
 
 
 def test_a_page_asked_by_several_requests_at_once_is_rendered_once(monkeypatch):
-    from companion import page_cache
+    from companion.web import page_cache
 
     waiting = threading.Event()
 
@@ -223,7 +223,7 @@ def test_a_page_asked_by_several_requests_at_once_is_rendered_once(monkeypatch):
 
 
 def test_a_failed_rendering_leaves_nothing_behind_and_the_next_request_renders_the_page():
-    from companion import page_cache
+    from companion.web import page_cache
 
     pages = page_cache.PageCache()
 
@@ -238,7 +238,7 @@ def test_a_failed_rendering_leaves_nothing_behind_and_the_next_request_renders_t
 
 
 def test_the_caches_forget_the_least_recently_used_first():
-    from companion.lru import Lru
+    from companion.web.lru import Lru
 
     kept = Lru(2)
     kept.put("Anna's page", 1)
@@ -249,7 +249,7 @@ def test_the_caches_forget_the_least_recently_used_first():
 
 
 def test_a_cache_item_is_changed_from_what_is_kept_or_left_as_it_is():
-    from companion.lru import Lru
+    from companion.web.lru import Lru
 
     kept = Lru(2)
     kept.change("table", lambda item: None if item is None else item + 1)  # nothing kept: nothing put

@@ -130,7 +130,7 @@ def test_a_phone_that_left_a_group_cannot_come_back_with_a_copy_of_its_cookie(ap
 
 
 def test_a_phone_holds_a_hundred_groups_and_is_told_clearly_when_it_cannot_hold_more(app, db):
-    from companion.security import MAX_GROUPS_PER_PHONE
+    from companion.web.security import MAX_GROUPS_PER_PHONE
 
     phone = app.test_client()
     first = create_group(phone, "Group 0")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.compression import compact
 from companion.views.live import _static_fingerprint
+from companion.web.compression import compact
 from scripts.make_icons import draw
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion import store
-from companion.database import get_db
+from companion.web.database import get_db
 from tests.conftest import add_players, create_group
 
 

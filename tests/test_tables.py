@@ -8,10 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion import store, tables
+from companion import store
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import fold
 from companion.messages import Refused
+from companion.views import tables
 
 SEATS = 3
 seat = st.integers(0, SEATS - 1)

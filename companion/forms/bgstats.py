@@ -10,7 +10,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import HiddenField, SelectField
 from wtforms.validators import InputRequired
 
-from companion.bgstats_import import NEW_PLAYER
+from companion.exchange.bgstats_import import NEW_PLAYER
 from companion.forms import choices
 from companion.store import Player
 

@@ -27,7 +27,7 @@ from companion.games.gold_west import (
     OfficeClaim,
     PlayerTally,
 )
-from companion.i18n import translated
+from companion.web.i18n import translated
 
 # --------------------------------------------------------------------------------------------------
 # Starting a play

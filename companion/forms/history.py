@@ -12,12 +12,12 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.exports import BGG_ID_MAX, LOCATION_MAX
+from companion.exchange.exports import BGG_ID_MAX, LOCATION_MAX
 from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games.common import GameInfo
-from companion.labels import ROW_LABELS
 from companion.names import refused_character
 from companion.store import GroupSettings, HistoryFilter, Period, Player
+from companion.web.labels import ROW_LABELS
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
 LAST_PAGE = 100_000

@@ -22,7 +22,7 @@ from companion.games.mayflower import (
     FinalSlot,
     Settler,
 )
-from companion.i18n import translated
+from companion.web.i18n import translated
 
 # Words for the rules' keys. The letters mark the settlers on the map strip.
 ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),

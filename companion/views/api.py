@@ -9,7 +9,7 @@ from companion.api import ENDPOINTS
 from companion.api.core import ApiError, Endpoint, respond
 from companion.api.openapi import openapi_document
 from companion.games import GAMES
-from companion.security import csrf
+from companion.web.security import csrf
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)  # no cookies are read or set: the API is stateless and answers anyone

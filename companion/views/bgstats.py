@@ -6,14 +6,15 @@ from flask import Blueprint, Flask, current_app, flash, redirect, render_templat
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 
-from companion import bgstats_import, store
-from companion.bgstats_import import BgStatsError, BgStatsFile
-from companion.catalogue import group_games
-from companion.database import get_db
+from companion import store
+from companion.exchange import bgstats_import
+from companion.exchange.bgstats_import import BgStatsError, BgStatsFile
 from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.messages import Refused
+from companion.views.catalogue import group_games
 from companion.views.common import member_group, translated
+from companion.web.database import get_db
 
 bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg-stats")
 

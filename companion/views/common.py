@@ -10,13 +10,13 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.database import get_db
 from companion.forms import ConfirmForm
 from companion.games import custom
 from companion.games.common import FinalResult, PlaySetup, Seat
-from companion.i18n import translated
 from companion.messages import Refused
-from companion.security import membership_tokens, opened, require_member
+from companion.web.database import get_db
+from companion.web.i18n import translated
+from companion.web.security import membership_tokens, opened, require_member
 
 
 def utc_now() -> datetime:

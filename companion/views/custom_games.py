@@ -6,15 +6,15 @@ from flask import Blueprint, Flask, abort, flash, redirect, render_template, req
 from flask_babel import gettext as _
 
 from companion import store
-from companion.catalogue import play_sheet
-from companion.database import get_db
 from companion.forms import ConfirmForm
 from companion.forms.custom_games import group_game_form, sheet_tally_form
 from companion.games import custom
 from companion.games.common import FinalResult
 from companion.messages import Refused
+from companion.views.catalogue import play_sheet
 from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
 from companion.views.plays import table_of
+from companion.web.database import get_db
 
 bp = Blueprint("custom_games", __name__)
 

@@ -8,7 +8,6 @@ from dataclasses import fields, replace
 from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
 
 from companion import store
-from companion.database import get_db
 from companion.forms.gold_west import final_tally_form, first_error, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
@@ -23,6 +22,7 @@ from companion.views.common import (
     translated,
 )
 from companion.views.plays import render_play, table_of
+from companion.web.database import get_db
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
 

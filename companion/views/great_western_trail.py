@@ -10,7 +10,6 @@ from flask import Blueprint, Flask, abort, flash, redirect, render_template, req
 from flask_babel import gettext as _
 
 from companion import store
-from companion.database import get_db
 from companion.forms import VersionedForm
 from companion.forms.great_western_trail import CardForm, card_form, delivery_form
 from companion.games import great_western_trail as gwt
@@ -26,6 +25,7 @@ from companion.views.common import (
     translated,
 )
 from companion.views.plays import render_play, table_of
+from companion.web.database import get_db
 
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
 

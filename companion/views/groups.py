@@ -10,8 +10,6 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 
 from companion import store
-from companion.catalogue import group_games, listed_group_games
-from companion.database import get_db
 from companion.forms import (
     COLOURS,
     GroupForm,
@@ -24,8 +22,10 @@ from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
+from companion.views.catalogue import group_games, listed_group_games
 from companion.views.common import ask_to_confirm, flash_rules_error, member_group, translated
 from companion.views.members import access_context, trash_group
+from companion.web.database import get_db
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 

@@ -15,9 +15,8 @@ from flask_babel import gettext as _
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from companion import charts, exports, store
-from companion.catalogue import AnyGame, get_game, group_games, play_sheet
-from companion.database import get_db
+from companion import store
+from companion.exchange import exports
 from companion.forms import COLOURS, VersionedForm
 from companion.forms.history import (
     CountedForm,
@@ -30,15 +29,9 @@ from companion.forms.history import (
 from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
-from companion.i18n import day
-from companion.labels import row_label
 from companion.messages import Refused
-from companion.security import (
-    TooManyGroups,
-    check_room_for_another_group,
-    join_group,
-    too_many_groups_message,
-)
+from companion.views import charts
+from companion.views.catalogue import AnyGame, get_game, group_games, play_sheet
 from companion.views.common import (
     flash_rules_error,
     member_group,
@@ -48,6 +41,15 @@ from companion.views.common import (
     translated,
 )
 from companion.views.plays import table_of
+from companion.web.database import get_db
+from companion.web.i18n import day
+from companion.web.labels import row_label
+from companion.web.security import (
+    TooManyGroups,
+    check_room_for_another_group,
+    join_group,
+    too_many_groups_message,
+)
 
 bp = Blueprint("history", __name__)
 

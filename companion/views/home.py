@@ -20,10 +20,12 @@ from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
 from companion import store
-from companion.database import get_db
 from companion.forms import ConfirmForm, GroupForm, JoinCodeForm
-from companion.i18n import LANGUAGE_COOKIE, LANGUAGES
-from companion.security import (
+from companion.views.common import purge_old_trash
+from companion.views.members import group_trash
+from companion.web.database import get_db
+from companion.web.i18n import LANGUAGE_COOKIE, LANGUAGES
+from companion.web.security import (
     TooManyGroups,
     check_room_for_another_group,
     join_group,
@@ -31,8 +33,6 @@ from companion.security import (
     membership_tokens,
     too_many_groups_message,
 )
-from companion.views.common import purge_old_trash
-from companion.views.members import group_trash
 
 bp = Blueprint("home", __name__)
 

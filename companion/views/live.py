@@ -17,12 +17,12 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
-from companion.compression import compact
-from companion.database import get_db
 from companion.games.common import RulesError
 from companion.views.common import member_play
 from companion.views.groups import invite_qr_svg
 from companion.views.plays import table_of
+from companion.web.compression import compact
+from companion.web.database import get_db
 
 bp = Blueprint("live", __name__)
 

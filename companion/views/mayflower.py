@@ -16,7 +16,6 @@ from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.database import get_db
 from companion.forms import COLOURS
 from companion.forms.mayflower import (
     KIND_NAMES,
@@ -35,9 +34,10 @@ from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
 from companion.messages import Refused
-from companion.tables import app_tables
 from companion.views.common import member_play_of, note_stale, play_setup, result_inputs, to_play
 from companion.views.plays import render_play, table_of
+from companion.views.tables import app_tables
+from companion.web.database import get_db
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
 

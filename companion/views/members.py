@@ -8,11 +8,11 @@ from flask import Blueprint, Flask, abort, flash, redirect, render_template, req
 from flask_babel import gettext as _
 
 from companion import store
-from companion.catalogue import get_game
-from companion.database import get_db
 from companion.forms import ConfirmForm, PhoneNameForm
-from companion.security import forget_membership, membership, require_member, site_url
+from companion.views.catalogue import get_game
 from companion.views.common import ask_to_confirm, member_group, purge_old_trash, timestamp, utc_now
+from companion.web.database import get_db
+from companion.web.security import forget_membership, membership, require_member, site_url
 
 bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
 

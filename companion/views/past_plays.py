@@ -8,14 +8,14 @@ from flask import Blueprint, Flask, abort, flash, redirect, render_template, req
 from flask_babel import gettext as _
 
 from companion import store
-from companion.catalogue import group_games
-from companion.database import get_db
 from companion.forms.custom_games import past_play_form
 from companion.games import custom
 from companion.games import table_tools as tools
-from companion.labels import row_label
 from companion.messages import Refused
+from companion.views.catalogue import group_games
 from companion.views.common import member_group, result_inputs, translated
+from companion.web.database import get_db
+from companion.web.labels import row_label
 
 bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/past")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask import Blueprint, Flask, abort, render_template, request
 
 from companion import store
-from companion.catalogue import get_game
-from companion.database import get_db
+from companion.views.catalogue import get_game
 from companion.views.common import member_group, member_play
+from companion.web.database import get_db
 
 bp = Blueprint("play_log", __name__)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Flask, abort, render_template
 
 from companion import store
-from companion.catalogue import AnyGame
-from companion.database import get_db
 from companion.games import ratings
+from companion.views.catalogue import AnyGame
 from companion.views.common import member_group
+from companion.web.database import get_db
 
 bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<int:player_id>")
 

@@ -7,14 +7,11 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
-from companion.catalogue import get_game
-from companion.database import get_db
 from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices, tally_form
 from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
-from companion.page_cache import cached_page
-from companion.tables import TableCache, app_tables
+from companion.views.catalogue import get_game
 from companion.views.common import (
     final_tally_url,
     flash_rules_error,
@@ -27,6 +24,9 @@ from companion.views.common import (
     translated,
 )
 from companion.views.members import trash_play
+from companion.views.tables import TableCache, app_tables
+from companion.web.database import get_db
+from companion.web.page_cache import cached_page
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 

@@ -14,11 +14,11 @@ from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.database import get_db
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
 from companion.messages import Refused
 from companion.views.common import flash_rules_error, member_play
+from companion.web.database import get_db
 
 bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
 

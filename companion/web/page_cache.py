@@ -15,7 +15,7 @@ from threading import Event
 from flask import current_app, g, session
 from flask_wtf.csrf import generate_csrf
 
-from companion.lru import Lru
+from companion.web.lru import Lru
 
 # Stands in for the CSRF token while a page is rendered for the cache; made of characters that
 # HTML escaping leaves alone, so it can be found again in the rendered page.

@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 from flask import Flask, request
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 
-from companion.labels import TERMS
 from companion.messages import Message, Refused, Term
+from companion.web.labels import TERMS
 
 LANGUAGES = {"en": "English", "de": "Deutsch"}
 LANGUAGE_COOKIE = "lang"

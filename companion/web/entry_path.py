@@ -43,14 +43,14 @@ from werkzeug.utils import redirect
 from werkzeug.wsgi import get_host
 
 from companion import store
-from companion.database import connections_of
 from companion.forms import collapse_spaces
 from companion.games.table import ADJUST, adds_points
-from companion.lru import Lru
-from companion.security import add_security_headers, session_in_cookie, tokens_in
 from companion.store.plays import active_play_of_member
-from companion.tables import app_tables
 from companion.views.common import REQUEST_ID, play_setup
+from companion.views.tables import app_tables
+from companion.web.database import connections_of
+from companion.web.lru import Lru
+from companion.web.security import add_security_headers, session_in_cookie, tokens_in
 
 _ADJUST = re.compile(r"/plays/[1-9][0-9]{0,15}/adjust")
 _SEAT = re.compile(r"[0-9]{1,2}")

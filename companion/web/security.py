@@ -18,8 +18,8 @@ from werkzeug.http import parse_cookie
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion import store
-from companion.database import get_db
-from companion.lan import lan_addresses
+from companion.web.database import get_db
+from companion.web.lan import lan_addresses
 
 csrf = CSRFProtect()
 

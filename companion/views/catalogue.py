@@ -13,9 +13,9 @@ from collections.abc import Iterator, Mapping
 from flask import g
 
 from companion import store
-from companion.database import get_db
 from companion.games import GAMES, custom
 from companion.games.common import GameInfo, UnknownGame
+from companion.web.database import get_db
 
 
 def group_game(slug: str) -> store.GroupGame | None:

@@ -1,4 +1,4 @@
-"""Print the addresses the phones at the table should open: ``python -m companion.lan 5000``.
+"""Print the addresses the phones at the table should open: ``python -m companion.web.lan 5000``.
 
 The address comes from the routing table, the way the system itself would pick it: connecting a
 UDP socket sends nothing, it only chooses the route and the local address for it, which

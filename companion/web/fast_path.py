@@ -34,9 +34,9 @@ from datetime import UTC, datetime
 from flask import Flask
 from werkzeug.security import safe_join
 
-from companion.database import connections_of
-from companion.lru import Lru
-from companion.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, session_in_cookie, tokens_in
+from companion.web.database import connections_of
+from companion.web.lru import Lru
+from companion.web.security import LAST_SEEN_EVERY_SECONDS, SECURITY_HEADERS, session_in_cookie, tokens_in
 
 _PLAY = re.compile(r"/plays/([1-9][0-9]{0,15})(/state\.json)?")
 _GROUP = re.compile(r"/groups/([1-9][0-9]{0,15})")

@@ -24,7 +24,7 @@ from sqlite_utils import Database
 from companion import store
 from companion.games.common import FINAL_EVENT, PlaySetup
 from companion.games.table import TableState, accepted_on_every_table, apply, initial_table
-from companion.lru import Lru
+from companion.web.lru import Lru
 
 logger = logging.getLogger(__name__)
 
