@@ -21,7 +21,6 @@ from companion.games.common import RulesError
 from companion.views.common import member_play
 from companion.views.groups import invite_qr_svg
 from companion.views.plays import table_of
-from companion.web.compression import compact
 from companion.web.database import get_db
 
 bp = Blueprint("live", __name__)
@@ -133,7 +132,7 @@ def service_worker():
         "static": url_for("static", filename=""),
         "precache": _precached(),
     }
-    script = compact(Path(static, "sw.js").read_text(encoding="utf-8"))
+    script = Path(static, "sw.js").read_text(encoding="utf-8")
     response = QuietResponse(f"self.COMPANION = {json.dumps(settings)};\n{script}",
                              mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-cache"
