@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 
 from companion import config as settings
-from companion.store.schema import owner_only_files
+from companion.store.connection import owner_only_files
 from companion.views import (
     api,
     bgstats,
@@ -32,7 +32,7 @@ from companion.views import (
     table_tools,
 )
 from companion.views.catalogue import AnyGame
-from companion.web import compression, database, entry_path, fast_path, i18n, security
+from companion.web import compression, database, fast_path, i18n, security
 from companion.web.labels import ROW_LABELS, row_label
 
 
@@ -102,7 +102,6 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.config.from_mapping(test_config)
 
     database.init_app(app)
-    entry_path.init_app(app)  # before security's ProxyFix, which so wraps it: it sees the phone's address
     i18n.init_app(app)
     security.init_app(app)
     compression.init_app(app)

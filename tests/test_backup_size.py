@@ -109,7 +109,7 @@ def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):
     path = tmp_path / "old.sqlite3"
     connection = store.connect(path)
     connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
-    earlier = [m.__name__ for m in store.MIGRATIONS].index("_m009_times_in_utc")
+    earlier = [m.__name__ for m in store.MIGRATIONS].index("m009_times_in_utc")
     with store.write_transaction(connection):
         for number, migration in enumerate(store.MIGRATIONS[:earlier], start=1):
             migration(connection)

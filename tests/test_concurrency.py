@@ -162,7 +162,9 @@ class Phone:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_SECONDS)
 
     def request(self, method: str, path: str, fields: dict[str, str] | None = None) -> tuple[int, str]:
-        headers = {"Cookie": self.cookie} if self.cookie else {}
+        # a connection of its own per request: one kept open would be closed by the server while the
+        # phone waits for the others (gunicorn keeps an idle one for 2 s), failing the next request
+        headers = {"Connection": "close", **({"Cookie": self.cookie} if self.cookie else {})}
         body = None
         if fields is not None:
             body = urlencode(fields)

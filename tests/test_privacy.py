@@ -177,7 +177,7 @@ def test_the_migration_keeps_every_row_and_its_statistics(tmp_path):
     connection = store.connect(path)
     connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
     with store.write_transaction(connection):
-        earlier = [m.__name__ for m in store.MIGRATIONS].index("_m006_private_groups")
+        earlier = [m.__name__ for m in store.MIGRATIONS].index("m006_private_groups")
         for number, migration in enumerate(store.MIGRATIONS[:earlier], start=1):
             migration(connection)
             connection.execute("INSERT INTO migrations VALUES (?, ?, '2024-01-01')",

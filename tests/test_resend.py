@@ -67,19 +67,19 @@ def test_a_request_id_the_companion_does_not_understand_is_refused(client, db, t
 
 
 @WAYS_OF_STORING
-def test_two_copies_sent_at_once_are_stored_once(app, table, points):
+def test_two_copies_sent_at_once_are_stored_once(app, db, table, points):
     """Two server threads (their own connections) write the same request at the same moment."""
+    phone = store.list_memberships(db, store.get_play(db, table).group_id)[0]
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
     def write() -> None:
         db = store.connect(app.config["DATABASE"])
         try:
-            pending = store.PendingRequest("same-request-id-0001", None, table)
-            with store.requests_once(pending):
-                start.wait(120)
-                store.append_event(db, table, "adjust", {"seat": 0, "points": int(points), "note": "once"},
-                                   check=None if int(points) > 0 else lambda _log: None)
+            store.expect_request(db, store.RequestId("same-request-id-0001", (phone.token,), None, table))
+            start.wait(120)
+            store.append_event(db, table, "adjust", {"seat": 0, "points": int(points), "note": "once"},
+                               check=None if int(points) > 0 else lambda _log: None)
             outcomes.append("stored")
         except store.RepeatedRequest:
             outcomes.append("repeated")
@@ -93,9 +93,40 @@ def test_two_copies_sent_at_once_are_stored_once(app, table, points):
         thread.join(300)
         assert not thread.is_alive()
     assert sorted(outcomes) == ["repeated", "stored"]
-    db = store.connect(app.config["DATABASE"])
     assert [e.payload["note"] for e in store.list_events(db, table)] == ["once"]
-    db.close()
+
+
+@WAYS_OF_STORING
+def test_the_same_request_id_from_another_phone_is_another_entry(app, client, db, table, points):
+    other_phone = app.test_client()
+    group = store.get_group(db, store.get_play(db, table).group_id)
+    assert other_phone.post(f"/join/{group.token}").status_code == 302
+    for phone in (client, other_phone):
+        sent = phone.post(f"/plays/{table}/adjust", data=entry("same-id-on-two-phones", points=points))
+        assert sent.status_code == 302
+    again = other_phone.post(f"/plays/{table}/adjust", data=entry("same-id-on-two-phones", points=points))
+    assert again.status_code == 303
+    assert len(store.list_events(db, table)) == 2
+
+
+@pytest.mark.parametrize("where", ["play", "group"])
+def test_the_same_request_id_in_another_group_is_another_write(client, db, table, where):
+    """An id first used in one group, sent by a phone to another group, is stored there as usual."""
+    other_group = create_group(client, "Other table")
+    add_players(client, other_group, ("Cleo", "red"), ("Dan", "blue"))
+    ids = [p.id for p in store.list_players(db, other_group)]
+    other_play = start_play(client, other_group, "gold-west", [(ids[0], "red"), (ids[1], "blue")])
+    assert client.post(f"/plays/{table}/adjust", data=entry("used-in-both-groups")).status_code == 302
+    if where == "play":
+        answer = client.post(f"/plays/{other_play}/adjust", data=entry("used-in-both-groups"))
+        assert answer.status_code == 302
+        assert [e.payload["note"] for e in store.list_events(db, other_play)] == ["sent twice"]
+    else:
+        new_play = {"seat_0-player": str(ids[0]), "seat_0-colour": "red", "seat_1-player": str(ids[1]),
+                    "seat_1-colour": "blue", "request_id": "used-in-both-groups"}
+        answer = client.post(f"/groups/{other_group}/plays/new/gold-west", data=new_play)
+        assert answer.status_code == 302
+        assert len(store.list_plays(db, other_group, "active")) == 2
 
 
 def test_a_new_play_sent_twice_starts_one_play(client, db):
@@ -140,13 +171,17 @@ def test_every_form_based_on_an_old_version_is_answered_409_with_the_same_messag
 
 
 def test_request_ids_are_forgotten_after_their_days(db, table, monkeypatch):
-    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 1)  # every commit tidies up
-    old = (datetime.now(UTC) - timedelta(days=store.schema.REQUEST_IDS_KEPT_DAYS, minutes=1)).isoformat()
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 1)  # every commit tidies up
+    old = (datetime.now(UTC) - timedelta(days=store.REQUEST_IDS_KEPT_DAYS, minutes=1)).isoformat()
     group_id = store.get_play(db, table).group_id
-    db.execute("INSERT INTO seen_requests (request_id, group_id, play_id, at) VALUES (?, ?, ?, ?)",
-               ["sent-long-ago-0000001", group_id, table, old])
-    with store.requests_once(store.PendingRequest("sent-just-now-0000001", group_id, table)):
-        store.append_event(db, table, "adjust", {"seat": 0, "points": 1, "note": ""})
-    assert store.seen_request(db, "sent-long-ago-0000001") is None
-    kept = store.seen_request(db, "sent-just-now-0000001")
+    phone = store.list_memberships(db, group_id)[0]
+    db.execute("INSERT INTO seen_requests (request_id, membership_id, group_id, play_id, at) "
+               "VALUES (?, ?, ?, ?, ?)", ["sent-long-ago-0000001", phone.id, group_id, table, old])
+    long_ago, just_now = (store.RequestId(value, (phone.token,), None, table)
+                          for value in ("sent-long-ago-0000001", "sent-just-now-0000001"))
+    assert store.seen_request(db, long_ago) is not None
+    store.expect_request(db, just_now)
+    store.append_event(db, table, "adjust", {"seat": 0, "points": 1, "note": ""})
+    assert store.seen_request(db, long_ago) is None
+    kept = store.seen_request(db, just_now)
     assert (kept.group_id, kept.play_id) == (group_id, table)

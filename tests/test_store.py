@@ -172,7 +172,7 @@ def test_an_entry_finds_no_play_that_is_not_going_on(db, play, change):
     change(db, play)
     assert active_play_of_member(db, play.id, [token]) is None
     entry = {"seat": 0, "points": 3, "note": ""}
-    assert store.append_to_active_play(db, play.id, "adjust", entry, store.SeatOfMember([token], 0)) is None
+    assert store.append_to_active_play(db, play.id, "adjust", entry) is None
     assert "adjust" not in [event.kind for event in store.list_events(db, play.id)]
 
 
@@ -185,19 +185,42 @@ def test_an_entry_finds_its_play_only_with_a_membership_of_the_play_s_group(db, 
     assert active_play_of_member(db, play.id + 1, [token]) is None
 
 
-@pytest.mark.parametrize(("tokens", "seat", "stored"), [
-    (["member"], 1, True),
-    (["elsewhere", "member"], 0, True),
-    (["elsewhere"], 0, False),  # a phone of another group
-    ([], 0, False),  # a phone in no group
-    (["member"], 2, False),  # a seat the play does not have
-])
-def test_an_entry_in_one_statement_asks_for_a_member_and_one_of_the_seats(db, play, tokens, seat, stored):
-    named = {"member": store.create_membership(db, play.group_id).token,
-             "elsewhere": store.create_membership(db, store.create_group(db, "Other club").id).token}
-    entry = {"seat": seat, "points": 3, "note": ""}
-    appended = store.append_to_active_play(db, play.id, "adjust", entry,
-                                           store.SeatOfMember([named[t] for t in tokens], seat))
-    assert (appended is not None) == stored
-    assert [event.payload for event in store.list_events(db, play.id)] == ([entry] if stored else [])
-    assert store.get_play(db, play.id).version == (1 if stored else 0)
+def test_an_entry_in_one_statement_notes_its_request_id_for_the_phone_that_sent_it(db, play):
+    """The same id from the same phone is refused; from another phone of the group it is another entry."""
+    phones = [store.create_membership(db, play.group_id) for _ in range(2)]
+    entry = {"seat": 0, "points": 3, "note": ""}
+
+    def send(phone: store.Membership) -> int | None:
+        store.expect_request(db, store.RequestId("same-id-from-phones", (phone.token,), None, play.id))
+        try:
+            return store.append_to_active_play(db, play.id, "adjust", entry)
+        finally:
+            store.expect_request(db, None)
+
+    assert send(phones[0]) is not None
+    with pytest.raises(store.RepeatedRequest):
+        send(phones[0])
+    assert send(phones[1]) is not None
+    assert db.execute("SELECT membership_id FROM events ORDER BY seq").fetchall() == [(phones[0].id,),
+                                                                                      (phones[1].id,)]
+    assert store.get_play(db, play.id).version == 2
+
+
+def _schema(db) -> list[tuple]:
+    return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
+
+
+@pytest.mark.parametrize("applied", range(1, len(store.MIGRATIONS)))
+def test_a_database_brought_up_to_date_has_the_schema_of_a_new_one(tmp_path, db, applied):
+    """A database made by the first ``applied`` migrations (of an older release) and upgraded."""
+    older = store.connect(tmp_path / "older.sqlite3")
+    try:
+        older.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+        for number, migration in enumerate(store.MIGRATIONS[:applied], start=1):
+            migration(older)
+            older.execute("INSERT INTO migrations VALUES (?, ?, ?)",
+                          [number, migration.__name__, store.now()])
+        assert store.migrate(older) == list(range(applied + 1, len(store.MIGRATIONS) + 1))
+        assert _schema(older) == _schema(db)
+    finally:
+        older.close()

@@ -4,10 +4,14 @@ Every function takes a ``sqlite_utils.Database``; nothing here knows about Flask
 append-only event log; the table state is derived from it by the game rules, and the ``results``
 table holds the final scores of finished plays for the history and statistics.
 
-The modules split it by what they store: ``schema`` (connections, migrations, transactions),
-``groups`` (groups, players, join codes), ``plays`` (plays, events, results, corrections),
-``history`` (history and statistics), ``archive`` (a whole group, for backup and import) and
-``imports`` (finished plays from other apps).
+The modules, each with one job:
+- how the data is kept: ``connection`` (opening connections, one per thread, snapshots),
+  ``migrations`` (the schema, one numbered module per change), ``transactions`` (reads, writes, the
+  log kept short), ``request_ids`` (a phone's write stored once), ``errors``;
+- what is stored: ``groups`` (groups, players, phones, join codes), ``plays`` (plays, events,
+  results, corrections), ``table`` (a play's options, past plays), ``custom_games``, ``sharing``
+  (export settings, stable ids), ``history`` (history and statistics), ``ratings``, ``archive`` (a
+  whole group, for backup and import) and ``imports`` (finished plays from other apps).
 Everything is re-exported here, so callers write ``store.get_play(db, play_id)``.
 """
 
@@ -22,6 +26,15 @@ from companion.store.archive import (
     dump_group,
     restore_group,
 )
+from companion.store.connection import (
+    BUSY_TIMEOUT_SECONDS,
+    LOG_SIZE_LIMIT,
+    ThreadConnections,
+    connect,
+    connect_read_only,
+    owner_only_files,
+    snapshot,
+)
 from companion.store.custom_games import (
     DuplicateGame,
     GroupGame,
@@ -33,6 +46,7 @@ from companion.store.custom_games import (
     list_group_games,
     update_group_game,
 )
+from companion.store.errors import NotFound, StaleVersion, StoreError
 from companion.store.groups import (
     INVITE_TOKEN_BYTES,
     JOIN_CODE_ALPHABET,
@@ -99,6 +113,7 @@ from companion.store.history import (
     statistics,
 )
 from companion.store.imports import ImportedPlay, import_plays, imported_play_keys
+from companion.store.migrations import MIGRATIONS, MigrationError, migrate, schema_version
 from companion.store.plays import (
     CORRECTION_EVENT,
     FINAL_EVENT,
@@ -110,7 +125,6 @@ from companion.store.plays import (
     ReopenedTally,
     ResultInput,
     ResultRow,
-    SeatOfMember,
     SeatRow,
     TrashedPlay,
     append_event,
@@ -138,28 +152,16 @@ from companion.store.plays import (
     undo_last_event,
 )
 from companion.store.ratings import PlayerRating, RatedPlay, player_ratings, rating_history, refresh_ratings
-from companion.store.schema import (
-    BUSY_TIMEOUT_SECONDS,
-    LOG_RESTART_PAGES,
-    LOG_SIZE_LIMIT,
-    MIGRATIONS,
-    NotFound,
-    PendingRequest,
+from companion.store.request_ids import (
+    REQUEST_IDS_KEPT_DAYS,
     RepeatedRequest,
-    StaleVersion,
-    StoreError,
-    WriterQueue,
-    connect,
-    migrate,
-    now,
-    read_transaction,
-    requests_once,
-    schema_version,
+    RequestId,
+    expect_request,
     seen_request,
-    write_transaction,
 )
 from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids
 from companion.store.table import change_play_options, log_past_play
+from companion.store.transactions import LOG_RESTART_PAGES, now, read_transaction, write_transaction
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -173,6 +175,7 @@ __all__ = [
     "LOG_SIZE_LIMIT",
     "MEMBERSHIP_TOKEN_BYTES",
     "MIGRATIONS",
+    "REQUEST_IDS_KEPT_DAYS",
     "SCORE_PERIODS",
     "TRASH_DAYS",
     "ArchivedEvent",
@@ -198,8 +201,8 @@ __all__ = [
     "ImportedPlay",
     "JoinCodeLimits",
     "Membership",
+    "MigrationError",
     "NotFound",
-    "PendingRequest",
     "Period",
     "Play",
     "Player",
@@ -208,21 +211,21 @@ __all__ = [
     "RatedPlay",
     "ReopenedTally",
     "RepeatedRequest",
+    "RequestId",
     "ResultInput",
     "ResultRow",
     "Rivalry",
     "ScorePeriod",
-    "SeatOfMember",
     "SeatRow",
     "StableIds",
     "StaleVersion",
     "Standing",
     "Statistics",
     "StoreError",
+    "ThreadConnections",
     "TooManyWrongCodes",
     "TrashedGroup",
     "TrashedPlay",
-    "WriterQueue",
     "add_group_game",
     "add_player",
     "append_event",
@@ -231,6 +234,7 @@ __all__ = [
     "check_distinct_names",
     "check_free_name",
     "connect",
+    "connect_read_only",
     "correct_results",
     "count_join_failures",
     "create_group",
@@ -242,6 +246,7 @@ __all__ = [
     "delete_player",
     "dump_group",
     "existing_tokens",
+    "expect_request",
     "final_payload",
     "finish_play",
     "get_group",
@@ -274,6 +279,7 @@ __all__ = [
     "new_invite",
     "newest_events",
     "now",
+    "owner_only_files",
     "play_counted",
     "play_results",
     "play_version",
@@ -289,7 +295,6 @@ __all__ = [
     "rename_group",
     "rename_membership",
     "reopened_tally",
-    "requests_once",
     "restore_group",
     "restore_trashed_group",
     "restore_trashed_play",
@@ -298,6 +303,7 @@ __all__ = [
     "seen_request",
     "set_play_counted",
     "set_player_retired",
+    "snapshot",
     "stable_ids",
     "start_play",
     "statistics",

@@ -12,9 +12,10 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.store.custom_games import add_version, insert_game
+from companion.store.errors import StoreError
 from companion.store.groups import Group, _new_join_code, check_distinct_names, get_group
-from companion.store.schema import StoreError, now, write_transaction
 from companion.store.sharing import GroupSettings, group_settings, write_settings
+from companion.store.transactions import now, write_transaction
 
 # --- a whole group, for the backup and its import -------------------------------------------------
 

@@ -13,7 +13,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.schema import NotFound, StoreError, now, write_transaction
+from companion.store.errors import NotFound, StoreError
+from companion.store.transactions import now, write_transaction
 
 
 class DuplicateGame(StoreError):

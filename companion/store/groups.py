@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from companion.names import duplicate_name, name_key
-from companion.store.schema import NotFound, StoreError, now, write_transaction
+from companion.store.errors import NotFound, StoreError
+from companion.store.transactions import now, write_transaction
 
 
 @dataclass(frozen=True)

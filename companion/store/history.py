@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.schema import write_transaction
+from companion.store.transactions import write_transaction
 
 # --- history and statistics ----------------------------------------------------------------------
 

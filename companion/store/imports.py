@@ -9,10 +9,11 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.names import name_key
+from companion.store.errors import StoreError
 from companion.store.groups import check_free_name
 from companion.store.plays import FINAL_EVENT, ResultInput
-from companion.store.schema import StoreError, now, write_transaction
 from companion.store.table import insert_finished_play
+from companion.store.transactions import now, write_transaction
 
 
 @dataclass(frozen=True)

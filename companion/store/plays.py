@@ -10,16 +10,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.schema import (
-    NotFound,
-    StaleVersion,
-    StoreError,
-    now,
-    pending_request,
-    seen_request,
-    write_one_statement,
-    write_transaction,
-)
+from companion.store.errors import NotFound, StaleVersion, StoreError
+from companion.store.request_ids import entry_phone, expected_request, request_noted, seen_request
+from companion.store.transactions import now, write_one_statement, write_transaction
 
 # The event that closes a play: its payload is the final tally (the rules read it by the same kind).
 FINAL_EVENT = "final"
@@ -371,51 +364,34 @@ def _check_version(version: int, expected: int | None) -> None:
 EventCheck = Callable[[EventLog], None]
 
 
-def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
-                          member: SeatOfMember | None = None) -> int | None:
+def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
     """Append an event to the play if it is going on, in one statement (``write_one_statement``) that
     finds the play so, appends to its log, brings the play to its next version and notes the request
-    id the event came with, if one is pending (``requests_once``). Returns the event's row id, or None
-    if the play is not going on, or not as ``member`` asks (nothing is stored); ``RepeatedRequest`` if
-    the request id was noted before.
+    id the connection expects, if any (``events.membership_id``: the phone it came from). Returns the
+    event's row id, or None if the play is not going on, or it or its group is in the trash (nothing
+    is stored); ``RepeatedRequest`` if the phone sent the request id before.
     """
-    conditions, values = "", []
-    if member is not None:
-        if not member.tokens:
-            return None
-        conditions, values = member.conditions()
-    pending = pending_request()
+    request = expected_request(db)
+    phone, phone_values = entry_phone(request)
     try:
         appended = write_one_statement(
             db,
-            "INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id) "
+            "INSERT INTO events "
+            "(play_id, seq, kind, payload, created_at, version, request_id, membership_id) "
             "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), "
-            f"?, ?, ?, version + 1, ? FROM plays p WHERE id = ? AND status = 'active'{conditions}",
-            [kind, json.dumps(dict(payload)), now(), pending and pending.request_id, play_id, *values])
+            f"?, ?, ?, version + 1, ?, {phone} FROM plays p WHERE id = ? AND status = 'active' "
+            "AND deleted_at IS NULL AND (SELECT deleted_at FROM groups WHERE id = p.group_id) IS NULL",
+            [kind, json.dumps(dict(payload)), now(), request and request.value, *phone_values, play_id])
     except sqlite3.IntegrityError:
-        repeated = pending and seen_request(db, pending.request_id)
+        repeated = request and seen_request(db, request)
         if not repeated:
             raise
         raise repeated from None  # the request id was noted before: this event is in already
     if appended.rowcount != 1:
         return None
-    if pending is not None:
-        pending.noted = True
+    if request is not None:
+        request_noted(db, request)
     return appended.lastrowid
-
-
-@dataclass(frozen=True)
-class SeatOfMember:
-    """What ``append_to_active_play`` may ask of a play besides going on, so that a phone's entry needs
-    no read before its write: what ``active_play_of_member`` asks of it for one of ``tokens``, and
-    ``seat`` one of its seats."""
-
-    tokens: Sequence[str]
-    seat: int
-
-    def conditions(self) -> tuple[str, list[Any]]:
-        seat = "AND EXISTS (SELECT 1 FROM seats s WHERE s.play_id = p.id AND s.seat = ?)"
-        return f" {_of_member(self.tokens)} {seat}", [*self.tokens, self.seat]
 
 
 def append_event(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from companion.store.plays import FINAL_EVENT
-from companion.store.schema import write_transaction
+from companion.store.transactions import write_transaction
 
 OVERALL = ""  # the scope of the rating over every game
 

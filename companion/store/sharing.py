@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from companion.store.schema import NotFound, write_transaction
+from companion.store.errors import NotFound
+from companion.store.transactions import write_transaction
 
 
 @dataclass(frozen=True)

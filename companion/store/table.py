@@ -8,8 +8,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.store.errors import NotFound
 from companion.store.plays import FINAL_EVENT, ResultInput
-from companion.store.schema import NotFound, write_transaction
+from companion.store.transactions import write_transaction
 
 
 def change_play_options(db: Database, play_id: int,

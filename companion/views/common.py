@@ -126,10 +126,11 @@ def _request_place() -> tuple[int | None, int | None] | None:
 
 
 def claim_request_id():
-    """Before a phone's write: a request id seen before answers "already saved" and stores nothing.
+    """Before a phone's write: a request id this phone sent before for this play or group answers
+    "already saved" and stores nothing.
 
-    Otherwise the id is noted in the same transaction as the write (``store.requests_once``), so
-    that of two copies sent at once only one is stored. Forms sent without an id (no JavaScript)
+    Otherwise the store notes the id in the same transaction as the write (``store.expect_request``),
+    so that of two copies sent at once only one is stored. Forms sent without an id (no JavaScript)
     are stored as they come; their version numbers still refuse most repeats.
     """
     place = _request_place()
@@ -139,18 +140,19 @@ def claim_request_id():
     if not REQUEST_ID.fullmatch(request_id):
         message = _("This form carries a request id the companion does not understand. Reload the page.")
         return render_template("error.html", code=400, message=message), 400
-    seen = store.seen_request(get_db(), request_id)
+    sent = store.RequestId(request_id, tuple(membership_tokens()), *place)
+    seen = store.seen_request(get_db(), sent)
     if seen is not None:
         return already_stored(seen)
-    g.request_once = store.requests_once(store.PendingRequest(request_id, *place))
-    g.request_once.__enter__()
+    g.request_id = sent
+    store.expect_request(get_db(), sent)
     return None
 
 
 def release_request_id(_error: BaseException | None = None) -> None:
-    pending = g.pop("request_once", None)
-    if pending is not None:
-        pending.__exit__(None, None, None)
+    """After the request: the connection's next request expects no id but its own."""
+    if g.pop("request_id", None) is not None:
+        store.expect_request(get_db(), None)
 
 
 def already_stored(seen: store.RepeatedRequest):

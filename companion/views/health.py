@@ -7,7 +7,7 @@ import sqlite3
 from flask import Blueprint, Flask, current_app, jsonify
 
 from companion.store import MIGRATIONS, schema_version
-from companion.store.schema import connect_read_only
+from companion.store.connection import connect_read_only
 from companion.web.security import csrf
 
 bp = Blueprint("health", __name__)

@@ -298,8 +298,9 @@ def export_csv_semicolon(group_id: int):
 @bp.get("/groups/<int:group_id>/export/backup.json")
 def export_backup(group_id: int):
     group = member_group(group_id)
-    text = exports.backup_json(store.dump_group(get_db(), group.id), store.now())
-    return _download(text, "application/json", group, "backup.json")
+    with store.snapshot(get_db()) as copy:  # a long read: of a copy, so the log can restart meanwhile
+        archive = store.dump_group(copy, group.id)
+    return _download(exports.backup_json(archive, store.now()), "application/json", group, "backup.json")
 
 
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")

@@ -1,23 +1,12 @@
-"""One database connection per worker thread, reused across requests, and the ``init-db`` command.
+"""The app's database: this thread's connection (``get_db``), and the ``init-db`` and ``backup`` commands.
 
-Opening a SQLite connection is the dearest part of a small request: the first query reads the whole
-schema, and closing the last connection runs a WAL checkpoint. So each thread keeps its connection
-for as long as it lives. The connection runs in autocommit mode: every read is its own short
-transaction and sees everything committed before it, so no request ever reads an old snapshot. A
-write of several statements queues for its turn (``store.WriterQueue``) and takes the lock with
-``BEGIN IMMEDIATE`` (``store.write_transaction``); an entry is one statement, its own transaction,
-sent on a second connection of the thread that waits for the write lock in short pauses
-(``store.write_one_statement``). Every so many commits a writer copies the log into the database file.
-
-A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the parent's
-connection in the child, so each connection remembers the process that opened it.
+How connections are opened and kept, one per thread, is the store's (``store.connection``); this
+module ties them to the app's configured file and to Flask's request teardown.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import threading
 from datetime import UTC, datetime, timedelta
 
 import click
@@ -27,40 +16,12 @@ from sqlite_utils import Database
 
 from companion import store
 
-# Connections inherited through fork: never used and never closed in the child (closing one there
-# could disturb the parent's locks), only kept so that garbage collection does not close them either.
-_inherited: list[Database] = []
 
-
-class ThreadConnections:
-    """Each thread's connection to one database file, opened on first use in the current process."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._local = threading.local()
-
-    def get(self) -> Database:
-        local = self._local
-        db = getattr(local, "db", None)
-        if db is not None and local.pid == os.getpid():
-            return db
-        if db is not None:
-            _inherited.append(db)
-        local.db, local.pid = store.connect(self.path), os.getpid()
-        return local.db
-
-    def end_request(self) -> None:
-        """Roll back a transaction a failed request left open, so it holds no lock and no snapshot."""
-        db = getattr(self._local, "db", None)
-        if db is not None and self._local.pid == os.getpid() and db.conn.in_transaction:
-            db.rollback()
-
-
-def connections_of(app: Flask) -> ThreadConnections:
+def connections_of(app: Flask) -> store.ThreadConnections:
     """The app's connections (one per thread) to its database."""
     connections = app.extensions.get("database")
     if connections is None or connections.path != app.config["DATABASE"]:
-        connections = app.extensions["database"] = ThreadConnections(app.config["DATABASE"])
+        connections = app.extensions["database"] = store.ThreadConnections(app.config["DATABASE"])
     return connections
 
 

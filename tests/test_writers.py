@@ -1,20 +1,19 @@
 """Writers of the database: many at once all get stored, in order, and a failed one lets go.
 
 Each writer alternates the two ways an entry is stored: in one statement (``write_one_statement``),
-and in a transaction that takes its turn in the writers' queue (an entry checked against the table).
+and in a transaction that takes the write lock at once (an entry checked against the table). Both
+wait for the lock in SQLite's busy handler; the write-ahead log stays short.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sqlite3
-import stat
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from sqlite_utils import Database
 
 from companion import store
 from companion.games.common import Seat
@@ -42,7 +41,7 @@ def database(tmp_path: Path) -> tuple[Path, int]:
 
 
 def nothing_to_check(_log: store.EventLog) -> None:
-    """A check that accepts every entry: the entry is written in a transaction, in its turn."""
+    """A check that accepts every entry: the entry is written in a transaction."""
 
 
 def write_entries(path: Path, play_id: int, writer: str, start: threading.Barrier | None = None) -> None:
@@ -125,21 +124,13 @@ def test_a_write_that_fails_lets_the_next_writer_in(database):
     db.close()
 
 
-def test_an_entry_that_finds_the_write_lock_taken_is_stored_once_it_is_free(database, monkeypatch):
+def test_an_entry_that_finds_the_write_lock_taken_is_stored_once_it_is_free(database):
     path, play_id = database
-    other_program = sqlite3.connect(path, isolation_level=None)  # outside the queue: a command run by hand
+    other_program = sqlite3.connect(path, isolation_level=None)  # a command run by hand, say
     other_program.execute("BEGIN IMMEDIATE")
-    waited, pause = threading.Event(), time.sleep
-
-    def pausing(seconds: float) -> None:
-        waited.set()
-        pause(seconds)
-
-    monkeypatch.setattr(time, "sleep", pausing)
     writer = threading.Thread(target=write_entries, args=(path, play_id, "waiting"))
     writer.start()
-    assert waited.wait(WAIT_SECONDS)  # the first entry found the lock taken, and waits
-    assert stored_notes(path, play_id) == []
+    assert stored_notes(path, play_id) == []  # nothing gets in while the lock is taken
     other_program.execute("COMMIT")
     writer.join(WAIT_SECONDS)
     assert stored_notes(path, play_id) == [f"waiting {number}" for number in range(ENTRIES_PER_WRITER)]
@@ -150,41 +141,20 @@ def test_an_entry_gives_up_after_the_busy_timeout_and_stores_nothing(database, m
     path, play_id = database
     other_program = sqlite3.connect(path, isolation_level=None)
     other_program.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(store.schema, "BUSY_TIMEOUT_SECONDS", 0)
+    monkeypatch.setattr(store.connection, "BUSY_TIMEOUT_SECONDS", 0)
     db = store.connect(path)
-    with pytest.raises(sqlite3.OperationalError, match="locked"):
-        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": ""})
+    for check in (None, nothing_to_check):  # in one statement, and in a transaction
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": ""}, check=check)
     other_program.execute("ROLLBACK")
     assert stored_notes(path, play_id) == []
     db.close()
     other_program.close()
 
 
-def test_writes_go_on_when_the_lock_file_cannot_be_opened(database):
-    path, play_id = database
-    lock_path = Path(store.WriterQueue.of(path).lock_path)
-    lock_path.unlink(missing_ok=True)
-    lock_path.mkdir()  # a folder in its place: SQLite's busy timeout alone keeps the writers apart
-    try:
-        store.WriterQueue._queues.clear()  # the processes' queues open the file again
-        threads_writing(path, play_id, "thread")
-    finally:
-        store.WriterQueue._queues.clear()
-    assert_every_writer_stored_in_order(stored_notes(path, play_id), [f"thread{n}" for n in range(THREADS)])
-
-
-def test_the_lock_file_is_readable_by_its_owner_only(database):
-    path, play_id = database
-    write_entries(path, play_id, "one")
-    lock_path = store.WriterQueue.of(path).lock_path
-    assert os.path.exists(lock_path)
-    assert stat.S_IMODE(os.stat(lock_path).st_mode) == 0o600
-
-
-
 def test_the_log_is_copied_into_the_database_file_after_the_writes_not_during_them(database, monkeypatch):
     path, _play_id = database
-    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 3)
     db = store.connect(path)
     db.execute("CREATE TABLE notes (text TEXT)")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the database file now holds everything
@@ -209,8 +179,8 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
     """A phone reads the play between every two entries, so some reader is always in the log: a
     checkpoint that waits for no one never lets the log start afresh, and it would grow without end."""
     path, play_id = database
-    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 10)
-    monkeypatch.setattr(store.schema, "LOG_RESTART_PAGES", 20)
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
     db = store.connect(path)
     reader = sqlite3.connect(path, isolation_level=None)
 
@@ -220,14 +190,14 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
         reader.execute("BEGIN")
         reader.execute("SELECT count(*) FROM events").fetchone()
 
-    restart_log = store.schema._restart_log
+    restart_log = store.transactions.restart_log
 
-    def restart_log_once_the_reader_is_done(conn: sqlite3.Connection) -> None:
+    def restart_log_once_the_reader_is_done(db: Database) -> None:
         if reader.in_transaction:
             reader.execute("COMMIT")  # the reading phone's request ends while the restart waits
-        restart_log(conn)
+        restart_log(db)
 
-    monkeypatch.setattr(store.schema, "_restart_log", restart_log_once_the_reader_is_done)
+    monkeypatch.setattr(store.transactions, "restart_log", restart_log_once_the_reader_is_done)
     for number in range(200):
         read_again()
         store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
@@ -243,8 +213,8 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
 
 def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_it(database, monkeypatch):
     path, play_id = database
-    monkeypatch.setattr(store.schema, "CHECKPOINT_EVERY", 10)
-    monkeypatch.setattr(store.schema, "LOG_RESTART_PAGES", 20)
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
     db = store.connect(path)
     backup = sqlite3.connect(path, isolation_level=None)  # a backup reading all the while
     backup.execute("BEGIN")
@@ -258,4 +228,27 @@ def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_i
         store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
     assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1] <= 10 * 4  # the writes since
     backup.close()
+    db.close()
+
+
+def test_a_long_read_of_a_snapshot_leaves_the_log_free_to_start_afresh(database, monkeypatch):
+    """A backup reads a copy of the database, so the entries meanwhile do not keep the log growing."""
+    path, play_id = database
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
+    db = store.connect(path)
+    for number in range(5):
+        store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
+    with store.snapshot(db) as copy:
+        copy.execute("BEGIN")  # the backup's read, all the while
+        assert copy.execute("SELECT count(*) FROM events").fetchone()[0] == 5
+        for number in range(60):
+            store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
+        assert db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1] <= 10 * 4  # started afresh
+        assert copy.execute("SELECT count(*) FROM events").fetchone()[0] == 5  # the copy as it was
+        copy.execute("COMMIT")
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            copy.execute("DELETE FROM events")
+    assert len(store.list_events(db, play_id)) == 65
+    assert [p.name for p in path.parent.iterdir() if p.name.startswith(".snapshot-")] == []  # removed
     db.close()
