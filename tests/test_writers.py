@@ -175,12 +175,18 @@ def test_the_log_is_copied_into_the_database_file_after_the_writes_not_during_th
     db.close()
 
 
+@pytest.fixture
+def short_log(monkeypatch) -> None:
+    """A log looked at every 10 commits and started afresh past 20 pages, so that a test fills it soon."""
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
+    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
+
+
+@pytest.mark.usefixtures("short_log")
 def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(database, monkeypatch):
     """A phone reads the play between every two entries, so some reader is always in the log: a
     checkpoint that waits for no one never lets the log start afresh, and it would grow without end."""
     path, play_id = database
-    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
-    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
     db = store.connect(path)
     reader = sqlite3.connect(path, isolation_level=None)
 
@@ -211,10 +217,8 @@ def test_the_write_ahead_log_is_started_afresh_under_readers_that_never_stop(dat
     db.close()
 
 
-def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_it(database, monkeypatch):
+def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_it(database, short_log):
     path, play_id = database
-    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
-    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
     db = store.connect(path)
     backup = sqlite3.connect(path, isolation_level=None)  # a backup reading all the while
     backup.execute("BEGIN")
@@ -231,11 +235,9 @@ def test_entries_during_a_long_read_are_stored_and_the_log_starts_afresh_after_i
     db.close()
 
 
-def test_a_long_read_of_a_snapshot_leaves_the_log_free_to_start_afresh(database, monkeypatch):
+def test_a_long_read_of_a_snapshot_leaves_the_log_free_to_start_afresh(database, short_log):
     """A backup reads a copy of the database, so the entries meanwhile do not keep the log growing."""
     path, play_id = database
-    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 10)
-    monkeypatch.setattr(store.transactions, "LOG_RESTART_PAGES", 20)
     db = store.connect(path)
     for number in range(5):
         store.append_event(db, play_id, ADJUST, {"seat": 0, "points": 1, "note": str(number)})
