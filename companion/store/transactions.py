@@ -130,14 +130,15 @@ def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlit
 
 
 def after_commit(db: Database) -> None:
-    """Count a commit; every CHECKPOINT_EVERY commits of the process, forget old request ids and
-    restart the write-ahead log if it has grown long.
+    """Count a commit; every CHECKPOINT_EVERY commits of the process, forget old request ids, copy
+    the write-ahead log into the database file, and restart the log if it has grown long.
 
-    SQLite copies the log into the database file by itself (every 1,000 pages), but under a steady
-    stream of readers it never starts the log file afresh, so the file would keep its largest size.
-    A restart waits for the readers in the log, holding the write lock, so only for a moment: a
-    long read leaves the log to the next time (a backup reads a snapshot, ``connection.snapshot``).
-    The write is committed whatever happens here: a step that fails is left to the next time.
+    The copy runs here, after the commit, not inside it as SQLite's own would (``connection.connect``
+    turns that off), so no writer waits on it. Under a steady stream of readers a copy never starts
+    the log file afresh: a restart does. It waits for the readers in the log, holding the write lock,
+    so only for a moment: a long read leaves the log to the next time (a backup reads a snapshot,
+    ``connection.snapshot``). The write is committed whatever happens here: a step that fails is
+    left to the next time.
     """
     if next(_commits) % CHECKPOINT_EVERY:
         return
