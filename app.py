@@ -32,7 +32,7 @@ from companion.views import (
     table_tools,
 )
 from companion.views.catalogue import AnyGame
-from companion.web import compression, database, entry_path, fast_path, i18n, security
+from companion.web import compression, database, entry_path, gate, i18n, read_cache, security
 from companion.web.labels import ROW_LABELS, row_label
 
 
@@ -105,8 +105,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     entry_path.init_app(app)  # before security's ProxyFix, which so wraps it: it sees the phone's address
     i18n.init_app(app)
     security.init_app(app)
+    gate.init_app(app)  # who may see the group or play the address names: after the CSRF check
     compression.init_app(app)
-    fast_path.init_app(app)
+    read_cache.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
                    play_log, common):
