@@ -89,7 +89,7 @@ def confirm(group_id: int):
     return redirect(url_for("history.index", group_id=group.id))
 
 
-def _allow_a_whole_export() -> None:
+def allow_a_whole_export() -> None:
     """Raise the request size limit for the import: an export, and the confirmation carrying its plays
     in a form field, may be as large as a backup. It runs before anything reads the form (CSRF)."""
     if request.endpoint in ("bgstats.upload", "bgstats.confirm"):
@@ -99,4 +99,3 @@ def _allow_a_whole_export() -> None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_export)

@@ -349,7 +349,7 @@ def import_backup():
                                                 format="#,##0.#")), status
 
 
-def _allow_a_whole_backup() -> None:
+def allow_a_whole_backup() -> None:
     """Raise the request size limit for the import page alone: a group's whole history is the one upload
     larger than the site-wide limit. It must run before the CSRF check, which reads the form."""
     if request.endpoint == "history.import_backup":
@@ -358,5 +358,3 @@ def _allow_a_whole_backup() -> None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    # first of the site's before-request functions, ahead of the CSRF check registered earlier
-    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_backup)
