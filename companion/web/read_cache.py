@@ -7,8 +7,9 @@ files, and gives them again without running Flask's request (session, language, 
 renders nothing: on a miss the views answer, and their answer is kept. Every other request, and every
 POST, goes to Flask.
 
-- Which page is asked for comes from the app's own routing (``url_map``); who asks, from Flask's own
-  session interface (a session's verification is remembered for ``VERIFIED_SESSION_SECONDS``).
+- Which page is asked for comes from the app's own routing (``url_map``, remembered per address); who
+  asks, from Flask's own session interface (remembered per Cookie header for
+  ``VERIFIED_SESSION_SECONDS``).
 - The gate (``store.access.reach``) is asked on every request, in one indexed query that also
   reads the version stamps: a removed phone, a deleted group or play, a cookie without a membership
   go to the views, which answer 404. So does a visit the views should note ("last seen"), and a
@@ -53,7 +54,7 @@ VERIFIED_SESSION_SECONDS = 60  # a session's cookie is verified again (its signa
 class ReadCache:
     """WSGI middleware in front of the app: see the module's description."""
 
-    def __init__(self, app: Flask, wsgi_app: Callable, size: int = 512) -> None:
+    def __init__(self, app: Flask, wsgi_app: Callable, size: int = 2048) -> None:
         self.app, self.wsgi_app = app, wsgi_app
         self.kept = Lru(size)
 
@@ -61,10 +62,7 @@ class ReadCache:
         if environ.get("REQUEST_METHOD") != "GET" or not self.app.config.get("READ_CACHE", True):
             return self.wsgi_app(environ, start_response)
         request = self.app.request_class(environ)
-        try:
-            endpoint, args = self.app.create_url_adapter(request).match()
-        except HTTPException:  # not found, another method, a redirect: Flask answers
-            return self.wsgi_app(environ, start_response)
+        endpoint, args = self._route(request)
         if endpoint == STATIC:
             key = self._static_key(args["filename"], request)
         elif endpoint in PAGES:
@@ -75,11 +73,23 @@ class ReadCache:
             return self.wsgi_app(environ, start_response)
         return self._kept(key, ("304", "200") if endpoint == STATIC else ("200",), environ, start_response)
 
+    def _route(self, request: Request) -> tuple[str | None, dict]:
+        """The endpoint and its values, as the app's routing finds them (remembered per address)."""
+        address = ("route", request.environ.get("HTTP_HOST"), request.environ.get("PATH_INFO"))
+        found = self.kept.get(address)
+        if found is None:
+            try:
+                found = self.app.create_url_adapter(request).match()
+            except HTTPException:  # not found, another method, a redirect: Flask answers
+                found = (None, {})
+            self.kept.put(address, found)
+        return found
+
     # --- the key: everything a kept answer depends on ------------------------------------------------
 
     def _page_key(self, endpoint: str, args: dict, request: Request) -> tuple | None:
         """The key of a page for this phone; None: the views must answer (see the module's description)."""
-        session = self._session(request)
+        session, language = self._session(request)
         if session is None or session.get("_flashes"):  # a pending message is shown by the views
             return None
         found = reach(connections_of(self.app).get(), tokens_in(session), args.get("group_id"),
@@ -95,7 +105,7 @@ class ReadCache:
             if endpoint == "plays.show" and found.play_status != "active":
                 return None  # a finished play redirects to its result
             stamp = (found.group_version, found.play_version)
-            phone = (found.membership.token, session.get("csrf_token"), request.cookies.get(LANGUAGE_COOKIE),
+            phone = (found.membership.token, session.get("csrf_token"), language,
                      request.headers.get("Accept-Language"))
         return (endpoint, request.full_path, stamp, phone, self._encoding(request),
                 *(request.environ.get(name) for name in _ADDRESS), request.scheme)
@@ -116,17 +126,20 @@ class ReadCache:
     def _encoding(request: Request) -> bool:
         return accepts_gzip(request.headers.get("Accept-Encoding", ""))
 
-    def _session(self, request: Request) -> SessionMixin | None:
-        """The phone's session as Flask opens it (None without a valid cookie), verified once a minute."""
+    def _session(self, request: Request) -> tuple[SessionMixin | None, str | None]:
+        """The phone's session as Flask opens it (None without a valid cookie), and its language cookie.
+
+        Both are remembered per Cookie header; the session is verified again after a minute.
+        """
         cookie = request.environ.get("HTTP_COOKIE", "")
         if self.app.config["SESSION_COOKIE_NAME"] not in cookie:
-            return None
+            return None, None
         verified = self.kept.get(("session", cookie))
-        if verified is not None and time.monotonic() - verified[1] < VERIFIED_SESSION_SECONDS:
-            return verified[0]
-        session = self.app.session_interface.open_session(self.app, request)
-        self.kept.put(("session", cookie), (session, time.monotonic()))
-        return session
+        if verified is None or time.monotonic() - verified[2] >= VERIFIED_SESSION_SECONDS:
+            session = self.app.session_interface.open_session(self.app, request)
+            verified = (session, request.cookies.get(LANGUAGE_COOKIE), time.monotonic())
+            self.kept.put(("session", cookie), verified)
+        return verified[0], verified[1]
 
     # --- the answers --------------------------------------------------------------------------------
 
