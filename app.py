@@ -32,7 +32,7 @@ from companion.views import (
     table_tools,
 )
 from companion.views.catalogue import AnyGame
-from companion.web import compression, database, fast_path, i18n, security
+from companion.web import compression, database, gate, i18n, read_cache, security
 from companion.web.labels import ROW_LABELS, row_label
 
 
@@ -101,14 +101,22 @@ def create_app(test_config: dict | None = None) -> Flask:
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config.from_mapping(test_config)
 
+    # The one sequence of the site's parts. Middleware wraps what was registered before it, so the
+    # read cache, last, sees a request first. Before-request hooks run in the order registered,
+    # after-request hooks in the reverse order.
     database.init_app(app)
     i18n.init_app(app)
-    security.init_app(app)
+    # these read nothing of the body, and must come before the CSRF check, which reads the form
+    app.before_request(errors.refuse_json_to_forms)
+    app.before_request(history.allow_a_whole_backup)
+    app.before_request(bgstats.allow_a_whole_export)
+    security.init_app(app)  # CSRF check, cookies, security headers, "last seen", ProxyFix
+    gate.init_app(app)  # who may see the group or play the address names: after the CSRF check
     compression.init_app(app)
-    fast_path.init_app(app)
+    read_cache.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
                    play_log, common):
-        module.init_app(app)
+        module.init_app(app)  # blueprints and error handlers; common: request ids, stale edits (409)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

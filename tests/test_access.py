@@ -331,3 +331,66 @@ def test_wrong_codes_from_everywhere_together_lock_the_codes_but_not_the_links(a
     newcomer.environ_base["REMOTE_ADDR"] = "203.0.113.5"
     assert newcomer.post("/join", data={"code": group.join_code}).status_code == 429
     assert newcomer.post(f"/join/{group.token}").status_code == 302
+
+
+# --- the gate: what a phone reaches, trash included ------------------------------------------------
+
+@pytest.fixture
+def places(db):
+    """A group with a play going on and a play in its trash, a second group, and a phone in the first."""
+    group = store.create_group(db, "Table")
+    anna, ben = store.add_player(db, group.id, "Anna", "red"), store.add_player(db, group.id, "Ben", "blue")
+    going_on = store.start_play(db, group.id, "mayflower", [(ben, "blue"), (anna, "red")])
+    trashed = store.start_play(db, group.id, "gold-west", [(anna, "red"), (ben, "blue")])
+    store.trash_play(db, trashed, store.now())
+    other = store.create_group(db, "Other").id
+    mine = store.create_membership(db, group.id)
+    return {"group": group.id, "going_on": going_on, "trashed": trashed, "other": other, "token": mine.token}
+
+
+# (the address's group, its play, what the view restores, whether the group is in the trash) → reached?
+REACHES = {
+    "its group": ("group", None, None, False, True),
+    "its play": (None, "going_on", None, False, True),
+    "its play through its group": ("group", "going_on", None, False, True),
+    "its play through another group": ("other", "going_on", None, False, False),
+    "another group": ("other", None, None, False, False),
+    "a play in the trash": (None, "trashed", None, False, False),
+    "a play in the trash, to restore it": ("group", "trashed", "play", False, True),
+    "a play going on, to restore it": ("group", "going_on", "play", False, True),
+    "its group in the trash": ("group", None, None, True, False),
+    "its group in the trash, to restore it": ("group", None, "group", True, True),
+    "a play of a group in the trash": (None, "going_on", None, True, False),
+    "a play of a group in the trash, to restore it": ("group", "trashed", "play", True, False),
+    "a play of a group in the trash, restoring the group": ("group", "going_on", "group", True, False),
+}
+
+
+@pytest.mark.parametrize(("group", "play", "restoring", "group_trashed", "reaches"), REACHES.values(),
+                         ids=REACHES.keys())
+def test_the_gate_lets_a_member_reach_its_group_and_plays_and_the_trash_only_to_restore(
+        db, places, group, play, restoring, group_trashed, reaches):
+    from companion.store.access import reach
+
+    if group_trashed:
+        store.trash_group(db, places["group"], store.now())
+    group_id, play_id = places.get(group), places.get(play)
+    found = reach(db, [places["token"]], group_id, play_id, restoring)
+    assert (found is not None) == reaches
+    assert reach(db, [], group_id, play_id, restoring) is None  # no membership, nothing reached
+    if found is not None and play_id is not None:
+        assert found.play.id == play_id and found.group.id == places["group"]
+        assert (found.play_version, found.play_status) == (found.play.version, found.play.status)
+        if play == "going_on":
+            assert found.play == store.get_play(db, play_id)  # with its seats, in seat order
+
+
+def test_the_gate_brings_the_membership_and_the_groups_version(db, places):
+    from companion.store.access import reach
+
+    found = reach(db, ["x" * 22, places["token"]], places["group"])
+    assert found.membership == store.list_memberships(db, places["group"])[0]
+    assert found.group == store.get_group(db, places["group"]) and found.play is None
+    version = found.group_version
+    store.rename_group(db, places["group"], "Tuesday")
+    assert reach(db, [places["token"]], places["group"]).group_version > version

@@ -70,6 +70,17 @@ def add_own_game(app, db, t: Table) -> None:
     assert t.friend.post(f"/groups/{t.group_id}/games/new", data=sheet).status_code == 302
 
 
+def correct_result(app, db, t: Table) -> None:
+    store.correct_results(db, t.finished, [store.ResultInput(0, 30, 2, {"total": 30}),
+                                           store.ResultInput(1, 47, 1, {"total": 47})])
+
+
+def rename_own_game(app, db, t: Table) -> None:
+    add_own_game(app, db, t)
+    game = store.list_group_games(db, t.group_id)[0]
+    store.update_group_game(db, t.group_id, game.id, "Azul Summer", None, game.sheet)
+
+
 def join_a_third_phone(app, db, t: Table) -> None:
     assert app.test_client().post(f"/join/{store.get_group(db, t.group_id).token}").status_code == 302
 
@@ -108,6 +119,11 @@ CHANGES = {
                       "Kitchen"),
     "a phone seen": (lambda app, db, t: store.touch_membership(db, t.friend_phone, LATER), later_shown),
     "a new invite": (lambda app, db, t: store.new_invite(db, t.group_id), join_code_shown),
+    "a result corrected": (correct_result, "<b>47</b>"),
+    "an own game renamed": (rename_own_game, "Azul Summer"),
+    "a player's colour changed": (
+        lambda app, db, t: store.update_player(db, t.group_id, t.ben, "Ben", "green"),
+        '<span class="swatch c-green" aria-hidden="true"></span> Ben'),
 }
 
 

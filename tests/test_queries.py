@@ -36,7 +36,7 @@ def test_the_group_page_asks_as_many_queries_whatever_the_number_of_plays(app, c
     add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
     anna, ben, cara = (p.id for p in store.list_players(db, group_id))
     game_id = store.add_group_game(db, group_id, "Azul", None, {"rows": []})
-    app.config["FAST_PATH"] = False  # the views' own queries (the fast path falls through to them)
+    app.config["READ_CACHE"] = False  # the views' own queries (on a miss the read cache asks them)
     counted = []
     for finished in (1, 25):
         while len(store.recent_finished(db, group_id, 100)) < finished:
@@ -49,7 +49,7 @@ def test_the_group_page_asks_as_many_queries_whatever_the_number_of_plays(app, c
     # the membership with the group, its players, its plays with their seats and results (those in
     # its trash too), its own games, and the phones in it
     assert counted[0] == counted[1] <= 5
-    app.config["FAST_PATH"] = True
+    app.config["READ_CACHE"] = True
     client.get(f"/groups/{group_id}")  # kept
     assert len(statements(app, client, f"/groups/{group_id}")) == 1  # the membership with the version
 
@@ -72,3 +72,24 @@ def test_the_group_plays_come_with_their_seats_and_results(db):
     assert [(t.play.id, [s.name for s in t.play.seats], t.deleted_at) for t in plays.trashed] == [
         (deleted[1], ["Ben", "Anna"], "2026-01-03T00:00:00+00:00"),
         (deleted[0], ["Ben", "Anna"], "2026-01-02T00:00:00+00:00")]
+
+
+def test_a_play_page_and_its_poll_ask_the_gate_once(app, client, db):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    anna, ben = (p.id for p in store.list_players(db, group_id))
+    play_id = store.start_play(db, group_id, "gold-west", [(anna, "red"), (ben, "blue")])
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "3"})
+    app.config["READ_CACHE"] = False
+    page, poll = f"/plays/{play_id}", f"/plays/{play_id}/state.json?since=0"
+    # the gate (membership, group, play and seats in one), the newest entries, the table's snapshot
+    # and its newer entries, the group's own games
+    assert len(statements(app, client, page)) <= 5
+    # the gate, and the scores of the table
+    assert len(statements(app, client, poll)) <= 4
+    membership_checks = [sql for sql in statements(app, client, page) if "memberships" in sql]
+    assert len(membership_checks) == 1
+    app.config["READ_CACHE"] = True
+    for kept in (page, f"/plays/{play_id}/state.json?since={store.get_play(db, play_id).version}"):
+        client.get(kept)  # the views answer, and their answer is kept
+        assert len(statements(app, client, kept)) == 1  # the gate, with the version stamps

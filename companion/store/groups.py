@@ -310,18 +310,6 @@ def get_membership(db: Database, group_id: int, membership_id: int) -> Membershi
     return Membership(*row)
 
 
-def membership_in_group(db: Database, group_id: int, tokens: Sequence[str]) -> Membership | None:
-    """The membership among ``tokens`` that was made for ``group_id``, if there is one (any state)."""
-    if not tokens:
-        return None
-    marks = ",".join("?" * len(tokens))
-    row = db.execute(
-        f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE token IN ({marks}) AND group_id = ? LIMIT 1",
-        [*tokens, group_id],
-    ).fetchone()
-    return Membership(*row) if row else None
-
-
 def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
     """Which of ``tokens`` still belong to a membership (removed phones and purged groups drop out)."""
     if not tokens:
@@ -347,27 +335,6 @@ def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: st
         f"AND {where} ORDER BY {order}",
         list(tokens),
     ).fetchall()
-
-
-def membership_with_group(db: Database, group_id: int,
-                          tokens: Sequence[str]) -> tuple[Membership, Group | None] | None:
-    """The membership among ``tokens`` made for ``group_id``, and the group unless it is in the trash.
-
-    One query for what every page of a group asks first (None: no such membership).
-    """
-    if not tokens:
-        return None
-    columns = [f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", ")]
-    row = db.execute(
-        f"SELECT {', '.join(columns)}, {', '.join(f'g.{name}' for name in _GROUP_COLUMNS.split(', '))} "
-        f"FROM memberships m LEFT JOIN groups g ON g.id = m.group_id AND g.{_LIVE} "
-        f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND m.group_id = ? LIMIT 1",
-        [*tokens, group_id],
-    ).fetchone()
-    if row is None:
-        return None
-    mine, group = row[:len(columns)], row[len(columns):]
-    return Membership(*mine), (Group(*group) if group[0] is not None else None)
 
 
 def list_memberships(db: Database, group_id: int) -> list[Membership]:

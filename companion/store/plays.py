@@ -140,25 +140,12 @@ def get_play(db: Database, play_id: int) -> Play:
 
 
 def active_play_of_member(db: Database, play_id: int, tokens: Sequence[str]) -> Play | None:
-    """The play with its seats if it is going on, outside the trash, and one of ``tokens`` is a
-    membership of its group; None otherwise (the caller cannot tell which, and need not).
+    """The play with its seats if it is going on and ``tokens`` reach it (``access.reach``, the gate);
+    None otherwise (the caller cannot tell which, and need not). One query."""
+    from companion.store.access import reach  # the gate builds on this module
 
-    One query of one row where ``get_play`` and ``membership_in_group`` take three queries and a row
-    per seat: an entry asks it before every write, and each row read lets another thread run first.
-    """
-    if not tokens:
-        return None
-    row = db.conn.execute(
-        f"SELECT {_PLAY_COLUMNS_OF_P}, "
-        "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
-        " FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id) "
-        f"FROM plays p WHERE p.id = ? AND p.status = 'active' {_of_member(tokens)}",
-        [play_id, *tokens],
-    ).fetchone()
-    if row is None:
-        return None
-    seats = sorted((SeatRow(*seat) for seat in json.loads(row[-1])), key=lambda seat: seat.seat)
-    return _play_of(row[:-1], tuple(seats))
+    found = reach(db, tokens, play_id=play_id)
+    return found.play if found is not None and found.play_status == "active" else None
 
 
 def _of_member(tokens: Sequence[str]) -> str:

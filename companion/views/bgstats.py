@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 
@@ -13,7 +13,7 @@ from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.messages import Refused
 from companion.views.catalogue import group_games
-from companion.views.common import member_group, translated
+from companion.views.common import translated
 from companion.web.database import get_db
 
 bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg-stats")
@@ -45,7 +45,7 @@ def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200
 @bp.route("", methods=["GET", "POST"])
 def upload(group_id: int):
     """Step 1: the export file. A sound one leads to the confirmation; nothing is stored yet."""
-    group = member_group(group_id)
+    group = g.group
     form = BgStatsUploadForm()
     if form.validate_on_submit():
         try:
@@ -64,7 +64,7 @@ def upload(group_id: int):
 @bp.post("/confirm")
 def confirm(group_id: int):
     """Step 2: who is who; then the plays are stored, all of them or none."""
-    group = member_group(group_id)
+    group = g.group
     try:
         file = _read(group, request.form.get("export_data", ""))
     except BgStatsError:
@@ -89,7 +89,7 @@ def confirm(group_id: int):
     return redirect(url_for("history.index", group_id=group.id))
 
 
-def _allow_a_whole_export() -> None:
+def allow_a_whole_export() -> None:
     """Raise the request size limit for the import: an export, and the confirmation carrying its plays
     in a form field, may be as large as a backup. It runs before anything reads the form (CSRF)."""
     if request.endpoint in ("bgstats.upload", "bgstats.confirm"):
@@ -99,4 +99,3 @@ def _allow_a_whole_export() -> None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_export)

@@ -1,11 +1,11 @@
-"""What several views need: the database, the current group or play, and form errors."""
+"""What several views need: the database, confirmations, results, and answers to repeated or stale writes."""
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
 
-from flask import Flask, abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Flask, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -16,7 +16,7 @@ from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.messages import Refused
 from companion.web.database import get_db
 from companion.web.i18n import translated
-from companion.web.security import membership_tokens, opened, require_member
+from companion.web.security import membership_tokens
 
 
 def utc_now() -> datetime:
@@ -33,36 +33,6 @@ def timestamp(moment: datetime) -> str:
 def purge_old_trash() -> None:
     """Delete for good what has been in a trash for longer than it is kept (cheap when nothing is due)."""
     store.purge_trash(get_db(), timestamp(utc_now() - timedelta(days=store.TRASH_DAYS)))
-
-
-def member_group(group_id: int) -> store.Group:
-    """The group, if this phone has joined it and it is not in the trash; 404 otherwise (one query)."""
-    found = store.membership_with_group(get_db(), group_id, membership_tokens())
-    if found is None:
-        abort(404)
-    mine, group = found
-    opened(mine)
-    if group is None:
-        abort(404)
-    return group
-
-
-def member_play(play_id: int) -> store.Play:
-    """The play, if this phone has joined its group; 404 otherwise."""
-    try:
-        play = store.get_play(get_db(), play_id)
-    except store.NotFound:
-        abort(404)
-    require_member(play.group_id)
-    return play
-
-
-def member_play_of(play_id: int, game_slug: str) -> store.Play:
-    """The play, if this phone joined its group and it is a play of that game; 404 otherwise."""
-    play = member_play(play_id)
-    if play.game != game_slug:
-        abort(404)
-    return play
 
 
 def ask_to_confirm(title: str, message: str, action: str, back: str) -> str | None:

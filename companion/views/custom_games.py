@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -12,7 +12,7 @@ from companion.games import custom
 from companion.games.common import FinalResult
 from companion.messages import Refused
 from companion.views.catalogue import play_sheet
-from companion.views.common import flash_rules_error, member_group, member_play, result_inputs, translated
+from companion.views.common import flash_rules_error, result_inputs, translated
 from companion.views.plays import table_of
 from companion.web.database import get_db
 
@@ -20,7 +20,7 @@ bp = Blueprint("custom_games", __name__)
 
 
 def _member_game(group_id: int, game_id: int) -> tuple[store.Group, store.GroupGame]:
-    group = member_group(group_id)
+    group = g.group
     try:
         return group, store.get_group_game(get_db(), group.id, game_id)
     except store.NotFound:
@@ -43,7 +43,7 @@ def _save(form, save) -> bool:
 
 @bp.route("/groups/<int:group_id>/games/new", methods=["GET", "POST"])
 def new(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     form = group_game_form(formdata=request.form if request.method == "POST" else None)
     if _save(form, lambda sheet: store.add_group_game(get_db(), group.id, form.name.data, form.bgg_id.data,
                                                       sheet)):
@@ -109,7 +109,7 @@ def _finish(play: store.Play, form) -> bool:
 @bp.route("/plays/<int:play_id>/sheet", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The final tally of any other game: its rows (or totals), the teams or the outcome."""
-    play = member_play(play_id)
+    play = g.play
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is None:

@@ -48,6 +48,5 @@ def refuse_json_to_forms() -> None:
 
 
 def init_app(app: Flask) -> None:
-    app.before_request_funcs.setdefault(None, []).insert(0, refuse_json_to_forms)
     app.register_error_handler(CSRFError, handle_csrf_error)
     app.register_error_handler(HTTPException, handle_http_error)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import fields, replace
 
-from flask import Blueprint, Flask, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
 
 from companion import store
 from companion.forms.gold_west import final_tally_form, first_error, ledger_form
@@ -15,7 +15,6 @@ from companion.games.table import apply
 from companion.messages import Refused
 from companion.views.common import (
     flash_rules_error,
-    member_play_of,
     note_stale,
     result_inputs,
     to_play,
@@ -23,8 +22,10 @@ from companion.views.common import (
 )
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
+from companion.web.gate import plays_of
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
+plays_of(bp, gold_west.GAME.slug)
 
 # The events that end a Build/Loot turn: the next player in turn order comes up after them.
 TURN_ENDS = ("camp", "loot")
@@ -59,7 +60,7 @@ def check_turn(state: gold_west.PlayState, events: Sequence[store.Event], seat: 
 @bp.post("/ledger/<kind>")
 def record(play_id: int, kind: str):
     """One tap of the ledger: a scoring event (or a camp placed) for one seat."""
-    play = member_play_of(play_id, gold_west.GAME.slug)
+    play = g.play
     form = ledger_form(kind, len(play.seats)) or abort(404)
     if not form.validate_on_submit():
         flash_rules_error(RulesError(first_error(form)))
@@ -106,7 +107,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The end scoring, row by row per player, started from the ledger; scored by the rules."""
-    play = member_play_of(play_id, gold_west.GAME.slug)
+    play = g.play
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)

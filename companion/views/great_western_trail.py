@@ -6,7 +6,7 @@ so cards of different seats never overwrite each other. The card that completes 
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -17,8 +17,6 @@ from companion.games.table import apply
 from companion.messages import Refused
 from companion.views.common import (
     flash_rules_error,
-    member_group,
-    member_play_of,
     note_stale,
     result_inputs,
     to_play,
@@ -26,8 +24,10 @@ from companion.views.common import (
 )
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
+from companion.web.gate import plays_of
 
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
+plays_of(bp, gwt.GAME.slug)
 
 
 def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
@@ -45,7 +45,7 @@ def to_overview(play: store.Play):
 
 @bp.post("/deliveries")
 def deliver(play_id: int):
-    play = member_play_of(play_id, gwt.GAME.slug)
+    play = g.play
     form = delivery_form([seat.name for seat in play.seats], request.form)
     if not form.validate_on_submit():
         return render_play(play, status=400, delivery_form=form)
@@ -62,13 +62,13 @@ def deliver(play_id: int):
 @bp.get("/final-tally")
 def final_tally(play_id: int):
     """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
-    play = member_play_of(play_id, gwt.GAME.slug)
+    play = g.play
     if play.status == "finished":
         return to_result(play)
     state = play_state(play)
     return render_template(
         "games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
-        group=member_group(play.group_id), state=state,
+        group=g.group, state=state,
         conflicts=[translated(sentence) for sentence in gwt.card_conflicts(state)],
         finish_form=VersionedForm(formdata=None),
     )
@@ -77,7 +77,7 @@ def final_tally(play_id: int):
 @bp.route("/final-tally/<int:seat>", methods=["GET", "POST"])
 def card(play_id: int, seat: int):
     """One player's card, row by row; sending it hands it in (and may complete the set)."""
-    play = member_play_of(play_id, gwt.GAME.slug)
+    play = g.play
     if play.status == "finished":
         return to_result(play)
     if not 0 <= seat < len(play.seats):
@@ -95,7 +95,7 @@ def card(play_id: int, seat: int):
 @bp.post("/final-tally/result")
 def finish(play_id: int):
     """Show the result of cards that are all in (after the final tally was undone, say)."""
-    play = member_play_of(play_id, gwt.GAME.slug)
+    play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")

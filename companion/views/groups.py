@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import segno
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup
 
@@ -23,7 +23,7 @@ from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
 from companion.views.catalogue import group_games, listed_group_games
-from companion.views.common import ask_to_confirm, flash_rules_error, member_group, translated
+from companion.views.common import ask_to_confirm, flash_rules_error, translated
 from companion.views.members import access_context, trash_group
 from companion.web.database import get_db
 
@@ -61,12 +61,12 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
 
 @bp.get("")
 def show(group_id: int):
-    return _render_group(member_group(group_id))
+    return _render_group(g.group)
 
 
 @bp.post("/players")
 def add_player(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     form = PlayerForm()
     if not form.validate_on_submit():
         return _render_group(group, form, 400)
@@ -88,7 +88,7 @@ def _member_player(group: store.Group, player_id: int) -> store.Player:
 
 @bp.route("/players/<int:player_id>", methods=["GET", "POST"])
 def edit_player(group_id: int, player_id: int):
-    group = member_group(group_id)
+    group = g.group
     player = _member_player(group, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
     if form.validate_on_submit():
@@ -108,7 +108,7 @@ def edit_player(group_id: int, player_id: int):
 @bp.post("/players/<int:player_id>/retire")
 def retire_player(group_id: int, player_id: int):
     """Retire a player (kept in the history, not offered for new plays), or bring them back."""
-    group = member_group(group_id)
+    group = g.group
     player = _member_player(group, player_id)
     form = RetireForm()
     if not form.validate_on_submit():
@@ -126,7 +126,7 @@ def retire_player(group_id: int, player_id: int):
 @bp.route("/players/<int:player_id>/delete", methods=["GET", "POST"])
 def delete_player(group_id: int, player_id: int):
     """Delete a player who has no play, after asking; one with plays can only be retired."""
-    group = member_group(group_id)
+    group = g.group
     player = _member_player(group, player_id)
     back = url_for("groups.edit_player", group_id=group.id, player_id=player.id)
     page = ask_to_confirm(
@@ -146,7 +146,7 @@ def delete_player(group_id: int, player_id: int):
 
 @bp.route("/rename", methods=["GET", "POST"])
 def rename(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     form = GroupForm(obj=group if request.method == "GET" else None)
     if form.validate_on_submit():
         store.rename_group(get_db(), group.id, form.name.data)
@@ -158,7 +158,7 @@ def rename(group_id: int):
 
 @bp.route("/delete", methods=["GET", "POST"])
 def delete(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     page = ask_to_confirm(
         _("Delete %(name)s?", name=group.name),
         _("The group, its players and every play in its history disappear for every phone. For "
@@ -175,7 +175,7 @@ def delete(group_id: int):
 
 @bp.route("/plays/new/<game_slug>", methods=["GET", "POST"])
 def new_play(group_id: int, game_slug: str):
-    group = member_group(group_id)
+    group = g.group
     game = group_games(group.id).get(game_slug) or abort(404)
     players = store.list_players(get_db(), group.id, retired=False)
     posted = request.form if request.method == "POST" else None

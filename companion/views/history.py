@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import format_date, format_decimal
 from flask_babel import gettext as _
 from markupsafe import Markup
@@ -34,8 +34,6 @@ from companion.views import charts
 from companion.views.catalogue import AnyGame, get_game, group_games, play_sheet
 from companion.views.common import (
     flash_rules_error,
-    member_group,
-    member_play,
     note_stale,
     result_inputs,
     translated,
@@ -109,7 +107,7 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
 
 @bp.get("/groups/<int:group_id>/history")
 def index(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     db = get_db()
     form = HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
     if not form.validate():
@@ -121,7 +119,7 @@ def index(group_id: int):
 
 @bp.get("/groups/<int:group_id>/statistics")
 def statistics(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     form = StatisticsFilterForm(request.args, group_games(group.id))
     played = store.played_games(get_db(), group.id)
     if not form.validate():
@@ -179,7 +177,7 @@ def _render_record(play: store.Play, status: int = 200):
     results = store.play_results(db, play.id)
     game = get_game(play.game)
     return render_template(
-        "history/play.html", play=play, game=game, group=member_group(play.group_id), results=results,
+        "history/play.html", play=play, game=game, group=g.group, results=results,
         rows=list(dict.fromkeys(row for r in results for row in r.breakdown)),
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
@@ -191,13 +189,13 @@ def _render_record(play: store.Play, status: int = 200):
 
 @bp.get("/plays/<int:play_id>/record")
 def play(play_id: int):
-    return _render_record(member_play(play_id))
+    return _render_record(g.play)
 
 
 @bp.route("/plays/<int:play_id>/correct", methods=["GET", "POST"])
 def correct(play_id: int):
     """Correct a finished play's tally row by row; totals and ranks are computed again."""
-    play = member_play(play_id)
+    play = g.play
     if play.status != "finished":
         return redirect(url_for("plays.show", play_id=play.id))
     db = get_db()
@@ -225,7 +223,7 @@ def correct(play_id: int):
 
 @bp.post("/plays/<int:play_id>/correct/undo")
 def undo_correction(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -245,7 +243,7 @@ def undo_correction(play_id: int):
 
 @bp.post("/plays/<int:play_id>/counted")
 def counted(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = CountedForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -275,7 +273,7 @@ def _time_zone(settings: store.GroupSettings) -> zoneinfo.ZoneInfo | None:
 
 
 def _csv(group_id: int, delimiter: str, suffix: str) -> Response:
-    group = member_group(group_id)
+    group = g.group
     db = get_db()
     archive = store.dump_group(db, group.id)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
@@ -297,7 +295,7 @@ def export_csv_semicolon(group_id: int):
 
 @bp.get("/groups/<int:group_id>/export/backup.json")
 def export_backup(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     with store.snapshot(get_db()) as copy:  # a long read: of a copy, so the log can restart meanwhile
         archive = store.dump_group(copy, group.id)
     return _download(exports.backup_json(archive, store.now()), "application/json", group, "backup.json")
@@ -305,7 +303,7 @@ def export_backup(group_id: int):
 
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
-    group = member_group(group_id)
+    group = g.group
     archive = store.dump_group(get_db(), group.id)
     return _download(exports.bgg_plays_xml(archive, group_games(group.id), _time_zone(archive.settings)),
                      "application/xml", group, "bgg-plays.xml")
@@ -314,7 +312,7 @@ def export_bgg(group_id: int):
 @bp.route("/groups/<int:group_id>/settings", methods=["GET", "POST"])
 def settings(group_id: int):
     """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
-    group = member_group(group_id)
+    group = g.group
     db = get_db()
     form = group_settings_form(sorted(exports.known_time_zones()),
                                [game for game in GAMES.values() if exports.needs_bgg_id(game)],
@@ -352,7 +350,7 @@ def import_backup():
                                                 format="#,##0.#")), status
 
 
-def _allow_a_whole_backup() -> None:
+def allow_a_whole_backup() -> None:
     """Raise the request size limit for the import page alone: a group's whole history is the one upload
     larger than the site-wide limit. It must run before the CSRF check, which reads the form."""
     if request.endpoint == "history.import_backup":
@@ -361,5 +359,3 @@ def _allow_a_whole_backup() -> None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    # first of the site's before-request functions, ahead of the CSRF check registered earlier
-    app.before_request_funcs.setdefault(None, []).insert(0, _allow_a_whole_backup)

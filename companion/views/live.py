@@ -12,13 +12,12 @@ import json
 import os
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, current_app, render_template, request, session, url_for
+from flask import Blueprint, Flask, Response, current_app, g, render_template, request, session, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
 from companion.games.common import RulesError
-from companion.views.common import member_play
 from companion.views.groups import invite_qr_svg
 from companion.views.plays import table_of
 from companion.web.database import get_db
@@ -81,7 +80,7 @@ def _scores(play: store.Play) -> list[dict] | None:
 @bp.get("/plays/<int:play_id>/state.json")
 def state(play_id: int):
     """The play's version; when it differs from ``since``, also where to fetch the page and the scores."""
-    play = member_play(play_id)
+    play = g.play
     try:
         since = _since(request.args.get("since"))
     except ValueError:

@@ -34,12 +34,14 @@ from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
 from companion.messages import Refused
-from companion.views.common import member_play_of, note_stale, play_setup, result_inputs, to_play
+from companion.views.common import note_stale, play_setup, result_inputs, to_play
 from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
 from companion.web.database import get_db
+from companion.web.gate import plays_of
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
+plays_of(bp, mayflower.GAME.slug)
 
 WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
                         surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
@@ -203,14 +205,14 @@ def _record(play: store.Play, kind: str, form):
 @bp.post("/place")
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
-    play = member_play_of(play_id, mayflower.GAME.slug)
+    play = g.play
     return _record(play, "place", place_form(_names(play)))
 
 
 @bp.post("/complete")
 def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
-    play = member_play_of(play_id, mayflower.GAME.slug)
+    play = g.play
     state = table_of(play).game_state
     return _record(play, "complete", complete_form(state.settlers, _names(play)))
 
@@ -218,7 +220,7 @@ def complete(play_id: int):
 @bp.post("/west-edge")
 def west_edge(play_id: int):
     """How far west the map reaches."""
-    play = member_play_of(play_id, mayflower.GAME.slug)
+    play = g.play
     state = table_of(play).game_state
     return _record(play, "west_edge", west_edge_form(state.west_edge))
 
@@ -260,7 +262,7 @@ def _refill_reopened(play: store.Play, form) -> None:
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
-    play = member_play_of(play_id, mayflower.GAME.slug)
+    play = g.play
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)

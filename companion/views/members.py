@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
 from companion.forms import ConfirmForm, PhoneNameForm
 from companion.views.catalogue import get_game
-from companion.views.common import ask_to_confirm, member_group, purge_old_trash, timestamp, utc_now
+from companion.views.common import ask_to_confirm, purge_old_trash, timestamp, utc_now
 from companion.web.database import get_db
-from companion.web.security import forget_membership, membership, require_member, site_url
+from companion.web.gate import restores
+from companion.web.security import forget_membership, site_url
 
 bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -53,7 +54,7 @@ def access_context(group: store.Group, trashed_plays: list[store.TrashedPlay]) -
     return {
         "invite_url": invite_url, "invite_qr": invite_qr_svg(invite_url),
         "phones": [(phone, phone_label(phones, phone)) for phone in phones],
-        "this_phone": membership(group.id), "trashed_plays": play_trash(group.id, trashed_plays),
+        "this_phone": g.membership, "trashed_plays": play_trash(group.id, trashed_plays),
         "trash_days": store.TRASH_DAYS, "access_form": ConfirmForm(),
     }
 
@@ -65,8 +66,8 @@ def _to_group(group_id: int, anchor: str | None = None):
 @bp.route("/leave", methods=["GET", "POST"])
 def leave(group_id: int):
     """Take this phone out of the group; the group and its history stay for the other phones."""
-    group = member_group(group_id)
-    mine = require_member(group.id)
+    group = g.group
+    mine = g.membership
     page = ask_to_confirm(
         _("Leave %(name)s?", name=group.name),
         _("This phone will no longer see the group. The group, its players and its plays stay for the "
@@ -83,8 +84,8 @@ def leave(group_id: int):
 @bp.route("/phones/<int:membership_id>/remove", methods=["GET", "POST"])
 def remove_phone(group_id: int, membership_id: int):
     """Take another phone out of the group (a lost phone, someone who left the club)."""
-    group = member_group(group_id)
-    mine = require_member(group.id)
+    group = g.group
+    mine = g.membership
     if membership_id == mine.id:
         return redirect(url_for("members.leave", group_id=group.id))
     phones = store.list_memberships(get_db(), group.id)
@@ -105,8 +106,8 @@ def remove_phone(group_id: int, membership_id: int):
 @bp.route("/phones/name", methods=["GET", "POST"])
 def name_phone(group_id: int):
     """Give this phone a name the others recognise in the group's list of phones."""
-    group = member_group(group_id)
-    mine = require_member(group.id)
+    group = g.group
+    mine = g.membership
     form = PhoneNameForm(data={"name": mine.name} if request.method == "GET" else None)
     if form.validate_on_submit():
         store.rename_membership(get_db(), group.id, mine.id, form.name.data)
@@ -119,7 +120,7 @@ def name_phone(group_id: int):
 @bp.route("/invite/new", methods=["GET", "POST"])
 def new_invite(group_id: int):
     """A new invite link and join code; the old ones stop working. Phones already in stay in."""
-    group = member_group(group_id)
+    group = g.group
     page = ask_to_confirm(
         _("A new invite for %(name)s?", name=group.name),
         _("The invite link, its QR code and the join code change; the old ones stop working. Phones "
@@ -133,10 +134,10 @@ def new_invite(group_id: int):
 
 
 @bp.post("/restore")
+@restores("group")
 def restore_group(group_id: int):
     """Take a deleted group out of the trash; only a phone that was in the group can."""
     purge_old_trash()
-    require_member(group_id)  # a membership outlives its group's time in the trash, not its purge
     if not ConfirmForm().validate_on_submit():
         abort(400)
     group = store.restore_trashed_group(get_db(), group_id)
@@ -145,9 +146,10 @@ def restore_group(group_id: int):
 
 
 @bp.post("/trash/plays/<int:play_id>/restore")
+@restores("play")
 def restore_play(group_id: int, play_id: int):
     """Take a deleted play out of the group's trash."""
-    group = member_group(group_id)
+    group = g.group
     purge_old_trash()
     if not ConfirmForm().validate_on_submit():
         abort(400)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import Blueprint, Flask, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -13,7 +13,7 @@ from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
 from companion.views.catalogue import group_games
-from companion.views.common import member_group, result_inputs, translated
+from companion.views.common import result_inputs, translated
 from companion.web.database import get_db
 from companion.web.labels import row_label
 
@@ -38,7 +38,7 @@ def _sheet_of(group: store.Group, slug: str, by_rows: bool) -> tuple[custom.Scor
 
 @bp.route("/<game_slug>", methods=["GET", "POST"])
 def new(group_id: int, game_slug: str):
-    group = member_group(group_id)
+    group = g.group
     game = group_games(group.id).get(game_slug) or abort(404)
     by_rows = request.args.get("rows") == "1"
     sheet, options = _sheet_of(group, game.slug, by_rows)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, render_template
+from flask import Blueprint, Flask, abort, g, render_template
 
 from companion import store
 from companion.games import ratings
 from companion.views.catalogue import AnyGame
-from companion.views.common import member_group
 from companion.web.database import get_db
 
 bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<int:player_id>")
@@ -15,7 +14,7 @@ bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<
 
 @bp.get("/statistics")
 def show(group_id: int, player_id: int):
-    group = member_group(group_id)
+    group = g.group
     db = get_db()
     try:
         player = store.get_player(db, group.id, player_id)

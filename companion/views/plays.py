@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import get_locale
+from flask import Blueprint, Flask, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -15,8 +14,6 @@ from companion.views.catalogue import get_game
 from companion.views.common import (
     final_tally_url,
     flash_rules_error,
-    member_group,
-    member_play,
     note_stale,
     play_setup,
     result_inputs,
@@ -26,7 +23,6 @@ from companion.views.common import (
 from companion.views.members import trash_play
 from companion.views.tables import TableCache, app_tables
 from companion.web.database import get_db
-from companion.web.page_cache import cached_page
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -71,7 +67,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
         adjust_form = AdjustForm(formdata=None)
     adjust_form.seat.choices = seat_choices(_names(play))
     return render_template(
-        "play.html", play=play, game=get_game(play.game), group=member_group(play.group_id),
+        "play.html", play=play, game=get_game(play.game), group=g.group,
         events=events, table=table, adjust_form=adjust_form, undo_form=VersionedForm(formdata=None),
         tally_url=final_tally_url(play), **game_context,
     ), status
@@ -79,19 +75,15 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
 
 @bp.get("")
 def show(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
-    group = member_group(play.group_id)
-    # everything the page shows: the play as of this version, its seats, the group's name, and the
-    # address the phone used (the share section shows links for other phones to open)
-    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url)
-    return cached_page(key, lambda: render_play(play)[0])
+    return render_play(play)
 
 
 @bp.post("/adjust")
 def adjust(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = AdjustForm()
     form.seat.choices = seat_choices(_names(play))
     if not form.validate_on_submit():
@@ -107,7 +99,7 @@ def adjust(play_id: int):
 
 @bp.post("/undo")
 def undo(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -127,7 +119,7 @@ def finish(play_id: int):
 
     A reopened play's form comes back with the totals it was finished with.
     """
-    play = member_play(play_id)
+    play = g.play
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is not None:  # its own sheet knows how to rank its totals
@@ -162,7 +154,7 @@ def finish(play_id: int):
 
 @bp.get("/result")
 def result(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     if play.status != "finished":
         return redirect(url_for("plays.show", play_id=play.id))
     results = store.play_results(get_db(), play.id)
@@ -170,13 +162,13 @@ def result(play_id: int):
     last = store.last_event(get_db(), play.id)
     corrected = last is not None and last.kind == store.CORRECTION_EVENT
     return render_template("result.html", play=play, game=get_game(play.game),
-                           group=member_group(play.group_id), results=results, rows=rows,
+                           group=g.group, results=results, rows=rows,
                            undo_form=VersionedForm(formdata=None), corrected=corrected)
 
 
 @bp.route("/delete", methods=["GET", "POST"])
 def delete(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = ConfirmForm()
     if form.validate_on_submit():
         trash_play(play)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Flask, flash, redirect, url_for
+from flask import Blueprint, Flask, flash, g, redirect, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -17,7 +17,7 @@ from companion import store
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
 from companion.messages import Refused
-from companion.views.common import flash_rules_error, member_play
+from companion.views.common import flash_rules_error
 from companion.web.database import get_db
 
 bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
@@ -65,7 +65,7 @@ def _change(play: store.Play, change) -> bool:
 
 @bp.post("/timer")
 def timer(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = TimerForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -79,7 +79,7 @@ def timer(play_id: int):
 
 @bp.post("/first-player")
 def first_player(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = FirstPlayerForm()
     if not form.validate_on_submit():
         flash(_("Reload the page and try again."), "error")
@@ -94,7 +94,7 @@ def first_player(play_id: int):
 
 @bp.post("/notes")
 def notes(play_id: int):
-    play = member_play(play_id)
+    play = g.play
     form = NotesForm()
     if not form.validate_on_submit():
         flash(" ".join(error for errors in form.errors.values() for error in errors), "error")

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
-from flask import Flask, abort, current_app, g, request, session, url_for
+from flask import Flask, current_app, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
@@ -18,6 +18,7 @@ from werkzeug.http import parse_cookie
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion import store
+from companion.store.access import reach
 from companion.web.database import get_db
 from companion.web.lan import lan_addresses
 
@@ -85,37 +86,12 @@ def _keep_tokens(tokens: list[str]) -> None:
 
 
 def membership(group_id: int) -> store.Membership | None:
-    """This phone's membership of ``group_id``, if its cookie holds one made for that group.
-
-    One indexed query per group and request (the answer is kept for the rest of the request).
-    """
-    known = g.setdefault("_memberships", {})
-    if group_id not in known:
-        known[group_id] = store.membership_in_group(get_db(), group_id, membership_tokens())
-    return known[group_id]
-
-
-def member_of(group_id: int) -> bool:
-    """Whether this phone may open ``group_id`` (if the group is not in the trash)."""
-    return membership(group_id) is not None
-
-
-def require_member(group_id: int) -> store.Membership:
-    """404, not 403, for a group this phone has not joined: it must not learn the group exists."""
-    found = membership(group_id)
-    if found is None:
-        abort(404)
-    return opened(found)
-
-
-def opened(found: store.Membership) -> store.Membership:
-    """Remember ``found`` as this phone's membership of its group for the rest of the request.
-
-    Its "last seen" is noted after the page is shown (``note_last_seen``).
-    """
-    g.setdefault("_memberships", {})[found.group_id] = found
-    g.opened_membership = found
-    return found
+    """This phone's membership of ``group_id`` (outside the trash), as the gate finds it."""
+    mine = g.get("membership")
+    if mine is None or mine.group_id != group_id:
+        found = reach(get_db(), membership_tokens(), group_id)
+        mine = found.membership if found else None
+    return mine
 
 
 def note_last_seen(response: Response) -> Response:
@@ -124,7 +100,7 @@ def note_last_seen(response: Response) -> Response:
     Only for pages shown (a GET answered 200), so that a refused request changes nothing, and at most
     every few minutes, so that looking at a play costs no write.
     """
-    opened = g.pop("opened_membership", None)
+    opened = g.get("membership")
     if opened is None or request.method != "GET" or response.status_code != 200:
         return response
     at = datetime.now(UTC).replace(microsecond=0)
@@ -137,7 +113,7 @@ def note_last_seen(response: Response) -> Response:
 def session_in_cookie(app: Flask, cookie_header: str) -> dict | None:
     """The phone's session as its Cookie header carries it, signature and age verified; None if none is.
 
-    For the fast paths in front of the views, which answer before Flask opens the session.
+    For the entry path in front of the views, which answers before Flask opens the session.
     """
     serializer = app.session_interface.get_signing_serializer(app)
     value = parse_cookie(cookie_header).get(app.config["SESSION_COOKIE_NAME"])
@@ -177,14 +153,13 @@ def join_group(group_id: int) -> store.Membership:
         raise TooManyGroups
     joined = store.create_membership(get_db(), group_id)
     _keep_tokens([joined.token, *tokens])
-    g.setdefault("_memberships", {})[group_id] = joined
     return joined
 
 
 def forget_membership(token: str) -> None:
     """Take a token out of this phone's cookie."""
     _keep_tokens([t for t in membership_tokens() if t != token])
-    g.pop("_memberships", None)
+    g.pop("membership", None)
 
 
 def joined_groups() -> list[store.Group]:

@@ -1,0 +1,113 @@
+"""The one gate: whether the phone holding these membership tokens may see a group or a play.
+
+Every page of a group or play, and the read cache in front of them, asks ``reach``; nothing else
+decides. Its one query also brings what the pages need first: the membership, the group, the play
+with its seats, and the version stamps the read cache keys its answers by.
+
+What a member may see of the trash, decided here once:
+
+- A group in the trash shows no page; only its restore (``restoring="group"``) reaches it: a
+  membership outlives its group's time in the trash, not its purge.
+- A play in the trash, or any play of a group in the trash, shows no page; only its restore
+  (``restoring="play"``) reaches it, through a group outside the trash.
+
+A group's version (``groups.version``) grows with every change its page shows; triggers raise it, and
+nothing else does (migration ``_m014_group_versions``): the group's name, invite and trash state
+(``groups``); its players' names, colours and retirement (``players``); its plays' game, state,
+times and trash (``plays``), their seats (``seats``) and results (``results``), but not their
+entries, since the group page shows no running score; its own games' names (``group_games``); its
+phones' names and last visits (``memberships``). A play's version (``plays.version``) grows with
+each of its entries. tests/test_group_page_cache.py checks that every change the page shows raises
+the stamp.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from sqlite_utils import Database
+
+from companion.store.groups import Group, Membership
+from companion.store.plays import Play, SeatRow, _play_of
+
+Restoring = Literal["group", "play"] | None
+
+_MEMBER = "m.id, m.token, m.group_id, m.name, m.joined_at, m.last_seen"
+_GROUP = "g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at IS NOT NULL, g.version"
+_PLAY = ("p.id, p.group_id, p.game, p.options, p.status, p.started_at, p.ended_at, p.version, "
+         "p.deleted_at IS NOT NULL, "
+         "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
+         " FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id)")
+_MEMBERS = "JOIN memberships m ON m.group_id = g.id AND m.token IN ({marks})"
+_OF_PLAY = (f"SELECT {_MEMBER}, {_GROUP}, {_PLAY} FROM plays p JOIN groups g ON g.id = p.group_id "
+            f"{_MEMBERS} WHERE p.id = ? AND (? IS NULL OR p.group_id = ?) LIMIT 1")
+_OF_GROUP = f"SELECT {_MEMBER}, {_GROUP} FROM groups g {_MEMBERS} WHERE g.id = ? LIMIT 1"
+_M, _G = 6, 7  # columns of the membership, of the group
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What one phone may see at one address: its membership, the group, the play (if one is asked)."""
+
+    row: tuple
+
+    @cached_property
+    def membership(self) -> Membership:
+        return Membership(*self.row[:_M])
+
+    @cached_property
+    def group(self) -> Group:
+        return Group(*self.row[_M:_M + 5])
+
+    @cached_property
+    def play(self) -> Play | None:
+        if self.play_version is None:
+            return None
+        columns = self.row[_M + _G:]
+        seats = sorted((SeatRow(*seat) for seat in json.loads(columns[-1])), key=lambda seat: seat.seat)
+        return _play_of(columns[:8], tuple(seats))
+
+    @property
+    def last_seen(self) -> str:
+        return self.row[5]
+
+    @property
+    def group_version(self) -> int:
+        return self.row[_M + _G - 1]
+
+    @property
+    def play_version(self) -> int | None:
+        return self.row[_M + _G + 7] if len(self.row) > _M + _G else None
+
+    @property
+    def play_status(self) -> str | None:
+        return self.row[_M + _G + 4] if len(self.row) > _M + _G else None
+
+
+def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play_id: int | None = None,
+          restoring: Restoring = None) -> Reach | None:
+    """What these tokens reach of the group and/or play; None when they reach nothing (answer 404).
+
+    With both ids, the play must be one of that group's. ``restoring`` names what a restore may find
+    in the trash (see the module's description); one indexed query.
+    """
+    if not tokens or (group_id is None and play_id is None):
+        return None
+    marks = ",".join("?" * len(tokens))
+    if play_id is None:
+        row = db.conn.execute(_OF_GROUP.format(marks=marks), [*tokens, group_id]).fetchone()
+    else:
+        row = db.conn.execute(_OF_PLAY.format(marks=marks), [*tokens, play_id, group_id, group_id]).fetchone()
+    if row is None:
+        return None
+    group_trashed = row[_M + _G - 2]
+    play_trashed = play_id is not None and row[_M + _G + 8]
+    if group_trashed and (restoring != "group" or play_id is not None):
+        return None
+    if play_trashed and restoring != "play":
+        return None
+    return Reach(row)

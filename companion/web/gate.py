@@ -1,0 +1,56 @@
+"""The one hook that lets a phone onto the pages of a group or a play, or answers 404.
+
+Every address naming a ``group_id`` or ``play_id`` passes here before its view runs: the gate
+(``store.access.reach``) decides, and the view finds what it reached on ``g``: ``g.membership``,
+``g.group`` and, for a play's address, ``g.play``. 404, not 403: a phone must not learn that a group
+it has not joined exists. A view that restores from the trash says so with ``@restores``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from flask import Blueprint, Flask, abort, current_app, g, request
+
+from companion.store.access import Restoring, reach
+from companion.web.database import get_db
+from companion.web.security import membership_tokens
+
+
+def restores(what: Restoring) -> Callable:
+    """Mark a view that takes a ``what`` ("group" or "play") out of the trash: the gate lets it reach it."""
+    def mark(view: Callable) -> Callable:
+        view.restores = what
+        return view
+    return mark
+
+
+def _note_place(_endpoint: str | None, values: dict | None) -> None:
+    """Note the group and play the address names, for ``open_gate``."""
+    values = values or {}
+    g.place = (values.get("group_id"), values.get("play_id"))
+
+
+def open_gate() -> None:
+    """Let this phone reach the group or play its address names, or answer 404."""
+    group_id, play_id = g.pop("place", (None, None))
+    if group_id is None and play_id is None:
+        return
+    view = current_app.view_functions.get(request.endpoint or "")
+    found = reach(get_db(), membership_tokens(), group_id, play_id, getattr(view, "restores", None))
+    if found is None:
+        abort(404)
+    g.membership, g.group, g.play = found.membership, found.group, found.play
+
+
+def plays_of(bp: Blueprint, game_slug: str) -> None:
+    """The addresses of a game's own blueprint show only plays of that game (404 for another's)."""
+    @bp.before_request
+    def _of_this_game() -> None:
+        if g.get("play") is not None and g.play.game != game_slug:
+            abort(404)
+
+
+def init_app(app: Flask) -> None:
+    app.url_value_preprocessor(_note_place)
+    app.before_request(open_gate)

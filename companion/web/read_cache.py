@@ -1,0 +1,179 @@
+"""The read cache in front of Flask: what phones ask most, answered again while it is still true.
+
+Every phone at the table polls ``/plays/<id>/state.json`` every couple of seconds, opens the play
+page after every entry and goes back to the group page between plays; they change only when the play
+or the group does. So this WSGI middleware keeps the app's own answers to these GETs, and the static
+files, and gives them again without running Flask's request (session, language, CSRF, views). It
+renders nothing: on a miss the views answer, and their answer is kept. Every other request, and every
+POST, goes to Flask.
+
+- Which page is asked for comes from the app's own routing (``url_map``, remembered per address); who
+  asks, from Flask's own session interface (remembered per Cookie header for
+  ``VERIFIED_SESSION_SECONDS``).
+- The gate (``store.access.reach``) is asked on every request, in one indexed query that also
+  reads the version stamps: a removed phone, a deleted group or play, a cookie without a membership
+  go to the views, which answer 404. So does a visit the views should note ("last seen"), and a
+  session with a pending message.
+- ``_key`` names everything a kept answer depends on, and is the only invalidation: a change of the
+  play or group (their versions, raised on every change their pages show; see ``store.access``), of
+  the phone (its membership, its session's CSRF token), its language, its encoding, or the address
+  it used makes another key. The oldest answers are forgotten first.
+- Only 200 answers (and a static file's 304) that set no cookie are kept.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+
+from flask import Flask
+from flask.sessions import SessionMixin
+from werkzeug.exceptions import HTTPException
+from werkzeug.security import safe_join
+from werkzeug.wrappers import Request
+
+from companion.store.access import Reach, reach
+from companion.web.compression import accepts_gzip
+from companion.web.database import connections_of
+from companion.web.i18n import LANGUAGE_COOKIE
+from companion.web.lru import Lru
+from companion.web.security import LAST_SEEN_EVERY_SECONDS, tokens_in
+
+# The pages kept, by endpoint: what they show of the play and the group.
+PAGES = {"plays.show", "live.state", "groups.show"}
+STATIC = "static"
+# what else a kept answer depends on: the address as the phone wrote it (links for other phones)
+_ADDRESS = ("HTTP_HOST", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO", "SERVER_NAME", "SERVER_PORT")
+# … and for a static file: the phone's copy (ETag) and whether it asked for a part
+_STATIC_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE")
+VERIFIED_SESSION_SECONDS = 60  # a session's cookie is verified again (its signature and age) after this
+
+
+class ReadCache:
+    """WSGI middleware in front of the app: see the module's description."""
+
+    def __init__(self, app: Flask, wsgi_app: Callable, size: int = 2048) -> None:
+        self.app, self.wsgi_app = app, wsgi_app
+        self.kept = Lru(size)
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") != "GET" or not self.app.config.get("READ_CACHE", True):
+            return self.wsgi_app(environ, start_response)
+        request = self.app.request_class(environ)
+        endpoint, args = self._route(request)
+        if endpoint == STATIC:
+            key = self._static_key(args["filename"], request)
+        elif endpoint in PAGES:
+            key = self._page_key(endpoint, args, request)
+        else:
+            key = None
+        if key is None:
+            return self.wsgi_app(environ, start_response)
+        return self._kept(key, ("304", "200") if endpoint == STATIC else ("200",), environ, start_response)
+
+    def _route(self, request: Request) -> tuple[str | None, dict]:
+        """The endpoint and its values, as the app's routing finds them (remembered per address)."""
+        address = ("route", request.environ.get("HTTP_HOST"), request.environ.get("PATH_INFO"))
+        found = self.kept.get(address)
+        if found is None:
+            try:
+                found = self.app.create_url_adapter(request).match()
+            except HTTPException:  # not found, another method, a redirect: Flask answers
+                found = (None, {})
+            self.kept.put(address, found)
+        return found
+
+    # --- the key: everything a kept answer depends on ------------------------------------------------
+
+    def _page_key(self, endpoint: str, args: dict, request: Request) -> tuple | None:
+        """The key of a page for this phone; None: the views must answer (see the module's description)."""
+        session, language = self._session(request)
+        if session is None or session.get("_flashes"):  # a pending message is shown by the views
+            return None
+        found = reach(connections_of(self.app).get(), tokens_in(session), args.get("group_id"),
+                      args.get("play_id"))
+        if found is None or _last_seen_due(found):
+            return None
+        if endpoint == "live.state":
+            if request.args.to_dict(flat=False) != {"since": [str(found.play_version)]}:
+                return None  # a change: its page and scores are the views' to tell
+            stamp: tuple = (found.play_version, found.play_status)
+            phone: tuple = ()  # an unchanged poll says the same to every member
+        else:
+            if endpoint == "plays.show" and found.play_status != "active":
+                return None  # a finished play redirects to its result
+            stamp = (found.group_version, found.play_version)
+            phone = (found.membership.token, session.get("csrf_token"), language,
+                     request.headers.get("Accept-Language"))
+        return (endpoint, request.full_path, stamp, phone, self._encoding(request),
+                *(request.environ.get(name) for name in _ADDRESS), request.scheme)
+
+    def _static_key(self, filename: str, request: Request) -> tuple | None:
+        """The key of a static file's answer: the file's version and the headers that shape it."""
+        path = safe_join(self.app.static_folder, filename) if self.app.static_folder else None
+        try:
+            found = os.stat(path) if path else None
+        except OSError:
+            found = None
+        if found is None:
+            return None  # Flask answers 404 (or whatever it answers)
+        return (STATIC, request.full_path, found.st_mtime_ns, found.st_size, self._encoding(request),
+                *(request.environ.get(name, "") for name in _STATIC_HEADERS))
+
+    @staticmethod
+    def _encoding(request: Request) -> bool:
+        return accepts_gzip(request.headers.get("Accept-Encoding", ""))
+
+    def _session(self, request: Request) -> tuple[SessionMixin | None, str | None]:
+        """The phone's session as Flask opens it (None without a valid cookie), and its language cookie.
+
+        Both are remembered per Cookie header; the session is verified again after a minute.
+        """
+        cookie = request.environ.get("HTTP_COOKIE", "")
+        if self.app.config["SESSION_COOKIE_NAME"] not in cookie:
+            return None, None
+        verified = self.kept.get(("session", cookie))
+        if verified is None or time.monotonic() - verified[2] >= VERIFIED_SESSION_SECONDS:
+            session = self.app.session_interface.open_session(self.app, request)
+            verified = (session, request.cookies.get(LANGUAGE_COOKIE), time.monotonic())
+            self.kept.put(("session", cookie), verified)
+        return verified[0], verified[1]
+
+    # --- the answers --------------------------------------------------------------------------------
+
+    def _kept(self, key: tuple, kept_statuses: tuple[str, ...], environ: dict,
+              start_response: Callable) -> Iterable[bytes]:
+        """The answer kept for ``key``, or the app's answer, kept if its status is one of these."""
+        kept = self.kept.get(key)
+        if kept is not None:
+            status, headers, body = kept
+            start_response(status, list(headers))
+            return [body]
+        answer: list = []
+
+        def keep_answer(status: str, headers: list, exc_info=None):
+            answer[:] = [status, headers]
+            return start_response(status, headers, exc_info)
+
+        body_parts = self.wsgi_app(environ, keep_answer)
+        try:
+            body = b"".join(body_parts)
+        finally:
+            if hasattr(body_parts, "close"):
+                body_parts.close()
+        status, headers = answer
+        if status.startswith(kept_statuses) and not any(name.lower() == "set-cookie" for name, _ in headers):
+            self.kept.put(key, (status, headers, body))
+        return [body]
+
+
+def _last_seen_due(found: Reach) -> bool:
+    """Whether the views should note this visit (they write a phone's "last seen" every few minutes)."""
+    since = datetime.now(UTC) - datetime.fromisoformat(found.last_seen)
+    return since.total_seconds() >= LAST_SEEN_EVERY_SECONDS
+
+
+def init_app(app: Flask) -> None:
+    app.wsgi_app = ReadCache(app, app.wsgi_app)
