@@ -337,8 +337,9 @@ def feature_bodies(draw) -> dict:
         for _ in range(draw(st.integers(0, 5))):
             role = draw(st.sampled_from(["bandit", "sheriff", "trapper", "farmer"]))
             item = settler(f"s{len(settlers)}", player, role, draw(columns))
-            farm_taken = kind == "farm" and any(s.get("on_feature") for s in settlers)  # one farmer
-            if role == ROLE_OF_KIND[kind] and not farm_taken and draw(st.booleans()):
+            # at most one settler per tile (a farm is one tile: one farmer)
+            full = sum(bool(s.get("on_feature")) for s in settlers) >= feature.get("tiles", 1)
+            if role == ROLE_OF_KIND[kind] and not full and draw(st.booleans()):
                 item["on_feature"] = True
             elif draw(st.booleans()):
                 item["on_feature"] = False
@@ -415,8 +416,8 @@ def final_bodies(draw) -> dict:
             settlers[name] = 1 if kind == "farm" else draw(st.integers(1, left[name]))
             left[name] -= settlers[name]
         feature = {"kind": kind, "settlers": settlers}
-        if kind in ("road", "city"):
-            feature["tiles"] = draw(st.integers(1, 95))
+        if kind in ("road", "city"):  # at least one tile per settler on it
+            feature["tiles"] = draw(st.integers(sum(settlers.values()), 95))
         sizes = {"road": ("trading_posts", 95), "city": ("flags", feature.get("tiles")),
                  "farm": ("neighbours", 7), "plain": ("animals", 999)}
         if draw(st.booleans()):

@@ -111,12 +111,12 @@ FEATURE_CASES = [
         id="south-nearer-coast-moves-settler-in-surveyor-column-stays",
     ),
     pytest.param(
-        CompletedFeature("city", tiles=2, flags=0),
+        CompletedFeature("city", tiles=6, flags=0),
         [sheriff("a1", ANNA, 6), sheriff("a2", ANNA, 6), sheriff("b1", BEN, 6), sheriff("b2", BEN, 1),
          sheriff("c1", CARA, 6)],
         [],
         Surveyors(6, 6), None, 3,
-        dict(scored=True, points=(20, 12, 0), bonus=(16, 8, 0), returned=("a1", "a2", "b1", "b2", "c1"),
+        dict(scored=True, points=(28, 20, 0), bonus=(16, 8, 0), returned=("a1", "a2", "b1", "b2", "c1"),
              evicted=(), surveyors=Surveyors(7, 6), moved=True, moved_surveyor="north"),
         id="bonus-per-settler-twice-for-two-settlers-in-a-shared-column",
     ),
@@ -130,11 +130,11 @@ FEATURE_CASES = [
         id="no-column-lies-west-of-the-95th-even-without-west-edge",
     ),
     pytest.param(
-        CompletedFeature("road", tiles=1),
+        CompletedFeature("road", tiles=9),
         [bandit("a1", ANNA, 1), bandit("b1", BEN, 2), bandit("c1", CARA, 9)],
         [],
         Surveyors(0, 0), None, 3,
-        dict(scored=True, points=(1, 1, 1), bonus=(0, 0, 0), returned=("a1", "b1", "c1"), evicted=(),
+        dict(scored=True, points=(9, 9, 9), bonus=(0, 0, 0), returned=("a1", "b1", "c1"), evicted=(),
              surveyors=Surveyors(1, 0), moved=True, moved_surveyor="north"),
         id="three-way-tie-all-score-surveyors-leave-the-coast",
     ),
@@ -286,7 +286,7 @@ def test_final_result_majority_and_shared_victory():
 @pytest.mark.parametrize(("players", "track", "features", "message"), [
     pytest.param(["A", "B"], [0], [], "all 2 players", id="track-of-one-player-missing"),
     pytest.param(["A", "B"], [0, 1000], [], "0 to 999", id="track-out-of-range"),
-    pytest.param(["A", "B"], [0, 0], [FinalFeature("plain", {0: 3}), FinalFeature("road", {0: 3}, tiles=1)],
+    pytest.param(["A", "B"], [0, 0], [FinalFeature("plain", {0: 3}), FinalFeature("road", {0: 3}, tiles=3)],
                  "only 5 settlers", id="six-settlers-of-one-player"),
     pytest.param(["A", "B"], [0, 0], [FinalFeature("plain", {2: 1})], "not at the table", id="unknown-seat"),
 ])
@@ -616,7 +616,8 @@ def table_events(draw, state: TableState):
         free = [s for s in free if s.id not in chosen]
         feature = {"kind": feature_kind, "settlers": chosen}
         if feature_kind != "farm":
-            feature["tiles"] = draw(st.integers(1, 12))
+            # at most one settler per tile: each came onto the tile just played
+            feature["tiles"] = draw(st.integers(max(1, len(chosen)), 12))
         features.append(feature)
     return kind, {"features": features}
 

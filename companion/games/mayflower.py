@@ -102,6 +102,18 @@ def check_city_flags(tiles: int, flags: int, path: str = "flags") -> None:
                          "%(flags)d.", path, tiles=tiles, flags=flags)
 
 
+def check_settlers_on_tiles(kind: str, tiles: int, settlers: int, path: str = "settlers") -> None:
+    """Refuse a road or city with more settlers than tiles.
+
+    A settler goes only onto the tile just played (the seed: "auf die soeben gespielte Karte"), so each
+    tile of a feature brought at most one settler to it, whatever features joined later.
+    """
+    if kind in ("road", "city") and settlers > tiles:
+        raise RulesError("A %(kind)s holds at most one settler per tile (a settler goes only onto the tile "
+                         "just played): %(settlers)d settlers need at least %(settlers)d tiles, not "
+                         "%(tiles)d.", path, kind=Term(kind), settlers=settlers, tiles=tiles)
+
+
 def check_one_farmer(farmers: int, path: str = "settlers") -> None:
     """Refuse a farm with more than one farmer: a farm is one tile and takes no settler once it holds one."""
     if farmers > 1:
@@ -260,6 +272,7 @@ def score_completed_feature(
             raise _wrong_role(settler.id, settler.role, feature.kind, "role")
     if feature.kind == "farm":
         check_one_farmer(len(on_feature))
+    check_settlers_on_tiles(feature.kind, feature.tiles, len(on_feature))
     if not on_feature:
         zeros = (0,) * seat_count
         return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
@@ -335,6 +348,8 @@ def score_tile_completions(
                 raise RulesError("Settler %(id)s cannot stand on two features.",
                                  f"features[{index}].settlers", id=settler_id)
             claimed[settler_id] = index
+    for index, (feature, ids) in enumerate(completions):
+        check_settlers_on_tiles(feature.kind, feature.tiles, len(ids), f"features[{index}].tiles")
     remaining = tuple(settlers)
     scorings = []
     for feature, ids in completions:
@@ -396,6 +411,7 @@ class FinalFeature:
             check_city_flags(self.tiles, self.flags)
         if self.kind == "farm":
             check_one_farmer(sum(self.settlers.values()))
+        check_settlers_on_tiles(self.kind, self.tiles, sum(self.settlers.values()), "tiles")
 
     @property
     def value(self) -> int:
@@ -644,6 +660,7 @@ def _completion(
             raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
     if kind == "farm":
         check_one_farmer(len(ids), f"{where}settlers")
+    check_settlers_on_tiles(kind, sizes.get("tiles", 0), len(ids), f"{where}tiles")
     return CompletedFeature(kind=kind, **sizes), ids
 
 
@@ -835,6 +852,7 @@ def settle_final_tally(
             check_city_flags(values["tiles"], values["flags"], f"sizes.{letter}.flags")
         if kind == "farm":
             check_one_farmer(len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
+        check_settlers_on_tiles(kind, values.get("tiles", 0), len(on_letter[letter]), f"sizes.{letter}.tiles")
         counts: dict[int, int] = {}
         for settler in on_letter[letter]:
             counts[settler.seat] = counts.get(settler.seat, 0) + 1
