@@ -15,9 +15,9 @@ from companion.games.mayflower import (
     SETTLERS_PER_PLAYER,
     CompletedFeature,
     FinalFeature,
+    PlayState,
     Settler,
     Surveyors,
-    TableState,
     apply_event,
     evict_east_of_surveyors,
     final_features_from_map,
@@ -335,7 +335,7 @@ def test_score_laps_refuses_negative():
 
 # --- the live table ----------------------------------------------------------------------------------
 
-def fold(events, players: int = 3) -> TableState:
+def fold(events, players: int = 3) -> PlayState:
     state = initial_state(table(players))
     for kind, payload in events:
         state = apply_event(state, kind, payload)
@@ -589,7 +589,7 @@ def test_final_features_from_map():
 # --- properties of the live table --------------------------------------------------------------------
 
 @st.composite
-def table_events(draw, state: TableState):
+def table_events(draw, state: PlayState):
     """One event the table could plausibly send next, sometimes one the rules refuse."""
     kind = draw(st.sampled_from(["place", "place", "place", "complete", "complete", "west_edge"]))
     if kind == "place":
@@ -680,7 +680,7 @@ def test_garbage_events_raise_only_rules_errors(kind, payload):
     except RulesError as error:
         assert error.message
     else:
-        assert isinstance(after, TableState)
+        assert isinstance(after, PlayState)
 
 
 @settings(max_examples=100, deadline=None)

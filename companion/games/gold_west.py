@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from companion.games.common import (
     FinalResult,
@@ -26,6 +27,10 @@ GAME = GameInfo(
     max_players=4,
     rows=("track", "largest_group", "offices", "wanted", "influence"),
 )
+
+LOWEST_SCORE: int | None = None  # the track has no floor: looting takes points off at any score
+KNOWN_AS: Mapping[str, Mapping[str, Any]] = {"gold west": {"offices": [], "trading_post": False}}
+BGG_IDS: Mapping[int, Mapping[str, Any]] = {}  # recognised by name until the id is confirmed
 
 TERRAINS: tuple[str, ...] = ("forest", "gold", "silver", "copper")
 # 1st and 2nd place values of each terrain's influence majority.
@@ -1062,3 +1067,83 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
 def result_from_payload(payload: Mapping, names: Sequence[str]) -> GoldWestResult:
     """Score a stored final tally again (the result page shows what the rules derive, never a copy)."""
     return final_result(tallies_from_payload(payload, names))
+
+
+def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse a stored final tally the rules do not allow (what an imported play must pass)."""
+    result_from_payload(final_payload, names)
+
+
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                       seats: int) -> list[tuple[int, int]] | None:
+    """The tie-breakers of a finished play, per seat: from the table state where there is one, else as
+    the final tally recorded them (closed with totals only, the ledger still knows the Wanted camps)."""
+    if state is not None:
+        return tie_breakers(state, final_payload)
+    if final_payload is not None:
+        return tie_breakers_from_payload(final_payload, seats)
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Turn order at the table
+
+# The events that end a Build/Loot turn: the next player in turn order comes up after them.
+TURN_ENDS = ("camp", "loot")
+
+
+class OutOfTurn(RulesError):
+    """A tap for a player whose turn it is not, not yet confirmed."""
+
+    def __init__(self, seat: int, turn: int) -> None:
+        super().__init__("It is another player's turn.")
+        self.seat, self.turn = seat, turn
+
+
+def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> None:
+    """Refuse a tap out of turn unless the player already has an entry in this turn (asked once).
+
+    ``events`` are the play's (kind, payload) so far; in the last turn anybody may enter.
+    """
+    turn = state.next_seat
+    if turn is None or seat == turn:
+        return
+    for kind, payload in reversed(events):
+        if kind in TURN_ENDS:
+            break
+        if kind in EVENT_KINDS and payload.get("seat") == seat:
+            return
+    raise OutOfTurn(seat, turn)
+
+
+def seats_after_turn(state: PlayState) -> tuple[int, ...]:
+    """The other seats in turn order from the one whose turn it is (every seat in the last turn)."""
+    count = len(state.setup.seats)
+    turn = state.next_seat
+    if turn is None:
+        return tuple(range(count))
+    return tuple((turn + offset) % count for offset in range(1, count))
+
+
+@dataclass(frozen=True)
+class LedgerScreen:
+    """What the ledger offers at the table: whose turn it is, the others in turn order, and per seat the
+    shipping lines and bonus lines still open."""
+
+    turn: int | None  # None in the last turn, when every seat enters its own
+    others: tuple[int, ...]
+    lines_open: tuple[tuple[ShippingStep, ...], ...]
+    bonuses_open: tuple[tuple[ShippingStep, ...], ...]
+    bonus_tracks: tuple[BonusTrack, ...]
+
+
+def ledger_screen(state: PlayState) -> LedgerScreen:
+    """The ledger of a play in progress, as the table sees it."""
+    seats = range(len(state.setup.seats))
+    return LedgerScreen(
+        turn=state.next_seat,
+        others=seats_after_turn(state),
+        lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
+        bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
+        bonus_tracks=shipping_bonus_tracks(state),
+    )
