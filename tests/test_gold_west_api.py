@@ -352,7 +352,7 @@ def valid_bodies(draw) -> dict:
     return body
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(valid_bodies())
 def test_valid_bodies_are_scored(body):
     assert not list(StrictValidator(REQUEST_SCHEMA).iter_errors(body))
@@ -372,7 +372,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(json_values)
 def test_arbitrary_json_is_answered_200_or_400(body):
     status, _ = score(body)
@@ -393,7 +393,7 @@ def locations(value, trail=()):
     return found
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_bodies(), st.data())
 def test_mutated_bodies_are_answered_200_or_400(body, data):
     mutated = copy.deepcopy(body)

@@ -642,7 +642,7 @@ def tallies(draw) -> list[PlayerTally]:
     return players
 
 
-@settings(max_examples=200)
+@settings(deadline=None)
 @given(tallies())
 def test_breakdown_adds_up_and_ranks_follow_totals(players):
     result = final_result(players)
@@ -657,7 +657,7 @@ def test_breakdown_adds_up_and_ranks_follow_totals(players):
     assert set(result.tie_break_notes) <= {p.name for p in result.players}
 
 
-@settings(max_examples=200)
+@settings(deadline=None)
 @given(st.sampled_from(TERRAINS), st.integers(2, 4).flatmap(
     lambda n: st.tuples(st.lists(st.integers(0, 8), min_size=n, max_size=n),
                         st.lists(st.integers(0, 3), min_size=n, max_size=n))))
@@ -669,7 +669,7 @@ def test_majority_points_never_exceed_first_plus_second(terrain, standing):
     assert all(points == 0 for points, inf in zip(majority.points, influence, strict=True) if inf == 0)
 
 
-@settings(max_examples=200)
+@settings(deadline=None)
 @given(tallies(), st.data())
 def test_more_influence_never_lowers_a_players_influence_points(players, data):
     index = data.draw(st.integers(0, len(players) - 1))
@@ -696,7 +696,7 @@ event_payloads = st.fixed_dictionaries(
 ) | json_values
 
 
-@settings(max_examples=200)
+@settings(deadline=None)
 @given(st.integers(2, 4), st.booleans(),
        st.lists(st.tuples(st.sampled_from([*gold_west.EVENT_KINDS, "build"]), event_payloads), max_size=40))
 def test_any_event_sequence_folds_or_is_refused_with_a_rules_error(player_count, trading_post, events):
@@ -780,7 +780,7 @@ def test_mayor_counts_the_tokens_on_the_1x1_space_too():
     assert caught.value.path == "players[0].boomtown_1x1_tokens"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(tallies())
 def test_a_stored_final_tally_scores_the_same_when_read_back(players):
     payload = gold_west.tally_payload(players)
@@ -834,7 +834,7 @@ tally_entries = st.dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(st.fixed_dictionaries({"players": st.lists(tally_entries | json_values, min_size=2, max_size=2)})
        | st.fixed_dictionaries({"players": st.lists(json_values, max_size=3)}) | json_values)
 def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):

@@ -511,7 +511,7 @@ def test_dates_are_written_in_the_readers_language(client, db):
 
 # --- every state the rules accept can be reached on the table ----------------------------------------
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(players=st.integers(2, 5), data=st.data())
 def test_a_mayflower_final_tally_the_rules_accept_can_stand_on_the_map(players, data):
     names = [f"P{seat}" for seat in range(players)]
@@ -542,7 +542,7 @@ def test_a_mayflower_final_tally_the_rules_accept_can_stand_on_the_map(players, 
     assert all(0 <= state.in_supply(seat) <= mayflower.SETTLERS_PER_PLAYER for seat in range(players))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(players=st.integers(2, 4), data=st.data())
 def test_a_gold_west_tally_the_rules_accept_can_be_reached_on_the_ledger_and_board(players, data):
     counts = st.integers(0, 6)
@@ -590,7 +590,7 @@ def test_a_gold_west_tally_the_rules_accept_can_be_reached_on_the_ledger_and_boa
         assert on_it <= gold_west.MAX_TOKENS_PER_OFFICE
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(edition=st.sampled_from(gwt.EDITIONS), data=st.data())
 def test_great_western_trail_station_masters_the_rules_accept_are_tiles_in_play(edition, data):
     keys = gwt.station_master_keys(edition)

@@ -386,7 +386,7 @@ def expected_feature_answer(body: dict) -> dict:
             "evicted": evicted, "surveyors": after, "moved": after != [north, south]}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(feature_bodies())
 def test_valid_feature_bodies_are_scored(body):
     StrictValidator(FEATURE.request_schema).validate(body)
@@ -429,7 +429,7 @@ def final_bodies(draw) -> dict:
     return body
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(final_bodies())
 def test_valid_final_bodies_are_ranked(body):
     StrictValidator(FINAL.request_schema).validate(body)
@@ -458,7 +458,7 @@ def assert_answered(endpoint, body) -> tuple[int, dict]:
     return status, answer
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(endpoint=st.sampled_from(ENDPOINTS), body=JSON)
 def test_arbitrary_json_is_answered_200_or_400(endpoint, body):
     assert_answered(endpoint, body)
@@ -485,7 +485,7 @@ def mutated(draw, bodies) -> dict:
     return body
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_bodies_are_answered_200_or_400(data):
     endpoint, bodies = data.draw(st.sampled_from([(FEATURE, feature_bodies()), (FINAL, final_bodies())]))

@@ -551,7 +551,7 @@ def test_a_correction_adds_points_only_with_a_whole_number_above_zero(kind, payl
     assert adds_points(kind, payload) is adds
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_a_correction_adding_points_fits_every_table_a_log_makes(data):
     """Why an entry that adds points is stored without folding the log: no table refuses it."""
@@ -622,7 +622,7 @@ def table_events(draw, state: PlayState):
     return kind, {"features": features}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_live_table_keeps_the_rules(data):
     seat_count = data.draw(st.integers(2, 5), label="players")
@@ -669,7 +669,7 @@ PAYLOAD_KEYS = st.sampled_from(["seat", "role", "column", "features", "points", 
                                 "settlers", "flags", "trading_posts"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(kind=st.sampled_from(["place", "west_edge", "complete", "adjust", "undo", ""]),
        payload=st.dictionaries(PAYLOAD_KEYS, JSON, max_size=4) | JSON)
 def test_garbage_events_raise_only_rules_errors(kind, payload):
@@ -683,7 +683,7 @@ def test_garbage_events_raise_only_rules_errors(kind, payload):
         assert isinstance(after, PlayState)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(features=st.lists(st.fixed_dictionaries({
     "kind": st.sampled_from(["road", "city", "farm", "x"]),
     "tiles": st.integers(-1, 3) | st.text(max_size=1),
