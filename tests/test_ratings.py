@@ -72,13 +72,20 @@ def test_ratings_are_openskills_own_per_game_and_overall_with_ties(client, db, g
     assert "Ratings" in page and f">{shown}<" in page and "ratings-chart" in page
 
 
-def test_teams_are_rated_as_teams(client, db, group):
-    group_id, ids = group
+def spades(client, group_id, ids, *plays: tuple[int, int, int, int]) -> int:
+    """A game of teams (Anna and Cara against Ben and Dan) and its plays, one a day; returns its id."""
     game_id = add_game(client, group_id, name="Spades", teams="y")
     order = [ids[name] for name in ("Anna", "Ben", "Cara", "Dan")]
     data = {"team-0": "A", "team-1": "B", "team-2": "A", "team-3": "B"}
-    log(client, group_id, f"custom-{game_id}", "2024-01-01", *zip(order, (10, 30, 25, 10), strict=True),
-        **data)
+    for day, points in enumerate(plays, start=1):
+        log(client, group_id, f"custom-{game_id}", f"2024-01-0{day}", *zip(order, points, strict=True),
+            **data)
+    return game_id
+
+
+def test_teams_are_rated_as_teams(client, db, group):
+    group_id, ids = group
+    game_id = spades(client, group_id, ids, (10, 30, 25, 10))
     anna, ben, cara, dan = (MODEL.rating() for _ in range(4))
     [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[2, 1])
     current = refreshed(db, group_id, f"custom-{game_id}")
@@ -121,13 +128,7 @@ def test_a_competitive_draw_of_everybody_is_rated_as_openskill_rates_it(client, 
 
 def test_a_draw_between_teams_is_rated_as_openskill_rates_it(client, db, group):
     group_id, ids = group
-    game_id = add_game(client, group_id, name="Spades", teams="y")
-    order = [ids[name] for name in ("Anna", "Ben", "Cara", "Dan")]
-    data = {"team-0": "A", "team-1": "B", "team-2": "A", "team-3": "B"}
-    log(client, group_id, f"custom-{game_id}", "2024-01-01", *zip(order, (10, 30, 25, 10), strict=True),
-        **data)
-    log(client, group_id, f"custom-{game_id}", "2024-01-02", *zip(order, (10, 10, 10, 10), strict=True),
-        **data)  # 20–20
+    game_id = spades(client, group_id, ids, (10, 30, 25, 10), (10, 10, 10, 10))  # then 20–20
     anna, ben, cara, dan = (MODEL.rating() for _ in range(4))
     [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[2, 1])
     [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[1, 1])
