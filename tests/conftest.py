@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -10,10 +11,18 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import settings
 from werkzeug.serving import make_server
 
 from app import create_app
 from companion import store
+
+# Property tests run a small budget by default, so that each stays within a few seconds on a busy
+# machine; HYPOTHESIS_PROFILE=fuzz searches deeper. Tests that must reach given answers
+# (derandomize=True) keep their own count.
+settings.register_profile("default", max_examples=25, deadline=None)
+settings.register_profile("fuzz", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -45,6 +45,21 @@ def ranks(sheet, scores, **outcome):
      {"Anna": {"Penalty": 5, "Cards": 3}, "Ben": {"Penalty": 6, "Cards": 2},
       "Cara": {"Penalty": 9, "Cards": 0}},
      {}, [("Anna", 8, 2), ("Ben", 8, 1), ("Cara", 9, 3)]),
+    # a lowest-wins game where most of a row breaks ties ("most cards left wins the tie")
+    (ScoreSheet(rows=(SheetRow("Penalty"), SheetRow("Cards")), tie_breaker="Cards", lowest_wins=True,
+                tie_breaker_wins="most"),
+     {"Anna": {"Penalty": 5, "Cards": 3}, "Ben": {"Penalty": 6, "Cards": 2},
+      "Cara": {"Penalty": 9, "Cards": 0}},
+     {}, [("Anna", 8, 1), ("Ben", 8, 2), ("Cara", 9, 3)]),
+    # a highest-wins game where fewest of a row breaks ties
+    (ScoreSheet(rows=(SheetRow("Points"), SheetRow("Turns")), tie_breaker="Turns", tie_breaker_wins="fewest"),
+     {"Anna": {"Points": 30, "Turns": 9}, "Ben": {"Points": 33, "Turns": 6},
+      "Cara": {"Points": 10, "Turns": 0}},
+     {}, [("Anna", 39, 2), ("Ben", 39, 1), ("Cara", 10, 3)]),
+    # saying the direction the total already counts changes nothing
+    (ScoreSheet(rows=(SheetRow("Points"), SheetRow("Turns")), tie_breaker="Turns", tie_breaker_wins="most"),
+     {"Anna": {"Points": 30, "Turns": 9}, "Ben": {"Points": 33, "Turns": 6}}, {},
+     [("Anna", 39, 1), ("Ben", 39, 2)]),
     # cooperative: everybody wins …
     (ScoreSheet(cooperative=True), {"Anna": {"total": 0}, "Ben": {"total": 0}}, {"won": True},
      [("Anna", 0, 1), ("Ben", 0, 1)]),
@@ -96,11 +111,27 @@ def test_refused_tallies(sheet, scores, outcome, message):
 
 def test_a_sheet_round_trips_through_its_json_form():
     assert parse_sheet(WONDERS.to_json()) == WONDERS
+    most = ScoreSheet(rows=(SheetRow("Cards"),), tie_breaker="Cards", lowest_wins=True,
+                      tie_breaker_wins="most")
+    assert parse_sheet(most.to_json()) == most and most.to_json()["tie_breaker_wins"] == "most"
     assert WONDERS.row_keys == ("Military", "Coins", "Science")
     assert ScoreSheet().row_keys == ("total",)
 
 
+def test_a_sheet_saved_before_the_tie_breaker_direction_counts_it_like_the_total():
+    old = {"min_players": 2, "max_players": 5, "rows": [{"name": "Penalty", "negative": False},
+                                                          {"name": "Cards", "negative": False}],
+           "tie_breaker": "Cards", "lowest_wins": True, "cooperative": False, "teams": False}
+    sheet = parse_sheet(old)
+    assert sheet.tie_breaker_wins is None and not sheet.most_breaks_ties
+    assert sheet.to_json() == old  # stored again unchanged: no new version of the sheet
+
+
 @pytest.mark.parametrize(("data", "message"), [
+    ({"rows": [{"name": "Coins"}], "tie_breaker": "Coins", "tie_breaker_wins": "more"},
+     "Say whether most or fewest of the tie-breaker row wins."),
+    ({"rows": [{"name": "Coins"}], "tie_breaker_wins": "most"},
+     "Pick the row that breaks ties before saying which way it counts."),
     ({"rows": [{"name": "Coins"}, {"name": "coins"}]}, "The sheet has two rows called coins."),
     ({"rows": [{"name": "Total"}]}, "A row cannot be called Total: the total is the sum of the rows."),
     ({"rows": [{"name": "  "}]}, "A row name is text of 1 to 30 characters."),

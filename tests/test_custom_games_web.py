@@ -261,3 +261,24 @@ def test_a_damaged_game_in_a_backup_is_refused_and_nothing_stored(client, db, ta
     response = import_backup(client, json.dumps(document).encode())
     assert response.status_code == 400 and message in html.unescape(response.text)
     assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == groups_before
+
+
+def test_a_sheet_says_most_of_a_row_breaks_ties_in_a_lowest_wins_game(app, client, db, table):
+    group_id, ids = table
+    hearts = add_game(client, group_id, name="Hearts", lowest_wins="y", tie_breaker_wins="most",
+                      rows=(("Penalty", False, False), ("Cards", False, True)))
+    edit = client.get(f"/groups/{group_id}/games/{hearts}").text
+    assert re.search(r'<option selected value="most">|<option value="most" selected>', edit)
+    play_id = start_play(client, group_id, f"custom-{hearts}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    assert "Equal totals: Cards decides, most wins." in tally
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": "5",
+                                                 "points-0-1": "3", "points-1-0": "6", "points-1-1": "2"})
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == [("Anna", 8, 1),
+                                                                                ("Ben", 8, 2)]
+    backup = client.get(f"/groups/{group_id}/export/backup.json").data
+    assert json.loads(backup)["games"][0]["versions"][-1]["sheet"]["tie_breaker_wins"] == "most"
+    response = import_backup(app.test_client(), backup)
+    assert response.status_code == 302, response.text
+    copy = store.dump_group(db, int(response.headers["Location"].rsplit("/", 1)[1]))
+    assert [p.results for p in copy.plays] == [p.results for p in store.dump_group(db, group_id).plays]

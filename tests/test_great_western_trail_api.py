@@ -303,7 +303,7 @@ def made_consistent(body: dict) -> dict:
     return {"edition": edition, "players": players}
 
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

@@ -391,7 +391,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(kind=st.sampled_from(["delivery", "score", ""]) | st.text(max_size=10), payload=JSON_VALUES)
 def test_garbage_events_raise_only_rules_errors(kind, payload):
     state = gwt.initial_state(_setup(2))
@@ -447,7 +447,7 @@ def tables(draw) -> tuple[int, list[Tally]]:
     return edition, tallies
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(tables())
 def test_breakdown_adds_up_and_ranks_follow_the_totals(table):
     edition, tallies = table
@@ -461,7 +461,7 @@ def test_breakdown_adds_up_and_ranks_follow_the_totals(table):
     assert result.winners == tuple(p.name for p in result.players if p.total == max(totals))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(SOLO_TALLIES, st.integers(0, 999))
 def test_more_dollars_never_lower_the_total(tally, extra):
     before = gwt.final_result(2, [tally]).players[0].total
@@ -469,7 +469,7 @@ def test_more_dollars_never_lower_the_total(tally, extra):
     assert after >= before
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(SOLO_TALLIES, st.integers(0, 999))
 def test_more_cattle_vp_never_lowers_the_total(tally, extra):
     before = gwt.final_result(2, [tally]).players[0].total
@@ -477,7 +477,7 @@ def test_more_cattle_vp_never_lowers_the_total(tally, extra):
     assert after == before + extra
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(SOLO_TALLIES, st.builds(Objective, vp=st.integers(0, 9), penalty=st.integers(0, 9)), st.data())
 def test_a_fulfilled_objective_never_scores_less_than_a_failed_one(tally, card, data):
     position = data.draw(st.integers(0, len(tally.objectives)))
@@ -670,7 +670,7 @@ def test_the_result_from_the_cards_is_the_scoring_endpoints_result():
 CARD_KEYS = st.sampled_from([*sorted(ANNA_CARD), "building_tiles", "cattle_cards", "name"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(changes=st.dictionaries(CARD_KEYS, JSON_VALUES, max_size=4), dropped=st.sets(CARD_KEYS, max_size=3))
 def test_garbage_cards_raise_only_rules_errors(changes, dropped):
     payload = {key: value for key, value in {**ANNA_CARD, **changes}.items() if key not in dropped}

@@ -99,7 +99,7 @@ def test_every_entry_is_translated_and_keeps_its_placeholders():
 # --- the rules' messages ---------------------------------------------------------------------------
 
 
-def mayflower_table(players: int = 2) -> mayflower.TableState:
+def mayflower_table(players: int = 2) -> mayflower.PlayState:
     names = ("Anna", "Ben", "Cara", "Dan", "Eve")[:players]
     return mayflower.initial_state(PlaySetup("mayflower", tuple(Seat(name, "red") for name in names)))
 

@@ -93,6 +93,45 @@ def gw_camps_import(db, table):
     finished_with(db, table, gold_west_tally(largest_group=8, second_group=3, wanted=2))
 
 
+def gw_final_tally_page(client, table, **fields):
+    """The end scoring sent with ``fields`` for Anna (``p0-…``) and nothing else entered."""
+    return lambda: client.post(f"/plays/{table.play_id}/gold-west/final-tally", data={
+        "version": "0", "confirmed": "y", **{f"p0-{name}": str(value) for name, value in fields.items()}})
+
+
+def gw_settlements_page(client, db, table):
+    return gw_final_tally_page(client, table, **{"settlements-forest": 13, "influence-forest": 26})
+
+
+def gw_settlements_import(db, table):
+    finished_with(db, table, gold_west_tally(settlements={"forest": 13}, influence={"forest": 26}))
+
+
+def gw_mining_tokens_page(client, db, table):
+    return gw_final_tally_page(client, table, **{"mining_tokens-gold": 10, "mining_tokens-copper": 2,
+                                                 "wanted": 1})
+
+
+def gw_mining_tokens_import(db, table):
+    finished_with(db, table, gold_west_tally(mining_tokens={"gold": 10, "copper": 2}, wanted=1))
+
+
+def gw_influence_page(client, db, table):
+    return gw_final_tally_page(client, table, **{"settlements-forest": 3, "influence-forest": 5})
+
+
+def gw_influence_import(db, table):
+    finished_with(db, table, gold_west_tally(settlements={"forest": 3}, influence={"forest": 5}))
+
+
+def gw_shipping_page(client, db, table):
+    return gw_final_tally_page(client, table, shipping_bonus_tiles=4)
+
+
+def gw_shipping_import(db, table):
+    finished_with(db, table, gold_west_tally(shipping_bonus_tiles=4))
+
+
 def gw_thirteenth_camp_page(client, db, table):
     for _ in range(12):
         assert client.post(f"/plays/{table.play_id}/gold-west/ledger/camp",
@@ -145,6 +184,39 @@ def mf_flags_final_import(db, table):
     finished_with(db, table, {"track_vp": [0, 0], "features": [
         {"letter": "A", "kind": "city", "tiles": 2, "flags": 3,
          "settlers": [{"id": "0-1", "seat": 0, "role": "sheriff", "column": 1}]}]})
+
+
+def mf_settlers_per_tile_page(client, db, table):
+    place(client, table, 0, "bandit", 1)
+    place(client, table, 1, "bandit", 2)
+    place(client, table, 0, "bandit", 2)
+    return lambda: client.post(f"/plays/{table.play_id}/mayflower/complete", data=completion_data(
+        db, table.play_id, [{"kind": "road", "tiles": 2,
+                             "settlers": [(0, "bandit", 1), (1, "bandit", 2), (0, "bandit", 2)]}]))
+
+
+def mf_settlers_per_tile_import(db, table):
+    for seat, column in ((0, 1), (1, 2), (0, 2)):
+        store.append_event(db, table.play_id, "place", {"seat": seat, "role": "bandit", "column": column})
+    store.append_event(db, table.play_id, "complete",
+                       {"features": [{"kind": "road", "tiles": 2, "settlers": ["0-1", "1-1", "0-2"]}]})
+
+
+def mf_final_settlers_per_tile_page(client, db, table):
+    place(client, table, 0, "sheriff", 1)
+    place(client, table, 1, "sheriff", 1)
+    page = client.get(f"/plays/{table.play_id}/mayflower/final-tally").get_data(as_text=True)
+    version = re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1)
+    # both sheriffs on city A, a city of one tile
+    return lambda: client.post(f"/plays/{table.play_id}/mayflower/final-tally", data={
+        "version": version, "settler_0": "A", "settler_1": "A", "size_A_tiles": "1", "size_B_tiles": "1"})
+
+
+def mf_final_settlers_per_tile_import(db, table):
+    finished_with(db, table, {"track_vp": [0, 0], "features": [
+        {"letter": "A", "kind": "city", "tiles": 1, "flags": 0,
+         "settlers": [{"id": "0-1", "seat": 0, "role": "sheriff", "column": 1},
+                      {"id": "1-1", "seat": 1, "role": "sheriff", "column": 1}]}]})
 
 
 def mf_below_zero_page(client, db, table):
@@ -232,6 +304,33 @@ LIMITS = {
             {"name": "Anna", "largest_group": 8, "second_group": 3, "wanted": 2}, {"name": "Ben"}]},
          "players[0].wanted"),
         gw_camps_import, "Anna has only 12 camps with 2 players"),
+    "gold-west-settlements": Limit(
+        "gold-west", gw_settlements_page,
+        ("/score/gold-west", {"players": [
+            {"name": "Anna", "settlements": {"forest": 6, "gold": 5},
+             "influence": {"forest": 12, "gold": 10}},
+            {"name": "Ben"}, {"name": "Cara"}, {"name": "Dan"}]}, "players[0].settlements"),
+        gw_settlements_import, "Anna has only 12 camps with 2 players, but the buildings",
+        api_words="Anna has only 10 camps with 4 players, but the buildings"),
+    "gold-west-mining-tokens": Limit(
+        "gold-west", gw_mining_tokens_page,
+        ("/score/gold-west", {"players": [
+            {"name": "Anna", "mining_tokens": {"gold": 10, "copper": 2}, "wanted": 1}, {"name": "Ben"}]},
+         "players[0].mining_tokens"),
+        gw_mining_tokens_import, "Anna has only 12 camps with 2 players, but the buildings the mining tokens "
+                                 "and settlements show (12) and the Wanted camps (1) add up to 13"),
+    "gold-west-influence-of-settlements": Limit(
+        "gold-west", gw_influence_page,
+        ("/score/gold-west", {"players": [
+            {"name": "Anna", "settlements": {"forest": 3}, "influence": {"forest": 5}}, {"name": "Ben"}]},
+         "players[0].influence.forest"),
+        gw_influence_import, "Anna's influence in forest is 5, but 3 settlements there put at least 6"),
+    "gold-west-shipping-bonus-tiles": Limit(
+        "gold-west", gw_shipping_page,
+        ("/score/gold-west", {"players": [{"name": "Anna", "shipping_bonus_tiles": 4}, {"name": "Ben"}]},
+         "players[0].shipping_bonus_tiles"),
+        gw_shipping_import, "Anna has 4 shipping bonus tiles, but a stagecoach takes at most one",
+        api_words="players[0].shipping_bonus_tiles must be at most 3."),
     "gold-west-ledger-camps": Limit(
         "gold-west", gw_thirteenth_camp_page, None, gw_thirteenth_camp_import,
         "Anna has placed all 12 camps"),
@@ -256,6 +355,20 @@ LIMITS = {
         ("/score/mayflower/final", {"players": ["Anna", "Ben"], "features": [
             {"kind": "city", "tiles": 2, "flags": 3, "settlers": {"Anna": 1}}]}, "features[0].flags"),
         mf_flags_final_import, "has at most"),
+    "mayflower-settlers-per-tile": Limit(
+        "mayflower", mf_settlers_per_tile_page,
+        ("/score/mayflower/feature", {
+            "players": ["Anna", "Ben"], "surveyors": [0, 0], "feature": {"kind": "road", "tiles": 2},
+            "settlers": [{"id": "a", "player": "Anna", "role": "bandit", "column": 1, "on_feature": True},
+                         {"id": "b", "player": "Ben", "role": "bandit", "column": 2, "on_feature": True},
+                         {"id": "c", "player": "Anna", "role": "bandit", "column": 2, "on_feature": True}]},
+         "settlers[2].on_feature"),
+        mf_settlers_per_tile_import, "3 settlers need at least 3 tiles, not 2"),
+    "mayflower-final-settlers-per-tile": Limit(
+        "mayflower", mf_final_settlers_per_tile_page,
+        ("/score/mayflower/final", {"players": ["Anna", "Ben"], "features": [
+            {"kind": "city", "tiles": 1, "settlers": {"Anna": 1, "Ben": 1}}]}, "features[0].tiles"),
+        mf_final_settlers_per_tile_import, "2 settlers need at least 2 tiles, not 1"),
     "mayflower-correction-below-0": Limit(
         "mayflower", mf_below_zero_page, None, mf_below_zero_import, "would take them below 0"),
     "mayflower-correction-of-0": Limit(
@@ -398,41 +511,50 @@ def test_dates_are_written_in_the_readers_language(client, db):
 
 # --- every state the rules accept can be reached on the table ----------------------------------------
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(players=st.integers(2, 5), data=st.data())
 def test_a_mayflower_final_tally_the_rules_accept_can_stand_on_the_map(players, data):
     names = [f"P{seat}" for seat in range(players)]
-    features = data.draw(st.lists(st.tuples(st.sampled_from(mayflower.FINAL_KINDS), st.dictionaries(
-        st.integers(0, players - 1), st.integers(1, 3), min_size=1, max_size=2)), max_size=6))
+    settlers = st.dictionaries(st.integers(0, players - 1), st.integers(1, 3), min_size=1, max_size=2)
+    features = data.draw(st.lists(st.tuples(st.sampled_from(mayflower.FINAL_KINDS), settlers,
+                                            st.integers(1, 4)), max_size=6))
     try:
-        finals = [mayflower.FinalFeature(kind, counts, tiles=1 if kind in ("road", "city") else 0)
-                  for kind, counts in features]
+        finals = [mayflower.FinalFeature(kind, counts, tiles=tiles if kind in ("road", "city") else 0)
+                  for kind, counts, tiles in features]
         mayflower.final_result(names, [0] * players, finals)
     except RulesError:
         return
-    # every settler the tally counts is placed on the live table, one tile each, as the players did
+    # every settler the tally counts is placed on the live table, each on a tile of its own that the
+    # feature's tiles hold (a settler goes only onto the tile just played)
     state = mayflower.initial_state(PlaySetup("mayflower", tuple(Seat(name, "red") for name in names)))
     for feature in finals:
+        placed = 0
         for seat, number in feature.settlers.items():
             for _ in range(number):
+                placed += 1
                 state = mayflower.apply_event(state, "place", {
-                    "seat": seat, "role": mayflower.ROLE_OF_KIND[feature.kind], "column": 1})
+                    "seat": seat, "role": mayflower.ROLE_OF_KIND[feature.kind], "column": placed})
+        if feature.kind in ("road", "city"):
+            assert placed <= feature.tiles
     grouped = mayflower.final_features_from_map(state)
     for kind in mayflower.FINAL_KINDS:
         assert len(grouped[kind]) == sum(sum(f.settlers.values()) for f in finals if f.kind == kind)
     assert all(0 <= state.in_supply(seat) <= mayflower.SETTLERS_PER_PLAYER for seat in range(players))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(players=st.integers(2, 4), data=st.data())
 def test_a_gold_west_tally_the_rules_accept_can_be_reached_on_the_ledger_and_board(players, data):
     counts = st.integers(0, 6)
     offices = st.lists(st.tuples(st.sampled_from(("mayor", "saloon", "docks", "deeds")), st.integers(1, 2)),
                        max_size=2, unique_by=lambda claim: claim[0])
+    terrain_counts = st.dictionaries(st.sampled_from(gold_west.TERRAINS), st.integers(0, 7), max_size=2)
     tallies = [gold_west.PlayerTally(
         f"P{seat}", largest_group=data.draw(counts), second_group=data.draw(counts), wanted=data.draw(counts),
         boomtown_1x1_tokens=data.draw(st.integers(0, 3)),
-        offices=tuple(gold_west.OfficeClaim(key, tokens) for key, tokens in data.draw(offices)))
+        offices=tuple(gold_west.OfficeClaim(key, tokens) for key, tokens in data.draw(offices)),
+        settlements=data.draw(terrain_counts), mining_tokens=data.draw(terrain_counts),
+        influence=data.draw(terrain_counts), shipping_bonus_tiles=data.draw(st.integers(0, 4)))
         for seat in range(players)]
     try:
         gold_west.check_tallies(tallies)
@@ -441,21 +563,34 @@ def test_a_gold_west_tally_the_rules_accept_can_be_reached_on_the_ledger_and_boa
     setup = PlaySetup("gold-west", tuple(Seat(t.name, "red") for t in tallies), {"offices": [
         "mayor", "saloon", "docks", "deeds"]})
     state = gold_west.initial_state(setup)
+    metals = iter([*gold_west.METALS] * 2)  # each metal's bonus line pays the first two stagecoaches
     for seat, tally in enumerate(tallies):
-        # the Wanted camps were looted, the groups' buildings built from camps, the 1×1 space taken
+        # each building took a mining token into its terrain's row, a settlement among them
+        buildings = {terrain: max(tally.mining_tokens.get(terrain, 0), tally.settlements.get(terrain, 0))
+                     for terrain in gold_west.TERRAINS}
+        # the Wanted camps were looted, the buildings (the groups among them) built from camps, the 1×1
+        # space taken, the shipping bonus lines crossed
         events = ([("loot", {"seat": seat})] * tally.wanted
-                  + [("camp", {"seat": seat})] * (tally.largest_group + tally.second_group)
-                  + [("boomtown_1x1", {"seat": seat})] * tally.boomtown_1x1_tokens)
+                  + [("camp", {"seat": seat})] * max(sum(buildings.values()),
+                                                     tally.largest_group + tally.second_group)
+                  + [("boomtown_1x1", {"seat": seat})] * tally.boomtown_1x1_tokens
+                  + [("shipping_bonus", {"seat": seat, "metal": next(metals)})
+                     for _ in range(tally.shipping_bonus_tiles)])
         for kind, payload in events:
             state = gold_west.apply_event(state, kind, payload)
+        for terrain in gold_west.TERRAINS:
+            # a settlement put its mining token and one more influence token in the row; the rest of
+            # the influence came from camps and investment cards
+            assert tally.influence.get(terrain, 0) >= 2 * tally.settlements.get(terrain, 0)
     assert state.wanted == tuple(t.wanted for t in tallies)
+    assert state.shipping_bonus_tiles == tuple(t.shipping_bonus_tiles for t in tallies)
     assert all(left >= 0 for left in state.camps_left)
     for office in ("mayor", "saloon", "docks", "deeds"):  # two halves per office card
         on_it = sum(c.tokens for t in tallies for c in t.offices if c.office == office)
         assert on_it <= gold_west.MAX_TOKENS_PER_OFFICE
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(edition=st.sampled_from(gwt.EDITIONS), data=st.data())
 def test_great_western_trail_station_masters_the_rules_accept_are_tiles_in_play(edition, data):
     keys = gwt.station_master_keys(edition)
@@ -470,3 +605,65 @@ def test_great_western_trail_station_masters_the_rules_accept_are_tiles_in_play(
     assert len(taken) <= gwt.STATION_MASTERS_IN_PLAY  # the tiles drawn for this game
     for key in set(taken):
         assert taken.count(key) <= box.count(key)
+
+
+# --- each limit: accepted at it, refused one beyond it, with the message -----------------------------
+
+def gw_body(*players: dict) -> tuple[str, dict]:
+    return "/score/gold-west", {"players": [{"name": name, **fields} for name, fields in
+                                            zip(("Anna", "Ben", "Cara", "Dan"), players, strict=False)]}
+
+
+def mf_road(tiles: int, bandits: int) -> tuple[str, dict]:
+    return "/score/mayflower/feature", {
+        "players": ["Anna", "Ben"], "surveyors": [0, 0], "feature": {"kind": "road", "tiles": tiles},
+        "settlers": [{"id": f"s{i}", "player": ("Anna", "Ben")[i % 2], "role": "bandit", "column": 1 + i,
+                      "on_feature": True} for i in range(bandits)]}
+
+
+def mf_final_city(tiles: int, sheriffs: dict) -> tuple[str, dict]:
+    return "/score/mayflower/final", {"players": ["Anna", "Ben"],
+                                      "features": [{"kind": "city", "tiles": tiles, "settlers": sheriffs}]}
+
+
+@pytest.mark.parametrize(("at_limit", "beyond", "message"), [
+    pytest.param(mf_road(2, 2), mf_road(2, 3), "3 settlers need at least 3 tiles, not 2",
+                 id="mayflower-road-settlers-per-tile"),
+    pytest.param(mf_road(25, 10), mf_road(9, 10), "10 settlers need at least 10 tiles, not 9",
+                 id="mayflower-long-road"),
+    pytest.param(mf_final_city(2, {"Anna": 1, "Ben": 1}), mf_final_city(1, {"Anna": 1, "Ben": 1}),
+                 "2 settlers need at least 2 tiles, not 1", id="mayflower-final-city-settlers-per-tile"),
+    pytest.param(mf_final_city(5, {"Anna": 5}), mf_final_city(4, {"Anna": 5}),
+                 "5 settlers need at least 5 tiles, not 4", id="mayflower-final-city-of-one-player"),
+    pytest.param(gw_body({"settlements": {"forest": 10}, "influence": {"forest": 20}}, {}, {}, {}),
+                 gw_body({"settlements": {"forest": 11}, "influence": {"forest": 22}}, {}, {}, {}),
+                 "Anna has only 10 camps with 4 players", id="gold-west-settlements-4-players"),
+    pytest.param(gw_body({"settlements": {"gold": 11}, "influence": {"gold": 22}, "wanted": 1}, {}),
+                 gw_body({"settlements": {"gold": 11}, "influence": {"gold": 22}, "wanted": 2}, {}),
+                 "the Wanted camps (2) add up to 13", id="gold-west-settlements-and-wanted"),
+    pytest.param(gw_body({"mining_tokens": {"silver": 12}}, {}),
+                 gw_body({"mining_tokens": {"silver": 12, "copper": 1}}, {}),
+                 "Anna has only 12 camps with 2 players", id="gold-west-mining-tokens-2-players"),
+    pytest.param(gw_body({"mining_tokens": {"forest": 2}, "settlements": {"gold": 10},
+                          "influence": {"gold": 20}}, {}),
+                 gw_body({"mining_tokens": {"forest": 3}, "settlements": {"gold": 10},
+                          "influence": {"gold": 20}}, {}),
+                 "show (13)", id="gold-west-settlements-in-one-terrain-mining-tokens-in-another"),
+    pytest.param(gw_body({"settlements": {"forest": 3}, "influence": {"forest": 6}}, {}),
+                 gw_body({"settlements": {"forest": 3}, "influence": {"forest": 5}}, {}),
+                 "3 settlements there put at least 6", id="gold-west-influence-of-settlements"),
+    pytest.param(gw_body({"shipping_bonus_tiles": 3}, {}), gw_body({"shipping_bonus_tiles": 4}, {}),
+                 "must be at most 3", id="gold-west-shipping-bonus-tiles"),
+    pytest.param(gw_body({"shipping_bonus_tiles": 3}, {"shipping_bonus_tiles": 3}, {}),
+                 gw_body({"shipping_bonus_tiles": 3}, {"shipping_bonus_tiles": 3},
+                         {"shipping_bonus_tiles": 1}),
+                 "6 in all, but the players hold 7", id="gold-west-shipping-bonus-tiles-of-all-players"),
+])
+def test_a_limit_is_accepted_where_it_lies_and_refused_one_beyond(at_limit, beyond, message):
+    path, body = at_limit
+    assert respond(API[path], body)[0] == 200
+    path, body = beyond
+    status, answer = respond(API[path], body)
+    assert status == 400
+    assert message in answer["error"]
+    assert answer["details"] and answer["details"][0]["message"]

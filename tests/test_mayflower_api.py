@@ -337,8 +337,9 @@ def feature_bodies(draw) -> dict:
         for _ in range(draw(st.integers(0, 5))):
             role = draw(st.sampled_from(["bandit", "sheriff", "trapper", "farmer"]))
             item = settler(f"s{len(settlers)}", player, role, draw(columns))
-            farm_taken = kind == "farm" and any(s.get("on_feature") for s in settlers)  # one farmer
-            if role == ROLE_OF_KIND[kind] and not farm_taken and draw(st.booleans()):
+            # at most one settler per tile (a farm is one tile: one farmer)
+            full = sum(bool(s.get("on_feature")) for s in settlers) >= feature.get("tiles", 1)
+            if role == ROLE_OF_KIND[kind] and not full and draw(st.booleans()):
                 item["on_feature"] = True
             elif draw(st.booleans()):
                 item["on_feature"] = False
@@ -385,7 +386,7 @@ def expected_feature_answer(body: dict) -> dict:
             "evicted": evicted, "surveyors": after, "moved": after != [north, south]}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(feature_bodies())
 def test_valid_feature_bodies_are_scored(body):
     StrictValidator(FEATURE.request_schema).validate(body)
@@ -415,8 +416,8 @@ def final_bodies(draw) -> dict:
             settlers[name] = 1 if kind == "farm" else draw(st.integers(1, left[name]))
             left[name] -= settlers[name]
         feature = {"kind": kind, "settlers": settlers}
-        if kind in ("road", "city"):
-            feature["tiles"] = draw(st.integers(1, 95))
+        if kind in ("road", "city"):  # at least one tile per settler on it
+            feature["tiles"] = draw(st.integers(sum(settlers.values()), 95))
         sizes = {"road": ("trading_posts", 95), "city": ("flags", feature.get("tiles")),
                  "farm": ("neighbours", 7), "plain": ("animals", 999)}
         if draw(st.booleans()):
@@ -428,7 +429,7 @@ def final_bodies(draw) -> dict:
     return body
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(final_bodies())
 def test_valid_final_bodies_are_ranked(body):
     StrictValidator(FINAL.request_schema).validate(body)
@@ -457,7 +458,7 @@ def assert_answered(endpoint, body) -> tuple[int, dict]:
     return status, answer
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(endpoint=st.sampled_from(ENDPOINTS), body=JSON)
 def test_arbitrary_json_is_answered_200_or_400(endpoint, body):
     assert_answered(endpoint, body)
@@ -484,7 +485,7 @@ def mutated(draw, bodies) -> dict:
     return body
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_bodies_are_answered_200_or_400(data):
     endpoint, bodies = data.draw(st.sampled_from([(FEATURE, feature_bodies()), (FINAL, final_bodies())]))

@@ -72,13 +72,20 @@ def test_ratings_are_openskills_own_per_game_and_overall_with_ties(client, db, g
     assert "Ratings" in page and f">{shown}<" in page and "ratings-chart" in page
 
 
-def test_teams_are_rated_as_teams(client, db, group):
-    group_id, ids = group
+def spades(client, group_id, ids, *plays: tuple[int, int, int, int]) -> int:
+    """A game of teams (Anna and Cara against Ben and Dan) and its plays, one a day; returns its id."""
     game_id = add_game(client, group_id, name="Spades", teams="y")
     order = [ids[name] for name in ("Anna", "Ben", "Cara", "Dan")]
     data = {"team-0": "A", "team-1": "B", "team-2": "A", "team-3": "B"}
-    log(client, group_id, f"custom-{game_id}", "2024-01-01", *zip(order, (10, 30, 25, 10), strict=True),
-        **data)
+    for day, points in enumerate(plays, start=1):
+        log(client, group_id, f"custom-{game_id}", f"2024-01-0{day}", *zip(order, points, strict=True),
+            **data)
+    return game_id
+
+
+def test_teams_are_rated_as_teams(client, db, group):
+    group_id, ids = group
+    game_id = spades(client, group_id, ids, (10, 30, 25, 10))
     anna, ben, cara, dan = (MODEL.rating() for _ in range(4))
     [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[2, 1])
     current = refreshed(db, group_id, f"custom-{game_id}")
@@ -90,6 +97,54 @@ def test_a_cooperative_play_leaves_the_ratings_as_they_are(client, db, group):
     game_id = add_game(client, group_id, name="Pandemic", cooperative="y")
     log(client, group_id, f"custom-{game_id}", "2024-01-01", (ids["Anna"], 0), (ids["Ben"], 0), won="yes")
     assert refreshed(db, group_id) == {}
+
+
+@pytest.mark.parametrize("won", ["yes", "no"])
+def test_a_cooperative_play_won_or_lost_leaves_the_ratings_as_they_are(client, db, group, won):
+    group_id, ids = group
+    game_id = add_game(client, group_id, name="Hanabi", cooperative="y")
+    log(client, group_id, f"custom-{game_id}", "2024-01-01", (ids["Anna"], 12), (ids["Ben"], 12),
+        (ids["Cara"], 12), won=won)
+    assert refreshed(db, group_id) == {}
+
+
+def test_a_competitive_draw_of_everybody_is_rated_as_openskill_rates_it(client, db, group):
+    group_id, ids = group
+    anna, ben, cara = ids["Anna"], ids["Ben"], ids["Cara"]
+    golf = add_game(client, group_id, name="Golf", lowest_wins="y")
+    # ratings apart first, so that the draw moves the means and not only the uncertainty
+    log(client, group_id, "great-western-trail", "2024-01-01", (anna, 90), (ben, 70), (cara, 50))
+    log(client, group_id, f"custom-{golf}", "2024-01-02", (anna, 5), (ben, 5), (cara, 5))
+    log(client, group_id, "gold-west", "2024-01-03", (ben, 80), (cara, 80))
+    a, b, c = MODEL.rating(), MODEL.rating(), MODEL.rating()
+    [[a], [b], [c]] = MODEL.rate([[a], [b], [c]], ranks=[1, 2, 3])
+    before_draw = b
+    [[a], [b], [c]] = MODEL.rate([[a], [b], [c]], ranks=[1, 1, 1])  # 5/5/5: everybody shares 1st
+    [[b], [c]] = MODEL.rate([[b], [c]], ranks=[1, 1])  # a 2-player draw
+    overall = refreshed(db, group_id)
+    assert close(overall[anna], a) and close(overall[ben], b) and close(overall[cara], c)
+    assert overall[ben].plays == 3 and overall[ben].mu != pytest.approx(before_draw.mu)
+
+
+def test_a_draw_between_teams_is_rated_as_openskill_rates_it(client, db, group):
+    group_id, ids = group
+    game_id = spades(client, group_id, ids, (10, 30, 25, 10), (10, 10, 10, 10))  # then 20–20
+    anna, ben, cara, dan = (MODEL.rating() for _ in range(4))
+    [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[2, 1])
+    [[anna, cara], [ben, dan]] = MODEL.rate([[anna, cara], [ben, dan]], ranks=[1, 1])
+    current = refreshed(db, group_id, f"custom-{game_id}")
+    assert all(close(current[ids[name]], expected) for name, expected in
+               (("Anna", anna), ("Ben", ben), ("Cara", cara), ("Dan", dan)))
+    assert current[ids["Anna"]].plays == 2
+
+
+@pytest.mark.parametrize(("placings", "cooperative"), [
+    pytest.param([(1, 1, None)], False, id="one-player-alone"),
+    pytest.param([(1, 1, "A"), (2, 1, "A")], False, id="one-team-alone"),
+    pytest.param([(1, 1, None), (2, 1, None)], True, id="cooperative"),
+])
+def test_a_play_without_anybody_to_beat_rates_nobody(placings, cooperative):
+    assert ratings.rate_play({}, placings, cooperative) == {}
 
 
 def test_ratings_are_computed_again_after_a_change_to_an_earlier_play(client, db, group):

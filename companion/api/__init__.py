@@ -1,11 +1,17 @@
-"""The JSON scoring API: every endpoint, in the order the OpenAPI document lists them."""
+"""The JSON scoring API: every endpoint, game by game in the registry's order.
+
+The endpoints of a game live in the module of ``companion.api`` named like its rules module in
+``companion.games`` (``companion.api.gold_west`` for ``companion.games.gold_west``), as ``ENDPOINTS``.
+"""
 
 from __future__ import annotations
 
-from companion.api.core import Endpoint
-from companion.api.gold_west import ENDPOINTS as GOLD_WEST_ENDPOINTS
-from companion.api.great_western_trail import ENDPOINTS as GREAT_WESTERN_TRAIL_ENDPOINTS
-from companion.api.mayflower import ENDPOINTS as MAYFLOWER_ENDPOINTS
+from importlib import import_module
 
-ENDPOINTS: tuple[Endpoint, ...] = (*GREAT_WESTERN_TRAIL_ENDPOINTS, *GOLD_WEST_ENDPOINTS,
-                                   *MAYFLOWER_ENDPOINTS)
+from companion.api.core import Endpoint
+from companion.games import RULES
+
+ENDPOINTS: tuple[Endpoint, ...] = tuple(
+    endpoint for rules in RULES.values()
+    for endpoint in import_module(f"{__name__}.{rules.__name__.rpartition('.')[2]}").ENDPOINTS
+)

@@ -14,12 +14,22 @@ from companion.games import gold_west
 from companion.games.common import RulesError
 from companion.games.gold_west import GAME, OFFICE_KEYS, OFFICES_BY_KEY, TERRAINS, OfficeClaim, PlayerTally
 
-_TERRAIN_MAP = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {terrain: count() for terrain in TERRAINS},
-    "description": "Per terrain; a missing key is 0.",
-}
+_MOST_CAMPS = max(gold_west.CAMPS_BY_PLAYER_COUNT.values())
+
+
+def _terrain_map(most: int, description: str) -> dict:
+    """Schema of a map terrain → count (``most`` at most), a missing key counting 0."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {terrain: count(most) for terrain in TERRAINS},
+        "description": f"Per terrain; a missing key is 0. {description}",
+    }
+
+
+_BUILDINGS = ("Each building (camp or settlement) took one mining token into its terrain's row, so per "
+              "terrain the buildings are the larger of mining_tokens and settlements; over all terrains "
+              "they and wanted are at most the camps per player (12 with 2–3 players, 10 with 4).")
 
 _OFFICE_CLAIM = {
     "type": "object",
@@ -43,9 +53,11 @@ _PLAYER = {
     "properties": {
         "name": PLAYER_NAME,
         "track_vp": {**count(999, -50), "description": "Points on the score track at the end of play."},
-        "influence": _TERRAIN_MAP,
-        "settlements": _TERRAIN_MAP,
-        "mining_tokens": _TERRAIN_MAP,
+        "influence": _terrain_map(999, "Per terrain at least 2 × settlements there (rules: influence = "
+                                       "camps + 2 × settlements + investment cards), so 3 settlements "
+                                       "need 6."),
+        "settlements": _terrain_map(_MOST_CAMPS, _BUILDINGS),
+        "mining_tokens": _terrain_map(_MOST_CAMPS, _BUILDINGS),
         "largest_group": count(),
         "second_group": {**count(), "description": "At most largest_group."},
         "wanted": {**count(), "description": "Camps in the Wanted area; largest_group + second_group + "
@@ -57,7 +69,9 @@ _PLAYER = {
         "boomtown_1x1_tokens": {**count(), "description": "Influence tokens on the BoomTown 1×1 space "
                                                           "(default 0); they count for the Mayor."},
         "investments": count(),
-        "shipping_bonus_tiles": count(),
+        "shipping_bonus_tiles": {**count(gold_west.MAX_SHIPPING_BONUS_TILES),
+                                 "description": "One per metal track at most; each track has 2 tiles, so all "
+                                                "players together hold at most 6."},
         "offices": {"type": "array", "maxItems": gold_west.OFFICES_DEALT, "items": _OFFICE_CLAIM,
                     "description": "Each office at most once per player; at most 4 different offices "
                                    "across all players; an office has two halves, so its tokens of all "

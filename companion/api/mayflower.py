@@ -25,6 +25,7 @@ from companion.games.mayflower import (
     Surveyors,
     check_one_farmer,
     check_settlers_held,
+    check_settlers_on_tiles,
     final_result,
     score_completed_feature,
 )
@@ -33,6 +34,8 @@ MAX_SETTLERS = SETTLERS_PER_PLAYER * GAME.max_players  # every settler of five p
 PLAYERS = {"type": "array", "minItems": GAME.min_players, "maxItems": GAME.max_players, "items": PLAYER_NAME,
            "description": f"{GAME.min_players}–{GAME.max_players} players."}
 COLUMN = count(MAX_COLUMN, 1)
+_TILES_HOLD = ("at least the settlers on the feature: a settler goes only onto the tile just played, so a "
+               "feature holds at most one settler per tile.")
 SIZE = count(MAX_COLUMN)
 
 
@@ -67,13 +70,14 @@ FEATURE_REQUEST = {
             "required": ["kind"],
             "additionalProperties": False,
             "properties": {"kind": {"enum": ["road", "city", "farm"]},
-                           "tiles": SIZE | {"minimum": 1},
+                           "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD},
                            "trading_posts": SIZE | {"default": 0, "description": "road only"},
                            "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}},
             "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
                               {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
             "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags (at most "
-                           "tiles); farm: nothing else, and exactly one farmer on it (a farm is one tile).",
+                           "tiles); farm: nothing else, and exactly one farmer on it (a farm is one tile). "
+                           "At most one settler per tile: settlers with on_feature are at most tiles.",
         },
         "settlers": {
             "type": "array",
@@ -121,7 +125,7 @@ _SETTLER_COUNTS = {
     "propertyNames": PLAYER_NAME,
     "additionalProperties": count(SETTLERS_PER_PLAYER, 1),
     "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features; "
-                   "a farm holds one farmer.",
+                   "a farm holds one farmer, a road or city at most one settler per tile.",
 }
 
 FINAL_REQUEST = {
@@ -144,7 +148,7 @@ FINAL_REQUEST = {
                 "properties": {
                     "kind": {"enum": ["road", "city", "farm", "plain"]},
                     "settlers": _SETTLER_COUNTS,
-                    "tiles": SIZE | {"minimum": 1, "description": "road and city"},
+                    "tiles": SIZE | {"minimum": 1, "description": "road and city; " + _TILES_HOLD},
                     "trading_posts": SIZE | {"default": 0, "description": "road only"},
                     "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"},
                     "neighbours": count(7) | {"default": 0,
@@ -222,6 +226,7 @@ def answer_feature(body: dict) -> dict:
             on_feature.append(settler)
             if kind == "farm":
                 check_one_farmer(len(on_feature), f"{path}.on_feature")
+            check_settlers_on_tiles(kind, feature.tiles, len(on_feature), f"{path}.on_feature")
         else:
             elsewhere.append(settler)
     scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, len(names))

@@ -6,6 +6,7 @@ from functools import cache
 
 from companion.api import ENDPOINTS
 from companion.api.core import ERROR_SCHEMA
+from companion.games import GAMES
 
 GAMES_SCHEMA = {
     "type": "array",
@@ -13,7 +14,7 @@ GAMES_SCHEMA = {
         "type": "object",
         "required": ["slug", "name", "players"],
         "properties": {
-            "slug": {"type": "string", "enum": ["mayflower", "great-western-trail", "gold-west"]},
+            "slug": {"type": "string", "enum": list(GAMES)},
             "name": {"type": "string"},
             "players": {"type": "object", "required": ["min", "max"],
                         "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}}},

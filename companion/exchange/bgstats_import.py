@@ -27,8 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.exports import GWT_BGG_IDS
-from companion.games import custom, gold_west, great_western_trail, mayflower, table_tools
+from companion.games import RULES, custom, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
 from companion.messages import Message, Refused
@@ -65,26 +64,15 @@ class GameChoice:
 
 GameMatcher = Callable[[BgStatsGame], GameChoice | None]
 
-# BoardGameGeek's ids of Great Western Trail, one per edition (the ones the exports send). The other
-# two games are recognised by name until their ids are confirmed from BoardGameGeek.
+# The games with rules of their own, by BoardGameGeek id and by name as BG Stats shows them (BoardGameGeek's,
+# in English or German), compared without case or punctuation; each game's module lists them.
 KNOWN_BGG_IDS: Mapping[int, GameChoice] = {
-    bgg_id: GameChoice(great_western_trail.GAME.slug, {"edition": edition})
-    for edition, bgg_id in GWT_BGG_IDS.items()
+    bgg_id: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
+    for bgg_id, options in rules.BGG_IDS.items()
 }
-_GWT_1, _GWT_2 = (KNOWN_BGG_IDS[GWT_BGG_IDS[edition]] for edition in (1, 2))
-_GOLD_WEST = GameChoice(gold_west.GAME.slug, {"offices": [], "trading_post": False})
-_MAYFLOWER = GameChoice(mayflower.GAME.slug, {})
-# Names as BG Stats shows them (BoardGameGeek's, in English or German), compared without case or
-# punctuation. Exact names only: "Great Western Trail: El Paso" is another game.
 KNOWN_NAMES: Mapping[str, GameChoice] = {
-    "great western trail": _GWT_1,
-    "great western trail second edition": _GWT_2,
-    "great western trail 2nd edition": _GWT_2,
-    "great western trail zweite edition": _GWT_2,
-    "gold west": _GOLD_WEST,
-    "carcassonne mayflower": _MAYFLOWER,
-    "new world a carcassonne game": _MAYFLOWER,
-    "neue welt ein carcassonne spiel": _MAYFLOWER,
+    name: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
+    for name, options in rules.KNOWN_AS.items()
 }
 
 

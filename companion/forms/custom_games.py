@@ -48,6 +48,9 @@ class GroupGameForm(FlaskForm):
     lowest_wins = BooleanField(_l("Lowest score wins"))
     cooperative = BooleanField(_l("Cooperative: everybody wins or loses together"))
     teams = BooleanField(_l("Played in teams"))
+    tie_breaker_wins = SelectField(_l("The row that breaks ties counts"), choices=choices([
+        ("", _l("like the total")), ("most", _l("most of it wins")), ("fewest", _l("fewest of it wins"))]),
+        default="")
     rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
 
     def sheet(self) -> dict[str, Any]:
@@ -59,7 +62,8 @@ class GroupGameForm(FlaskForm):
         return {"min_players": self.min_players.data, "max_players": self.max_players.data,
                 "rows": [{"name": row.name.data, "negative": bool(row.negative.data)} for row in named],
                 "tie_breaker": breakers[0] if breakers else None, "lowest_wins": bool(self.lowest_wins.data),
-                "cooperative": bool(self.cooperative.data), "teams": bool(self.teams.data)}
+                "cooperative": bool(self.cooperative.data), "teams": bool(self.teams.data),
+                **({"tie_breaker_wins": self.tie_breaker_wins.data} if self.tie_breaker_wins.data else {})}
 
 
 def group_game_form(game=None, formdata=None) -> GroupGameForm:
@@ -73,7 +77,8 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
     return GroupGameForm(formdata=None, data={
         "name": game.name, "bgg_id": game.bgg_id, "min_players": sheet.min_players,
         "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
-        "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows})
+        "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows,
+        "tie_breaker_wins": sheet.tie_breaker_wins or ""})
 
 
 def outcome_field() -> RadioField:

@@ -1,13 +1,57 @@
-"""The registry of games the companion serves."""
+"""The one registry of the games with rules of their own, and what every game module offers.
+
+Each of ``mayflower``, ``great_western_trail`` and ``gold_west`` meets :class:`GameRules`; the table,
+the API, the imports and the pages find a game's rules here by its slug and nowhere else. A group's
+own games (``custom``) are scored by their sheet and have no module here.
+"""
 
 from __future__ import annotations
 
-from companion.games import gold_west, great_western_trail, mayflower
-from companion.games.common import GameInfo, UnknownGame
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
-GAMES: dict[str, GameInfo] = {
-    module.GAME.slug: module.GAME for module in (mayflower, great_western_trail, gold_west)
+from companion.games import gold_west, great_western_trail, mayflower
+from companion.games.common import GameInfo, PlaySetup, UnknownGame
+
+TieBreakers = list[tuple[int, ...]]
+
+
+@runtime_checkable
+class GameRules(Protocol):
+    """What a game module offers: its facts, its play log folded into a state, its final tally checked."""
+
+    GAME: GameInfo
+    EVENT_KINDS: tuple[str, ...]  # the events of its play log (the generic correction aside)
+    LOWEST_SCORE: int | None  # the lowest running score its track shows; None: no lowest
+    # How other apps name it (BG Stats, BoardGameGeek), each with the options its plays start with.
+    KNOWN_AS: Mapping[str, Mapping[str, Any]]
+    BGG_IDS: Mapping[int, Mapping[str, Any]]
+
+    def initial_state(self, setup: PlaySetup) -> Any:
+        """The state before the first event."""
+
+    def apply_event(self, state: Any, kind: str, payload: Mapping[str, Any]) -> Any:
+        """The state after one more event; RulesError for an event the state does not allow."""
+
+    def running_scores(self, state: Any) -> tuple[int, ...]:
+        """Points scored during play so far, per seat."""
+
+    def check_final_tally(self, state: Any, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+        """Refuse a stored final tally the rules do not allow (RulesError)."""
+
+    def final_tie_breakers(self, state: Any | None, final_payload: Mapping[str, Any] | None,
+                           seats: int) -> TieBreakers | None:
+        """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
+
+
+RULES: dict[str, GameRules] = {
+    module.GAME.slug: module for module in (mayflower, great_western_trail, gold_west)
 }
+GAMES: dict[str, GameInfo] = {slug: module.GAME for slug, module in RULES.items()}
+
+
+def _unknown(slug: object) -> UnknownGame:
+    return UnknownGame("There is no game called %(game)s.", game=repr(slug))
 
 
 def get_game(slug: str) -> GameInfo:
@@ -15,4 +59,12 @@ def get_game(slug: str) -> GameInfo:
     try:
         return GAMES[slug]
     except KeyError:
-        raise UnknownGame("There is no game called %(game)s.", game=repr(slug)) from None
+        raise _unknown(slug) from None
+
+
+def get_rules(slug: str) -> GameRules:
+    """The rules module of the game with this slug; raises UnknownGame for any other."""
+    try:
+        return RULES[slug]
+    except KeyError:
+        raise _unknown(slug) from None

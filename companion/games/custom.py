@@ -35,6 +35,8 @@ POINTS_LIMIT = 9999  # per row and per total
 TEAM_NAMES = ("A", "B", "C", "D", "E")
 # the rank everybody gets when a cooperative game beats them: nobody is first, nobody is ahead
 COOPERATIVE_LOSS_RANK = 2
+# Which way a tie-breaker row counts: "most" or "fewest" wins; a sheet without one counts it like the total.
+TIE_BREAKER_WINS = ("most", "fewest")
 
 _SLUG = re.compile(r"custom-([1-9][0-9]{0,17})")
 
@@ -69,6 +71,8 @@ class ScoreSheet:
     lowest_wins: bool = False
     cooperative: bool = False  # everybody wins or everybody loses together
     teams: bool = False  # players play in teams; a team's members share its rank
+    # "most" or "fewest" of the tie-breaker row wins; None: like the total (fewest where lowest wins)
+    tie_breaker_wins: str | None = None
 
     @property
     def row_keys(self) -> tuple[str, ...]:
@@ -79,7 +83,16 @@ class ScoreSheet:
         return {"min_players": self.min_players, "max_players": self.max_players,
                 "rows": [{"name": row.name, "negative": row.negative} for row in self.rows],
                 "tie_breaker": self.tie_breaker, "lowest_wins": self.lowest_wins,
-                "cooperative": self.cooperative, "teams": self.teams}
+                "cooperative": self.cooperative, "teams": self.teams,
+                # written only when chosen, so that a sheet saved before the choice existed stays equal
+                **({"tie_breaker_wins": self.tie_breaker_wins} if self.tie_breaker_wins else {})}
+
+    @property
+    def most_breaks_ties(self) -> bool:
+        """Whether more of the tie-breaker row is better."""
+        if self.tie_breaker_wins is not None:
+            return self.tie_breaker_wins == "most"
+        return not self.lowest_wins
 
 
 def clean_row_name(value: object, path: str) -> str:
@@ -109,7 +122,8 @@ def parse_sheet(data: object) -> ScoreSheet:
     """A score sheet from its JSON form (a form's answers, a stored version, a backup), checked."""
     if not isinstance(data, Mapping):
         raise RulesError("A score sheet needs a set of named values.")
-    known = {"min_players", "max_players", "rows", "tie_breaker", "lowest_wins", "cooperative", "teams"}
+    known = {"min_players", "max_players", "rows", "tie_breaker", "lowest_wins", "cooperative", "teams",
+             "tie_breaker_wins"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise RulesError("A score sheet has no field %(field)s.", unknown[0], field=unknown[0])
@@ -133,12 +147,20 @@ def parse_sheet(data: object) -> ScoreSheet:
     tie_breaker = data.get("tie_breaker")
     if tie_breaker is not None and tie_breaker not in {row.name for row in rows}:
         raise RulesError("The tie-breaker must be one of the sheet's rows.", "tie_breaker")
+    # absent in sheets saved before the choice existed: the row counts like the total, as it did then
+    wins = data.get("tie_breaker_wins")
+    if wins is not None and wins not in TIE_BREAKER_WINS:
+        raise RulesError("Say whether most or fewest of the tie-breaker row wins.", "tie_breaker_wins")
+    if wins is not None and tie_breaker is None:
+        raise RulesError("Pick the row that breaks ties before saying which way it counts.",
+                         "tie_breaker_wins")
     cooperative, teams = _flag(data, "cooperative"), _flag(data, "teams")
     if cooperative and teams:
         raise RulesError("A cooperative game has one team already: choose cooperative or teams.", "teams")
     if teams and high < 2:
         raise RulesError("A game of teams needs at least 2 players.", "max_players")
-    return ScoreSheet(low, high, tuple(rows), tie_breaker, _flag(data, "lowest_wins"), cooperative, teams)
+    return ScoreSheet(low, high, tuple(rows), tie_breaker, _flag(data, "lowest_wins"), cooperative, teams,
+                      wins)
 
 
 def game_info(game_id: int, name: str, sheet: ScoreSheet, bgg_id: int | None = None) -> GameInfo:
@@ -201,8 +223,9 @@ def rank_sheet(
     breakdowns = [checked_breakdown(sheet, name, breakdown) for name, breakdown in scores]
     totals = [sum(b.values()) for b in breakdowns]
     sign = -1 if sheet.lowest_wins else 1
-    # the tie-breaker row counts in the same direction as the total: less is better where lowest wins
-    keys = [(sign * total, sign * b[sheet.tie_breaker] if sheet.tie_breaker else 0)
+    # the tie-breaker row counts as the sheet says, else like the total (less is better where lowest wins)
+    breaker_sign = 1 if sheet.most_breaks_ties else -1
+    keys = [(sign * total, breaker_sign * b[sheet.tie_breaker] if sheet.tie_breaker else 0)
             for total, b in zip(totals, breakdowns, strict=True)]
     if sheet.cooperative:
         if type(won) is not bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from companion.games.common import (
     FinalResult,
@@ -27,6 +28,10 @@ GAME = GameInfo(
     rows=("track", "largest_group", "offices", "wanted", "influence"),
 )
 
+LOWEST_SCORE: int | None = None  # the track has no floor: looting takes points off at any score
+KNOWN_AS: Mapping[str, Mapping[str, Any]] = {"gold west": {"offices": [], "trading_post": False}}
+BGG_IDS: Mapping[int, Mapping[str, Any]] = {}  # recognised by name until the id is confirmed
+
 TERRAINS: tuple[str, ...] = ("forest", "gold", "silver", "copper")
 # 1st and 2nd place values of each terrain's influence majority.
 MAJORITY_VALUES: Mapping[str, tuple[int, int]] = {
@@ -36,6 +41,9 @@ METALS: tuple[str, ...] = ("gold", "silver", "copper")
 # Board data: what the first and the second stagecoach to cross a metal's bonus line score.
 SHIPPING_BONUS_VALUES: Mapping[str, tuple[int, int]] = {"gold": (9, 6), "silver": (8, 5), "copper": (7, 4)}
 SHIPPING_LINE_POINTS: Mapping[int, int] = {1: 2, 2: 3}
+# A stagecoach crosses each metal's bonus line once, and each line has a tile for the first and the second.
+MAX_SHIPPING_BONUS_TILES = len(METALS)
+SHIPPING_BONUS_TILES_IN_GAME = sum(len(values) for values in SHIPPING_BONUS_VALUES.values())
 # Investment bonus tiles, highest first, per player count.
 INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
 INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
@@ -413,6 +421,71 @@ def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: 
                          wanted=player.wanted, used=used)
 
 
+def buildings_shown(player: PlayerTally, terrain: str) -> int:
+    """The fewest buildings the player has in a terrain: its mining tokens, and at least its settlements.
+
+    Building takes the mining token of the space built on into the terrain's row, settlement or camp
+    alike (rules/gold-west.md "End scoring" 4; the seed's "Build or Loot"). A missing mining-token count
+    is no count, so the settlements still say how many buildings there are at least.
+    """
+    return max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
+
+
+def least_influence(player: PlayerTally, terrain: str) -> int:
+    """The influence the player's settlements alone put in a terrain: 2 each.
+
+    rules/gold-west.md, "End scoring" 4: influence = camps + 2 × settlements + investment cards (a
+    settlement adds its mining token and one more influence token to the row), so 3 forest settlements
+    need forest influence of at least 6. Camps are not asked for per terrain, and mining tokens are
+    often given for the Courthouse alone, so they set no floor here.
+    """
+    return 2 * player.settlements.get(terrain, 0)
+
+
+def check_buildings(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
+    """Refuse settlements and mining tokens beyond the camps placed, and influence below what settlements put.
+
+    Each turn places one camp: on the board (a building, taking a mining token) or, looting, into the
+    Wanted area; so the buildings and the Wanted camps together are at most the camps a player has.
+    """
+    buildings = sum(buildings_shown(player, terrain) for terrain in TERRAINS)
+    if buildings + player.wanted > camps:
+        field_name = "mining_tokens" if sum(player.mining_tokens.values()) >= buildings else "settlements"
+        raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the buildings the "
+                         "mining tokens and settlements show (%(buildings)d) and the Wanted camps "
+                         "(%(wanted)d) add up to %(used)d: each building is a camp and took one mining "
+                         "token.",
+                         f"{where}.{field_name}", name=player.name, camps=camps, players=player_count,
+                         buildings=buildings, wanted=player.wanted, used=buildings + player.wanted)
+    for terrain in TERRAINS:
+        least = least_influence(player, terrain)
+        if player.influence.get(terrain, 0) < least:
+            raise RulesError("%(name)s's influence in %(terrain)s is %(influence)d, but %(settlements)d "
+                             "settlements there put at least %(least)d: each adds its mining token and an "
+                             "influence token to the terrain's row.", f"{where}.influence.{terrain}",
+                             name=player.name, terrain=Term(terrain),
+                             influence=player.influence.get(terrain, 0),
+                             settlements=player.settlements.get(terrain, 0), least=least)
+
+
+def check_shipping_bonus_tiles(players: Sequence[PlayerTally]) -> None:
+    """Refuse more shipping bonus tiles than the tracks give: one per metal a player, two per metal in all."""
+    for index, player in enumerate(players):
+        if player.shipping_bonus_tiles > MAX_SHIPPING_BONUS_TILES:
+            raise RulesError("%(name)s has %(tiles)d shipping bonus tiles, but a stagecoach takes at most "
+                             "one on each of the %(metals)d metal tracks: %(most)d at most.",
+                             f"players[{index}].shipping_bonus_tiles", name=player.name,
+                             tiles=player.shipping_bonus_tiles, metals=len(METALS),
+                             most=MAX_SHIPPING_BONUS_TILES)
+    total = sum(player.shipping_bonus_tiles for player in players)
+    if total > SHIPPING_BONUS_TILES_IN_GAME:
+        raise RulesError("The %(metals)d metal tracks have %(each)d shipping bonus tiles each, %(most)d in "
+                         "all, but the players hold %(total)d.",
+                         f"players[{len(players) - 1}].shipping_bonus_tiles",
+                         metals=len(METALS), each=len(SHIPPING_BONUS_VALUES["gold"]),
+                         most=SHIPPING_BONUS_TILES_IN_GAME, total=total)
+
+
 def check_office_spaces(players: Sequence[PlayerTally]) -> None:
     """Refuse more influence tokens on one office than its two halves hold, all players together."""
     on_office: dict[str, list[tuple[str, int]]] = {}
@@ -455,6 +528,7 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
                              "group (%(largest)d).", f"players[{index}].second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
         check_camps_used(player, camps, len(players), f"players[{index}]")
+        check_buildings(player, camps, len(players), f"players[{index}]")
         tokens = 0
         claimed: set[str] = set()
         for position, claim in enumerate(player.offices):
@@ -492,6 +566,7 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
                                  f"players[{index}].boomtown_tokens", name=who, tokens=placed,
                                  given=player.boomtown_tokens)
     check_office_spaces(players)
+    check_shipping_bonus_tiles(players)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -992,3 +1067,83 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
 def result_from_payload(payload: Mapping, names: Sequence[str]) -> GoldWestResult:
     """Score a stored final tally again (the result page shows what the rules derive, never a copy)."""
     return final_result(tallies_from_payload(payload, names))
+
+
+def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse a stored final tally the rules do not allow (what an imported play must pass)."""
+    result_from_payload(final_payload, names)
+
+
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                       seats: int) -> list[tuple[int, int]] | None:
+    """The tie-breakers of a finished play, per seat: from the table state where there is one, else as
+    the final tally recorded them (closed with totals only, the ledger still knows the Wanted camps)."""
+    if state is not None:
+        return tie_breakers(state, final_payload)
+    if final_payload is not None:
+        return tie_breakers_from_payload(final_payload, seats)
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Turn order at the table
+
+# The events that end a Build/Loot turn: the next player in turn order comes up after them.
+TURN_ENDS = ("camp", "loot")
+
+
+class OutOfTurn(RulesError):
+    """A tap for a player whose turn it is not, not yet confirmed."""
+
+    def __init__(self, seat: int, turn: int) -> None:
+        super().__init__("It is another player's turn.")
+        self.seat, self.turn = seat, turn
+
+
+def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> None:
+    """Refuse a tap out of turn unless the player already has an entry in this turn (asked once).
+
+    ``events`` are the play's (kind, payload) so far; in the last turn anybody may enter.
+    """
+    turn = state.next_seat
+    if turn is None or seat == turn:
+        return
+    for kind, payload in reversed(events):
+        if kind in TURN_ENDS:
+            break
+        if kind in EVENT_KINDS and payload.get("seat") == seat:
+            return
+    raise OutOfTurn(seat, turn)
+
+
+def seats_after_turn(state: PlayState) -> tuple[int, ...]:
+    """The other seats in turn order from the one whose turn it is (every seat in the last turn)."""
+    count = len(state.setup.seats)
+    turn = state.next_seat
+    if turn is None:
+        return tuple(range(count))
+    return tuple((turn + offset) % count for offset in range(1, count))
+
+
+@dataclass(frozen=True)
+class LedgerScreen:
+    """What the ledger offers at the table: whose turn it is, the others in turn order, and per seat the
+    shipping lines and bonus lines still open."""
+
+    turn: int | None  # None in the last turn, when every seat enters its own
+    others: tuple[int, ...]
+    lines_open: tuple[tuple[ShippingStep, ...], ...]
+    bonuses_open: tuple[tuple[ShippingStep, ...], ...]
+    bonus_tracks: tuple[BonusTrack, ...]
+
+
+def ledger_screen(state: PlayState) -> LedgerScreen:
+    """The ledger of a play in progress, as the table sees it."""
+    seats = range(len(state.setup.seats))
+    return LedgerScreen(
+        turn=state.next_seat,
+        others=seats_after_turn(state),
+        lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
+        bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
+        bonus_tracks=shipping_bonus_tracks(state),
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from companion.games.common import (
     NAME_SPACE,
@@ -447,7 +448,17 @@ def starting_money(setup: PlaySetup) -> tuple[int, ...]:
 
 DELIVERY_EVENT = "delivery"
 CARD_EVENT = "card"
-EVENT_KINDS = (DELIVERY_EVENT, CARD_EVENT)
+EVENT_KINDS: tuple[str, ...] = (DELIVERY_EVENT, CARD_EVENT)
+LOWEST_SCORE: int | None = None  # no score track: nothing to fall below during play
+# How other apps name the game, with the options its plays start with (names compared without case or
+# punctuation; "Great Western Trail: El Paso" is another game), and BoardGameGeek's id of each edition.
+KNOWN_AS: Mapping[str, Mapping[str, Any]] = {
+    "great western trail": {"edition": 1},
+    "great western trail second edition": {"edition": 2},
+    "great western trail 2nd edition": {"edition": 2},
+    "great western trail zweite edition": {"edition": 2},
+}
+BGG_IDS: Mapping[int, Mapping[str, Any]] = {193738: {"edition": 1}, 341169: {"edition": 2}}
 
 # Crests the rules name that count for every disc placed (reference for the delivery form).
 PER_DISC_CRESTS: Mapping[str, int] = {"Kansas City": -6, "San Francisco": 9, "New York": 9}
@@ -870,6 +881,18 @@ def result_from_cards(state: PlayState) -> FinalResult:
             every_conflict = Message("%(earlier)s %(later)s", earlier=every_conflict, later=conflict)
         raise RulesError(every_conflict, "cards")
     return final_result(state.edition, [card.tally for card in state.cards if card is not None])
+
+
+def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse a finished play whose cards the rules do not allow; the cards are the tally here."""
+    if state.all_cards_in:
+        result_from_cards(state)
+
+
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                       seats: int) -> None:
+    """None: a tie shares the victory."""
+    return None
 
 
 def tally_json(tally: Tally) -> dict[str, object]:

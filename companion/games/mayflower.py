@@ -19,7 +19,14 @@ GAME = GameInfo(
 SETTLERS_PER_PLAYER = 5  # the sixth settler of a colour is its score marker
 MAX_COLUMN = 95  # the game has 95 land tiles, so no column lies further west than that
 TRACK_LENGTH = 50  # the score track runs 0–49, then a marker starts another lap ("50+")
-LOWEST_SCORE = 0  # a score correction cannot take a marker off the start of the track
+LOWEST_SCORE: int | None = 0  # a score correction cannot take a marker off the start of the track
+EVENT_KINDS: tuple[str, ...] = ("place", "west_edge", "complete")
+# How other apps name the game (BG Stats shows BoardGameGeek's names, English or German), with the
+# options its plays start with; compared without case or punctuation.
+KNOWN_AS: Mapping[str, Mapping[str, Any]] = {
+    "carcassonne mayflower": {}, "new world a carcassonne game": {}, "neue welt ein carcassonne spiel": {},
+}
+BGG_IDS: Mapping[int, Mapping[str, Any]] = {}  # recognised by name until the id is confirmed
 SURVEYOR_BONUS = 4  # per surveyor in a scoring settler's column
 
 ROLES = ("bandit", "sheriff", "trapper", "farmer")
@@ -100,6 +107,18 @@ def check_city_flags(tiles: int, flags: int, path: str = "flags") -> None:
     if flags > tiles:
         raise RulesError("A city of %(tiles)d tiles has at most %(tiles)d flags (one per tile), not "
                          "%(flags)d.", path, tiles=tiles, flags=flags)
+
+
+def check_settlers_on_tiles(kind: str, tiles: int, settlers: int, path: str = "settlers") -> None:
+    """Refuse a road or city with more settlers than tiles.
+
+    A settler goes only onto the tile just played (the seed: "auf die soeben gespielte Karte"), so each
+    tile of a feature brought at most one settler to it, whatever features joined later.
+    """
+    if kind in ("road", "city") and settlers > tiles:
+        raise RulesError("A %(kind)s holds at most one settler per tile (a settler goes only onto the tile "
+                         "just played): %(settlers)d settlers need at least %(settlers)d tiles, not "
+                         "%(tiles)d.", path, kind=Term(kind), settlers=settlers, tiles=tiles)
 
 
 def check_one_farmer(farmers: int, path: str = "settlers") -> None:
@@ -260,6 +279,7 @@ def score_completed_feature(
             raise _wrong_role(settler.id, settler.role, feature.kind, "role")
     if feature.kind == "farm":
         check_one_farmer(len(on_feature))
+    check_settlers_on_tiles(feature.kind, feature.tiles, len(on_feature))
     if not on_feature:
         zeros = (0,) * seat_count
         return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
@@ -335,6 +355,8 @@ def score_tile_completions(
                 raise RulesError("Settler %(id)s cannot stand on two features.",
                                  f"features[{index}].settlers", id=settler_id)
             claimed[settler_id] = index
+    for index, (feature, ids) in enumerate(completions):
+        check_settlers_on_tiles(feature.kind, feature.tiles, len(ids), f"features[{index}].tiles")
     remaining = tuple(settlers)
     scorings = []
     for feature, ids in completions:
@@ -396,6 +418,7 @@ class FinalFeature:
             check_city_flags(self.tiles, self.flags)
         if self.kind == "farm":
             check_one_farmer(sum(self.settlers.values()))
+        check_settlers_on_tiles(self.kind, self.tiles, sum(self.settlers.values()), "tiles")
 
     @property
     def value(self) -> int:
@@ -446,7 +469,7 @@ def final_result(
 
 
 @dataclass(frozen=True)
-class TableState:
+class PlayState:
     """Where the settlers and surveyors stand, how far west the map reaches and the running scores."""
 
     seat_count: int
@@ -487,18 +510,18 @@ class TableState:
         raise RulesError("No settler %(id)s was ever placed.", "settlers", id=settler_id)
 
 
-def initial_state(setup: PlaySetup) -> TableState:
+def initial_state(setup: PlaySetup) -> PlayState:
     """The table before the first tile: every settler in its owner's supply, both surveyors on the coast."""
     seat_count = len(setup.seats)
     if not GAME.min_players <= seat_count <= GAME.max_players:
         raise RulesError("Carcassonne – Mayflower is played by %(fewest)d to %(most)d players, "
                          "not %(count)d.", "seats", fewest=GAME.min_players, most=GAME.max_players,
                          count=seat_count)
-    return TableState(seat_count=seat_count, scores=(0,) * seat_count,
+    return PlayState(seat_count=seat_count, scores=(0,) * seat_count,
                       names=tuple(seat.name for seat in setup.seats))
 
 
-def running_scores(state: TableState) -> tuple[int, ...]:
+def running_scores(state: PlayState) -> tuple[int, ...]:
     """Each seat's points on the track so far, in seat order."""
     return state.scores
 
@@ -510,7 +533,7 @@ def score_laps(score: int) -> tuple[int, int]:
     return divmod(score, TRACK_LENGTH)
 
 
-def final_features_from_map(state: TableState) -> dict[str, tuple[Settler, ...]]:
+def final_features_from_map(state: PlayState) -> dict[str, tuple[Settler, ...]]:
     """The settlers still on the map, per kind of feature the final scoring asks about.
 
     Keys are ``road``, ``city``, ``farm`` and ``plain`` (always all four); the settlers of a kind are
@@ -522,7 +545,7 @@ def final_features_from_map(state: TableState) -> dict[str, tuple[Settler, ...]]
     return {kind: tuple(found) for kind, found in grouped.items()}
 
 
-def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
+def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> PlayState:
     """The table after one event: ``place``, ``west_edge`` or ``complete``.
 
     Raises RulesError for a payload that is malformed or that the table does not allow. Manual score
@@ -536,7 +559,7 @@ def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> Tab
     return handler(state, payload)
 
 
-def _seat(state: TableState, payload: Mapping[str, Any]) -> int:
+def _seat(state: PlayState, payload: Mapping[str, Any]) -> int:
     """The seat an event names, checked against the table."""
     seat = payload.get("seat")
     if not _is_int(seat) or not 0 <= seat < state.seat_count:
@@ -570,7 +593,7 @@ _CITY_TILES = Message("A city's tiles")
 _CITY_FLAGS = Message("A city's flags")
 
 
-def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
+def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """A settler from a player's supply onto the tile just placed."""
     _only_keys(payload, ("seat", "role", "column"))
     seat = _seat(state, payload)
@@ -597,7 +620,7 @@ def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
                    map_ends=state.map_ends and column <= state.west_edge)
 
 
-def _west_edge(state: TableState, payload: Mapping[str, Any]) -> TableState:
+def _west_edge(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """Where the map ends in the west, as the players set it: no tile lies west of that column (yet)."""
     _only_keys(payload, ("column",))
     column = _whole(payload, "column", 0, MAX_COLUMN, _WEST_EDGE)
@@ -644,10 +667,11 @@ def _completion(
             raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
     if kind == "farm":
         check_one_farmer(len(ids), f"{where}settlers")
+    check_settlers_on_tiles(kind, sizes.get("tiles", 0), len(ids), f"{where}tiles")
     return CompletedFeature(kind=kind, **sizes), ids
 
 
-def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
+def _complete(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """Score the features one tile completed, in the order given, and add the points to the track."""
     _only_keys(payload, ("features",))
     features = payload.get("features")
@@ -666,7 +690,12 @@ def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
                    last_scoring=result.scorings)
 
 
-_EVENT_HANDLERS = {"place": _place, "west_edge": _west_edge, "complete": _complete}
+_EVENT_HANDLERS = dict(zip(EVENT_KINDS, (_place, _west_edge, _complete), strict=True))
+
+
+def next_turn(state: PlayState) -> int:
+    """Whose turn it is: the seat after the one that placed the last settler (the first seat to start)."""
+    return (state.placed[-1].seat + 1) % state.seat_count if state.placed else 0
 
 
 # --- what the play screen shows ------------------------------------------------------------------------
@@ -714,7 +743,7 @@ class FinalSlot:
     letter: str
 
 
-def final_slots(state: TableState) -> tuple[FinalSlot, ...]:
+def final_slots(state: PlayState) -> tuple[FinalSlot, ...]:
     """The settlers the final scoring settles, roads first, then cities, farms and plains, west to east."""
     grouped = final_features_from_map(state)
     slots: list[FinalSlot] = []
@@ -779,6 +808,17 @@ def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> F
     return final_result(players, track_vp, settled)
 
 
+def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse a stored final tally the rules do not allow (what an imported play must pass)."""
+    result_from_payload(final_payload, names)
+
+
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                       seats: int) -> None:
+    """None: a tie on points shares the victory."""
+    return None
+
+
 def _described(settler: Settler, players: Sequence[str]) -> Message:
     """``Anna's bandit in column 3``, for messages about one settler."""
     return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],
@@ -835,6 +875,7 @@ def settle_final_tally(
             check_city_flags(values["tiles"], values["flags"], f"sizes.{letter}.flags")
         if kind == "farm":
             check_one_farmer(len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
+        check_settlers_on_tiles(kind, values.get("tiles", 0), len(on_letter[letter]), f"sizes.{letter}.tiles")
         counts: dict[int, int] = {}
         for settler in on_letter[letter]:
             counts[settler.seat] = counts.get(settler.seat, 0) + 1

@@ -1,10 +1,12 @@
 """Skill ratings from the group's plays: openskill's Plackett–Luce model, per game and overall.
 
 Each counted play updates the rating of everybody at the table: players (or teams) ahead of others
-gain, those behind lose, the more so the stronger the ones they beat or lost to; equal places are ties.
-A play where everybody shares one place (a cooperative game, won or lost together) says nothing about
-who plays better and leaves the ratings as they are. The number shown is the ordinal μ − 3σ: the skill
-the model is fairly sure a player has at least; everybody starts at 0. Pure functions; no Flask, no SQL.
+gain, those behind lose, the more so the stronger the ones they beat or lost to; equal places are ties,
+and a competitive play where everybody shares one place is a draw, which moves ratings too (towards each
+other). A cooperative play (won or lost together) says nothing about who plays better and leaves the
+ratings as they are, as does a play of one player or one team alone. The number shown is the ordinal
+μ − 3σ: the skill the model is fairly sure a player has at least; everybody starts at 0. Pure functions;
+no Flask, no SQL.
 """
 
 from __future__ import annotations
@@ -33,18 +35,21 @@ START = Rating(MODEL.mu, MODEL.sigma)
 
 
 def rate_play(current: Mapping[int, tuple[float, float]],
-              placings: Sequence[tuple[int, int, str | None]]) -> dict[int, tuple[float, float]]:
+              placings: Sequence[tuple[int, int, str | None]],
+              cooperative: bool = False) -> dict[int, tuple[float, float]]:
     """Everybody's (μ, σ) after one play; {} if it teaches nothing.
 
     ``current`` holds the players rated before (the others start at START); ``placings`` are
     (player id, rank, team or None) of everybody at the table; players of one team share its name.
     """
-    if len({rank for _, rank, _ in placings}) < 2:
+    if cooperative:
         return {}
     sides: dict[object, list[tuple[int, int]]] = {}
     for player_id, rank, team in placings:
         sides.setdefault(team if team is not None else ("alone", player_id), []).append((player_id, rank))
     teams = list(sides.values())
+    if len(teams) < 2:  # nobody to be better or worse than
+        return {}
     before = [[MODEL.rating(*current.get(player_id, (START.mu, START.sigma))) for player_id, _ in team]
               for team in teams]
     after = MODEL.rate(before, ranks=[min(rank for _, rank in team) for team in teams])

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
-from companion.games import gold_west, great_western_trail, mayflower
+from companion.games import RULES
 from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesError, rank_players, seat_index
 
 # "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
@@ -15,14 +14,9 @@ from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesErr
 ADJUST = "adjust"
 ADJUST_LIMIT = 999
 
-_MODULES: dict[str, ModuleType] = {
-    module.GAME.slug: module for module in (mayflower, great_western_trail, gold_west)
-}
-
-
 @dataclass(frozen=True)
 class TableState:
-    """A play's state: the game's own state (None for a game without one) plus manual adjustments."""
+    """A play at the table: its game's ``PlayState`` (None for a group's own game) plus manual adjustments."""
 
     setup: PlaySetup
     game_state: Any
@@ -30,22 +24,17 @@ class TableState:
 
     @property
     def running_scores(self) -> tuple[int, ...]:
-        module = _MODULES.get(self.setup.game)
-        if self.game_state is not None and hasattr(module, "running_scores"):
-            base = module.running_scores(self.game_state)
+        rules = RULES.get(self.setup.game)
+        if self.game_state is not None and rules is not None:
+            base = rules.running_scores(self.game_state)
         else:
             base = (0,) * len(self.setup.seats)
         return tuple(b + a for b, a in zip(base, self.adjustments, strict=True))
 
 
-def _module_with_state(game: str) -> ModuleType | None:
-    module = _MODULES.get(game)
-    return module if module is not None and hasattr(module, "initial_state") else None
-
-
 def initial_table(setup: PlaySetup) -> TableState:
-    module = _module_with_state(setup.game)
-    return TableState(setup, module.initial_state(setup) if module else None, (0,) * len(setup.seats))
+    rules = RULES.get(setup.game)
+    return TableState(setup, rules.initial_state(setup) if rules else None, (0,) * len(setup.seats))
 
 
 def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
@@ -66,7 +55,8 @@ def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
 
 def _check_lowest_score(table: TableState, seat: int, points: int) -> None:
     """Refuse a correction that takes a score below the lowest its game's track shows (Mayflower: 0)."""
-    lowest = getattr(_MODULES.get(table.setup.game), "LOWEST_SCORE", None)
+    rules = RULES.get(table.setup.game)
+    lowest = rules.LOWEST_SCORE if rules is not None else None
     score = table.running_scores[seat]
     if lowest is not None and score + points < lowest:
         raise RulesError("%(name)s has %(score)d points; a correction of %(points)s would take them below "
@@ -107,10 +97,10 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         adjustments = list(table.adjustments)
         adjustments[seat] += points
         return TableState(table.setup, table.game_state, tuple(adjustments))
-    module = _module_with_state(table.setup.game)
-    if module is None:
+    rules = RULES.get(table.setup.game)
+    if rules is None:
         raise RulesError("%(kind)s is not something that happens in this game.", kind=repr(kind))
-    return TableState(table.setup, module.apply_event(table.game_state, kind, payload), table.adjustments)
+    return TableState(table.setup, rules.apply_event(table.game_state, kind, payload), table.adjustments)
 
 
 def advance(table: TableState, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
@@ -132,29 +122,16 @@ def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> No
 
     A play closed with totals only has no tally of its game's rows to check.
     """
-    names = [seat.name for seat in table.setup.seats]
-    game = table.setup.game
-    if not isinstance(final_payload, Mapping) or "totals" in final_payload:
+    rules = RULES.get(table.setup.game)
+    if rules is None or not isinstance(final_payload, Mapping) or "totals" in final_payload:
         return
-    if game == gold_west.GAME.slug:
-        gold_west.result_from_payload(final_payload, names)
-    elif game == mayflower.GAME.slug:
-        mayflower.result_from_payload(final_payload, names)
-    elif game == great_western_trail.GAME.slug and table.game_state.all_cards_in:
-        great_western_trail.result_from_cards(table.game_state)
+    rules.check_final_tally(table.game_state, final_payload, [seat.name for seat in table.setup.seats])
 
 
 def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
                  final_payload: Mapping[str, Any] | None, table: TableState | None = None) -> FinalResult:
-    """A tally ranked: totals as the row sums, with the game's tie-breakers.
-
-    Gold West's come from its final tally where it recorded them, else from the table state: closed with
-    totals only, the ledger still knows each player's Wanted camps.
-    """
-    tie_breakers = None
-    if game == gold_west.GAME.slug:
-        if table is not None and table.game_state is not None:
-            tie_breakers = gold_west.tie_breakers(table.game_state, final_payload)
-        elif final_payload is not None:
-            tie_breakers = gold_west.tie_breakers_from_payload(final_payload, len(breakdowns))
+    """A tally ranked: totals as the row sums, with the game's tie-breakers (``final_tie_breakers``)."""
+    rules = RULES.get(game)
+    state = table.game_state if table is not None else None
+    tie_breakers = rules.final_tie_breakers(state, final_payload, len(breakdowns)) if rules else None
     return rank_players(game, rows, breakdowns, tie_breakers)

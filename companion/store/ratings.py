@@ -19,7 +19,8 @@ from companion.store.transactions import write_transaction
 OVERALL = ""  # the scope of the rating over every game
 
 Skill = tuple[float, float]  # mu, sigma
-RatePlay = Callable[[Mapping[int, Skill], Sequence[tuple[int, int, "str | None"]]], dict[int, Skill]]
+# (ratings before, (player, rank, team) per seat, whether the play was cooperative) → ratings after
+RatePlay = Callable[[Mapping[int, Skill], Sequence[tuple[int, int, "str | None"]], bool], dict[int, Skill]]
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class RatedPlay:
     shown: Mapping[int, float]  # player id → rating after this play
 
 
-def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str, str, list, object]]:
-    """The counted finished plays from ``since`` on, in order, with (player, rank) and the teams recorded."""
+def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str, str, list, object, bool]]:
+    """The counted finished plays from ``since`` on, in order, with (player, rank), the teams recorded and
+    whether the play was cooperative (its final tally says whether the table won: ``won`` true or false)."""
     plays = db.execute(
         "SELECT id, game, ended_at FROM plays WHERE group_id = ? AND status = 'finished' AND counted = 1 "
         "AND deleted_at IS NULL AND ended_at >= ? ORDER BY ended_at, id", [group_id, since]).fetchall()
@@ -53,12 +55,20 @@ def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str
             "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
             "WHERE r.group_id = ? AND r.counted = 1 AND r.ended_at >= ?", [group_id, since]).fetchall():
         placings.setdefault(play_id, []).append((seat, player_id, rank))
-    teams = dict(db.execute(
-        "SELECT e.play_id, json_extract(e.payload, '$.teams') FROM events e JOIN plays p ON p.id = e.play_id "
-        "WHERE p.group_id = ? AND p.ended_at >= ? AND e.kind = ? "
-        "AND json_extract(e.payload, '$.teams') IS NOT NULL", [group_id, since, FINAL_EVENT]).fetchall())
+    teams: dict[int, str] = {}
+    cooperative: set[int] = set()
+    for play_id, team_list, won in db.execute(
+            "SELECT e.play_id, json_extract(e.payload, '$.teams'), json_type(e.payload, '$.won') "
+            "FROM events e JOIN plays p ON p.id = e.play_id "
+            "WHERE p.group_id = ? AND p.ended_at >= ? AND e.kind = ? AND (json_extract(e.payload, '$.teams') "
+            "IS NOT NULL OR json_type(e.payload, '$.won') IN ('true', 'false'))",
+            [group_id, since, FINAL_EVENT]).fetchall():
+        if team_list is not None:
+            teams[play_id] = team_list
+        if won in ("true", "false"):
+            cooperative.add(play_id)
     return [(play_id, game, ended_at, sorted(placings.get(play_id, [])),
-             json.loads(teams[play_id]) if play_id in teams else None)
+             json.loads(teams[play_id]) if play_id in teams else None, play_id in cooperative)
             for play_id, game, ended_at in plays]
 
 
@@ -82,12 +92,12 @@ def refresh_ratings(db: Database, group_id: int, rate: RatePlay) -> None:
             return known[(scope, player_id)]
 
         rows = []
-        for play_id, game, ended_at, placings, teams in _plays_since(db, group_id, since):
+        for play_id, game, ended_at, placings, teams, cooperative in _plays_since(db, group_id, since):
             team_of = teams if isinstance(teams, list) and len(teams) == len(placings) else [None] * 10
             seated = [(player_id, rank, team_of[n]) for n, (_, player_id, rank) in enumerate(placings)]
             for scope in (OVERALL, game):
                 current = {p: before(scope, p)[:2] for p, _, _ in seated if before(scope, p) is not None}
-                for player_id, (mu, sigma) in rate(current, seated).items():
+                for player_id, (mu, sigma) in rate(current, seated, cooperative).items():
                     old = before(scope, player_id)
                     change = (mu - 3 * sigma) - ((old[0] - 3 * old[1]) if old else 0.0)
                     known[(scope, player_id)] = (mu, sigma, (old[2] if old else 0) + 1)

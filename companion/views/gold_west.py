@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields, replace
+from types import SimpleNamespace
 
 from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
 
@@ -27,34 +28,10 @@ from companion.web.gate import plays_of
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
 plays_of(bp, gold_west.GAME.slug)
 
-# The events that end a Build/Loot turn: the next player in turn order comes up after them.
-TURN_ENDS = ("camp", "loot")
-
-
-class OutOfTurn(RulesError):
-    """A tap for a player whose turn it is not, not yet confirmed."""
-
-    def __init__(self, seat: int, turn: int) -> None:
-        super().__init__("It is another player's turn.")
-        self.seat, self.turn = seat, turn
-
-
-def turn_seat(state: gold_west.PlayState) -> int | None:
-    """The seat whose turn it is; None in the last turn, when every player makes their last entries."""
-    return state.next_seat
-
-
-def check_turn(state: gold_west.PlayState, events: Sequence[store.Event], seat: int) -> None:
-    """Refuse a tap out of turn unless the player already has an entry in this turn (asked once)."""
-    turn = turn_seat(state)
-    if turn is None or seat == turn:
-        return
-    for event in reversed(events):
-        if event.kind in TURN_ENDS:
-            break
-        if event.kind in gold_west.EVENT_KINDS and event.payload.get("seat") == seat:
-            return
-    raise OutOfTurn(seat, turn)
+# What the Gold West pages show besides a play's own numbers: facts of the rules, not the whole module.
+FACTS = SimpleNamespace(**{name: getattr(gold_west, name) for name in (
+    "SUPPLY_SECTION_NUMBERS", "LOOT_POINTS", "INVESTMENT_VALUES", "METALS", "BOOMTOWN_1X1_POINTS",
+    "OFFICES_BY_KEY", "OFFICES_DEALT", "TERRAINS", "EVENT_KINDS", "CAMPS_BY_PLAYER_COUNT")})
 
 
 @bp.post("/ledger/<kind>")
@@ -70,12 +47,12 @@ def record(play_id: int, kind: str):
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
         if not form.again.data:
-            check_turn(table.game_state, events, payload["seat"])
+            gold_west.check_turn(table.game_state, [(e.kind, e.payload) for e in events], payload["seat"])
         apply(table, kind, payload)
 
     try:
         store.append_event(get_db(), play.id, kind, payload, check=check)
-    except OutOfTurn as question:
+    except gold_west.OutOfTurn as question:
         return render_play(store.get_play(get_db(), play.id), status=409,
                            ask={"kind": kind, "seat": question.seat, "turn": question.turn,
                                 "fields": [(k, v) for k, v in request.form.items(multi=True)
@@ -179,4 +156,5 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
     # The play and result pages render Gold West's partials with the generic context: these give
     # them the rules' own numbers (choices, open shipping lines, the recomputed result).
-    app.jinja_env.globals.update(gold_west_rules=gold_west, gold_west_outcome=final_outcome)
+    app.jinja_env.globals.update(gold_west_facts=FACTS, gold_west_ledger=gold_west.ledger_screen,
+                                 gold_west_outcome=final_outcome)

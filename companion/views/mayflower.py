@@ -91,7 +91,7 @@ class FeatureReport:
 class Screen:
     """What the Mayflower part of the play page shows, and its forms."""
 
-    state: mayflower.TableState
+    state: mayflower.PlayState
     seats: tuple[SeatView, ...]
     columns: tuple[StripColumn, ...]
     summary: str
@@ -106,7 +106,7 @@ def _names(play: store.Play) -> list[str]:
     return [seat.name for seat in play.seats]
 
 
-def map_summary(state: mayflower.TableState, names: list[str]) -> str:
+def map_summary(state: mayflower.PlayState, names: list[str]) -> str:
     """The strip in words, for screen readers: the surveyors, then each player's settlers."""
     sentences = [gettext("Surveyors in columns %(north)d and %(south)d.", north=state.surveyors.north,
                          south=state.surveyors.south)]
@@ -120,7 +120,7 @@ def map_summary(state: mayflower.TableState, names: list[str]) -> str:
     return " ".join(sentences)
 
 
-def strip_columns(state: mayflower.TableState) -> tuple[StripColumn, ...]:
+def strip_columns(state: mayflower.PlayState) -> tuple[StripColumn, ...]:
     """The map's columns from the one a new tile may reach (west) to the coast (east, column 0)."""
     reach = min(state.west_edge + 1, mayflower.MAX_COLUMN)
     by_seat = sorted(state.settlers, key=lambda s: s.seat)
@@ -134,12 +134,7 @@ def strip_columns(state: mayflower.TableState) -> tuple[StripColumn, ...]:
     )
 
 
-def next_turn(state: mayflower.TableState, seat_count: int) -> int:
-    """Whose turn it is: the seat after the one that placed the last settler (seat 1 to begin with)."""
-    return (state.placed[-1].seat + 1) % seat_count if state.placed else 0
-
-
-def feature_reports(state: mayflower.TableState) -> tuple[FeatureReport, ...]:
+def feature_reports(state: mayflower.PlayState) -> tuple[FeatureReport, ...]:
     """The last completion's scorings, with the settlers they name looked up."""
     return tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
                                tuple(map(state.settler, r.evicted)))
@@ -171,7 +166,7 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
 
 def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskForm] | None = None) -> Screen:
     """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
-    state: mayflower.TableState = table.game_state
+    state: mayflower.PlayState = table.game_state
     names, forms = _names(play), forms or {}
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
     complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
@@ -181,7 +176,7 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
         report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, next_turn(state, len(names)), formdata=None),
+        place=forms.get("place") or place_form(names, mayflower.next_turn(state), formdata=None),
         complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
     )
