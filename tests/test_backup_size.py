@@ -7,7 +7,7 @@ import io
 import re
 
 from companion import store
-from companion.exchange import exports
+from companion.exchange import backup
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.store import ArchivedEvent, ArchivedPlay, ArchivedPlayer, ArchivedResult, ArchivedSeat
@@ -45,9 +45,9 @@ def csrf_token(client) -> str:
     return re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page.text).group(1)
 
 
-def import_through_the_page(client, backup: bytes):
+def import_through_the_page(client, data: bytes):
     return client.post("/groups/import", data={"csrf_token": csrf_token(client),
-                                               "backup": (io.BytesIO(backup), "backup.json")},
+                                               "backup": (io.BytesIO(data), "backup.json")},
                        content_type="multipart/form-data")
 
 
@@ -62,12 +62,12 @@ def test_a_1500_play_backup_goes_round_through_the_import_page(tmp_path):
     client = app.test_client()
     archive = large_archive(1500)
     first = imported_group_id(import_through_the_page(
-        client, exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()))
+        client, backup.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()))
     assert store.dump_group(db, first) == archive
 
-    backup = client.get(f"/groups/{first}/export/backup.json").data
-    assert len(backup) > 3 * app.config["MAX_CONTENT_LENGTH"]  # far beyond any other request
-    second = imported_group_id(import_through_the_page(client, backup))
+    data = client.get(f"/groups/{first}/export/backup.json").data
+    assert len(data) > 3 * app.config["MAX_CONTENT_LENGTH"]  # far beyond any other request
+    second = imported_group_id(import_through_the_page(client, data))
 
     assert second != first and store.dump_group(db, second) == archive
     assert client.get(f"/groups/{second}/statistics").status_code == 200
@@ -99,8 +99,8 @@ def test_the_import_page_states_the_limit_in_megabytes(tmp_path):
 
 def test_a_backup_file_is_read_from_its_stream_even_with_a_byte_order_mark():
     archive = large_archive(3)
-    text = exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
-    assert exports.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
+    text = backup.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
+    assert backup.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
 
 
 def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from companion import store
-from companion.exchange import bgstats_import, exports
+from companion.exchange import backup, bgstats_import
 from companion.exchange.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
 from companion.forms import COLOURS
 from companion.games import GAMES
@@ -213,7 +213,7 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
 
     # the imported plays go through the group's backup and its import unchanged
     archive = store.dump_group(db, group)
-    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    restored = backup.parse_backup(backup.backup_json(archive, store.now()), GAMES, COLOURS)
     assert restored.plays == archive.plays
 
     # importing the same file again brings nothing twice
@@ -327,7 +327,7 @@ def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db,
     assert [(r.name, r.total, r.rank) for r in play.results] == [("ben", 41, 1), ("Eve", 58, 2)]
     assert play.play.options["sheet"] == store.list_group_games(db, group)[0].version_id
     archive = store.dump_group(db, group)
-    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    restored = backup.parse_backup(backup.backup_json(archive, store.now()), GAMES, COLOURS)
     assert restored.plays == archive.plays
 
 

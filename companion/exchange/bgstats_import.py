@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.exports import GWT_BGG_IDS
+from companion.exchange.common import GWT_BGG_IDS
 from companion.games import custom, gold_west, great_western_trail, mayflower, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally

@@ -12,7 +12,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.exchange.exports import BGG_ID_MAX, LOCATION_MAX
+from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX
 from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games.common import GameInfo
 from companion.names import refused_character

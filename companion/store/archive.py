@@ -167,7 +167,7 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
 def restore_group(db: Database, archive: GroupArchive) -> Group:
     """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
 
-    The archive must have been checked (companion.exchange.exports.parse_backup does); two players
+    The archive must have been checked (companion.exchange.backup.parse_backup does); two players
     that are the same person (check_distinct_names) or a clash the database still finds is a
     StoreError and leaves the database as it was.
     """
