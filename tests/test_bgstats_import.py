@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from companion import store
-from companion.exchange import backup, bgstats_import
+from companion.exchange import backup, bgstats_import, bgstats_link
 from companion.exchange.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
 from companion.forms import COLOURS
 from companion.games import GAMES
@@ -370,3 +370,51 @@ def test_a_long_history_goes_through_the_confirmation(client, db, group):
     done = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
     assert done.status_code == 302
     assert counts(db) == (4, 1500)  # Cara joins; Anna and ben were there
+
+
+# --- times: the group's clocks, there and back -------------------------------------------------------
+
+def late_plays(document):
+    """The first play at 19:30 and a copy of it at 23:50, both on 5 January (Berlin: UTC+1)."""
+    first = document["plays"][0]
+    document["plays"] = [first, first | {"uuid": "C0FFEE00-0000-4000-8000-000000000099",
+                                         "playDate": "2024-01-05 23:50:00", "durationMin": 40}]
+
+
+def test_a_berlin_groups_import_keeps_its_clock_times_and_days(client, db, group):
+    store.save_group_settings(db, group, store.GroupSettings("Europe/Berlin", "", {}))
+    fields = confirmation_fields(upload(client, group, mutated(late_plays)).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    assert sorted(p.play.started_at for p in store.recent_finished(db, group)) == [
+        "2024-01-05T18:30:00+00:00", "2024-01-05T22:50:00+00:00"]
+    csv_text = client.get(f"/groups/{group}/export/plays.csv").text
+    assert "2024-01-05 19:30" in csv_text and "2024-01-05 23:50" in csv_text
+    assert "2024-01-06" not in csv_text.replace("2024-01-06 00:30", "")  # the end of the late play only
+    xml = client.get(f"/groups/{group}/export/bgg-plays.xml").text
+    assert xml.count('date="2024-01-05"') == 2 and 'date="2024-01-06"' not in xml
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Tokyo", "America/Los_Angeles", None])
+def test_a_play_sent_to_bg_stats_and_imported_back_keeps_its_date_and_time(client, db, zone):
+    """The link's playDate and durationMin, read back by the importer, give the same start and end."""
+    source = create_group(client, "Sent")
+    add_players(client, source, ("Anna", "red"), ("Ben", "blue"))
+    store.save_group_settings(db, source, store.GroupSettings(zone, "", {}))
+    ids = {p.name: p.id for p in store.list_players(db, source)}
+    play_id = store.log_past_play(
+        db, source, "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")], {},
+        {"totals": [60, 50]}, [store.ResultInput(0, 60, 1, {"total": 60}), store.ResultInput(1, 50, 2,
+                                                                                           {"total": 50})],
+        "2024-03-30T22:40:00+00:00", "2024-03-31T00:05:00+00:00")  # across midnight and Berlin's summer time
+    play = store.get_play(db, play_id)
+    data = bgstats_link.bg_stats_play(play, GAMES["gold-west"], store.play_results(db, play_id),
+                                      store.stable_ids(db, play_id), store.group_settings(db, source))
+    export = {"games": [{"id": 1, "name": data["game"]["name"], "bggId": 0}],
+              "players": [{"id": n, "name": p["name"]} for n, p in enumerate(data["players"], start=1)],
+              "plays": [{"uuid": data["sourcePlayId"], "gameRefId": 1, "playDate": data["playDate"],
+                         "durationMin": data["durationMin"],
+                         "playerScores": [{"playerRefId": n, "score": str(p["score"]), "winner": p["winner"],
+                                           "startPlayer": p["startPlayer"]}
+                                          for n, p in enumerate(data["players"], start=1)]}]}
+    back = read_export(json.dumps(export), GAMES, zone=ZoneInfo(zone) if zone else None).plays[0]
+    assert (back.started_at, back.ended_at) == (play.started_at, play.ended_at)

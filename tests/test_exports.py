@@ -365,7 +365,8 @@ def test_bgg_xml_is_shaped_like_bggs_plays_answer(db, group):
                                                    "page": "1"}
     assert [p.get("id") for p in plays] == ["1", "2", "3"]  # the plays' numbers in the history
     gwt = next(p for p in plays if p.find("item").get("name") == "Great Western Trail")
-    assert gwt.attrib == {"id": "2", "date": "2024-03-31", "quantity": "1", "length": "150",
+    # 22:10–00:40 in Berlin: BGG lists the day the play began
+    assert gwt.attrib == {"id": "2", "date": "2024-03-30", "quantity": "1", "length": "150",
                           "incomplete": "0", "nowinstats": "0", "location": "Anna's kitchen"}
     assert gwt.find("item").attrib == {"name": "Great Western Trail", "objecttype": "thing",
                                        "objectid": "193738"}
@@ -418,7 +419,7 @@ def bg_stats_data(db, play_id: int) -> tuple[str, dict]:
 
 def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, group):
     at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")
-    store.save_group_settings(db, group["id"], store.GroupSettings(None, "Anna's kitchen", {}))
+    store.save_group_settings(db, group["id"], store.GroupSettings("Europe/Berlin", "Anna's kitchen", {}))
     link, data = bg_stats_data(db, group["shared"])
     assert link == "https://app.bgstatsapp.com/createPlay.html"
     assert BG_STATS_REQUIRED <= set(data) <= set(BG_STATS_DOCUMENTED)
@@ -432,7 +433,7 @@ def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, 
     assert data == {
         "sourceName": "Game-Night Companion",
         "sourcePlayId": ids.play,
-        "playDate": "2024-03-30 23:40:00",  # UTC
+        "playDate": "2024-03-30 22:10:00",  # when it started, on the group's clocks
         "durationMin": 150,
         "location": "Anna's kitchen",
         "board": "1st edition",

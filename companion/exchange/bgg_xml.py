@@ -24,7 +24,8 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tz
     """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer ("BGG-style").
 
     Client libraries that read a BGG user's plays read this file too: the root's username, userid, total
-    and page; each play's id (its number in the group's history), local date, length in minutes and
+    and page; each play's id (its number in the group's history), the local date it started (BGG lists
+    the day a play was played, so a play past midnight keeps the day it began), length in minutes and
     location; the game as an ``item`` with BGG's object id (0 where none is known) and subtype; players
     with BGG's attributes (no BGG account: username empty, userid 0). A play left out of the statistics
     is ``nowinstats``. Every text is made well-formed, whatever is stored.
@@ -35,7 +36,7 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tz
     for number, play in finished:
         length = play_minutes(play.started_at, play.ended_at, play.options)
         element = ET.SubElement(root, "play", id=str(number),
-                                date=local_time(play.ended_at or play.started_at, zone).date().isoformat(),
+                                date=local_time(play.started_at, zone).date().isoformat(),
                                 quantity="1", length=str(length or 0), incomplete="0",
                                 nowinstats="0" if play.counted else "1",
                                 location=xml_safe(archive.settings.location))

@@ -10,11 +10,12 @@ not need (locations, groups, tags, challenges, userInfo, deletedObjects)::
                   "playerScores": [{"playerRefId": 1, "score": "87", "winner": true,
                                     "startPlayer": true, "seatOrder": 1}, ...]}]}
 
-(scores are text in the app's exports, sometimes numbers; playDate is the local time the play
-started). A file that is not shaped like this is refused as a whole with a sentence saying where;
-plays of games the group does not keep, or that do not fit their game, are skipped and listed.
-Which group game a BG Stats game becomes is decided by one function: :func:`known_game` for the
-three, :func:`own_game_matcher` adds the group's own games (by BoardGameGeek id or name).
+(scores are text in the app's exports, sometimes numbers; playDate is the local wall-clock time the
+play started, read in the group's time zone). A file that is not shaped like this is refused as a
+whole with a sentence saying where; plays of games the group does not keep, or that do not fit their
+game, are skipped and listed. Which group game a BG Stats game becomes is decided by one function:
+:func:`known_game` for the three, :func:`own_game_matcher` adds the group's own games (by
+BoardGameGeek id or name).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.common import GWT_BGG_IDS
+from companion.exchange.common import GWT_BGG_IDS, as_local
 from companion.games import custom, gold_west, great_western_trail, mayflower, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
@@ -244,9 +245,8 @@ def _points(value: Any) -> int | None:
 def _when(text: str, minutes: int, zone: tzinfo | None) -> tuple[datetime, datetime] | None:
     """The play's start and end in UTC, or None for a date that is none (or beyond the calendar)."""
     try:
-        moment = datetime.fromisoformat(text.strip())
-        # the app writes the local time of the play; without a zone of its own, it is this server's
-        start = (moment.replace(tzinfo=zone) if zone and moment.tzinfo is None else moment).astimezone(UTC)
+        # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
+        start = as_local(datetime.fromisoformat(text.strip()), zone).astimezone(UTC)
         return start, start + timedelta(minutes=minutes)
     except (ValueError, OverflowError, OSError):
         return None

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from companion.exchange.common import SOURCE_NAME, bgg_id, gwt_edition, play_comments, play_minutes
+from companion.exchange.common import (
+    SOURCE_NAME,
+    bgg_id,
+    group_zone,
+    gwt_edition,
+    local_time,
+    play_comments,
+    play_minutes,
+)
 from companion.games import great_western_trail
 from companion.games.common import GameInfo
 from companion.store import GroupSettings, Play, ResultRow, StableIds
@@ -38,11 +45,15 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
     object_id = bgg_id(play.game, play.options, game, settings.bgg_ids)
     if object_id is not None:
         game_data["bggId"] = object_id
-    ended = datetime.fromisoformat(play.ended_at or play.started_at).astimezone(UTC)
+    started = local_time(play.started_at, group_zone(settings.time_zone))
     data: dict[str, Any] = {
         "sourceName": SOURCE_NAME,
         "sourcePlayId": ids.play,
-        "playDate": ended.strftime("%Y-%m-%d %H:%M:%S"),  # in UTC, as BG Stats reads it
+        # The local wall-clock time the play started, "YYYY-MM-DD HH:MM:SS" without a zone, as BG Stats'
+        # documentation shows it (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-
+        # or-websites/: "playDate": "2020-10-23 19:16:58" beside "durationMin") and as its own export
+        # writes it; the importer reads it back the same way.
+        "playDate": started.strftime("%Y-%m-%d %H:%M:%S"),
         "game": game_data,
         "players": [
             {"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),

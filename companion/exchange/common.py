@@ -60,6 +60,19 @@ def finished_plays(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
     return ((n, play) for n, play in enumerate(archive.plays, start=1) if play.status == "finished")
 
 
+def group_zone(name: str | None) -> zoneinfo.ZoneInfo | None:
+    """The group's time zone by its IANA name; None (the server's own) when it set none."""
+    return zoneinfo.ZoneInfo(name) if name else None
+
+
+def as_local(moment: datetime, zone: tzinfo | None) -> datetime:
+    """A wall-clock time without a zone, read as the time in ``zone`` (None: the server's, with its
+    summer time); a time with a zone stays the moment it is."""
+    if moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
+
+
 def local_time(stamp: str, zone: tzinfo | None) -> datetime:
     """A stored moment in ``zone``, or in the server's own time zone (with its summer time) for None."""
     moment = datetime.fromisoformat(stamp)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any
 
 from flask_babel import gettext
@@ -142,8 +142,7 @@ LONGEST_MINUTES = 7 * 24 * 60
 class PastPlayBase(FlaskForm):
     ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],
                            render_kw={"type": "date"})
-    ended_at = StringField(_l("Finished at (UTC, optional)"), validators=[Optional()],
-                           render_kw={"type": "time"})
+    ended_at = StringField(_l("Finished at (optional)"), validators=[Optional()], render_kw={"type": "time"})
     minutes = WholeNumberField(_l("How long it took, in minutes (optional)"),
                                validators=[Optional(), NumberRange(0, LONGEST_MINUTES)],
                                render_kw={"inputmode": "numeric"})
@@ -151,12 +150,14 @@ class PastPlayBase(FlaskForm):
                           validators=[Optional(), Length(max=120)])
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
+    zone: tzinfo | None = None  # the group's time zone; None: the server's
+
     def validate_ended_on(self, field: StringField) -> None:
         try:
             day = date.fromisoformat(field.data or "")
         except ValueError:
             raise ValidationError(_l("Use a date like 2024-05-31.")) from None
-        if day > datetime.now(UTC).date():
+        if day > datetime.now(self.zone).date():
             raise ValidationError(_l("That day has not come yet."))
 
     def validate_ended_at(self, field: StringField) -> None:
@@ -166,16 +167,19 @@ class PastPlayBase(FlaskForm):
             raise ValidationError(_l("Use a time like 21:30.")) from None
 
     def finished(self) -> datetime:
-        """When the play ended (21:00 UTC on the day when no time was given)."""
+        """When the play ended, in UTC: the day and time as the group's clocks showed them (21:00 on
+        that day when no time was given, an evening's end that keeps the day in every export)."""
         at = time.fromisoformat(self.ended_at.data) if self.ended_at.data else time(21, 0)
-        return datetime.combine(date.fromisoformat(self.ended_on.data), at, UTC)
+        local = datetime.combine(date.fromisoformat(self.ended_on.data), at)
+        return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
-                   formdata=None) -> FlaskForm:
+                   zone: tzinfo | None = None, formdata=None) -> FlaskForm:
     """A finished play entered afterwards: its day and length, who sat where, and each seat's points.
 
-    A seat left at "nobody" is not part of the play (its points are not asked for).
+    A seat left at "nobody" is not part of the play (its points are not asked for). The day and time
+    are the group's (``zone``; None: the server's), and the time's label says which zone that is.
     """
     seats = sheet.max_players
 
@@ -237,6 +241,9 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
             data[f"team-{seat}"] = custom.default_teams(seats)[seat]
     if sheet.cooperative:
         PastPlayForm.won = outcome_field()
-    if formdata is not None:
-        return PastPlayForm(formdata=formdata)
-    return PastPlayForm(formdata=None, data=data)
+    PastPlayForm.zone = zone
+    form = PastPlayForm(formdata=formdata) if formdata is not None else PastPlayForm(formdata=None, data=data)
+    # a plain str, escaped when shown: a lazy string would count as safe HTML
+    form.ended_at.label.text = gettext("Finished at (%(zone)s time, optional)",
+                                       zone=str(zone) if zone else gettext("the server's"))
+    return form

@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from companion import store
 from companion.exchange import bgstats_import
 from companion.exchange.bgstats_import import BgStatsError, BgStatsFile
+from companion.exchange.common import group_zone
 from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.messages import Refused
@@ -20,11 +21,13 @@ bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg
 
 
 def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
-    """The export as this group sees it: its games (the three and its own), what it imported before."""
+    """The export as this group sees it: its games (the three and its own), its time zone, what it
+    imported before."""
     db = get_db()
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
-    return bgstats_import.read_export(data, group_games(group.id), match, already_imported=done)
+    zone = group_zone(store.group_settings(db, group.id).time_zone)
+    return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done)
 
 
 def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
