@@ -418,3 +418,15 @@ def test_a_play_sent_to_bg_stats_and_imported_back_keeps_its_date_and_time(clien
                                           for n, p in enumerate(data["players"], start=1)]}]}
     back = read_export(json.dumps(export), GAMES, zone=ZoneInfo(zone) if zone else None).plays[0]
     assert (back.started_at, back.ended_at) == (play.started_at, play.ended_at)
+
+
+def test_a_players_name_from_the_file_is_shown_as_text(client, group):
+    evil = "</select><a href=//e.vil>x"
+
+    def rename(document):
+        document["players"][2]["name"] = evil
+
+    page = upload(client, group, mutated(rename))
+    assert page.status_code == 200
+    assert evil not in page.text and "<a href=//e.vil>" not in page.text
+    assert "New player “&lt;/select&gt;&lt;a href=//e.vil&gt;x”" in page.text
