@@ -103,8 +103,11 @@ def test_a_sheet_round_trips_through_its_json_form():
 @pytest.mark.parametrize(("data", "message"), [
     ({"rows": [{"name": "Coins"}, {"name": "coins"}]}, "The sheet has two rows called coins."),
     ({"rows": [{"name": "Total"}]}, "A row cannot be called Total: the total is the sum of the rows."),
-    ({"rows": [{"name": "  "}]}, "A row name is text of 1 to 30 characters."),
-    ({"rows": [{"name": "x" * 31}]}, "A row name is text of 1 to 30 characters."),
+    ({"rows": [{"name": "  "}]}, "A name needs at least one visible character."),
+    ({"rows": [{"name": "x" * 31}]}, "A name has 1–30 characters after trimming spaces; this one has 31."),
+    ({"rows": [{"name": "Coins\u202e"}]},
+     "A name cannot contain U+202E: it is a control or formatting character, not text."),
+    ({"rows": [{"name": 7}]}, "A row name is text of 1 to 30 characters."),
     ({"rows": [{"name": "Coins"}], "tie_breaker": "Science"},
      "The tie-breaker must be one of the sheet's rows."),
     ({"min_players": 4, "max_players": 2}, "The fewest players must not be more than the most players."),

@@ -197,9 +197,9 @@ def _utc_stamp(value: str, where: str) -> str:
     return moment.astimezone(UTC).isoformat()
 
 
-def _clean_name(name: str, where: str) -> str:
+def _clean_name(name: str, where: str, most: int = NAME_MAX) -> str:
     try:
-        return clean_name(name, where)
+        return clean_name(name, where, most)
     except NameProblem as problem:
         raise BackupError("The backup is damaged at %(where)s: %(problem)s", where, where=where,
                           problem=problem.message) from None
@@ -348,7 +348,7 @@ def _own_games(entries: list[dict]) -> OwnGames:
     version_ids: set[int] = set()
     for n, entry in enumerate(entries):
         where = f"games[{n}]"
-        entry["name"] = _clean_name(entry["name"], f"{where}.name")
+        entry["name"] = _clean_name(entry["name"], f"{where}.name", custom.GAME_NAME_MAX)
         sheets = {}
         for m, version in enumerate(entry["versions"]):
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any
@@ -10,13 +11,14 @@ from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games import custom
 from companion.games.common import RulesError
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
+_ROW_NAME = re.compile(r"rows-[0-9]+-name")
 
 
 class BggIdField(WholeNumberField):
@@ -24,8 +26,7 @@ class BggIdField(WholeNumberField):
 
 
 class SheetRowForm(Form):
-    name = StringField(_l("Row"), filters=[collapse_spaces], validators=[Optional(),
-                                                                          Length(max=custom.ROW_NAME_MAX)])
+    name = StringField(_l("Row"), validators=[TypedName(None, most=custom.ROW_NAME_MAX)])
     negative = BooleanField(_l("can go below zero"))
     tie_breaker = BooleanField(_l("breaks ties"))
 
@@ -33,9 +34,8 @@ class SheetRowForm(Form):
 class GroupGameForm(FlaskForm):
     """A game's name and score sheet."""
 
-    name = StringField(_l("Name of the game"), filters=[collapse_spaces],
-                       validators=[DataRequired(_l("Type the game's name.")),
-                                   Length(max=custom.GAME_NAME_MAX)])
+    name = StringField(_l("Name of the game"),
+                       validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
     bgg_id = BggIdField(_l("BoardGameGeek id (optional)"),
                         validators=[Optional(), NumberRange(1, 99_999_999)],
                         render_kw={"inputmode": "numeric"})
@@ -49,6 +49,21 @@ class GroupGameForm(FlaskForm):
     cooperative = BooleanField(_l("Cooperative: everybody wins or loses together"))
     teams = BooleanField(_l("Played in teams"))
     rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
+
+    def process(self, formdata=None, obj=None, data=None, extra_filters=None, **kwargs) -> None:
+        super().process(formdata, obj, data, extra_filters, **kwargs)
+        # FieldList reads only its first max_entries rows and drops the rest unseen: count them here
+        self.rows_sent = len({key for key, value in (formdata or {}).items()
+                              if _ROW_NAME.fullmatch(key) and str(value).strip()})
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        if getattr(self, "rows_sent", 0) > custom.MAX_ROWS:
+            self.form_errors.append(gettext(
+                "A score sheet has at most %(limit)d rows; this one has %(count)d.", limit=custom.MAX_ROWS,
+                count=self.rows_sent))
+            return False
+        return valid
 
     def sheet(self) -> dict[str, Any]:
         """The answers as a sheet's JSON form (checked by custom.parse_sheet)."""
