@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,8 +17,9 @@ from companion.exchange.common import (
     play_comments,
     play_minutes,
 )
-from companion.games import great_western_trail
+from companion.games import custom, great_western_trail
 from companion.games.common import GameInfo
+from companion.names import name_key
 from companion.store import GroupSettings, Play, ResultRow, StableIds
 
 # BG Stats' documented push link; the https form opens the app where it is installed and a web page
@@ -36,7 +38,7 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
     edition = gwt_edition(play.options) if play.game == great_western_trail.GAME.slug else None
     game_data: dict[str, Any] = {
         "name": game.name,
-        "sourceGameId": f"{game.slug}-edition-{edition}" if edition else game.slug,
+        "sourceGameId": _source_game_id(game, edition),
         "highestWins": not game.lowest_wins,
         "noPoints": False,
     }
@@ -75,6 +77,14 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
 
 
 EDITION_NAMES: Mapping[int, str] = {1: "1st edition", 2: "2nd edition"}
+
+
+def _source_game_id(game: GameInfo, edition: int | None) -> str:
+    """The game's id for BG Stats, the same on every instance: a group's own game is known by its name
+    (as names compare), as its database id changes when a backup is restored elsewhere."""
+    if custom.game_id_of(game.slug) is not None:
+        return "custom-" + hashlib.sha256(name_key(game.name).encode()).hexdigest()[:16]
+    return f"{game.slug}-edition-{edition}" if edition else game.slug
 
 
 def bg_stats_url(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,

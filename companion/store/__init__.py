@@ -98,7 +98,7 @@ from companion.store.history import (
     played_games,
     statistics,
 )
-from companion.store.imports import ImportedPlay, import_plays, imported_play_keys
+from companion.store.imports import ImportedPlay, finished_play_players, import_plays, imported_play_keys
 from companion.store.plays import (
     CORRECTION_EVENT,
     FINAL_EVENT,
@@ -244,6 +244,7 @@ __all__ = [
     "existing_tokens",
     "final_payload",
     "finish_play",
+    "finished_play_players",
     "get_group",
     "get_group_game",
     "get_membership",

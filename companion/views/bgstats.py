@@ -27,7 +27,13 @@ def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
     zone = group_zone(store.group_settings(db, group.id).time_zone)
-    return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done)
+    return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done,
+                                      in_history=_history(group))
+
+
+def _history(group: store.Group) -> set[bgstats_import.PlaySignature]:
+    return {bgstats_import.play_signature(game, started_at, names)
+            for game, started_at, names in store.finished_play_players(get_db(), group.id)}
 
 
 def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
@@ -81,7 +87,7 @@ def confirm(group_id: int):
         return _confirm_page(group, file, form, 400)
     try:
         plan = bgstats_import.plan_import(file, form.mapping(), store.list_players(get_db(), group.id),
-                                          list(COLOURS))
+                                          list(COLOURS), _history(group))
         store.import_plays(get_db(), group.id, plan.new_players, plan.plays)
     except Refused as error:
         form.form_errors.append(translated(error))
@@ -89,6 +95,10 @@ def confirm(group_id: int):
     flash(ngettext("Imported %(num)d play from BG Stats; new players: %(players)d.",
                    "Imported %(num)d plays from BG Stats; new players: %(players)d.",
                    len(plan.plays), players=len(plan.new_players)))
+    if plan.duplicates:
+        flash(ngettext("%(num)d play was already in the history and was not imported again.",
+                       "%(num)d plays were already in the history and were not imported again.",
+                       plan.duplicates))
     return redirect(url_for("history.index", group_id=group.id))
 
 
