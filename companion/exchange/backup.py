@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import IO, Any
@@ -17,7 +18,7 @@ from jsonschema.exceptions import best_match
 
 from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX, POINTS_LIMIT, known_time_zones
 from companion.exchange.validation import StrictValidator, json_path
-from companion.games import custom
+from companion.games import custom, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import check_final_tally, fold, ranked_tally
 from companion.names import NAME_MAX, NameProblem, clean_name, refused_character
@@ -37,6 +38,7 @@ from companion.store import (
 
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
+FIRST_YEAR, LAST_YEAR = 1900, 9000  # the years a backup's times may name
 
 
 class BackupError(RulesError):
@@ -86,6 +88,23 @@ _INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
 _POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
 _UID = {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}]}
 
+_FLAG = {"type": "boolean"}
+_SEATS = {"type": "integer", "minimum": 1, "maximum": 100}
+# a group's own game's score sheet (companion.games.custom.parse_sheet checks how its fields fit together)
+_SHEET = {"type": "object", "additionalProperties": False, "properties": {
+    "min_players": _SEATS, "max_players": _SEATS, "lowest_wins": _FLAG, "cooperative": _FLAG, "teams": _FLAG,
+    "tie_breaker": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
+    "rows": {"type": "array", "maxItems": 100, "items": {
+        "type": "object", "additionalProperties": False, "required": ["name"],
+        "properties": {"name": {"type": "string", "maxLength": 200}, "negative": _FLAG}}}}}
+# what every play's options may hold beside its game's own: the timer, the variant and the note
+_OPTIONS = {"type": "object", "maxProperties": 50, "properties": {
+    table_tools.TIMER: {"type": "object", "additionalProperties": False, "required": ["elapsed"],
+                        "properties": {"elapsed": {"type": "integer", "minimum": 0, "maximum": 10 ** 9},
+                                       "since": {"oneOf": [_STAMP, {"type": "null"}]}}},
+    table_tools.VARIANT: {"type": "string", "maxLength": table_tools.VARIANT_MAX},
+    table_tools.NOTE: {"type": "string", "maxLength": table_tools.NOTE_MAX}}}
+
 BACKUP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -112,7 +131,7 @@ BACKUP_SCHEMA: dict[str, Any] = {
             "properties": {
                 "uid": _UID,
                 "game": _WORD,
-                "options": {"type": "object", "maxProperties": 50},
+                "options": _OPTIONS,
                 "status": {"enum": ["active", "finished"]},
                 "counted": {"type": "boolean"},
                 "started_at": _STAMP,
@@ -147,32 +166,63 @@ BACKUP_SCHEMA["properties"]["games"] = {"type": "array", "maxItems": 1_000, "ite
         "versions": {"type": "array", "minItems": 1, "maxItems": 1_000, "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "sheet"],
             "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
-                           "sheet": {"type": "object"}}}}}}}
+                           "sheet": _SHEET}}}}}}
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
 
 
+class _NotANumber:
+    """NaN, Infinity or a number beyond floats, where the file has one: refused with its path."""
+
+
+def _number(text: str) -> float | _NotANumber:
+    value = float(text)
+    return value if math.isfinite(value) else _NotANumber()
+
+
 def _load(data: bytes | str | IO[bytes]) -> Any:
+    # Python's JSON reads NaN and Infinity (and turns 1e999 into infinity); no page could show them
+    options = {"parse_constant": lambda _: _NotANumber(), "parse_float": _number}
     try:
         if hasattr(data, "read"):
             # parsed straight from the stream: no second copy of a large backup's bytes is kept
-            return json.load(io.TextIOWrapper(data, encoding="utf-8-sig"))
-        return json.loads(data)
+            document = json.load(io.TextIOWrapper(data, encoding="utf-8-sig"), **options)
+        else:
+            document = json.loads(data, **options)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
+    where = _not_a_number(document)
+    if where is not None:
+        raise BackupError("The backup is damaged at %(where)s: NaN and Infinity are not numbers.",
+                          where or "the file", where=where or "the file")
+    return document
+
+
+def _not_a_number(document: Any) -> str | None:
+    """The path of the first NaN or Infinity in the document ("" for the document itself), or None."""
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, _NotANumber):
+            return json_path(path)
+        if isinstance(value, dict):
+            stack.extend((item, (*path, key)) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, (*path, n)) for n, item in enumerate(value))
+    return None
 
 
 def _check_shape(document: Any) -> None:
     if not isinstance(document, dict) or document.get("format") != BACKUP_FORMAT:
-        raise BackupError("This file is not a group backup of the Game-Night Companion.")
+        raise BackupError("This file is not a group backup of the Game-Night Companion.", "format")
     version = document.get("version")
     if version != BACKUP_VERSION:
         newer = type(version) is int and version > BACKUP_VERSION
         if newer:
             raise BackupError("This backup has format version %(version)r; this companion reads version "
-                              "%(supported)d — it was made by a newer companion.",
+                              "%(supported)d — it was made by a newer companion.", "version",
                               version=version, supported=BACKUP_VERSION)
         raise BackupError("This backup has format version %(version)r; this companion reads version "
-                          "%(supported)d.", version=version, supported=BACKUP_VERSION)
+                          "%(supported)d.", "version", version=version, supported=BACKUP_VERSION)
     error = best_match(_VALIDATOR.iter_errors(document))
     if error is not None:
         # The schema's own wording of the problem is English whatever the page's language.
@@ -194,6 +244,10 @@ def _utc_stamp(value: str, where: str) -> str:
     if moment.utcoffset() is None:
         raise BackupError("The backup is damaged at %(where)s: %(value)r has no UTC offset (like +00:00), so "
                           "it is not clear when that was.", where, where=where, value=value)
+    # far from the calendar's ends: a time zone or a play's length added to it must stay a date
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise BackupError("The backup is damaged at %(where)s: %(value)r is not between the years %(first)d "
+                          "and %(last)d.", where, where=where, value=value, first=FIRST_YEAR, last=LAST_YEAR)
     return moment.astimezone(UTC).isoformat()
 
 
@@ -357,6 +411,9 @@ def _own_games(entries: list[dict]) -> OwnGames:
                 raise BackupError("The score sheet at %(where)s is damaged: %(problem)s",
                                   f"{where}.versions[{m}].sheet", where=f"{where}.versions[{m}]",
                                   problem=error.message) from None
+            except (TypeError, KeyError, AttributeError):  # a shape the schema let through
+                raise BackupError("The score sheet at %(where)s is damaged.", f"{where}.versions[{m}].sheet",
+                                  where=f"{where}.versions[{m}]") from None
         slug = custom.slug_for(entry["id"])
         if slug in found or version_ids & set(sheets) or len(sheets) != len(entry["versions"]):
             raise BackupError("The backup lists the game or score sheet at %(where)s twice.", where,
@@ -423,6 +480,9 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
             raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
                               f"{where}.game", play=where, game=play["game"])
         play["started_at"] = _utc_stamp(play["started_at"], f"{where}.started_at")
+        timer = play["options"].get(table_tools.TIMER)
+        if timer is not None and timer.get("since") is not None:
+            timer["since"] = _utc_stamp(timer["since"], f"{where}.options.{table_tools.TIMER}.since")
         if play["ended_at"] is not None:
             play["ended_at"] = _utc_stamp(play["ended_at"], f"{where}.ended_at")
         _check_seats(play, where, players, colours, game)
