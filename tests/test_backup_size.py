@@ -6,6 +6,8 @@ import dataclasses
 import io
 import re
 
+import pytest
+
 from companion import store
 from companion.exchange import backup
 from companion.forms import COLOURS
@@ -134,3 +136,33 @@ def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):
     assert left == 0
     stats = store.statistics(connection, group.id, "great-western-trail")
     assert sum(p.plays for p in stats.players) == sum(len(p.seats) for p in archive.plays if p.counted)
+
+
+def test_a_large_import_writes_in_short_steps_and_a_failed_one_leaves_nothing(app, db, monkeypatch):
+    """Other groups' writers get the lock between steps; the group shows only once complete."""
+    from companion.store import archive as archive_module
+
+    monkeypatch.setattr(archive_module, "ROWS_PER_TRANSACTION", 20)
+    other = db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
+    written = archive_module._restore_play
+    steps: list[tuple[int, int]] = []
+
+    def watched(db_, group_id, play, player_ids, renames):
+        # seen from outside the import: committed steps exist, but the group is in the trash
+        steps.append(db.execute("SELECT COUNT(*) FROM groups WHERE deleted_at IS NULL").fetchone()[0])
+        if len(steps) == 30:
+            raise RuntimeError("the import was cut off")
+        written(db_, group_id, play, player_ids, renames)
+
+    monkeypatch.setattr(archive_module, "_restore_play", watched)
+    with pytest.raises(RuntimeError):
+        store.restore_group(db, large_archive(40))
+    assert set(steps) == {other}
+    assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == other
+    assert db.execute("SELECT COUNT(*) FROM plays").fetchone()[0] == 0
+
+    monkeypatch.setattr(archive_module, "_restore_play", written)
+    archive = large_archive(40)
+    group = store.restore_group(db, archive)
+    assert store.dump_group(db, group.id) == archive
+    assert db.execute("SELECT deleted_at FROM groups WHERE id = ?", [group.id]).fetchone()[0] is None

@@ -516,3 +516,25 @@ def test_a_groups_own_game_has_the_same_bg_stats_id_after_a_restore(app, client,
 
     assert copy_play.game != store.get_play(db, play_id).game
     assert source_game_id(play_id, group) == source_game_id(copy_play.id, copy)
+
+
+def test_an_export_beyond_the_stated_limits_is_a_clear_400(client, db, group, monkeypatch):
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYERS", 3)
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert page.status_code == 400
+    assert "The plays to import have 4 players; the companion matches at most 3 players at once." in page.text
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYERS", 200)
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYS", 3)
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert page.status_code == 400 and "the companion imports at most 3 at once" in page.text
+    assert counts(db) == (3, 0)
+
+
+def test_the_confirmation_lists_the_first_plays_left_out_and_counts_the_rest(client, group):
+    def many_others(document):
+        azul = next(p for p in document["plays"] if p["gameRefId"] == 6)
+        document["plays"] += [azul | {"uuid": f"A2A2A2A2-0000-4000-8000-{n:012d}"} for n in range(300)]
+
+    page = upload(client, group, mutated(many_others))
+    assert "304 plays left out" in page.text and "… and 204 more." in page.text
+    assert page.text.count("<tr><td>") == 100

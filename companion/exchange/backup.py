@@ -36,6 +36,11 @@ from companion.store import (
     check_distinct_names,
 )
 
+# What one backup may hold, beyond the file's size (the upload limit): stated on the import page
+MAX_PLAYERS = 1_000
+MAX_PLAYS = 50_000
+MAX_EVENTS = 10_000  # in one play's log
+
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
 FIRST_YEAR, LAST_YEAR = 1900, 9000  # the years a backup's times may name
@@ -121,10 +126,10 @@ BACKUP_SCHEMA: dict[str, Any] = {
                       "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
                                   "additionalProperties": {"type": "integer", "minimum": 1,
                                                            "maximum": BGG_ID_MAX}}}},
-        "players": {"type": "array", "maxItems": 1_000, "items": {
+        "players": {"type": "array", "maxItems": MAX_PLAYERS, "items": {
             "type": "object", "additionalProperties": False, "required": ["name", "colour", "created_at"],
             "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}}},
-        "plays": {"type": "array", "maxItems": 1_000_000, "items": {
+        "plays": {"type": "array", "maxItems": MAX_PLAYS, "items": {
             "type": "object", "additionalProperties": False,
             "required": ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats",
                          "events", "results"],
@@ -140,7 +145,7 @@ BACKUP_SCHEMA: dict[str, Any] = {
                 "seats": {"type": "array", "minItems": 1, "maxItems": 10, "items": {
                     "type": "object", "additionalProperties": False, "required": ["player", "colour"],
                     "properties": {"player": _INDEX, "colour": _WORD}}},
-                "events": {"type": "array", "maxItems": 100_000, "items": {
+                "events": {"type": "array", "maxItems": MAX_EVENTS, "items": {
                     "type": "object", "additionalProperties": False,
                     "required": ["seq", "kind", "payload", "created_at"],
                     "properties": {"seq": {"type": "integer", "minimum": 1, "maximum": 10 ** 9},

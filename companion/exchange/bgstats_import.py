@@ -43,6 +43,13 @@ _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,9}")  # ASCII digits only: int() would
 LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
 
 
+# What one import takes (beyond the file's size, which the upload limit sets): the players to map fit
+# one page, and the plays one short confirmation.
+MAX_PLAYERS = 200
+MAX_PLAYS = 30_000
+MAX_SKIPPED_SHOWN = 100  # the plays left out that the confirmation lists; the rest are counted
+
+
 class BgStatsError(Refused):
     """A file that is not a BG Stats export, or a choice of players that does not work; nothing stored."""
 
@@ -405,7 +412,14 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
             plays.append(result)
             keys.add(result.key)
             kept.append(play)
+    if len(plays) > MAX_PLAYS:
+        raise BgStatsError("This export holds %(count)d plays to import; the companion imports at most "
+                           "%(most)d at once.", "plays", count=len(plays), most=MAX_PLAYS)
     in_plays = {score.player for play in plays for score in play.scores}
+    if len(in_plays & set(names)) > MAX_PLAYERS:
+        raise BgStatsError("The plays to import have %(count)d players; the companion matches at most "
+                           "%(most)d players at once.", "players", count=len(in_plays & set(names)),
+                           most=MAX_PLAYERS)
     document_kept = {
         "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
                   for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],

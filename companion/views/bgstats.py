@@ -46,9 +46,12 @@ def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
 
 
 def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
-    skipped = [(play.game_name, play.date, translated(play.reason)) for play in file.skipped]
+    # a file of many other games' plays would make a page of megabytes: the first ones, and a count
+    shown = file.skipped[:bgstats_import.MAX_SKIPPED_SHOWN]
+    skipped = [(play.game_name, play.date[:40], translated(play.reason)) for play in shown]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
-                           skipped=skipped, games=group_games(group.id)), status
+                           skipped=skipped, more_skipped=len(file.skipped) - len(shown),
+                           games=group_games(group.id)), status
 
 
 @bp.route("", methods=["GET", "POST"])
@@ -65,7 +68,8 @@ def upload(group_id: int):
             return _confirm_page(group, file, _mapping_form(group, file))
     status = 400 if request.method == "POST" else 200
     return render_template("history/bgstats_upload.html", group=group, form=form,
-                           games=group_games(group.id),
+                           games=group_games(group.id), max_plays=format_decimal(bgstats_import.MAX_PLAYS),
+                           max_players=format_decimal(bgstats_import.MAX_PLAYERS),
                            limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
                                                 format="#,##0.#")), status
 

@@ -30,6 +30,7 @@ from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
 from companion.messages import Refused
+from companion.names import NAME_MAX
 from companion.views import charts
 from companion.views.catalogue import AnyGame, get_game, group_games, play_sheet
 from companion.views.common import (
@@ -348,7 +349,10 @@ def import_backup():
     status = 400 if request.method == "POST" else 200
     return render_template("history/import.html", form=form,
                            limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
-                                                format="#,##0.#")), status
+                                                format="#,##0.#"),
+                           max_plays=format_decimal(backup.MAX_PLAYS),
+                           max_players=format_decimal(backup.MAX_PLAYERS),
+                           max_events=format_decimal(backup.MAX_EVENTS), name_max=NAME_MAX), status
 
 
 def _allow_a_whole_backup() -> None:
