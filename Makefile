@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 5000
 WORKERS ?= 3
 
-.PHONY: run test serve bench lint init-db translations clean browser bench-tools
+.PHONY: run test serve bench lint init-db translations clean browser bench-tools fuzz
 
 # Debian packages: the browser tests drive Chromium (with fonts for its screenshots), the benchmark wrk.
 BROWSER_PACKAGES := chromium fonts-dejavu-core
@@ -43,6 +43,11 @@ bench-tools:
 
 test: browser lint
 	$(BIN)/pytest -n auto
+
+# The fuzz tests with a budget far beyond the suite's (crafted backups: thousands of mutations).
+fuzz: $(VENV)/.installed
+	BACKUP_FUZZ_EXAMPLES=5000 $(BIN)/pytest -q -p no:randomly tests/test_backup_fuzz.py \
+		tests/test_forms_fuzz.py tests/test_fuzz_api.py
 
 bench: bench-tools $(VENV)/.installed
 	$(BIN)/python bench/run.py

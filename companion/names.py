@@ -1,4 +1,5 @@
-"""Names that people type: the one check for player and group names, and the key that compares them.
+"""Names that people type: the one check for every name (players, groups, games and their score rows),
+and the key that compares them.
 
 A name is what a person typed on a phone, sent through the API or read from a backup. The same rules
 hold everywhere:
@@ -6,7 +7,7 @@ hold everywhere:
 - Spaces (any Unicode space, tab or line break) at either end are trimmed and runs of them inside
   become one space; the name is stored in Unicode normal form C, so an "é" typed as e + accent is the
   same text as the precomposed "é".
-- A name has 1–40 characters after that.
+- A name has 1–40 characters after that (a game's name up to 60, a score row's up to 30).
 - Refused outright: control characters (NUL, BEL, DEL …), lone surrogates, the byte-order mark,
   noncharacters, and the bidirectional overrides and isolates that make text display in another
   order than it is stored (a classic way to forge a name).
@@ -59,10 +60,11 @@ def _refused(ch: str) -> bool:
     return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE  # noncharacters
 
 
-def clean_name(text: str, path: str = "name") -> str:
+def clean_name(text: str, path: str = "name", most: int = NAME_MAX) -> str:
     """The name as it is kept (trimmed, spaces folded, NFC), or NameProblem saying which rule it breaks.
 
-    ``path`` names the input in the API's notation (``players[1].name``) for the error.
+    ``path`` names the input in the API's notation (``players[1].name``) for the error; ``most`` is the
+    longest name of its kind (a person's or group's 40 characters; a game's or a score row's its own).
     """
     bad = refused_character(text)
     if bad is not None:
@@ -71,9 +73,9 @@ def clean_name(text: str, path: str = "name") -> str:
     name = unicodedata.normalize("NFC", _collapse(text))
     if not name or not name_key(name):
         raise NameProblem("A name needs at least one visible character.", path)
-    if len(name) > NAME_MAX:
+    if len(name) > most:
         raise NameProblem("A name has 1–%(most)d characters after trimming spaces; this one has %(count)d.",
-                          path, most=NAME_MAX, count=len(name))
+                          path, most=most, count=len(name))
     return name
 
 

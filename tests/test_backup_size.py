@@ -6,8 +6,10 @@ import dataclasses
 import io
 import re
 
+import pytest
+
 from companion import store
-from companion.exchange import exports
+from companion.exchange import backup
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.store import ArchivedEvent, ArchivedPlay, ArchivedPlayer, ArchivedResult, ArchivedSeat
@@ -45,9 +47,9 @@ def csrf_token(client) -> str:
     return re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page.text).group(1)
 
 
-def import_through_the_page(client, backup: bytes):
+def import_through_the_page(client, data: bytes):
     return client.post("/groups/import", data={"csrf_token": csrf_token(client),
-                                               "backup": (io.BytesIO(backup), "backup.json")},
+                                               "backup": (io.BytesIO(data), "backup.json")},
                        content_type="multipart/form-data")
 
 
@@ -62,12 +64,12 @@ def test_a_1500_play_backup_goes_round_through_the_import_page(tmp_path):
     client = app.test_client()
     archive = large_archive(1500)
     first = imported_group_id(import_through_the_page(
-        client, exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()))
+        client, backup.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()))
     assert store.dump_group(db, first) == archive
 
-    backup = client.get(f"/groups/{first}/export/backup.json").data
-    assert len(backup) > 3 * app.config["MAX_CONTENT_LENGTH"]  # far beyond any other request
-    second = imported_group_id(import_through_the_page(client, backup))
+    data = client.get(f"/groups/{first}/export/backup.json").data
+    assert len(data) > 3 * app.config["MAX_CONTENT_LENGTH"]  # far beyond any other request
+    second = imported_group_id(import_through_the_page(client, data))
 
     assert second != first and store.dump_group(db, second) == archive
     assert client.get(f"/groups/{second}/statistics").status_code == 200
@@ -99,8 +101,8 @@ def test_the_import_page_states_the_limit_in_megabytes(tmp_path):
 
 def test_a_backup_file_is_read_from_its_stream_even_with_a_byte_order_mark():
     archive = large_archive(3)
-    text = exports.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
-    assert exports.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
+    text = backup.backup_json(archive, "2024-12-31T12:00:00+00:00").encode()
+    assert backup.parse_backup(io.BytesIO(b"\xef\xbb\xbf" + text), GAMES, COLOURS) == archive
 
 
 def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):
@@ -134,3 +136,33 @@ def test_times_an_earlier_import_kept_without_offset_are_put_in_utc(tmp_path):
     assert left == 0
     stats = store.statistics(connection, group.id, "great-western-trail")
     assert sum(p.plays for p in stats.players) == sum(len(p.seats) for p in archive.plays if p.counted)
+
+
+def test_a_large_import_writes_in_short_steps_and_a_failed_one_leaves_nothing(app, db, monkeypatch):
+    """Other groups' writers get the lock between steps; the group shows only once complete."""
+    from companion.store import archive as archive_module
+
+    monkeypatch.setattr(archive_module, "ROWS_PER_TRANSACTION", 20)
+    other = db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
+    written = archive_module._restore_play
+    steps: list[tuple[int, int]] = []
+
+    def watched(db_, group_id, play, player_ids, renames):
+        # seen from outside the import: committed steps exist, but the group is in the trash
+        steps.append(db.execute("SELECT COUNT(*) FROM groups WHERE deleted_at IS NULL").fetchone()[0])
+        if len(steps) == 30:
+            raise RuntimeError("the import was cut off")
+        written(db_, group_id, play, player_ids, renames)
+
+    monkeypatch.setattr(archive_module, "_restore_play", watched)
+    with pytest.raises(RuntimeError):
+        store.restore_group(db, large_archive(40))
+    assert set(steps) == {other}
+    assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == other
+    assert db.execute("SELECT COUNT(*) FROM plays").fetchone()[0] == 0
+
+    monkeypatch.setattr(archive_module, "_restore_play", written)
+    archive = large_archive(40)
+    group = store.restore_group(db, archive)
+    assert store.dump_group(db, group.id) == archive
+    assert db.execute("SELECT deleted_at FROM groups WHERE id = ?", [group.id]).fetchone()[0] is None

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from companion import store
-from companion.exchange import bgstats_import, exports
+from companion.exchange import backup, bgstats_import, bgstats_link
 from companion.exchange.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
 from companion.forms import COLOURS
 from companion.games import GAMES
@@ -192,9 +192,10 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
     finished = {play.play.started_at: play for play in store.recent_finished(db, group)}
     assert len(finished) == 4
     gwt = next(play for started, play in finished.items() if started.startswith("2024-01-05"))
-    # the comment is the play's note, the duration its (stopped) timer
+    # the comment and BG Stats' location are the play's note, the duration its (stopped) timer
     assert gwt.play.game == "great-western-trail" and gwt.play.options == {
-        "edition": 1, "note": "First play, rules from the video", "timer": {"elapsed": 6000, "since": None}}
+        "edition": 1, "note": "First play, rules from the video\n@ Ben's kitchen",
+        "timer": {"elapsed": 6000, "since": None}}
     assert [s.name for s in gwt.play.seats] == ["ben", "Cara", "Anna"]
     assert [(r.name, r.total, r.rank) for r in gwt.results] == [
         ("Anna", 87, 1), ("ben", 74, 2), ("Cara", 69, 3)]
@@ -213,7 +214,7 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
 
     # the imported plays go through the group's backup and its import unchanged
     archive = store.dump_group(db, group)
-    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    restored = backup.parse_backup(backup.backup_json(archive, store.now()), GAMES, COLOURS)
     assert restored.plays == archive.plays
 
     # importing the same file again brings nothing twice
@@ -313,7 +314,7 @@ def test_the_groups_own_games_are_matched_by_boardgamegeek_id_or_name(db, group)
     assert match(BgStatsGame(1, "Gloomhaven", None)) is None
     rows, teams = match(BgStatsGame(1, "Wingspan", None)), match(BgStatsGame(1, "Codenames", None))
     assert rows.slug == wingspan and "row by row" in rows.problem
-    assert teams.slug == codenames and "in teams" in teams.problem
+    assert teams.slug == codenames and teams.problem is None  # playerScores say each team
 
 
 def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db, group):
@@ -327,7 +328,7 @@ def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db,
     assert [(r.name, r.total, r.rank) for r in play.results] == [("ben", 41, 1), ("Eve", 58, 2)]
     assert play.play.options["sheet"] == store.list_group_games(db, group)[0].version_id
     archive = store.dump_group(db, group)
-    restored = exports.parse_backup(exports.backup_json(archive, store.now()), GAMES, COLOURS)
+    restored = backup.parse_backup(backup.backup_json(archive, store.now()), GAMES, COLOURS)
     assert restored.plays == archive.plays
 
 
@@ -370,3 +371,170 @@ def test_a_long_history_goes_through_the_confirmation(client, db, group):
     done = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
     assert done.status_code == 302
     assert counts(db) == (4, 1500)  # Cara joins; Anna and ben were there
+
+
+# --- times: the group's clocks, there and back -------------------------------------------------------
+
+def late_plays(document):
+    """The first play at 19:30 and a copy of it at 23:50, both on 5 January (Berlin: UTC+1)."""
+    first = document["plays"][0]
+    document["plays"] = [first, first | {"uuid": "C0FFEE00-0000-4000-8000-000000000099",
+                                         "playDate": "2024-01-05 23:50:00", "durationMin": 40}]
+
+
+def test_a_berlin_groups_import_keeps_its_clock_times_and_days(client, db, group):
+    store.save_group_settings(db, group, store.GroupSettings("Europe/Berlin", "", {}))
+    fields = confirmation_fields(upload(client, group, mutated(late_plays)).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    assert sorted(p.play.started_at for p in store.recent_finished(db, group)) == [
+        "2024-01-05T18:30:00+00:00", "2024-01-05T22:50:00+00:00"]
+    csv_text = client.get(f"/groups/{group}/export/plays.csv").text
+    assert "2024-01-05 19:30" in csv_text and "2024-01-05 23:50" in csv_text
+    assert "2024-01-06" not in csv_text.replace("2024-01-06 00:30", "")  # the end of the late play only
+    xml = client.get(f"/groups/{group}/export/bgg-plays.xml").text
+    assert xml.count('date="2024-01-05"') == 2 and 'date="2024-01-06"' not in xml
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "Asia/Tokyo", "America/Los_Angeles", None])
+def test_a_play_sent_to_bg_stats_and_imported_back_keeps_its_date_and_time(client, db, zone):
+    """The link's playDate and durationMin, read back by the importer, give the same start and end."""
+    source = create_group(client, "Sent")
+    add_players(client, source, ("Anna", "red"), ("Ben", "blue"))
+    store.save_group_settings(db, source, store.GroupSettings(zone, "", {}))
+    ids = {p.name: p.id for p in store.list_players(db, source)}
+    play_id = store.log_past_play(
+        db, source, "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")], {},
+        {"totals": [60, 50]}, [store.ResultInput(0, 60, 1, {"total": 60}), store.ResultInput(1, 50, 2,
+                                                                                           {"total": 50})],
+        "2024-03-30T22:40:00+00:00", "2024-03-31T00:05:00+00:00")  # across midnight and Berlin's summer time
+    play = store.get_play(db, play_id)
+    data = bgstats_link.bg_stats_play(play, GAMES["gold-west"], store.play_results(db, play_id),
+                                      store.stable_ids(db, play_id), store.group_settings(db, source))
+    export = {"games": [{"id": 1, "name": data["game"]["name"], "bggId": 0}],
+              "players": [{"id": n, "name": p["name"]} for n, p in enumerate(data["players"], start=1)],
+              "plays": [{"uuid": data["sourcePlayId"], "gameRefId": 1, "playDate": data["playDate"],
+                         "durationMin": data["durationMin"],
+                         "playerScores": [{"playerRefId": n, "score": str(p["score"]), "winner": p["winner"],
+                                           "startPlayer": p["startPlayer"]}
+                                          for n, p in enumerate(data["players"], start=1)]}]}
+    back = read_export(json.dumps(export), GAMES, zone=ZoneInfo(zone) if zone else None).plays[0]
+    assert (back.started_at, back.ended_at) == (play.started_at, play.ended_at)
+
+
+def test_a_players_name_from_the_file_is_shown_as_text(client, group):
+    evil = "</select><a href=//e.vil>x"
+
+    def rename(document):
+        document["players"][2]["name"] = evil
+
+    page = upload(client, group, mutated(rename))
+    assert page.status_code == 200
+    assert evil not in page.text and "<a href=//e.vil>" not in page.text
+    assert "New player “&lt;/select&gt;&lt;a href=//e.vil&gt;x”" in page.text
+
+
+# --- what BG Stats knows beyond the scores ----------------------------------------------------------------
+
+def test_a_play_already_in_the_history_is_not_imported_twice(client, db, group):
+    """The same game, start and players as a play the group logged itself: left out, not doubled."""
+    fields = confirmation_fields(upload(client, group, SAMPLE.read_bytes()).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    assert counts(db)[1] == 4
+
+    def renumbered(document):  # the same plays under new ids, as from another phone's BG Stats
+        for n, play in enumerate(document["plays"]):
+            play["uuid"] = f"FEED0000-0000-4000-8000-{n:012d}"
+
+    page = upload(client, group, mutated(renumbered))
+    assert page.text.count("The group&#39;s history already has this play.") == 4
+    assert counts(db)[1] == 4
+
+
+def test_locations_boards_anonymous_seats_and_teams_come_in(client, db, group):
+    codenames = own_game(db, group, "Codenames", teams=True)
+
+    def more(document):
+        document["players"].append({"id": 9, "name": "Anonymous player", "isAnonymous": True})
+        document["games"].append({"id": 8, "name": "Codenames", "bggId": 178900})
+        document["plays"] = [
+            document["plays"][0] | {"board": "Rails to the North", "playerScores": [
+                {"playerRefId": 1, "score": "87"}, {"playerRefId": 9, "score": "80"},
+                {"playerRefId": 9, "score": "70", "startPlayer": True}]},
+            {"uuid": "C0FFEE00-0000-4000-8000-000000000077", "gameRefId": 8,
+             "playDate": "2024-03-01 20:00:00",
+             "playerScores": [{"playerRefId": 1, "score": "1", "team": "Red"},
+                              {"playerRefId": 2, "score": "0", "team": "Blue"},
+                              {"playerRefId": 9, "score": "1", "team": "red"},
+                              {"playerRefId": 3, "score": "0", "team": "Blue"}]}]
+
+    page = upload(client, group, mutated(more))
+    assert "2 plays to import" in page.text, page.text
+    shown = re.sub(r'name="export_data" type="hidden" value="[^"]*"', "", page.text)
+    assert "Anonymous player" not in shown  # not offered as one person of the group
+    assert "played together" not in page.text
+    fields = confirmation_fields(page.text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    plays = {p.play.game: p for p in store.recent_finished(db, group)}
+    gwt = plays["great-western-trail"]
+    # each anonymous seat is its own guest; the start player sits first
+    assert [s.name for s in gwt.play.seats] == ["Guest 1", "Anna", "Guest 2"]
+    assert gwt.play.options["variant"] == "Rails to the North"
+    assert gwt.play.options["note"].endswith("@ Ben's kitchen")
+    team_play = plays[codenames]
+    assert store.final_payload(db, team_play.play.id)["teams"] == ["A", "B", "A", "B"]
+    assert {r.name: r.rank for r in team_play.results} == {"Anna": 1, "Guest 1": 1, "ben": 2, "Cara": 2}
+
+
+def test_a_groups_own_game_has_the_same_bg_stats_id_after_a_restore(app, client, db, group):
+    """sourceGameId is derived from the game's name, not its database id, which a restore changes."""
+    from tests.test_custom_games_web import import_backup
+
+    own_game(db, group, "Other")  # so that the restored game gets another database id
+    azul = own_game(db, group, "Azul")
+    ids = {p.name: p.id for p in store.list_players(db, group)}
+    play_id = store.log_past_play(db, group, azul, [(ids["Anna"], "red"), (ids["ben"], "blue")],
+                                  {"sheet": next(g.version_id for g in store.list_group_games(db, group)
+                                                 if g.name == "Azul")},
+                                  {"breakdowns": [{"total": 5}, {"total": 3}]},
+                                  [store.ResultInput(0, 5, 1, {"total": 5}), store.ResultInput(1, 3, 2,
+                                                                                             {"total": 3})],
+                                  "2024-03-01T19:00:00+00:00", "2024-03-01T20:00:00+00:00")
+    response = import_backup(app.test_client(), client.get(f"/groups/{group}/export/backup.json").data)
+    assert response.status_code == 302, response.text
+    copy = int(response.headers["Location"].rsplit("/", 1)[1])
+    copy_play = store.recent_finished(db, copy)[0].play
+
+    def source_game_id(play_id: int, group_id: int) -> str:
+        play = store.get_play(db, play_id)
+        game = next(g for g in store.list_group_games(db, group_id) if f"custom-{g.id}" == play.game)
+        from companion.games import custom
+
+        info = custom.game_info(game.id, game.name, custom.parse_sheet(game.sheet))
+        return bgstats_link.bg_stats_play(play, info, store.play_results(db, play_id),
+                                          store.stable_ids(db, play_id),
+                                          store.group_settings(db, group_id))["game"]["sourceGameId"]
+
+    assert copy_play.game != store.get_play(db, play_id).game
+    assert source_game_id(play_id, group) == source_game_id(copy_play.id, copy)
+
+
+def test_an_export_beyond_the_stated_limits_is_a_clear_400(client, db, group, monkeypatch):
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYERS", 3)
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert page.status_code == 400
+    assert "The plays to import have 4 players; the companion matches at most 3 players at once." in page.text
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYERS", 200)
+    monkeypatch.setattr(bgstats_import, "MAX_PLAYS", 3)
+    page = upload(client, group, SAMPLE.read_bytes())
+    assert page.status_code == 400 and "the companion imports at most 3 at once" in page.text
+    assert counts(db) == (3, 0)
+
+
+def test_the_confirmation_lists_the_first_plays_left_out_and_counts_the_rest(client, group):
+    def many_others(document):
+        azul = next(p for p in document["plays"] if p["gameRefId"] == 6)
+        document["plays"] += [azul | {"uuid": f"A2A2A2A2-0000-4000-8000-{n:012d}"} for n in range(300)]
+
+    page = upload(client, group, mutated(many_others))
+    assert "304 plays left out" in page.text and "… and 204 more." in page.text
+    assert page.text.count("<tr><td>") == 100

@@ -282,3 +282,40 @@ def test_a_sheet_says_most_of_a_row_breaks_ties_in_a_lowest_wins_game(app, clien
     assert response.status_code == 302, response.text
     copy = store.dump_group(db, int(response.headers["Location"].rsplit("/", 1)[1]))
     assert [p.results for p in copy.plays] == [p.results for p in store.dump_group(db, group_id).plays]
+
+
+@pytest.mark.parametrize(("form", "message"), [
+    (sheet_form(name="Game \x01 one"), "A name cannot contain U+0001"),
+    (sheet_form(name="Azul \u202e luzA"), "A name cannot contain U+202E"),
+    (sheet_form(name="\u200b\u200b"), "A name needs at least one visible character."),
+    (sheet_form(name="x" * 61), "A name has 1–60 characters after trimming spaces; this one has 61."),
+    (sheet_form(rows=(("Coins \x07", False, False),)), "A name cannot contain U+0007"),
+    (sheet_form(rows=(("\u202eCoins", False, False),)), "A name cannot contain U+202E"),
+    (sheet_form(rows=(("\u200b", False, False),)), "A name needs at least one visible character."),
+    (sheet_form(rows=tuple((f"Row {n}", False, False) for n in range(21))),
+     "A score sheet has at most 20 rows; this one has 21."),
+    (sheet_form(rows=tuple((f"Row {n}", False, False) for n in range(10_000))),
+     "A score sheet has at most 20 rows; this one has 10000."),
+])
+def test_game_and_row_names_follow_the_rules_of_names(client, db, table, form, message):
+    """Every name, a game's and its rows' too, is refused by the one rule with its sentence; nothing is
+    cut or dropped silently."""
+    group_id, _ = table
+    response = client.post(f"/groups/{group_id}/games/new", data=form)
+    assert response.status_code == 400 and html.escape(message, quote=False) in response.text
+    assert store.list_group_games(db, group_id) == []
+
+
+def test_a_game_named_as_the_rules_allow_comes_back_from_its_backup(app, client, db, table):
+    group_id, _ = table
+    name = "  Café  👨‍👩‍👧 Night:   a long game name of fifty-plus chars "
+    response = client.post(f"/groups/{group_id}/games/new", data=sheet_form(
+        name=name, rows=(("Coins 👨‍👩‍👧", False, False), ("Militär", True, False))))
+    assert response.status_code == 302, response.text
+    kept = store.list_group_games(db, group_id)[0]
+    assert kept.name == " ".join(name.split()) and 40 < len(kept.name) <= 60
+    response = import_backup(app.test_client(), client.get(f"/groups/{group_id}/export/backup.json").data)
+    assert response.status_code == 302, response.text
+    copy = store.dump_group(db, int(response.headers["Location"].rsplit("/", 1)[1]))
+    assert [(g.name, g.versions[0][1]["rows"]) for g in copy.games] == [
+        (kept.name, [{"name": "Coins 👨‍👩‍👧", "negative": False}, {"name": "Militär", "negative": True}])]

@@ -13,10 +13,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from companion import store
-from companion.exchange import exports
+from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
 from companion.forms import COLOURS
 from companion.games import GAMES
 from tests.conftest import create_group
+from tests.test_layers import imported_modules
 
 TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
 GW = ("track", "largest_group", "offices", "wanted", "influence")
@@ -83,20 +84,20 @@ def by_names(stats: store.Statistics):
 
 def test_backup_round_trip_restores_exactly_what_was_exported(db, group):
     original = store.dump_group(db, group["id"])
-    text = exports.backup_json(original, "2024-05-01T20:00:00+00:00")
-    restored = store.restore_group(db, exports.parse_backup(text.encode(), GAMES, COLOURS))
+    text = backup.backup_json(original, "2024-05-01T20:00:00+00:00")
+    restored = store.restore_group(db, backup.parse_backup(text.encode(), GAMES, COLOURS))
     assert restored.id != group["id"] and restored.name == "Friday night"
     copy_ = store.dump_group(db, restored.id)
     assert copy_ == original
-    assert exports.backup_json(copy_, "2024-05-01T20:00:00+00:00") == text
+    assert backup.backup_json(copy_, "2024-05-01T20:00:00+00:00") == text
     for game in (None, "gold-west", "great-western-trail", "mayflower"):
         assert (by_names(store.statistics(db, restored.id, game))
                 == by_names(store.statistics(db, group["id"], game)))
 
 
 def test_the_restored_group_works_like_the_original(db, group):
-    restored = store.restore_group(db, exports.parse_backup(
-        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    restored = store.restore_group(db, backup.parse_backup(
+        backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
     entries = store.history(db, restored.id).entries
     assert [(e.game, e.counted) for e in entries] == [  # newest first
         ("mayflower", False), ("great-western-trail", True), ("gold-west", True)]
@@ -109,7 +110,7 @@ def test_the_restored_group_works_like_the_original(db, group):
 
 
 def valid_document(db, group) -> dict:
-    return exports.backup_document(store.dump_group(db, group["id"]), "2024-05-01T20:00:00+00:00")
+    return backup.backup_document(store.dump_group(db, group["id"]), "2024-05-01T20:00:00+00:00")
 
 
 def play_of(document: dict, game: str) -> dict:
@@ -192,8 +193,8 @@ def test_a_damaged_or_foreign_backup_is_refused_and_stores_nothing(db, group, ch
     document = valid_document(db, group)
     change(document)
     before = table_counts(db)
-    with pytest.raises(exports.BackupError) as refused:
-        exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    with pytest.raises(backup.BackupError) as refused:
+        backup.parse_backup(json.dumps(document), GAMES, COLOURS)
     assert message in str(refused.value)
     assert table_counts(db) == before
 
@@ -203,12 +204,12 @@ def test_a_damaged_or_foreign_backup_is_refused_and_stores_nothing(db, group, ch
                          ids=["broken", "not text", "a list", "null", "a string", "nested too deep",
                               "infinite number", "a number too long"])
 def test_a_file_that_is_not_a_backup_is_refused(data):
-    with pytest.raises(exports.BackupError):
-        exports.parse_backup(data, GAMES, COLOURS)
+    with pytest.raises(backup.BackupError):
+        backup.parse_backup(data, GAMES, COLOURS)
 
 
 def test_a_valid_document_passes(db, group):
-    archive = exports.parse_backup(json.dumps(valid_document(db, group)), GAMES, COLOURS)
+    archive = backup.parse_backup(json.dumps(valid_document(db, group)), GAMES, COLOURS)
     assert len(archive.plays) == 4 and [p.name for p in archive.players] == ["Anna", "Ben", "=Zoë+1"]
 
 
@@ -224,8 +225,8 @@ def test_a_clash_the_store_finds_rolls_everything_back(db, group):
 def test_the_groups_export_settings_go_round_with_the_backup(db, group):
     settings = store.GroupSettings("America/New_York", "Community hall", {"gold-west": 12345})
     store.save_group_settings(db, group["id"], settings)
-    restored = store.restore_group(db, exports.parse_backup(
-        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    restored = store.restore_group(db, backup.parse_backup(
+        backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
     assert store.group_settings(db, restored.id) == settings
 
 
@@ -234,7 +235,7 @@ def test_ranks_are_computed_again_by_the_games_rules_not_taken_from_the_file(db,
     gold_west = play_of(document, "gold-west")
     for result in gold_west["results"]:
         result["rank"] = 1  # everybody a winner, as a hand-edited file might claim
-    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    archive = backup.parse_backup(json.dumps(document), GAMES, COLOURS)
     restored = next(play for play in archive.plays if play.game == "gold-west")
     # the corrected totals 58, 60, 36
     assert [r.rank for r in restored.results] == [2, 1, 3]
@@ -247,7 +248,7 @@ def test_ranks_break_ties_with_the_tie_breakers_the_final_tally_recorded(db, gro
     final = next(e for e in gold_west["events"] if e["kind"] == "final")
     final["payload"] = {"players": [{"wanted": 1, "supply_left": 2}, {"wanted": 1, "supply_left": 5},
                                     {"wanted": 1, "supply_left": 2}]}  # … Ben has more supply left
-    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    archive = backup.parse_backup(json.dumps(document), GAMES, COLOURS)
     restored = next(play for play in archive.plays if play.game == "gold-west")
     assert [r.rank for r in restored.results] == [2, 1, 3]
 
@@ -255,7 +256,7 @@ def test_ranks_break_ties_with_the_tie_breakers_the_final_tally_recorded(db, gro
 def test_times_are_kept_in_utc_whatever_offset_the_file_gives(db, group):
     document = valid_document(db, group)
     play_of(document, "gold-west")["ended_at"] = "2024-05-01T22:30:00+02:00"
-    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    archive = backup.parse_backup(json.dumps(document), GAMES, COLOURS)
     assert next(p for p in archive.plays if p.game == "gold-west").ended_at == "2024-05-01T20:30:00+00:00"
 
 
@@ -263,7 +264,7 @@ def test_names_in_a_backup_are_kept_as_the_forms_keep_them(db, group):
     document = valid_document(db, group)
     document["players"][0]["name"] = "  Zoe\u0301  Ann  "  # spaces around and inside, e + combining accent
     document["group"]["name"] = " Friday\tnight "
-    archive = exports.parse_backup(json.dumps(document), GAMES, COLOURS)
+    archive = backup.parse_backup(json.dumps(document), GAMES, COLOURS)
     assert archive.players[0].name == "Zo\u00e9 Ann" and archive.name == "Friday night"
 
 
@@ -279,7 +280,7 @@ def at_times(db, play_id: int, started_at: str, ended_at: str) -> None:
 
 @pytest.mark.parametrize("delimiter", [",", ";"], ids=["comma", "semicolon"])
 def test_csv_has_a_line_per_player_per_finished_play(db, group, delimiter):
-    text = exports.plays_csv(store.dump_group(db, group["id"]), GAMES, BERLIN, delimiter)
+    text = plays_csv.plays_csv(store.dump_group(db, group["id"]), GAMES, BERLIN, delimiter)
     lines = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
     assert len(lines) == 3 + 2 + 2  # the active play is not in it
     gold = [line for line in lines if line["game"] == "Gold West"]
@@ -298,14 +299,14 @@ def test_csv_shows_local_times_of_the_groups_time_zone(db, group):
     at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")  # winter time
     at_times(db, group["corrected"], "2024-07-01T18:00:00+00:00", "2024-07-01T19:05:30+00:00")  # summer time
     archive = store.dump_group(db, group["id"])
-    lines = list(csv.DictReader(io.StringIO(exports.plays_csv(archive, GAMES, BERLIN))))
+    lines = list(csv.DictReader(io.StringIO(plays_csv.plays_csv(archive, GAMES, BERLIN))))
     shared = next(line for line in lines if line["game"] == "Great Western Trail")
     assert (shared["started_at"], shared["finished_at"], shared["minutes"]) == (
         "2024-03-30 22:10", "2024-03-31 00:40", "150")
     corrected = next(line for line in lines if line["game"] == "Gold West")
     assert (corrected["started_at"], corrected["finished_at"], corrected["minutes"]) == (
         "2024-07-01 20:00", "2024-07-01 21:05", "65")
-    utc = list(csv.DictReader(io.StringIO(exports.plays_csv(archive, GAMES, zoneinfo.ZoneInfo("UTC")))))
+    utc = list(csv.DictReader(io.StringIO(plays_csv.plays_csv(archive, GAMES, zoneinfo.ZoneInfo("UTC")))))
     assert next(line for line in utc if line["game"] == "Gold West")["finished_at"] == "2024-07-01 19:05"
 
 
@@ -327,11 +328,11 @@ def with_stored_names(db, group, names: list[str]) -> store.GroupArchive:
                          ids=lambda trio: "+".join(map(repr, trio)))
 def test_every_export_is_well_formed_whatever_names_are_stored(db, group, trio):
     archive = with_stored_names(db, group, trio)
-    root = ET.fromstring(exports.bgg_plays_xml(archive, GAMES, BERLIN))  # parses: well-formed
+    root = ET.fromstring(bgg_xml.bgg_plays_xml(archive, GAMES, BERLIN))  # parses: well-formed
     names = {player.get("name") for player in root.iter("player")}
-    assert names == {exports.xml_safe(name) for name in trio}
+    assert names == {bgg_xml.xml_safe(name) for name in trio}
     for delimiter in (",", ";"):
-        rows = list(csv.reader(io.StringIO(exports.plays_csv(archive, GAMES, BERLIN, delimiter)),
+        rows = list(csv.reader(io.StringIO(plays_csv.plays_csv(archive, GAMES, BERLIN, delimiter)),
                                delimiter=delimiter))
         for row in rows:
             assert all(cell[:1] not in ("=", "+", "-", "@", "\t", "\r") or cell.lstrip("-").isdigit()
@@ -349,7 +350,7 @@ def test_csv_header_cells_are_escaped_too():
                                      (store.ArchivedSeat(0, "red"), store.ArchivedSeat(1, "blue")), (),
                                      (store.ArchivedResult(0, 3, 1, {"=HYPERLINK(1)": 3}),
                                       store.ArchivedResult(1, 1, 2, {"=HYPERLINK(1)": 1}))),))
-    header = next(csv.reader(io.StringIO(exports.plays_csv(archive, GAMES, None))))
+    header = next(csv.reader(io.StringIO(plays_csv.plays_csv(archive, GAMES, None))))
     assert header[-1] == "'=HYPERLINK(1)"
 
 
@@ -358,13 +359,14 @@ def test_bgg_xml_is_shaped_like_bggs_plays_answer(db, group):
     store.save_group_settings(db, group["id"], store.GroupSettings("Europe/Berlin", "Anna's kitchen",
                                                                    {"gold-west": 12345}))
     archive = store.dump_group(db, group["id"])
-    root = ET.fromstring(exports.bgg_plays_xml(archive, GAMES, BERLIN))
+    root = ET.fromstring(bgg_xml.bgg_plays_xml(archive, GAMES, BERLIN))
     plays = root.findall("play")
     assert root.tag == "plays" and root.attrib == {"username": "Friday night", "userid": "0", "total": "3",
                                                    "page": "1"}
     assert [p.get("id") for p in plays] == ["1", "2", "3"]  # the plays' numbers in the history
     gwt = next(p for p in plays if p.find("item").get("name") == "Great Western Trail")
-    assert gwt.attrib == {"id": "2", "date": "2024-03-31", "quantity": "1", "length": "150",
+    # 22:10–00:40 in Berlin: BGG lists the day the play began
+    assert gwt.attrib == {"id": "2", "date": "2024-03-30", "quantity": "1", "length": "150",
                           "incomplete": "0", "nowinstats": "0", "location": "Anna's kitchen"}
     assert gwt.find("item").attrib == {"name": "Great Western Trail", "objecttype": "thing",
                                        "objectid": "193738"}
@@ -385,13 +387,13 @@ def test_bgg_xml_is_shaped_like_bggs_plays_answer(db, group):
                                                    ({}, 341169), ({"edition": "x"}, None)],
                          ids=["1st edition", "2nd edition", "default edition", "no edition"])
 def test_great_western_trail_bgg_ids_per_edition(options, expected):
-    assert exports.bgg_id("great-western-trail", options) == expected
+    assert common.bgg_id("great-western-trail", options) == expected
 
 
 def test_bgg_ids_not_verified_come_from_the_group():
-    assert exports.bgg_id("gold-west", {}) is None
-    assert exports.bgg_id("gold-west", {}, group_ids={"gold-west": 12345}) == 12345
-    verified = exports.bgg_id("great-western-trail", {"edition": 1}, group_ids={"great-western-trail": 1})
+    assert common.bgg_id("gold-west", {}) is None
+    assert common.bgg_id("gold-west", {}, group_ids={"gold-west": 12345}) == 12345
+    verified = common.bgg_id("great-western-trail", {"edition": 1}, group_ids={"great-western-trail": 1})
     assert verified == 193738
 
 
@@ -409,7 +411,7 @@ BG_STATS_REQUIRED = {"sourceName", "sourcePlayId", "playDate", "game", "players"
 
 def bg_stats_data(db, play_id: int) -> tuple[str, dict]:
     play = store.get_play(db, play_id)
-    url = exports.bg_stats_url(play, GAMES[play.game], store.play_results(db, play.id),
+    url = bgstats_link.bg_stats_url(play, GAMES[play.game], store.play_results(db, play.id),
                                store.stable_ids(db, play.id), store.group_settings(db, play.group_id))
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}{parts.path}", json.loads(parse_qs(parts.query)["data"][0])
@@ -417,7 +419,7 @@ def bg_stats_data(db, play_id: int) -> tuple[str, dict]:
 
 def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, group):
     at_times(db, group["shared"], "2024-03-30T21:10:00+00:00", "2024-03-30T23:40:00+00:00")
-    store.save_group_settings(db, group["id"], store.GroupSettings(None, "Anna's kitchen", {}))
+    store.save_group_settings(db, group["id"], store.GroupSettings("Europe/Berlin", "Anna's kitchen", {}))
     link, data = bg_stats_data(db, group["shared"])
     assert link == "https://app.bgstatsapp.com/createPlay.html"
     assert BG_STATS_REQUIRED <= set(data) <= set(BG_STATS_DOCUMENTED)
@@ -431,7 +433,7 @@ def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, 
     assert data == {
         "sourceName": "Game-Night Companion",
         "sourcePlayId": ids.play,
-        "playDate": "2024-03-30 23:40:00",  # UTC
+        "playDate": "2024-03-30 22:10:00",  # when it started, on the group's clocks
         "durationMin": 150,
         "location": "Anna's kitchen",
         "board": "1st edition",
@@ -464,8 +466,8 @@ def test_bg_stats_knows_each_edition_and_the_ids_the_group_set(db, group):
 
 def test_bg_stats_ids_stay_the_same_through_backup_and_restore(db, group):
     _, before = bg_stats_data(db, group["shared"])
-    restored = store.restore_group(db, exports.parse_backup(
-        exports.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
+    restored = store.restore_group(db, backup.parse_backup(
+        backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
     copy_id = next(e.play_id for e in store.history(db, restored.id).entries
                    if e.game == "great-western-trail")
     _, after = bg_stats_data(db, copy_id)
@@ -528,9 +530,9 @@ def test_settings_of_another_group_are_not_found(client, app, group):
 
 
 def test_import_page_makes_a_new_group_on_this_phone(app, client, db, group):
-    backup = client.get(f"/groups/{group['id']}/export/backup.json").data
+    data = client.get(f"/groups/{group['id']}/export/backup.json").data
     phone = app.test_client()
-    response = phone.post("/groups/import", data={"backup": (io.BytesIO(backup), "backup.json")},
+    response = phone.post("/groups/import", data={"backup": (io.BytesIO(data), "backup.json")},
                           content_type="multipart/form-data")
     assert response.status_code == 302
     new_id = int(response.headers["Location"].rsplit("/", 1)[1])
@@ -570,8 +572,8 @@ def test_import_page_refuses_in_german_for_a_german_phone(client, db, group, cha
     document = valid_document(db, group)
     change(document)
     before = table_counts(db)
-    backup = io.BytesIO(json.dumps(document).encode())
-    response = client.post("/groups/import", data={"backup": (backup, "backup.json")},
+    data = io.BytesIO(json.dumps(document).encode())
+    response = client.post("/groups/import", data={"backup": (data, "backup.json")},
                            content_type="multipart/form-data", headers={"Accept-Language": "de-DE,de;q=0.9"})
     assert response.status_code == 400 and german in html.unescape(response.text)
     assert table_counts(db) == before
@@ -588,8 +590,20 @@ def test_import_larger_than_the_limit_is_refused(app, client, db):
 
 
 def test_a_backup_may_be_larger_than_other_requests(app, client, db, group):
-    backup = exports.backup_json(store.dump_group(db, group["id"]), "2026-11-29T20:00:00+00:00").encode()
-    padded = backup + b" " * app.config["MAX_CONTENT_LENGTH"]
+    data = backup.backup_json(store.dump_group(db, group["id"]), "2026-11-29T20:00:00+00:00").encode()
+    padded = data + b" " * app.config["MAX_CONTENT_LENGTH"]
     response = client.post("/groups/import", data={"backup": (io.BytesIO(padded), "big.json")},
                            content_type="multipart/form-data")
     assert response.status_code == 302
+
+
+@pytest.mark.parametrize(("folder", "forbidden"), [
+    ("exchange", ("companion.api", "companion.views", "companion.forms", "companion.web", "flask")),
+    ("api", ("companion.exchange.backup", "companion.exchange.bgstats", "companion.exchange.common",
+             "companion.views", "companion.store")),
+])
+def test_exchange_and_api_share_only_the_strict_validator(folder, forbidden):
+    """A format module never reaches into the API or the web, and the API knows no file format."""
+    wrong = sorted((name, module) for name, module in imported_modules(folder)
+                   if module.startswith(forbidden))
+    assert wrong == []

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from companion import store
 from companion.api import ENDPOINTS
 from companion.api.core import respond
-from companion.exchange import exports
+from companion.exchange import backup
 from companion.forms import COLOURS
 from companion.games import GAMES, gold_west, mayflower
 from companion.games import great_western_trail as gwt
@@ -56,8 +56,8 @@ def stored(db, table: Table) -> tuple:
 
 def imported(db, table: Table) -> None:
     """Export the table's group as a backup and read it back in, as the import page does."""
-    backup = exports.backup_json(store.dump_group(db, table.group_id), store.now())
-    exports.parse_backup(backup.encode(), GAMES, COLOURS)
+    text = backup.backup_json(store.dump_group(db, table.group_id), store.now())
+    backup.parse_backup(text.encode(), GAMES, COLOURS)
 
 
 def finished_with(db, table: Table, payload: dict) -> None:
@@ -419,7 +419,7 @@ def test_the_import_refuses_it(client, db, limit):
     table = new_table(client, db, limit.game)
     imported(db, table)  # the table as it is can be imported
     limit.import_(db, table)
-    with pytest.raises(exports.BackupError, match=re.escape(limit.words)):
+    with pytest.raises(backup.BackupError, match=re.escape(limit.words)):
         imported(db, table)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from companion import store
 from companion.api.core import respond
 from companion.api.gold_west import ENDPOINTS as GOLD_WEST_ENDPOINTS
-from companion.exchange import exports
+from companion.exchange import backup
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.names import NAME_MAX, NameProblem, clean_name, name_key
@@ -123,8 +123,8 @@ def through_the_import(document: dict, typed: str) -> str | None:
     changed = copy.deepcopy(document)
     changed["players"][0]["name"] = typed
     try:
-        return exports.parse_backup(json.dumps(changed), GAMES, COLOURS).players[0].name
-    except exports.BackupError as refused:
+        return backup.parse_backup(json.dumps(changed), GAMES, COLOURS).players[0].name
+    except backup.BackupError as refused:
         assert "players[0].name" in str(refused)
         return None
 
@@ -141,7 +141,7 @@ HOSTILE = st.one_of(
 def test_forms_api_and_import_accept_and_keep_the_same_names(client, db, typed):
     group_id = create_group(client)
     player_id = store.add_player(db, group_id, "Placeholder", "blue")
-    document = exports.backup_document(store.dump_group(db, group_id), "2024-05-01T20:00:00+00:00")
+    document = backup.backup_document(store.dump_group(db, group_id), "2024-05-01T20:00:00+00:00")
     try:
         expected = clean_name(typed)
     except NameProblem:

@@ -102,3 +102,28 @@ def test_another_groups_game_cannot_be_logged(client, group):
     game_id = add_game(client, other, name="Azul")
     assert client.get(f"/groups/{group_id}/plays/past/custom-{game_id}").status_code == 404
     assert client.get(f"/groups/{group_id}/plays/past/chess").status_code == 404
+
+
+@pytest.mark.parametrize(("zone", "ended_at", "stored", "label"), [
+    # no time given: 21:00 on that day on the group's clocks
+    ("Asia/Tokyo", "", "2024-03-02T12:00:00+00:00", "Finished at (Asia/Tokyo time, optional)"),
+    ("Europe/Berlin", "", "2024-03-02T20:00:00+00:00", "Finished at (Europe/Berlin time, optional)"),
+    ("Europe/Berlin", "23:50", "2024-03-02T22:50:00+00:00", "Finished at (Europe/Berlin time, optional)"),
+    ("America/Los_Angeles", "00:30", "2024-03-02T08:30:00+00:00",
+     "Finished at (America/Los_Angeles time, optional)"),
+])
+def test_a_past_play_is_kept_on_the_day_and_time_of_the_groups_clocks(client, db, group, zone, ended_at,
+                                                                       stored, label):
+    group_id, ids = group
+    store.save_group_settings(db, group_id, store.GroupSettings(zone, "", {}))
+    page = client.get(f"/groups/{group_id}/plays/past/great-western-trail")
+    assert label in page.text and "UTC" not in page.text
+    response = client.post(f"/groups/{group_id}/plays/past/great-western-trail", data={
+        "ended_on": "2024-03-02", "ended_at": ended_at, **seats(ids, "Ben", "Anna", width=4),
+        "points-0-0": "88", "points-1-0": "91"})
+    assert response.status_code == 302, response.text
+    play = store.get_play(db, int(response.headers["Location"].rsplit("/", 2)[1]))
+    assert play.ended_at == stored
+    # the exports show the day it was played
+    assert 'date="2024-03-02"' in client.get(f"/groups/{group_id}/export/bgg-plays.xml").text
+    assert ",2024-03-02 " in client.get(f"/groups/{group_id}/export/plays.csv").text

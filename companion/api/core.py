@@ -6,10 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
-from jsonschema.validators import extend
 
+from companion.exchange.validation import StrictValidator, json_path
 from companion.games.common import RulesError
 from companion.names import NAME_MAX, NameProblem, clean_name, duplicate_name
 
@@ -37,26 +36,8 @@ class Endpoint:
     answer: Callable[[dict], dict]  # takes a schema-valid body; may raise RulesError
 
 
-# JSON Schema counts 5.0 as an integer; the contract does not, and never a boolean either.
-def _is_whole_number(checker: Any, instance: Any) -> bool:
-    return type(instance) is int
-
-
-StrictValidator = extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_whole_number),
-)
-
 _TYPE_WORDS = {"integer": "a whole number", "string": "a string", "boolean": "true or false",
                "object": "an object", "array": "a list", "null": "null"}
-
-
-def json_path(parts: Iterable[Any]) -> str:
-    """``["players", 1, "dollars"]`` → ``players[1].dollars``."""
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
 
 
 def _describe(error: ValidationError) -> tuple[str, str]:

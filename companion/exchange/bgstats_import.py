@@ -10,11 +10,12 @@ not need (locations, groups, tags, challenges, userInfo, deletedObjects)::
                   "playerScores": [{"playerRefId": 1, "score": "87", "winner": true,
                                     "startPlayer": true, "seatOrder": 1}, ...]}]}
 
-(scores are text in the app's exports, sometimes numbers; playDate is the local time the play
-started). A file that is not shaped like this is refused as a whole with a sentence saying where;
-plays of games the group does not keep, or that do not fit their game, are skipped and listed.
-Which group game a BG Stats game becomes is decided by one function: :func:`known_game` for the
-three, :func:`own_game_matcher` adds the group's own games (by BoardGameGeek id or name).
+(scores are text in the app's exports, sometimes numbers; playDate is the local wall-clock time the
+play started, read in the group's time zone). A file that is not shaped like this is refused as a
+whole with a sentence saying where; plays of games the group does not keep, or that do not fit their
+game, are skipped and listed. Which group game a BG Stats game becomes is decided by one function:
+:func:`known_game` for the three, :func:`own_game_matcher` adds the group's own games (by
+BoardGameGeek id or name).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
+from companion.exchange.common import LOCATION_MAX, as_local
 from companion.games import RULES, custom, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
@@ -39,6 +41,13 @@ KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG 
 POINTS_LIMIT = 10 ** 6
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,9}")  # ASCII digits only: int() would take "²" and 5000 digits
 LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
+
+
+# What one import takes (beyond the file's size, which the upload limit sets): the players to map fit
+# one page, and the plays one short confirmation.
+MAX_PLAYERS = 200
+MAX_PLAYS = 30_000
+MAX_SKIPPED_SHOWN = 100  # the plays left out that the confirmation lists; the rest are counted
 
 
 class BgStatsError(Refused):
@@ -96,18 +105,15 @@ def _own_choice(own: GroupGame) -> GameChoice:
     if sheet.rows:
         return GameChoice(slug, options, sheet, Message(
             "The group scores %(game)s row by row; BG Stats keeps only a total per player.", game=own.name))
-    if sheet.teams:
-        return GameChoice(slug, options, sheet, Message(
-            "The group plays %(game)s in teams; BG Stats' export does not say who played together.",
-            game=own.name))
     return GameChoice(slug, options, sheet)
 
 
 def own_game_matcher(own_games: Sequence[GroupGame]) -> GameMatcher:
     """known_game, then the group's own games: the same BoardGameGeek id, or else the same name.
 
-    A game the group scores by rows or in teams is recognised but its plays are left out (with the
-    reason): BG Stats' export holds one total per player and no teams.
+    A game the group scores by rows is recognised but its plays are left out (with the reason): BG
+    Stats' export holds one total per player. A game of teams reads who played together from each
+    score's ``team``.
     """
     by_bgg_id = {own.bgg_id: own for own in own_games if own.bgg_id}
     by_name = {_plain(own.name): own for own in own_games}
@@ -136,7 +142,10 @@ class ImportablePlay:
     counted: bool
     won: bool | None  # a cooperative game: did the table win (BG Stats marks everybody a winner)?
     comments: str
-    scores: tuple[PlayerScore, ...]  # in seat order, the start player first
+    scores: tuple[PlayerScore, ...]  # in seat order, the start player first; a guest's player is < 0
+    teams: tuple[str, ...] | None = None  # a game of teams: each seat's team (custom.TEAM_NAMES)
+    location: str = ""  # where BG Stats says it was played
+    board: str = ""  # the board or variant BG Stats noted
 
 
 @dataclass(frozen=True)
@@ -150,7 +159,7 @@ class SkippedPlay:
 class BgStatsFile:
     """What a BG Stats export holds for the group: the plays to import and the ones skipped."""
 
-    players: Mapping[int, str]  # BG Stats id → name, of the players in the plays to import
+    players: Mapping[int, str]  # BG Stats id → name, of the named players in the plays to import
     plays: tuple[ImportablePlay, ...]
     skipped: tuple[SkippedPlay, ...]
     document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
@@ -187,6 +196,14 @@ def _games(document: Mapping) -> dict[int, BgStatsGame]:
         games[entry["id"]] = BgStatsGame(entry["id"], " ".join(entry["name"].split()),
                                          bgg_id if type(bgg_id) is int and bgg_id > 0 else None)
     return games
+
+
+GUEST_NAME = "Guest %d"  # the n-th anonymous seat of a play; the same guests serve every play
+
+
+def _anonymous(entry: Mapping) -> bool:
+    """BG Stats' "Anonymous player": one entry for anyone unnamed, so never one person of the group."""
+    return entry.get("isAnonymous") is True
 
 
 def _player_name(entry: Mapping) -> str:
@@ -232,9 +249,8 @@ def _points(value: Any) -> int | None:
 def _when(text: str, minutes: int, zone: tzinfo | None) -> tuple[datetime, datetime] | None:
     """The play's start and end in UTC, or None for a date that is none (or beyond the calendar)."""
     try:
-        moment = datetime.fromisoformat(text.strip())
-        # the app writes the local time of the play; without a zone of its own, it is this server's
-        start = (moment.replace(tzinfo=zone) if zone and moment.tzinfo is None else moment).astimezone(UTC)
+        # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
+        start = as_local(datetime.fromisoformat(text.strip()), zone).astimezone(UTC)
         return start, start + timedelta(minutes=minutes)
     except (ValueError, OverflowError, OSError):
         return None
@@ -260,7 +276,8 @@ def _play_key(play: Mapping, game: BgStatsGame) -> str:
 
 
 def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: GameInfo,
-                players: Mapping[int, str], zone: tzinfo | None) -> ImportablePlay | Message:
+                players: Mapping[int, str], anonymous: Collection[int], locations: Mapping[int, str],
+                zone: tzinfo | None) -> ImportablePlay | Message:
     """The play as the companion keeps it, or the reason it cannot be."""
     duration = play.get("durationMin")
     minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
@@ -270,16 +287,25 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     if play.get("incomplete") is True:
         return Message("It was not played to the end.")
     entries = _seat_order(play.get("playerScores", []))
-    refs = [entry["playerRefId"] for entry in entries]
+    refs = [entry["playerRefId"] for entry in entries if entry["playerRefId"] not in anonymous]
     if len(set(refs)) != len(refs):
         return Message("It lists the same player twice.")
     if not info.min_players <= len(entries) <= info.max_players:
         return Message("%(game)s is played by %(min)d to %(max)d players; this play had %(count)d.",
                        count=len(entries), game=info.name, min=info.min_players, max=info.max_players)
     cooperative = choice.sheet is not None and choice.sheet.cooperative
+    teams = _teams(entries) if choice.sheet is not None and choice.sheet.teams else None
+    if isinstance(teams, Message):
+        return teams
     scores = []
+    guests = 0
     for entry in entries:
-        name = players[entry["playerRefId"]]
+        ref = entry["playerRefId"]
+        if ref in anonymous:
+            guests += 1
+            ref, name = -guests, GUEST_NAME % guests
+        else:
+            name = players[ref]
         points = _points(entry.get("score"))
         if points is None and cooperative and entry.get("score") in (None, ""):
             points = 0  # a cooperative game is often won or lost without points
@@ -290,23 +316,54 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
                 custom.checked_breakdown(choice.sheet, name, {custom.TOTAL_ROW: points})
             except RulesError as error:
                 return error.message
-        scores.append(PlayerScore(entry["playerRefId"], points))
+        scores.append(PlayerScore(ref, points))
     comments = play.get("comments")
     return ImportablePlay(
         key=_play_key(play, game), game=choice, game_name=game.name,
         started_at=when[0].isoformat(), ended_at=when[1].isoformat(),
         minutes=minutes, counted=play.get("ignored") is not True,
         won=any(entry.get("winner") is True for entry in entries) if cooperative else None,
-        comments=comments if isinstance(comments, str) else "", scores=tuple(scores))
+        comments=comments if isinstance(comments, str) else "", scores=tuple(scores), teams=teams,
+        location=locations.get(place, "") if type(place := play.get("locationRefId")) is int else "",
+        board=_short_text(play.get("board")))
+
+
+def _short_text(value: Any, most: int = table_tools.VARIANT_MAX) -> str:
+    """A text of the file as one line of at most ``most`` characters, without control characters."""
+    if not isinstance(value, str):
+        return ""
+    return " ".join("".join(ch for ch in value if ch.isprintable() or ch.isspace()).split())[:most]
+
+
+def _teams(entries: Sequence[Mapping]) -> tuple[str, ...] | Message:
+    """Each seat's team as the group's sheet names teams (A, B …), in the order BG Stats' teams appear."""
+    named = [entry.get("team") if isinstance(entry.get("team"), str) else "" for entry in entries]
+    order = list(dict.fromkeys(team.strip().casefold() for team in named))
+    if "" in order:
+        return Message("It does not say the team of every player.")
+    if len(order) > len(custom.TEAM_NAMES):
+        return Message("It has more teams than the group's sheet can keep (%(most)d).",
+                       most=len(custom.TEAM_NAMES))
+    return tuple(custom.TEAM_NAMES[order.index(team.strip().casefold())] for team in named)
+
+
+PlaySignature = tuple[str, str, frozenset[str]]  # game slug, start (UTC), the players' name keys
+
+
+def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySignature:
+    """What makes two plays the same play: the game, the moment it started, who played."""
+    return game, started_at, frozenset(name_key(name) for name in names)
 
 
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
-                zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset()) -> BgStatsFile:
+                zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
+                in_history: Collection[PlaySignature] = frozenset()) -> BgStatsFile:
     """Read a BG Stats export: the plays the group can keep, and the others with the reason.
 
     ``match`` says which of the group's games a BG Stats game is; ``zone`` is the time zone the
     plays' local times are in (None: this server's); plays whose key is in ``already_imported`` are
-    skipped as such. BgStatsError for a file that is not a sound export.
+    skipped as such, and so are plays the group's history already has (``in_history``: the same game,
+    start and players by name). BgStatsError for a file that is not a sound export.
     """
     document = _load(data)
     if not isinstance(document, dict) or not all(
@@ -314,10 +371,15 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "
                            "plays. In BG Stats, use “Export data” and choose the .json file it saves.")
     bg_games = _games(document)
-    names = {entry["id"]: _player_name(entry) for entry in _entries(document, "players")}
+    player_entries = _entries(document, "players")
+    names = {entry["id"]: _player_name(entry) for entry in player_entries}
+    anonymous = frozenset(entry["id"] for entry in player_entries if _anonymous(entry))
+    places = _entries(document, "locations") if isinstance(document.get("locations"), list) else []
+    locations = {entry["id"]: _short_text(entry["name"], LOCATION_MAX) for entry in places}
     plays: list[ImportablePlay] = []
     skipped: list[SkippedPlay] = []
     kept: list[Mapping] = []
+    keys: set[str] = set()
     for n, play in enumerate(_entries(document, "plays")):
         _check_play_shape(play, f"plays[{n}]", bg_games, names)
         game = bg_games[play["gameRefId"]]
@@ -326,23 +388,43 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         if info is None:
             result: ImportablePlay | Message = Message("The group does not keep plays of this game.")
         else:
-            result = choice.problem or _importable(play, game, choice, info, names, zone)
+            result = choice.problem or _importable(play, game, choice, info, names, anonymous, locations,
+                                                   zone)
         if isinstance(result, Message):
             skipped.append(SkippedPlay(game.name, play["playDate"], result))
-        elif result.key in already_imported or result.key in {p.key for p in plays}:
+        elif result.key in already_imported or result.key in keys:
             skipped.append(SkippedPlay(game.name, play["playDate"], Message("It was imported before.")))
+        elif _signature(result, names) in in_history:
+            skipped.append(SkippedPlay(game.name, play["playDate"],
+                                       Message("The group's history already has this play.")))
         else:
             plays.append(result)
+            keys.add(result.key)
             kept.append(play)
+    if len(plays) > MAX_PLAYS:
+        raise BgStatsError("This export holds %(count)d plays to import; the companion imports at most "
+                           "%(most)d at once.", "plays", count=len(plays), most=MAX_PLAYS)
     in_plays = {score.player for play in plays for score in play.scores}
+    if len(in_plays & set(names)) > MAX_PLAYERS:
+        raise BgStatsError("The plays to import have %(count)d players; the companion matches at most "
+                           "%(most)d players at once.", "players", count=len(in_plays & set(names)),
+                           most=MAX_PLAYERS)
     document_kept = {
         "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
                   for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],
-        "players": [{"id": ref, "name": name} for ref, name in names.items() if ref in in_plays],
+        "players": [{"id": ref, "name": name, **({"isAnonymous": True} if ref in anonymous else {})}
+                    for ref, name in names.items() if ref in in_plays or ref in anonymous],
+        "locations": [{"id": ref, "name": name} for ref, name in locations.items()
+                      if any(p.get("locationRefId") == ref for p in kept)],
         "plays": [_slim(play) for play in kept],
     }
     return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
                        tuple(skipped), document_kept)
+
+
+def _signature(play: ImportablePlay, names: Mapping[int, str]) -> PlaySignature:
+    return play_signature(play.game.slug, play.started_at,
+                          [names.get(score.player, GUEST_NAME % -score.player) for score in play.scores])
 
 
 # --- the group's players and the plays to store ---------------------------------------------------
@@ -360,6 +442,7 @@ def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Pla
 class ImportPlan:
     new_players: tuple[tuple[str, str], ...]  # (name, colour)
     plays: tuple[ImportedPlay, ...]
+    duplicates: int = 0  # plays left out: the group's history already has them
 
 
 def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
@@ -367,11 +450,13 @@ def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
 
 
 def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
-                colours: Sequence[str]) -> ImportPlan:
+                colours: Sequence[str], in_history: Collection[PlaySignature] = frozenset()) -> ImportPlan:
     """The new players and the finished plays to store, with each BG Stats player as ``mapping`` says.
 
-    ``mapping``: BG Stats id → a group player's id, or NEW_PLAYER. BgStatsError when two BG Stats
-    players would become the same group player, or a new player's name is taken.
+    ``mapping``: BG Stats id → a group player's id, or NEW_PLAYER. Each anonymous seat of a play is a
+    guest (Guest 1, Guest 2 …), one the group has or a new one. A play the group's history already
+    has with the chosen players (``in_history``) is left out. BgStatsError when two BG Stats players
+    would become the same group player, or a new player's name is taken.
     """
     by_id = {player.id: player for player in group_players}
     taken_names = {name_key(player.name): player.name for player in group_players}
@@ -400,15 +485,38 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
             names[ref] = by_id[target].name
         else:
             raise BgStatsError("Choose a player of the group, or a new player, for %(name)s.", name=bg_name)
-    return ImportPlan(tuple(new_players), tuple(_stored_play(play, names, colours_of, colours)
-                                                  for play in file.plays))
+    guests = max((-score.player for play in file.plays for score in play.scores), default=0)
+    for n in range(1, guests + 1):
+        guest = GUEST_NAME % n
+        if name_key(guest) in taken_names and taken_names[name_key(guest)] not in names.values():
+            names[-n] = taken_names[name_key(guest)]  # the group's own guest of that name
+        elif name_key(guest) in taken_names:
+            raise BgStatsError("%(name)s would be both a BG Stats player and a guest; rename one of them.",
+                               name=guest)
+        else:
+            colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
+            new_players.append((guest, colour))
+            taken_names[name_key(guest)] = guest
+            colours_of[name_key(guest)] = colour
+            names[-n] = guest
+    plays = [play for play in file.plays
+             if play_signature(play.game.slug, play.started_at, [names[s.player] for s in play.scores])
+             not in in_history]
+    used = {name_key(names[score.player]) for play in plays for score in play.scores}
+    return ImportPlan(tuple((name, colour) for name, colour in new_players if name_key(name) in used),
+                      tuple(_stored_play(play, names, colours_of, colours) for play in plays),
+                      len(file.plays) - len(plays))
 
 
 def _options(play: ImportablePlay) -> dict[str, Any]:
     """The game's options, with BG Stats' comments as the play's note and its duration as a stopped timer."""
     options = dict(play.game.options)
-    if play.comments.strip():
-        options[table_tools.NOTE] = play.comments.strip()[:table_tools.NOTE_MAX]
+    # BG Stats' place and board have no field of their own in a play: the note and the variant keep them
+    note = "\n".join(filter(None, (play.comments.strip(), f"@ {play.location}" if play.location else "")))
+    if note:
+        options[table_tools.NOTE] = note[:table_tools.NOTE_MAX]
+    if play.board:
+        options[table_tools.VARIANT] = play.board
     if play.minutes:
         options[table_tools.TIMER] = table_tools.logged_timer(play.minutes * 60)
     return options
@@ -430,9 +538,11 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
         payload = {"totals": [score.score for score in play.scores], **source}
         result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
     else:  # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
+        teams = list(play.teams) if play.teams is not None else None
         payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,
-                   **({"won": play.won} if play.won is not None else {})}
-        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, None, play.won)
+                   **({"won": play.won} if play.won is not None else {}),
+                   **({"teams": teams} if teams is not None else {})}
+        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, teams, play.won)
     return ImportedPlay(
         game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
         ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),
@@ -444,8 +554,8 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
 
 # What the importer reads of a play and of a player's score; the rest stays behind on confirming.
 _PLAY_KEYS = ("uuid", "gameRefId", "playDate", "durationMin", "ignored", "incomplete", "comments",
-              "playerScores")
-_SCORE_KEYS = ("playerRefId", "score", "winner", "startPlayer", "seatOrder")
+              "playerScores", "locationRefId", "board")
+_SCORE_KEYS = ("playerRefId", "score", "winner", "startPlayer", "seatOrder", "team")
 
 
 def _slim(play: Mapping) -> dict[str, Any]:

@@ -51,14 +51,18 @@ class TypedName:
     rule gets the rule's sentence in the reader's language.
     """
 
-    def __init__(self, missing: str) -> None:
-        self.missing = missing
+    def __init__(self, missing: str | None, most: int = NAME_MAX) -> None:
+        self.missing = missing  # None: the field may stay empty
+        self.most = most
 
     def __call__(self, form, field: StringField) -> None:
         if not (field.data or "").strip():
+            if self.missing is None:
+                field.data = ""
+                raise StopValidation()
             raise StopValidation(self.missing)
         try:
-            field.data = clean_name(field.data)
+            field.data = clean_name(field.data, most=self.most)
         except NameProblem as problem:
             raise StopValidation(gettext(problem.template, **problem.params)) from None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
@@ -42,6 +43,7 @@ def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[Player],
     for ref, name in bg_players.items():
         setattr(MappingForm, player_field_name(ref), SelectField(
             name, coerce=int, default=suggested.get(ref, NEW_PLAYER),
-            choices=choices([(NEW_PLAYER, _l("New player “%(name)s”", name=name)), *existing]),
+            # gettext, not _l: a lazy string counts as safe HTML, and the name is the file's
+            choices=choices([(NEW_PLAYER, gettext("New player “%(name)s”", name=name)), *existing]),
             validators=[InputRequired(_l("Choose a player of the group, or a new player."))]))
     return MappingForm(formdata=formdata)

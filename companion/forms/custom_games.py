@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games import custom
 from companion.games.common import RulesError
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
+_ROW_NAME = re.compile(r"rows-[0-9]+-name")
 
 
 class BggIdField(WholeNumberField):
@@ -24,8 +26,7 @@ class BggIdField(WholeNumberField):
 
 
 class SheetRowForm(Form):
-    name = StringField(_l("Row"), filters=[collapse_spaces], validators=[Optional(),
-                                                                          Length(max=custom.ROW_NAME_MAX)])
+    name = StringField(_l("Row"), validators=[TypedName(None, most=custom.ROW_NAME_MAX)])
     negative = BooleanField(_l("can go below zero"))
     tie_breaker = BooleanField(_l("breaks ties"))
 
@@ -33,9 +34,8 @@ class SheetRowForm(Form):
 class GroupGameForm(FlaskForm):
     """A game's name and score sheet."""
 
-    name = StringField(_l("Name of the game"), filters=[collapse_spaces],
-                       validators=[DataRequired(_l("Type the game's name.")),
-                                   Length(max=custom.GAME_NAME_MAX)])
+    name = StringField(_l("Name of the game"),
+                       validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
     bgg_id = BggIdField(_l("BoardGameGeek id (optional)"),
                         validators=[Optional(), NumberRange(1, 99_999_999)],
                         render_kw={"inputmode": "numeric"})
@@ -52,6 +52,21 @@ class GroupGameForm(FlaskForm):
         ("", _l("like the total")), ("most", _l("most of it wins")), ("fewest", _l("fewest of it wins"))]),
         default="")
     rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
+
+    def process(self, formdata=None, obj=None, data=None, extra_filters=None, **kwargs) -> None:
+        super().process(formdata, obj, data, extra_filters, **kwargs)
+        # FieldList reads only its first max_entries rows and drops the rest unseen: count them here
+        self.rows_sent = len({key for key, value in (formdata or {}).items()
+                              if _ROW_NAME.fullmatch(key) and str(value).strip()})
+
+    def validate(self, extra_validators=None) -> bool:
+        valid = super().validate(extra_validators)
+        if getattr(self, "rows_sent", 0) > custom.MAX_ROWS:
+            self.form_errors.append(gettext(
+                "A score sheet has at most %(limit)d rows; this one has %(count)d.", limit=custom.MAX_ROWS,
+                count=self.rows_sent))
+            return False
+        return valid
 
     def sheet(self) -> dict[str, Any]:
         """The answers as a sheet's JSON form (checked by custom.parse_sheet)."""
@@ -147,8 +162,7 @@ LONGEST_MINUTES = 7 * 24 * 60
 class PastPlayBase(FlaskForm):
     ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],
                            render_kw={"type": "date"})
-    ended_at = StringField(_l("Finished at (UTC, optional)"), validators=[Optional()],
-                           render_kw={"type": "time"})
+    ended_at = StringField(_l("Finished at (optional)"), validators=[Optional()], render_kw={"type": "time"})
     minutes = WholeNumberField(_l("How long it took, in minutes (optional)"),
                                validators=[Optional(), NumberRange(0, LONGEST_MINUTES)],
                                render_kw={"inputmode": "numeric"})
@@ -156,12 +170,14 @@ class PastPlayBase(FlaskForm):
                           validators=[Optional(), Length(max=120)])
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
+    zone: tzinfo | None = None  # the group's time zone; None: the server's
+
     def validate_ended_on(self, field: StringField) -> None:
         try:
             day = date.fromisoformat(field.data or "")
         except ValueError:
             raise ValidationError(_l("Use a date like 2024-05-31.")) from None
-        if day > datetime.now(UTC).date():
+        if day > datetime.now(self.zone).date():
             raise ValidationError(_l("That day has not come yet."))
 
     def validate_ended_at(self, field: StringField) -> None:
@@ -171,16 +187,19 @@ class PastPlayBase(FlaskForm):
             raise ValidationError(_l("Use a time like 21:30.")) from None
 
     def finished(self) -> datetime:
-        """When the play ended (21:00 UTC on the day when no time was given)."""
+        """When the play ended, in UTC: the day and time as the group's clocks showed them (21:00 on
+        that day when no time was given, an evening's end that keeps the day in every export)."""
         at = time.fromisoformat(self.ended_at.data) if self.ended_at.data else time(21, 0)
-        return datetime.combine(date.fromisoformat(self.ended_on.data), at, UTC)
+        local = datetime.combine(date.fromisoformat(self.ended_on.data), at)
+        return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
-                   formdata=None) -> FlaskForm:
+                   zone: tzinfo | None = None, formdata=None) -> FlaskForm:
     """A finished play entered afterwards: its day and length, who sat where, and each seat's points.
 
-    A seat left at "nobody" is not part of the play (its points are not asked for).
+    A seat left at "nobody" is not part of the play (its points are not asked for). The day and time
+    are the group's (``zone``; None: the server's), and the time's label says which zone that is.
     """
     seats = sheet.max_players
 
@@ -242,6 +261,9 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
             data[f"team-{seat}"] = custom.default_teams(seats)[seat]
     if sheet.cooperative:
         PastPlayForm.won = outcome_field()
-    if formdata is not None:
-        return PastPlayForm(formdata=formdata)
-    return PastPlayForm(formdata=None, data=data)
+    PastPlayForm.zone = zone
+    form = PastPlayForm(formdata=formdata) if formdata is not None else PastPlayForm(formdata=None, data=data)
+    # a plain str, escaped when shown: a lazy string would count as safe HTML
+    form.ended_at.label.text = gettext("Finished at (%(zone)s time, optional)",
+                                       zone=str(zone) if zone else gettext("the server's"))
+    return form

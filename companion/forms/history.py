@@ -12,7 +12,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.exchange.exports import BGG_ID_MAX, LOCATION_MAX
+from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX
 from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games.common import GameInfo
 from companion.names import refused_character
@@ -205,7 +205,7 @@ def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], setting
 
     for game in games:
         setattr(Form, bgg_field_name(game.slug), WholeNumberField(
-            _l("BoardGameGeek id of %(game)s", game=game.name),
+            gettext("BoardGameGeek id of %(game)s", game=game.name),  # plain text: escaped when shown
             validators=[Optional(), NumberRange(1, BGG_ID_MAX, _l("A BoardGameGeek id is a whole number like "
                                                                    "193738."))],
             render_kw={"inputmode": "numeric"}))

@@ -23,6 +23,7 @@ from companion.games.common import (
     RulesError,
     competition_ranks,
 )
+from companion.names import NameProblem, clean_name
 
 SLUG_PREFIX = "custom-"
 SHEET_OPTION = "sheet"  # a play's option: the id of the sheet version it is scored with
@@ -96,11 +97,16 @@ class ScoreSheet:
 
 
 def clean_row_name(value: object, path: str) -> str:
-    """A row's name as typed: trimmed, inner spaces folded, 1 to ROW_NAME_MAX printable characters."""
-    name = " ".join(value.strip(NAME_SPACE).split()) if isinstance(value, str) else ""
-    if not name or len(name) > ROW_NAME_MAX or not name.isprintable():
+    """A row's name as typed: trimmed, inner spaces folded, and within the rules of names (1 to
+    ROW_NAME_MAX characters, no control or bidi characters, something visible)."""
+    if not isinstance(value, str):
         raise RulesError("A row name is text of 1 to %(limit)d characters.", path, limit=ROW_NAME_MAX)
-    return name
+    try:
+        clean_name(value, path, ROW_NAME_MAX)
+    except NameProblem as problem:
+        raise RulesError(problem.message, path) from None
+    # kept as it was written (not re-normalised): the plays' breakdowns name the row by this text
+    return " ".join(value.strip(NAME_SPACE).split())
 
 
 def _flag(data: Mapping[str, Any], key: str) -> bool:

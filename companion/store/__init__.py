@@ -110,7 +110,7 @@ from companion.store.history import (
     played_games,
     statistics,
 )
-from companion.store.imports import ImportedPlay, import_plays, imported_play_keys
+from companion.store.imports import ImportedPlay, finished_play_players, import_plays, imported_play_keys
 from companion.store.migrations import MIGRATIONS, MigrationError, migrate, schema_version
 from companion.store.plays import (
     CORRECTION_EVENT,
@@ -247,6 +247,7 @@ __all__ = [
     "expect_request",
     "final_payload",
     "finish_play",
+    "finished_play_players",
     "get_group",
     "get_group_game",
     "get_membership",

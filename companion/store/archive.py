@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +13,7 @@ from sqlite_utils import Database
 
 from companion.store.custom_games import add_version, insert_game
 from companion.store.errors import StoreError
-from companion.store.groups import Group, _new_join_code, check_distinct_names, get_group
+from companion.store.groups import Group, _delete_groups, _new_join_code, check_distinct_names, get_group
 from companion.store.sharing import GroupSettings, group_settings, write_settings
 from companion.store.transactions import now, write_transaction
 
@@ -165,23 +165,34 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
                         _archived_games(db, group_id), group_settings(db, group_id))
 
 
+ROWS_PER_TRANSACTION = 2_000  # rows of plays, seats, events and results written while holding the lock
+
+
 def restore_group(db: Database, archive: GroupArchive) -> Group:
     """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
 
-    The archive must have been checked (companion.exchange.exports.parse_backup does); two players
+    The archive must have been checked (companion.exchange.backup.parse_backup does); two players
     that are the same person (check_distinct_names) or a clash the database still finds is a
     StoreError and leaves the database as it was.
+
+    A large history is written in short transactions, so that other groups' writes never wait long:
+    the group is made in the trash (no page, link or code finds it, and no phone is a member yet),
+    its plays are added a few at a time, and the last short transaction takes it out of the trash.
+    An import that fails on the way removes what it wrote; one cut off by the process dying stays in
+    the trash, where the trash's own purge removes it.
     """
     check_distinct_names([p.name for p in archive.players])
+    group_id = None
     try:
         with write_transaction(db):
             while True:
                 code = _new_join_code()
                 if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
                     break
+            stamp = now()
             group_id = db.execute(
-                "INSERT INTO groups (name, token, join_code, created_at) VALUES (?, ?, ?, ?)",
-                [archive.name, secrets.token_urlsafe(24), code, now()],
+                "INSERT INTO groups (name, token, join_code, created_at, deleted_at) VALUES (?, ?, ?, ?, ?)",
+                [archive.name, secrets.token_urlsafe(24), code, stamp, stamp],
             ).lastrowid
             player_ids = [
                 db.execute("INSERT INTO players (group_id, name, colour, created_at, uid) "
@@ -191,26 +202,51 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
             ]
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
-            for play in archive.plays:
-                game, options = _renamed(play, renames)
-                play_id = db.execute(
-                    "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
-                    "version, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [group_id, game, json.dumps(options), play.status, int(play.counted),
-                     play.started_at, play.ended_at, play.version, play.uid],
-                ).lastrowid
-                db.conn.executemany(
-                    "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
-                    [(play_id, n, player_ids[s.player], s.colour) for n, s in enumerate(play.seats)])
-                db.conn.executemany(
-                    "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                    [(play_id, e.seq, e.kind, json.dumps(dict(e.payload)), e.created_at)
-                     for e in play.events])
-                db.conn.executemany(
-                    "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-                    [(play_id, player_ids[r.player], r.total, r.rank, json.dumps(dict(r.breakdown)))
-                     for r in play.results])
-    except sqlite3.IntegrityError as error:
-        raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
-                         error=str(error)) from None
+        for chunk in _chunks(archive.plays):
+            with write_transaction(db):
+                for play in chunk:
+                    _restore_play(db, group_id, play, player_ids, renames)
+        with write_transaction(db):
+            db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
+    except BaseException as error:
+        if group_id is not None:
+            with write_transaction(db):
+                _delete_groups(db, "id = ?", [group_id])
+        if isinstance(error, sqlite3.IntegrityError):
+            raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
+                             error=str(error)) from None
+        raise
     return get_group(db, group_id)
+
+
+def _chunks(plays: Sequence[ArchivedPlay]) -> Iterator[Sequence[ArchivedPlay]]:
+    """The plays in runs of about ROWS_PER_TRANSACTION rows each (a play is never split)."""
+    start, rows = 0, 0
+    for n, play in enumerate(plays):
+        rows += 1 + len(play.seats) + len(play.events) + len(play.results)
+        if rows >= ROWS_PER_TRANSACTION:
+            yield plays[start:n + 1]
+            start, rows = n + 1, 0
+    if start < len(plays):
+        yield plays[start:]
+
+
+def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: Sequence[int],
+                  renames: Mapping) -> None:
+    game, options = _renamed(play, renames)
+    play_id = db.execute(
+        "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
+        "version, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [group_id, game, json.dumps(options), play.status, int(play.counted),
+         play.started_at, play.ended_at, play.version, play.uid],
+    ).lastrowid
+    db.conn.executemany(
+        "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
+        [(play_id, n, player_ids[s.player], s.colour) for n, s in enumerate(play.seats)])
+    db.conn.executemany(
+        "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+        [(play_id, e.seq, e.kind, json.dumps(dict(e.payload)), e.created_at) for e in play.events])
+    db.conn.executemany(
+        "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+        [(play_id, player_ids[r.player], r.total, r.rank, json.dumps(dict(r.breakdown)))
+         for r in play.results])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -64,3 +65,13 @@ def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
         [path, group_id, FINAL_EVENT, path],
     ).fetchall()
     return {str(row[0]) for row in rows}
+
+
+def finished_play_players(db: Database, group_id: int) -> list[tuple[str, str, list[str]]]:
+    """(game, start, the players' names) of every finished play in the group's history, the trash
+    included (a play restored from it must not come in twice)."""
+    rows = db.execute(
+        "SELECT p.game, p.started_at, json_group_array(pl.name) FROM plays p "
+        "JOIN seats s ON s.play_id = p.id JOIN players pl ON pl.id = s.player_id "
+        "WHERE p.group_id = ? AND p.status = 'finished' GROUP BY p.id", [group_id]).fetchall()
+    return [(game, started_at, json.loads(names)) for game, started_at, names in rows]

@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from companion import store
 from companion.exchange import bgstats_import
 from companion.exchange.bgstats_import import BgStatsError, BgStatsFile
+from companion.exchange.common import group_zone
 from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.messages import Refused
@@ -20,11 +21,19 @@ bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg
 
 
 def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
-    """The export as this group sees it: its games (the three and its own), what it imported before."""
+    """The export as this group sees it: its games (the three and its own), its time zone, what it
+    imported before."""
     db = get_db()
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
-    return bgstats_import.read_export(data, group_games(group.id), match, already_imported=done)
+    zone = group_zone(store.group_settings(db, group.id).time_zone)
+    return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done,
+                                      in_history=_history(group))
+
+
+def _history(group: store.Group) -> set[bgstats_import.PlaySignature]:
+    return {bgstats_import.play_signature(game, started_at, names)
+            for game, started_at, names in store.finished_play_players(get_db(), group.id)}
 
 
 def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
@@ -37,9 +46,12 @@ def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
 
 
 def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
-    skipped = [(play.game_name, play.date, translated(play.reason)) for play in file.skipped]
+    # a file of many other games' plays would make a page of megabytes: the first ones, and a count
+    shown = file.skipped[:bgstats_import.MAX_SKIPPED_SHOWN]
+    skipped = [(play.game_name, play.date[:40], translated(play.reason)) for play in shown]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
-                           skipped=skipped, games=group_games(group.id)), status
+                           skipped=skipped, more_skipped=len(file.skipped) - len(shown),
+                           games=group_games(group.id)), status
 
 
 @bp.route("", methods=["GET", "POST"])
@@ -56,7 +68,8 @@ def upload(group_id: int):
             return _confirm_page(group, file, _mapping_form(group, file))
     status = 400 if request.method == "POST" else 200
     return render_template("history/bgstats_upload.html", group=group, form=form,
-                           games=group_games(group.id),
+                           games=group_games(group.id), max_plays=format_decimal(bgstats_import.MAX_PLAYS),
+                           max_players=format_decimal(bgstats_import.MAX_PLAYERS),
                            limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
                                                 format="#,##0.#")), status
 
@@ -78,7 +91,7 @@ def confirm(group_id: int):
         return _confirm_page(group, file, form, 400)
     try:
         plan = bgstats_import.plan_import(file, form.mapping(), store.list_players(get_db(), group.id),
-                                          list(COLOURS))
+                                          list(COLOURS), _history(group))
         store.import_plays(get_db(), group.id, plan.new_players, plan.plays)
     except Refused as error:
         form.form_errors.append(translated(error))
@@ -86,6 +99,10 @@ def confirm(group_id: int):
     flash(ngettext("Imported %(num)d play from BG Stats; new players: %(players)d.",
                    "Imported %(num)d plays from BG Stats; new players: %(players)d.",
                    len(plan.plays), players=len(plan.new_players)))
+    if plan.duplicates:
+        flash(ngettext("%(num)d play was already in the history and was not imported again.",
+                       "%(num)d plays were already in the history and were not imported again.",
+                       plan.duplicates))
     return redirect(url_for("history.index", group_id=group.id))
 
 

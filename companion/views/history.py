@@ -16,7 +16,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.exchange import exports
+from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
 from companion.forms import COLOURS, VersionedForm
 from companion.forms.history import (
     CountedForm,
@@ -30,6 +30,7 @@ from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult
 from companion.games.table import ranked_tally
 from companion.messages import Refused
+from companion.names import NAME_MAX
 from companion.views import charts
 from companion.views.catalogue import AnyGame, get_game, group_games, play_sheet
 from companion.views.common import (
@@ -181,7 +182,7 @@ def _render_record(play: store.Play, status: int = 200):
         rows=list(dict.fromkeys(row for r in results for row in r.breakdown)),
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
-        bg_stats_url=exports.bg_stats_url(play, game, results, store.stable_ids(db, play.id),
+        bg_stats_url=bgstats_link.bg_stats_url(play, game, results, store.stable_ids(db, play.id),
                                           store.group_settings(db, play.group_id)),
         counted_form=CountedForm(formdata=None), version_form=VersionedForm(formdata=None),
     ), status
@@ -277,7 +278,7 @@ def _csv(group_id: int, delimiter: str, suffix: str) -> Response:
     db = get_db()
     archive = store.dump_group(db, group.id)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + exports.plays_csv(archive, group_games(group.id), _time_zone(archive.settings),
+    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group.id), _time_zone(archive.settings),
                                         delimiter)
     return _download(text, "text/csv; charset=utf-8", group, suffix)
 
@@ -298,14 +299,14 @@ def export_backup(group_id: int):
     group = g.group
     with store.snapshot(get_db()) as copy:  # a long read: of a copy, so the log can restart meanwhile
         archive = store.dump_group(copy, group.id)
-    return _download(exports.backup_json(archive, store.now()), "application/json", group, "backup.json")
+    return _download(backup.backup_json(archive, store.now()), "application/json", group, "backup.json")
 
 
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
     group = g.group
     archive = store.dump_group(get_db(), group.id)
-    return _download(exports.bgg_plays_xml(archive, group_games(group.id), _time_zone(archive.settings)),
+    return _download(bgg_xml.bgg_plays_xml(archive, group_games(group.id), _time_zone(archive.settings)),
                      "application/xml", group, "bgg-plays.xml")
 
 
@@ -314,8 +315,8 @@ def settings(group_id: int):
     """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
     group = g.group
     db = get_db()
-    form = group_settings_form(sorted(exports.known_time_zones()),
-                               [game for game in GAMES.values() if exports.needs_bgg_id(game)],
+    form = group_settings_form(sorted(common.known_time_zones()),
+                               [game for game in GAMES.values() if common.needs_bgg_id(game)],
                                store.group_settings(db, group.id),
                                formdata=request.form if request.method == "POST" else None)
     if form.validate_on_submit():
@@ -333,7 +334,7 @@ def import_backup():
     if form.validate_on_submit():
         try:
             check_room_for_another_group()
-            archive = exports.parse_backup(form.backup.data.stream, GAMES, COLOURS)
+            archive = backup.parse_backup(form.backup.data.stream, GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
         except TooManyGroups:
             form.backup.errors.append(too_many_groups_message())
@@ -347,7 +348,10 @@ def import_backup():
     status = 400 if request.method == "POST" else 200
     return render_template("history/import.html", form=form,
                            limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
-                                                format="#,##0.#")), status
+                                                format="#,##0.#"),
+                           max_plays=format_decimal(backup.MAX_PLAYS),
+                           max_players=format_decimal(backup.MAX_PLAYERS),
+                           max_events=format_decimal(backup.MAX_EVENTS), name_max=NAME_MAX), status
 
 
 def allow_a_whole_backup() -> None:

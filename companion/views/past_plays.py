@@ -8,6 +8,7 @@ from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, 
 from flask_babel import gettext as _
 
 from companion import store
+from companion.exchange.common import group_zone
 from companion.forms.custom_games import past_play_form
 from companion.games import custom
 from companion.games import table_tools as tools
@@ -44,7 +45,9 @@ def new(group_id: int, game_slug: str):
     sheet, options = _sheet_of(group, game.slug, by_rows)
     players = store.list_players(get_db(), group.id, retired=False)
     labels = {key: row_label(key) for key in sheet.row_keys}
-    form = past_play_form(sheet, players, labels, formdata=request.form if request.method == "POST" else None)
+    zone = group_zone(store.group_settings(get_db(), group.id).time_zone)
+    form = past_play_form(sheet, players, labels, zone,
+                          formdata=request.form if request.method == "POST" else None)
     if request.method == "POST" and form.validate_on_submit():
         play_id = _log(group, game.slug, sheet, options, players, form)
         if play_id is not None:

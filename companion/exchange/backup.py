@@ -1,28 +1,24 @@
-"""A group's history in other formats: CSV, the JSON backup and its checked import, BGG plays XML, BG Stats.
+"""The JSON backup of a whole group, and its checked import.
 
-Pure functions over the store's plain records; no Flask here. A backup file is untrusted input: it is
-read in full and checked (shape, version, references, the play logs themselves) before anything is
-stored, and a file that fails any check is refused with a sentence that says what is wrong.
+A backup file is untrusted input: it is read in full and checked (shape, version, references, the play
+logs themselves) before anything is stored, and a file that fails any check is refused with a sentence
+that says what is wrong and the JSON path of the bad field.
 """
 
 from __future__ import annotations
 
-import csv
-import functools
 import io
 import json
-import re
-import xml.etree.ElementTree as ET
-import zoneinfo
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from datetime import UTC, datetime, tzinfo
+import math
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime
 from typing import IO, Any
-from urllib.parse import quote
 
 from jsonschema.exceptions import best_match
 
-from companion.api.core import StrictValidator, json_path
-from companion.games import custom, great_western_trail, table_tools
+from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX, POINTS_LIMIT, known_time_zones
+from companion.exchange.validation import StrictValidator, json_path
+from companion.games import custom, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import check_final_tally, fold, ranked_tally
 from companion.names import NAME_MAX, NameProblem, clean_name, refused_character
@@ -37,60 +33,23 @@ from companion.store import (
     DuplicateName,
     GroupArchive,
     GroupSettings,
-    Play,
-    ResultRow,
-    StableIds,
     check_distinct_names,
 )
 
+# What one backup may hold, beyond the file's size (the upload limit): stated on the import page
+MAX_PLAYERS = 1_000
+MAX_PLAYS = 50_000
+MAX_EVENTS = 10_000  # in one play's log
+
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
-SOURCE_NAME = "Game-Night Companion"
-# BG Stats' documented push link; the https form opens the app where it is installed and a web page
-# that explains it where it is not (the bgstats:// form does nothing without the app).
-BG_STATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
-POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
-
-# BoardGameGeek's ids that the companion has verified: Great Western Trail has one per edition. For the
-# other games a group sets the id itself (group settings) until one is verified.
-GWT_BGG_IDS: Mapping[int, int] = {1: 193738, 2: 341169}
-BGG_ID_MAX = 10 ** 8
-LOCATION_MAX = 80
-
-
-@functools.cache
-def known_time_zones() -> frozenset[str]:
-    """The IANA time zones this machine knows (``Europe/Berlin`` …)."""
-    return frozenset(zoneinfo.available_timezones())
+FIRST_YEAR, LAST_YEAR = 1900, 9000  # the years a backup's times may name
 
 
 class BackupError(RulesError):
     """A backup file that cannot be imported; nothing of it was stored."""
 
 
-def bgg_id(game: str, options: Mapping[str, Any], info: GameInfo | None = None,
-           group_ids: Mapping[str, int] | None = None) -> int | None:
-    """The game's BoardGameGeek id: the verified one, a group's own game's, the one the group set, or None."""
-    if game == great_western_trail.GAME.slug:
-        edition = _edition(options)
-        if edition is not None:
-            return GWT_BGG_IDS.get(edition)
-    if info is not None and info.bgg_id is not None:  # a group's own game, as the group gave it
-        return info.bgg_id
-    return (group_ids or {}).get(game)
-
-
-def needs_bgg_id(game: GameInfo) -> bool:
-    """Whether a group has to set the game's BoardGameGeek id (the companion has none verified for it)."""
-    return game.slug != great_western_trail.GAME.slug
-
-
-def _edition(options: Mapping[str, Any]) -> int | None:
-    edition = options.get("edition", great_western_trail.DEFAULT_EDITION)
-    return edition if type(edition) is int and edition in GWT_BGG_IDS else None
-
-
-# --- the JSON backup ------------------------------------------------------------------------------
 
 def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
     """The backup of a whole group as JSON-ready data (players are referred to by position)."""
@@ -134,6 +93,23 @@ _INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
 _POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
 _UID = {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}]}
 
+_FLAG = {"type": "boolean"}
+_SEATS = {"type": "integer", "minimum": 1, "maximum": 100}
+# a group's own game's score sheet (companion.games.custom.parse_sheet checks how its fields fit together)
+_SHEET = {"type": "object", "additionalProperties": False, "properties": {
+    "min_players": _SEATS, "max_players": _SEATS, "lowest_wins": _FLAG, "cooperative": _FLAG, "teams": _FLAG,
+    "tie_breaker": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
+    "rows": {"type": "array", "maxItems": 100, "items": {
+        "type": "object", "additionalProperties": False, "required": ["name"],
+        "properties": {"name": {"type": "string", "maxLength": 200}, "negative": _FLAG}}}}}
+# what every play's options may hold beside its game's own: the timer, the variant and the note
+_OPTIONS = {"type": "object", "maxProperties": 50, "properties": {
+    table_tools.TIMER: {"type": "object", "additionalProperties": False, "required": ["elapsed"],
+                        "properties": {"elapsed": {"type": "integer", "minimum": 0, "maximum": 10 ** 9},
+                                       "since": {"oneOf": [_STAMP, {"type": "null"}]}}},
+    table_tools.VARIANT: {"type": "string", "maxLength": table_tools.VARIANT_MAX},
+    table_tools.NOTE: {"type": "string", "maxLength": table_tools.NOTE_MAX}}}
+
 BACKUP_SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
@@ -150,17 +126,17 @@ BACKUP_SCHEMA: dict[str, Any] = {
                       "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
                                   "additionalProperties": {"type": "integer", "minimum": 1,
                                                            "maximum": BGG_ID_MAX}}}},
-        "players": {"type": "array", "maxItems": 1_000, "items": {
+        "players": {"type": "array", "maxItems": MAX_PLAYERS, "items": {
             "type": "object", "additionalProperties": False, "required": ["name", "colour", "created_at"],
             "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}}},
-        "plays": {"type": "array", "maxItems": 1_000_000, "items": {
+        "plays": {"type": "array", "maxItems": MAX_PLAYS, "items": {
             "type": "object", "additionalProperties": False,
             "required": ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats",
                          "events", "results"],
             "properties": {
                 "uid": _UID,
                 "game": _WORD,
-                "options": {"type": "object", "maxProperties": 50},
+                "options": _OPTIONS,
                 "status": {"enum": ["active", "finished"]},
                 "counted": {"type": "boolean"},
                 "started_at": _STAMP,
@@ -169,7 +145,7 @@ BACKUP_SCHEMA: dict[str, Any] = {
                 "seats": {"type": "array", "minItems": 1, "maxItems": 10, "items": {
                     "type": "object", "additionalProperties": False, "required": ["player", "colour"],
                     "properties": {"player": _INDEX, "colour": _WORD}}},
-                "events": {"type": "array", "maxItems": 100_000, "items": {
+                "events": {"type": "array", "maxItems": MAX_EVENTS, "items": {
                     "type": "object", "additionalProperties": False,
                     "required": ["seq", "kind", "payload", "created_at"],
                     "properties": {"seq": {"type": "integer", "minimum": 1, "maximum": 10 ** 9},
@@ -195,32 +171,63 @@ BACKUP_SCHEMA["properties"]["games"] = {"type": "array", "maxItems": 1_000, "ite
         "versions": {"type": "array", "minItems": 1, "maxItems": 1_000, "items": {
             "type": "object", "additionalProperties": False, "required": ["id", "sheet"],
             "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
-                           "sheet": {"type": "object"}}}}}}}
+                           "sheet": _SHEET}}}}}}
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
 
 
+class _NotANumber:
+    """NaN, Infinity or a number beyond floats, where the file has one: refused with its path."""
+
+
+def _number(text: str) -> float | _NotANumber:
+    value = float(text)
+    return value if math.isfinite(value) else _NotANumber()
+
+
 def _load(data: bytes | str | IO[bytes]) -> Any:
+    # Python's JSON reads NaN and Infinity (and turns 1e999 into infinity); no page could show them
+    options = {"parse_constant": lambda _: _NotANumber(), "parse_float": _number}
     try:
         if hasattr(data, "read"):
             # parsed straight from the stream: no second copy of a large backup's bytes is kept
-            return json.load(io.TextIOWrapper(data, encoding="utf-8-sig"))
-        return json.loads(data)
+            document = json.load(io.TextIOWrapper(data, encoding="utf-8-sig"), **options)
+        else:
+            document = json.loads(data, **options)
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
+    where = _not_a_number(document)
+    if where is not None:
+        raise BackupError("The backup is damaged at %(where)s: NaN and Infinity are not numbers.",
+                          where or "the file", where=where or "the file")
+    return document
+
+
+def _not_a_number(document: Any) -> str | None:
+    """The path of the first NaN or Infinity in the document ("" for the document itself), or None."""
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, _NotANumber):
+            return json_path(path)
+        if isinstance(value, dict):
+            stack.extend((item, (*path, key)) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, (*path, n)) for n, item in enumerate(value))
+    return None
 
 
 def _check_shape(document: Any) -> None:
     if not isinstance(document, dict) or document.get("format") != BACKUP_FORMAT:
-        raise BackupError("This file is not a group backup of the Game-Night Companion.")
+        raise BackupError("This file is not a group backup of the Game-Night Companion.", "format")
     version = document.get("version")
     if version != BACKUP_VERSION:
         newer = type(version) is int and version > BACKUP_VERSION
         if newer:
             raise BackupError("This backup has format version %(version)r; this companion reads version "
-                              "%(supported)d — it was made by a newer companion.",
+                              "%(supported)d — it was made by a newer companion.", "version",
                               version=version, supported=BACKUP_VERSION)
         raise BackupError("This backup has format version %(version)r; this companion reads version "
-                          "%(supported)d.", version=version, supported=BACKUP_VERSION)
+                          "%(supported)d.", "version", version=version, supported=BACKUP_VERSION)
     error = best_match(_VALIDATOR.iter_errors(document))
     if error is not None:
         # The schema's own wording of the problem is English whatever the page's language.
@@ -242,12 +249,16 @@ def _utc_stamp(value: str, where: str) -> str:
     if moment.utcoffset() is None:
         raise BackupError("The backup is damaged at %(where)s: %(value)r has no UTC offset (like +00:00), so "
                           "it is not clear when that was.", where, where=where, value=value)
+    # far from the calendar's ends: a time zone or a play's length added to it must stay a date
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise BackupError("The backup is damaged at %(where)s: %(value)r is not between the years %(first)d "
+                          "and %(last)d.", where, where=where, value=value, first=FIRST_YEAR, last=LAST_YEAR)
     return moment.astimezone(UTC).isoformat()
 
 
-def _clean_name(name: str, where: str) -> str:
+def _clean_name(name: str, where: str, most: int = NAME_MAX) -> str:
     try:
-        return clean_name(name, where)
+        return clean_name(name, where, most)
     except NameProblem as problem:
         raise BackupError("The backup is damaged at %(where)s: %(problem)s", where, where=where,
                           problem=problem.message) from None
@@ -396,7 +407,7 @@ def _own_games(entries: list[dict]) -> OwnGames:
     version_ids: set[int] = set()
     for n, entry in enumerate(entries):
         where = f"games[{n}]"
-        entry["name"] = _clean_name(entry["name"], f"{where}.name")
+        entry["name"] = _clean_name(entry["name"], f"{where}.name", custom.GAME_NAME_MAX)
         sheets = {}
         for m, version in enumerate(entry["versions"]):
             try:
@@ -405,6 +416,9 @@ def _own_games(entries: list[dict]) -> OwnGames:
                 raise BackupError("The score sheet at %(where)s is damaged: %(problem)s",
                                   f"{where}.versions[{m}].sheet", where=f"{where}.versions[{m}]",
                                   problem=error.message) from None
+            except (TypeError, KeyError, AttributeError):  # a shape the schema let through
+                raise BackupError("The score sheet at %(where)s is damaged.", f"{where}.versions[{m}].sheet",
+                                  where=f"{where}.versions[{m}]") from None
         slug = custom.slug_for(entry["id"])
         if slug in found or version_ids & set(sheets) or len(sheets) != len(entry["versions"]):
             raise BackupError("The backup lists the game or score sheet at %(where)s twice.", where,
@@ -471,6 +485,9 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
             raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
                               f"{where}.game", play=where, game=play["game"])
         play["started_at"] = _utc_stamp(play["started_at"], f"{where}.started_at")
+        timer = play["options"].get(table_tools.TIMER)
+        if timer is not None and timer.get("since") is not None:
+            timer["since"] = _utc_stamp(timer["since"], f"{where}.options.{table_tools.TIMER}.since")
         if play["ended_at"] is not None:
             play["ended_at"] = _utc_stamp(play["ended_at"], f"{where}.ended_at")
         _check_seats(play, where, players, colours, game)
@@ -500,190 +517,3 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         settings=_settings(document["group"], games),
     )
 
-
-# --- CSV and BoardGameGeek XML --------------------------------------------------------------------
-
-def _finished(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
-    """The finished plays with their number in the group's history (1 = the first play started)."""
-    return ((n, play) for n, play in enumerate(archive.plays, start=1) if play.status == "finished")
-
-
-def local_time(stamp: str, zone: tzinfo | None) -> datetime:
-    """A stored moment in ``zone``, or in the server's own time zone (with its summer time) for None."""
-    moment = datetime.fromisoformat(stamp)
-    return moment.astimezone(zone) if zone is not None else moment.astimezone()
-
-
-def play_minutes(started_at: str, ended_at: str | None, options: Mapping[str, Any]) -> int | None:
-    """How long a play took in whole minutes: by its timer where it ran one (pauses left out), else from
-    its start to its end; None while it has neither."""
-    seconds = table_tools.duration_seconds(options, ended_at, datetime.now(UTC))
-    if seconds is not None:
-        return round(seconds / 60)
-    if ended_at is None:
-        return None
-    seconds = (datetime.fromisoformat(ended_at) - datetime.fromisoformat(started_at)).total_seconds()
-    return max(0, int(seconds // 60))
-
-
-def _text(options: Mapping[str, Any], key: str) -> str:
-    value = options.get(key, "")
-    return value if isinstance(value, str) else ""
-
-
-def play_comments(options: Mapping[str, Any]) -> str:
-    """The play's expansions or variant and its note, one per line (BGG's and BG Stats' comments)."""
-    return "\n".join(filter(None, (_text(options, table_tools.VARIANT), _text(options, table_tools.NOTE))))
-
-
-def _spreadsheet_safe(cell: object) -> object:
-    # A spreadsheet would run a text like "=HYPERLINK(…)" as a formula; the quote keeps it text.
-    # Numbers stay numbers: a negative score is not a formula.
-    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + cell
-    return cell
-
-
-CSV_DELIMITERS = {"comma": ",", "semicolon": ";"}  # semicolon: spreadsheets set to German and others
-
-
-def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
-              delimiter: str = ",") -> str:
-    """One line per player per finished play, with a column per breakdown row the plays have.
-
-    Times are local to ``zone`` (the group's time zone; None: the server's), as a spreadsheet shows them.
-    """
-    # a play finished with the plain total per player has the breakdown {"total": …}: the total column
-    present = {row for _, play in _finished(archive) for r in play.results for row in r.breakdown} - {"total"}
-    rows: list[str] = []
-    for game in games.values():
-        rows += [row for row in game.rows if row in present and row not in rows]
-    rows += sorted(present - set(rows))
-    out = io.StringIO()
-    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
-
-    def write(cells: list[object]) -> None:
-        writer.writerow([_spreadsheet_safe(cell) for cell in cells])
-
-    write(["play", "started_at", "finished_at", "minutes", "game", "edition", "expansions", "note", "counted",
-           "seat", "player", "colour", "rank", "total", "winner", *rows])
-    for number, play in _finished(archive):
-        game_name = games[play.game].name if play.game in games else play.game
-        edition = _edition(play.options) if play.game == great_western_trail.GAME.slug else None
-        started = local_time(play.started_at, zone).strftime("%Y-%m-%d %H:%M")
-        ended = local_time(play.ended_at or play.started_at, zone).strftime("%Y-%m-%d %H:%M")
-        options = play.options
-        about = [number, started, ended, play_minutes(play.started_at, play.ended_at, options), game_name,
-                 edition or "", _text(options, table_tools.VARIANT), _text(options, table_tools.NOTE),
-                 "yes" if play.counted else "no"]
-        for seat, result in enumerate(play.results):
-            write([
-                *about, seat + 1, archive.players[result.player].name,
-                play.seats[seat].colour, result.rank, result.total, "yes" if result.rank == 1 else "no",
-                *(result.breakdown.get(row, "") for row in rows),
-            ])
-    return out.getvalue()
-
-
-# Characters XML 1.0 allows (its "Char" production); any other one would make the file unreadable.
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-def xml_safe(text: str) -> str:
-    """``text`` with each character XML 1.0 forbids (NUL, BEL, a lone surrogate …) replaced by U+FFFD."""
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
-    """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer ("BGG-style").
-
-    Client libraries that read a BGG user's plays read this file too: the root's username, userid, total
-    and page; each play's id (its number in the group's history), local date, length in minutes and
-    location; the game as an ``item`` with BGG's object id (0 where none is known) and subtype; players
-    with BGG's attributes (no BGG account: username empty, userid 0). A play left out of the statistics
-    is ``nowinstats``. Every text is made well-formed, whatever is stored.
-    """
-    finished = list(_finished(archive))
-    root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
-                      page="1")
-    for number, play in finished:
-        length = play_minutes(play.started_at, play.ended_at, play.options)
-        element = ET.SubElement(root, "play", id=str(number),
-                                date=local_time(play.ended_at or play.started_at, zone).date().isoformat(),
-                                quantity="1", length=str(length or 0), incomplete="0",
-                                nowinstats="0" if play.counted else "1",
-                                location=xml_safe(archive.settings.location))
-        item = ET.SubElement(element, "item",
-                             name=xml_safe(games[play.game].name if play.game in games else play.game),
-                             objecttype="thing",
-                             objectid=str(bgg_id(play.game, play.options, games.get(play.game),
-                                                  archive.settings.bgg_ids) or 0))
-        subtypes = ET.SubElement(item, "subtypes")
-        ET.SubElement(subtypes, "subtype", value="boardgame")
-        ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
-        players = ET.SubElement(element, "players")
-        for seat, result in enumerate(play.results):
-            ET.SubElement(players, "player", username="", userid="0",
-                          name=xml_safe(archive.players[result.player].name), startposition=str(seat + 1),
-                          color=xml_safe(play.seats[seat].colour), score=str(result.total), new="0",
-                          rating="0", win="1" if result.rank == 1 else "0")
-    ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
-
-
-# --- BG Stats -------------------------------------------------------------------------------------
-
-def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
-                  settings: GroupSettings) -> dict[str, Any]:
-    """A finished play in BG Stats' documented createPlay format.
-
-    The play and its players are sent with their stable ids, so BG Stats matches a play sent again (even
-    from a restored backup) instead of keeping it twice. Each edition of a game is its own game in BG
-    Stats. The play's expansions and note are its comments.
-    """
-    edition = _edition(play.options) if play.game == great_western_trail.GAME.slug else None
-    game_data: dict[str, Any] = {
-        "name": game.name,
-        "sourceGameId": f"{game.slug}-edition-{edition}" if edition else game.slug,
-        "highestWins": not game.lowest_wins,
-        "noPoints": False,
-    }
-    if game.cooperative:
-        game_data["cooperative"] = True
-    object_id = bgg_id(play.game, play.options, game, settings.bgg_ids)
-    if object_id is not None:
-        game_data["bggId"] = object_id
-    ended = datetime.fromisoformat(play.ended_at or play.started_at).astimezone(UTC)
-    data: dict[str, Any] = {
-        "sourceName": SOURCE_NAME,
-        "sourcePlayId": ids.play,
-        "playDate": ended.strftime("%Y-%m-%d %H:%M:%S"),  # in UTC, as BG Stats reads it
-        "game": game_data,
-        "players": [
-            {"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),
-             "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == 0}
-            for r in sorted(results, key=lambda r: r.seat)
-        ],
-    }
-    duration = play_minutes(play.started_at, play.ended_at, play.options)
-    if duration is not None:
-        data["durationMin"] = duration
-    if settings.location:
-        data["location"] = settings.location
-    comments = play_comments(play.options)
-    if comments:
-        data["comments"] = comments
-    if edition:
-        data["board"] = EDITION_NAMES[edition]
-    return data
-
-
-EDITION_NAMES: Mapping[int, str] = {1: "1st edition", 2: "2nd edition"}
-
-
-def bg_stats_url(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
-                 settings: GroupSettings) -> str:
-    """The "Send to BG Stats" link: createPlay with the play as URL-encoded JSON."""
-    data = json.dumps(bg_stats_play(play, game, results, ids, settings), ensure_ascii=False,
-                      separators=(",", ":"))
-    return f"{BG_STATS_CREATE_PLAY}?data={quote(data, safe='')}"

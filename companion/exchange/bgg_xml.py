@@ -1,0 +1,58 @@
+"""The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from datetime import tzinfo
+
+from companion.exchange.common import bgg_id, finished_plays, local_time, play_comments, play_minutes
+from companion.games.common import GameInfo
+from companion.store import GroupArchive
+
+# Characters XML 1.0 allows (its "Char" production); any other one would make the file unreadable.
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with each character XML 1.0 forbids (NUL, BEL, a lone surrogate …) replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
+    """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer ("BGG-style").
+
+    Client libraries that read a BGG user's plays read this file too: the root's username, userid, total
+    and page; each play's id (its number in the group's history), the local date it started (BGG lists
+    the day a play was played, so a play past midnight keeps the day it began), length in minutes and
+    location; the game as an ``item`` with BGG's object id (0 where none is known) and subtype; players
+    with BGG's attributes (no BGG account: username empty, userid 0). A play left out of the statistics
+    is ``nowinstats``. Every text is made well-formed, whatever is stored.
+    """
+    finished = list(finished_plays(archive))
+    root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
+                      page="1")
+    for number, play in finished:
+        length = play_minutes(play.started_at, play.ended_at, play.options)
+        element = ET.SubElement(root, "play", id=str(number),
+                                date=local_time(play.started_at, zone).date().isoformat(),
+                                quantity="1", length=str(length or 0), incomplete="0",
+                                nowinstats="0" if play.counted else "1",
+                                location=xml_safe(archive.settings.location))
+        item = ET.SubElement(element, "item",
+                             name=xml_safe(games[play.game].name if play.game in games else play.game),
+                             objecttype="thing",
+                             objectid=str(bgg_id(play.game, play.options, games.get(play.game),
+                                                  archive.settings.bgg_ids) or 0))
+        subtypes = ET.SubElement(item, "subtypes")
+        ET.SubElement(subtypes, "subtype", value="boardgame")
+        ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
+        players = ET.SubElement(element, "players")
+        for seat, result in enumerate(play.results):
+            ET.SubElement(players, "player", username="", userid="0",
+                          name=xml_safe(archive.players[result.player].name), startposition=str(seat + 1),
+                          color=xml_safe(play.seats[seat].colour), score=str(result.total), new="0",
+                          rating="0", win="1" if result.rank == 1 else "0")
+    ET.indent(root)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)

@@ -1,0 +1,64 @@
+"""The finished plays as CSV, one line per player per play, as a spreadsheet reads them."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from datetime import tzinfo
+
+from companion.exchange.common import finished_plays, gwt_edition, local_time, option_text, play_minutes
+from companion.games import great_western_trail, table_tools
+from companion.games.common import GameInfo
+from companion.store import GroupArchive
+
+
+def _spreadsheet_safe(cell: object) -> object:
+    # A spreadsheet would run a text like "=HYPERLINK(…)" as a formula; the quote keeps it text.
+    # Numbers stay numbers: a negative score is not a formula.
+    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + cell
+    return cell
+
+
+CSV_DELIMITERS = {"comma": ",", "semicolon": ";"}  # semicolon: spreadsheets set to German and others
+
+
+def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
+              delimiter: str = ",") -> str:
+    """One line per player per finished play, with a column per breakdown row the plays have.
+
+    Times are local to ``zone`` (the group's time zone; None: the server's), as a spreadsheet shows them.
+    """
+    # a play finished with the plain total per player has the breakdown {"total": …}: the total column
+    present = {row for _, play in finished_plays(archive) for r in play.results
+               for row in r.breakdown} - {"total"}
+    rows: list[str] = []
+    for game in games.values():
+        rows += [row for row in game.rows if row in present and row not in rows]
+    rows += sorted(present - set(rows))
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")
+
+    def write(cells: list[object]) -> None:
+        writer.writerow([_spreadsheet_safe(cell) for cell in cells])
+
+    write(["play", "started_at", "finished_at", "minutes", "game", "edition", "expansions", "note", "counted",
+           "seat", "player", "colour", "rank", "total", "winner", *rows])
+    for number, play in finished_plays(archive):
+        game_name = games[play.game].name if play.game in games else play.game
+        edition = gwt_edition(play.options) if play.game == great_western_trail.GAME.slug else None
+        started = local_time(play.started_at, zone).strftime("%Y-%m-%d %H:%M")
+        ended = local_time(play.ended_at or play.started_at, zone).strftime("%Y-%m-%d %H:%M")
+        options = play.options
+        about = [number, started, ended, play_minutes(play.started_at, play.ended_at, options), game_name,
+                 edition or "", option_text(options, table_tools.VARIANT),
+                 option_text(options, table_tools.NOTE),
+                 "yes" if play.counted else "no"]
+        for seat, result in enumerate(play.results):
+            write([
+                *about, seat + 1, archive.players[result.player].name,
+                play.seats[seat].colour, result.rank, result.total, "yes" if result.rank == 1 else "no",
+                *(result.breakdown.get(row, "") for row in rows),
+            ])
+    return out.getvalue()
