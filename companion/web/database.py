@@ -79,6 +79,8 @@ def end_request(_error: BaseException | None = None) -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database or bring it up to date (safe to run again)."""
+    # the data folder is its owner's alone, as the files in it (``store.connect``)
+    os.makedirs(os.path.dirname(os.path.abspath(current_app.config["DATABASE"])), mode=0o700, exist_ok=True)
     db = store.connect(current_app.config["DATABASE"])
     try:
         applied = store.migrate(db)
@@ -99,6 +101,9 @@ def init_db_command() -> None:
 @with_appcontext
 def backup_command(target: str) -> None:
     """Copy the database to TARGET while the site keeps running (SQLite's online backup)."""
+    if not os.path.isfile(current_app.config["DATABASE"]):
+        raise click.ClickException(f"There is no database at {current_app.config['DATABASE']} to back up "
+                                   "(COMPANION_INSTANCE_PATH chooses the data folder).")
     source = store.connect(current_app.config["DATABASE"])
     destination = sqlite3.connect(target)
     try:
