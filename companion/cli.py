@@ -164,3 +164,7 @@ for _command in (run_command, init_db_command, backup_command, restore_command):
 
 def main() -> None:
     cli.main(prog_name="game-night-companion")
+
+
+if __name__ == "__main__":  # ``python -m companion.cli``, as ``make serve`` runs it in a checkout
+    main()

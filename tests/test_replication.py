@@ -149,6 +149,19 @@ def test_run_serves_under_litestream_with_a_replica(environment, monkeypatch):
     assert f"Litestream copies {database} to {environment['COMPANION_REPLICA_URL']}" in result.output
 
 
+@pytest.mark.parametrize(("target", "replica", "last_line"), [
+    ("serve", None, "python -m companion.cli run --port 5000 --workers 3 --threads 4"),
+    ("run", "file:///mnt/usb/companion", "python -m companion.cli run --port 5000 --workers 3 --threads 4"),
+    ("run", None, "flask --app app run --host 0.0.0.0 --port 5000"),
+])
+def test_make_serves_through_the_run_command_whenever_a_replica_is_set(target, replica, last_line):
+    env = {key: value for key, value in os.environ.items() if key not in ("COMPANION_REPLICA_URL", "PORT", "WORKERS")}
+    env |= {"COMPANION_REPLICA_URL": replica} if replica else {}
+    dry_run = subprocess.run(["make", "--no-print-directory", "-n", target], cwd=ROOT, env=env,
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    assert dry_run[-1].endswith(last_line)
+
+
 def test_restore_refuses_to_replace_a_database_unless_forced(tmp_path, environment):
     instance = Path(environment["COMPANION_INSTANCE_PATH"])
     instance.mkdir()
