@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -155,7 +156,8 @@ def test_run_serves_under_litestream_with_a_replica(environment, monkeypatch):
     ("run", None, "flask --app app run --host 0.0.0.0 --port 5000"),
 ])
 def test_make_serves_through_the_run_command_whenever_a_replica_is_set(target, replica, last_line):
-    env = {key: value for key, value in os.environ.items() if key not in ("COMPANION_REPLICA_URL", "PORT", "WORKERS")}
+    unset = ("COMPANION_REPLICA_URL", "PORT", "WORKERS")
+    env = {key: value for key, value in os.environ.items() if key not in unset}
     env |= {"COMPANION_REPLICA_URL": replica} if replica else {}
     dry_run = subprocess.run(["make", "--no-print-directory", "-n", target], cwd=ROOT, env=env,
                              capture_output=True, text=True, check=True).stdout.splitlines()
@@ -241,19 +243,22 @@ def wait_until(condition, what: str, server: subprocess.Popen, log: Path) -> Non
     pytest.fail(f"{what} did not happen within {WAIT_SECONDS} s: {log.read_text()}")
 
 
-@pytest.mark.slow
-def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, environment):
-    litestream()
-    instance = Path(environment["COMPANION_INSTANCE_PATH"])
-    replica = tmp_path / "usb" / "companion"
-    database = instance / "companion.sqlite3"
+def club_night(instance: Path) -> tuple[int, str, list[int]]:
+    """A database with a group of two players: its id, join code and the players' ids."""
     instance.mkdir()
-    db = store.connect(database)
-    store.migrate(db)
-    group = store.create_group(db, "Club night")
-    ids = [store.add_player(db, group.id, "Anna", "red"), store.add_player(db, group.id, "Ben", "blue")]
-    db.close()
+    db = store.connect(instance / "companion.sqlite3")
+    try:
+        store.migrate(db)
+        group = store.create_group(db, "Club night")
+        ids = [store.add_player(db, group.id, "Anna", "red"), store.add_player(db, group.id, "Ben", "blue")]
+    finally:
+        db.close()
+    return group.id, group.join_code, ids
 
+
+@contextlib.contextmanager
+def served(tmp_path: Path, environment: dict[str, str]) -> Iterator[tuple[subprocess.Popen, int, Path]]:
+    """``game-night-companion run`` with the replica, in a process group of its own, answering."""
     port, log = free_port(), tmp_path / "server.log"
     with log.open("w") as output:
         server = subprocess.Popen(
@@ -262,34 +267,69 @@ def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, envi
             cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_until(lambda: healthz(port)["status"] == "ok", "the server's start", server, log)
-        phone = Phone(port)
-        phone.join(group.join_code)
-        path = f"/groups/{group.id}/plays/past/great-western-trail"
-        answered = []
-        for number in range(PLAYS):
-            fields = {"csrf_token": phone.token(path), "ended_on": "2024-03-02", "player-0": str(ids[0]),
-                      "player-1": str(ids[1]), "points-0-0": str(50 + number), "points-1-0": "60"}
-            status, _ = phone.request("POST", path, fields)
-            assert status == 302, status
-            answered.append(50 + number)
+        yield server, port, log
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)
+        server.wait(WAIT_SECONDS)
+
+
+def log_plays(port: int, group: tuple[int, str, list[int]], scores: range) -> None:
+    """Past plays of Great Western Trail logged through the pages, Anna scoring ``scores``."""
+    group_id, join_code, ids = group
+    phone = Phone(port)
+    phone.join(join_code)
+    path = f"/groups/{group_id}/plays/past/great-western-trail"
+    for score in scores:
+        fields = {"csrf_token": phone.token(path), "ended_on": "2024-03-02", "player-0": str(ids[0]),
+                  "player-1": str(ids[1]), "points-0-0": str(score), "points-1-0": "60"}
+        status, _ = phone.request("POST", path, fields)
+        assert status == 302, status
+
+
+def annas_scores(database: Path) -> list[int]:
+    db = store.connect(database)
+    try:
+        return [total for (total,) in db.execute(
+            "SELECT total FROM results JOIN players ON players.id = results.player_id "
+            "WHERE players.name = 'Anna' ORDER BY total")]
+    finally:
+        db.close()
+
+
+@pytest.mark.slow
+def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, environment):
+    litestream()
+    instance = Path(environment["COMPANION_INSTANCE_PATH"])
+    replica, database = tmp_path / "usb" / "companion", instance / "companion.sqlite3"
+    group = club_night(instance)
+    with served(tmp_path, environment) as (server, port, log):
+        log_plays(port, group, range(50, 50 + PLAYS))
         # the replica reaches the log's end as it was after the last answer
         position = replicas.log_position(database)
         wait_until(lambda: replicas.holds(replica, position), "the replica's catching up", server, log)
         assert healthz(port)["replica"]["lag_seconds"] == 0
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)  # the server, its workers and Litestream at once
-        server.wait(WAIT_SECONDS)
+        os.killpg(server.pid, signal.SIGKILL)  # the server, its workers and Litestream at once
 
     database.unlink()  # the disk is gone (its log and index are left behind, and must not be applied)
     restored = run("restore", env=environment)
     assert restored.returncode == 0, restored.stderr
     assert integrity(database) == "ok"
-    db = store.connect(database)
-    try:
-        scores = [row[0] for row in db.execute(
-            "SELECT total FROM results JOIN players ON players.id = results.player_id "
-            "WHERE players.name = 'Anna' ORDER BY total")]
-    finally:
-        db.close()
-    assert scores == answered
+    assert annas_scores(database) == list(range(50, 50 + PLAYS))
+
+
+@pytest.mark.slow
+def test_a_stopped_server_leaves_every_answered_play_in_the_replica(tmp_path, environment):
+    litestream()
+    instance = Path(environment["COMPANION_INSTANCE_PATH"])
+    replica, database = tmp_path / "usb" / "companion", instance / "companion.sqlite3"
+    group = club_night(instance)
+    with served(tmp_path, environment) as (server, port, _log):
+        log_plays(port, group, range(70, 73))
+        position = replicas.log_position(database)
+        server.send_signal(signal.SIGTERM)  # as systemd stops it: to Litestream, which passes it on
+        assert server.wait(WAIT_SECONDS) == 0
+    assert replicas.holds(replica, position)  # copied on the way out, without waiting for the next sync
+    forced = run("restore", "--force", env=environment)
+    assert forced.returncode == 0, forced.stderr
+    assert annas_scores(database) == [70, 71, 72]
