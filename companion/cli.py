@@ -9,6 +9,7 @@ Settings come from ``COMPANION_*`` environment variables and the instance folder
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -60,9 +61,33 @@ def litestream_program() -> str:
     return found
 
 
-def replicated_arguments(arguments: list[str], database: str, replica: str) -> list[str]:
-    """``arguments`` run as Litestream's child while it copies ``database`` to ``replica``."""
-    return [litestream_program(), "replicate", "-exec", shlex.join(arguments), database, replica]
+# How often Litestream looks for new commits, and copies them to a folder replica: a crash loses at
+# most the commits of the last few tenths of a second. A bucket or SFTP replica keeps Litestream's
+# default of a second, since each copy is a request (and, for a bucket, a charge).
+FOLDER_INTERVAL = "100ms"
+
+
+def litestream_config(database: str, replica: str, command: list[str]) -> dict:
+    """Litestream's configuration: run ``command`` as its child and copy ``database`` to ``replica``."""
+    to_folder = replica.startswith("file:")
+    return {
+        "exec": shlex.join(command),
+        "dbs": [{"path": database, **({"monitor-interval": FOLDER_INTERVAL} if to_folder else {}),
+                 "replica": {"url": replica, **({"sync-interval": FOLDER_INTERVAL} if to_folder else {})}}],
+    }
+
+
+def replicated_arguments(command: list[str], database: str, replica: str, instance: Path) -> list[str]:
+    """``command`` run as Litestream's child while it copies ``database`` to ``replica``.
+
+    The configuration is written to ``litestream.yml`` in the instance folder (as JSON, which YAML
+    reads), readable by its owner only: the replica's URL may hold a password.
+    """
+    config = instance / "litestream.yml"
+    with owner_only_files():
+        instance.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(litestream_config(database, replica, command), indent=2) + "\n")
+    return [litestream_program(), "replicate", "-config", str(config), "-no-expand-env"]
 
 
 def replica_url() -> str | None:
@@ -117,7 +142,7 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
         click.echo(f"Open http://{'[' + host + ']' if ':' in host else host}:{port}/", err=False)
     arguments = gunicorn_arguments(host, port, workers, threads)
     if replica:
-        arguments = replicated_arguments(arguments, database, replica)
+        arguments = replicated_arguments(arguments, database, replica, Path(current_app.instance_path))
         click.echo(f"Litestream copies {database} to {settings.shown_url(replica)}.")
     sys.stdout.flush()
     # gunicorn (or Litestream) takes this process over, so a supervisor's signals reach it directly

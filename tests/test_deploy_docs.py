@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import configparser
+import json
 import os
 import re
 import shlex
@@ -191,5 +192,6 @@ def test_run_hands_each_documented_replica_to_litestream(replica, tmp_path, monk
     result = CliRunner().invoke(cli.cli, ["run"])
     assert result.exit_code == 0, result.output
     (arguments,) = started
-    assert arguments[:2] == [program, "replicate"]
-    assert arguments[-1] == os.environ["COMPANION_REPLICA_URL"]
+    assert arguments[:3] == [program, "replicate", "-config"]
+    (database,) = json.loads(Path(arguments[3]).read_text())["dbs"]
+    assert database["replica"]["url"] == os.environ["COMPANION_REPLICA_URL"]

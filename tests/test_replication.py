@@ -142,12 +142,25 @@ def test_run_serves_under_litestream_with_a_replica(environment, monkeypatch):
     monkeypatch.setattr(cli, "print_addresses", lambda port: None)
     result = CliRunner().invoke(cli.cli, ["run", "--port", "8123", "--workers", "2"])
     assert result.exit_code == 0, result.output
-    database = str(Path(environment["COMPANION_INSTANCE_PATH"]) / "companion.sqlite3")
-    (arguments,) = started
-    assert arguments[:3] == [program, "replicate", "-exec"]
-    assert shlex.split(arguments[3]) == cli.gunicorn_arguments("0.0.0.0", 8123, 2, 4)  # Litestream's child
-    assert arguments[4:] == [database, environment["COMPANION_REPLICA_URL"]]
+    instance = Path(environment["COMPANION_INSTANCE_PATH"])
+    config = instance / "litestream.yml"
+    assert started == [[program, "replicate", "-config", str(config), "-no-expand-env"]]
+    assert config.stat().st_mode & 0o077 == 0  # the replica's URL may hold a password
+    settings = json.loads(config.read_text())
+    assert shlex.split(settings["exec"]) == cli.gunicorn_arguments("0.0.0.0", 8123, 2, 4)  # its child
+    database = str(instance / "companion.sqlite3")
+    replica = {"url": environment["COMPANION_REPLICA_URL"], "sync-interval": "100ms"}
+    assert settings["dbs"] == [{"path": database, "monitor-interval": "100ms", "replica": replica}]
     assert f"Litestream copies {database} to {environment['COMPANION_REPLICA_URL']}" in result.output
+    # Litestream reads the file as YAML: it names the database and the replica as they were meant
+    checked = subprocess.run([program, "databases", "-config", str(config), "-no-expand-env"],
+                             capture_output=True, text=True, check=True).stdout
+    assert database in checked and "file" in checked
+
+
+def test_a_bucket_is_copied_to_at_litestreams_own_pace():
+    settings = cli.litestream_config("/data/companion.sqlite3", "s3://companion/club", ["gunicorn"])
+    assert settings["dbs"] == [{"path": "/data/companion.sqlite3", "replica": {"url": "s3://companion/club"}}]
 
 
 @pytest.mark.parametrize(("target", "replica", "last_line"), [
