@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -256,17 +257,31 @@ def wait_until(condition, what: str, server: subprocess.Popen, log: Path) -> Non
     pytest.fail(f"{what} did not happen within {WAIT_SECONDS} s: {log.read_text()}")
 
 
-def club_night(instance: Path) -> tuple[int, str, list[int]]:
-    """A database with a group of two players: its id, join code and the players' ids."""
+@dataclass(frozen=True)
+class Club:
+    """A data folder whose database has a group of two players, and the folder of its replica."""
+
+    database: Path
+    replica: Path
+    group_id: int
+    join_code: str
+    player_ids: list[int]
+
+
+@pytest.fixture
+def club(tmp_path, environment) -> Club:
+    litestream()
+    instance = Path(environment["COMPANION_INSTANCE_PATH"])
     instance.mkdir()
-    db = store.connect(instance / "companion.sqlite3")
+    database = instance / "companion.sqlite3"
+    db = store.connect(database)
     try:
         store.migrate(db)
         group = store.create_group(db, "Club night")
         ids = [store.add_player(db, group.id, "Anna", "red"), store.add_player(db, group.id, "Ben", "blue")]
     finally:
         db.close()
-    return group.id, group.join_code, ids
+    return Club(database, tmp_path / "usb" / "companion", group.id, group.join_code, ids)
 
 
 @contextlib.contextmanager
@@ -287,15 +302,15 @@ def served(tmp_path: Path, environment: dict[str, str]) -> Iterator[tuple[subpro
         server.wait(WAIT_SECONDS)
 
 
-def log_plays(port: int, group: tuple[int, str, list[int]], scores: range) -> None:
+def log_plays(port: int, club: Club, scores: range) -> None:
     """Past plays of Great Western Trail logged through the pages, Anna scoring ``scores``."""
-    group_id, join_code, ids = group
     phone = Phone(port)
-    phone.join(join_code)
-    path = f"/groups/{group_id}/plays/past/great-western-trail"
+    phone.join(club.join_code)
+    path = f"/groups/{club.group_id}/plays/past/great-western-trail"
+    anna, ben = club.player_ids
     for score in scores:
-        fields = {"csrf_token": phone.token(path), "ended_on": "2024-03-02", "player-0": str(ids[0]),
-                  "player-1": str(ids[1]), "points-0-0": str(score), "points-1-0": "60"}
+        fields = {"csrf_token": phone.token(path), "ended_on": "2024-03-02", "player-0": str(anna),
+                  "player-1": str(ben), "points-0-0": str(score), "points-1-0": "60"}
         status, _ = phone.request("POST", path, fields)
         assert status == 302, status
 
@@ -311,38 +326,31 @@ def annas_scores(database: Path) -> list[int]:
 
 
 @pytest.mark.slow
-def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, environment):
-    litestream()
-    instance = Path(environment["COMPANION_INSTANCE_PATH"])
-    replica, database = tmp_path / "usb" / "companion", instance / "companion.sqlite3"
-    group = club_night(instance)
+def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, environment, club):
     with served(tmp_path, environment) as (server, port, log):
-        log_plays(port, group, range(50, 50 + PLAYS))
+        log_plays(port, club, range(50, 50 + PLAYS))
         # the replica reaches the log's end as it was after the last answer
-        position = replicas.log_position(database)
-        wait_until(lambda: replicas.holds(replica, position), "the replica's catching up", server, log)
+        position = replicas.log_position(club.database)
+        wait_until(lambda: replicas.holds(club.replica, position), "the replica's catching up", server, log)
         assert healthz(port)["replica"]["lag_seconds"] == 0
         os.killpg(server.pid, signal.SIGKILL)  # the server, its workers and Litestream at once
 
-    database.unlink()  # the disk is gone (its log and index are left behind, and must not be applied)
+    club.database.unlink()  # the disk is gone (its log and index are left behind: never to be applied)
     restored = run("restore", env=environment)
     assert restored.returncode == 0, restored.stderr
-    assert integrity(database) == "ok"
-    assert annas_scores(database) == list(range(50, 50 + PLAYS))
+    assert integrity(club.database) == "ok"
+    assert annas_scores(club.database) == list(range(50, 50 + PLAYS))
 
 
 @pytest.mark.slow
-def test_a_stopped_server_leaves_every_answered_play_in_the_replica(tmp_path, environment):
-    litestream()
-    instance = Path(environment["COMPANION_INSTANCE_PATH"])
-    replica, database = tmp_path / "usb" / "companion", instance / "companion.sqlite3"
-    group = club_night(instance)
+def test_a_stopped_server_leaves_every_answered_play_in_the_replica(tmp_path, environment, club):
     with served(tmp_path, environment) as (server, port, _log):
-        log_plays(port, group, range(70, 73))
-        position = replicas.log_position(database)
+        log_plays(port, club, range(70, 73))
+        position = replicas.log_position(club.database)
         server.send_signal(signal.SIGTERM)  # as systemd stops it: to Litestream, which passes it on
         assert server.wait(WAIT_SECONDS) == 0
-    assert replicas.holds(replica, position)  # copied on the way out, without waiting for the next sync
+    # copied on the way out, without waiting for the next copy
+    assert replicas.holds(club.replica, position)
     forced = run("restore", "--force", env=environment)
     assert forced.returncode == 0, forced.stderr
-    assert annas_scores(database) == [70, 71, 72]
+    assert annas_scores(club.database) == [70, 71, 72]
