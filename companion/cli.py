@@ -28,7 +28,7 @@ from companion.web.database import backup_command, init_db_command
 from companion.web.lan import print_addresses
 
 ALL_INTERFACES = {"0.0.0.0", "::", ""}
-# the files of a database next to it: SQLite's log and index, and Litestream's record of what it copied
+# the files SQLite keeps next to a database: its write-ahead log and the log's index
 DATABASE_COMPANIONS = ("-wal", "-shm")
 
 
@@ -95,12 +95,26 @@ def replica_url() -> str | None:
     return current_app.config.get("COMPANION_REPLICA_URL") or None
 
 
-def _restore(database: Path, replica: str, *extra: str) -> subprocess.CompletedProcess:
-    """Run ``litestream restore`` into ``database``, whose files are the owner's alone like the site's."""
+def _restore(database: Path, replica: str, *options: str) -> bool:
+    """Put the replica's database in the place of ``database``; False if the replica holds none.
+
+    Litestream writes it under another name first, so a restore that fails leaves what was there;
+    the files are the owner's alone, like the site's own.
+    """
+    draft = database.with_name(f".{database.name}.restoring")
     with owner_only_files():
         database.parent.mkdir(parents=True, exist_ok=True)
-        return subprocess.run([litestream_program(), "restore", *extra, "-o", str(database), replica],
-                              capture_output=True, text=True)
+        _remove_database_files(draft)
+        result = subprocess.run([litestream_program(), "restore", *options, "-o", str(draft), replica],
+                                capture_output=True, text=True)
+    if result.returncode != 0:
+        raise click.ClickException(f"Nothing restored from {settings.shown_url(replica)}: "
+                                   f"{result.stderr.strip()}")
+    if not draft.exists():
+        return False
+    _remove_database_files(database)
+    os.replace(draft, database)
+    return True
 
 
 def _remove_database_files(database: Path) -> None:
@@ -128,13 +142,8 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
     """
     database, replica = current_app.config["DATABASE"], replica_url()
     click.echo(f"Data folder: {current_app.instance_path}")
-    if replica and not Path(database).exists():
-        _remove_database_files(Path(database))
-        restored = _restore(Path(database), replica, "-if-replica-exists")
-        if restored.returncode != 0:
-            raise click.ClickException(f"Litestream could not restore the database: {restored.stderr}")
-        if Path(database).exists():
-            click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
+    if replica and not Path(database).exists() and _restore(Path(database), replica, "-if-replica-exists"):
+        click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
     click.get_current_context().invoke(init_db_command)
     if host in ALL_INTERFACES:
         print_addresses(port)
@@ -162,11 +171,7 @@ def restore_command(force: bool) -> None:
     if database.exists() and not force:
         raise click.ClickException(f"{database} exists. Stop the site and add --force to replace it "
                                    "with the replica's copy.")
-    _remove_database_files(database)
-    restored = _restore(database, replica)
-    if restored.returncode != 0 or not database.exists():
-        raise click.ClickException(f"Nothing restored from {settings.shown_url(replica)}: "
-                                   f"{restored.stderr.strip() or 'the replica holds no database'}")
+    _restore(database, replica)
     click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
 
 

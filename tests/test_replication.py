@@ -213,6 +213,17 @@ def test_restore_from_an_empty_replica_says_so(environment):
     assert not (Path(environment["COMPANION_INSTANCE_PATH"]) / "companion.sqlite3").exists()
 
 
+def test_a_forced_restore_that_fails_keeps_the_database(tmp_path, environment):
+    litestream()
+    instance = Path(environment["COMPANION_INSTANCE_PATH"])
+    instance.mkdir()
+    new_database(instance / "companion.sqlite3", "Mayflower")
+    result = run("restore", "--force", env=environment)  # the replica's folder is empty
+    assert result.returncode == 1 and "Nothing restored from" in result.stderr
+    assert names(instance / "companion.sqlite3") == ["Mayflower"]
+    assert sorted(path.name for path in instance.iterdir()) == ["companion.sqlite3"]
+
+
 def test_run_restores_a_missing_database_before_serving(tmp_path, environment, monkeypatch):
     source = tmp_path / "old box.sqlite3"
     new_database(source, "Mayflower")

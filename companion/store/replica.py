@@ -24,7 +24,7 @@ LTX_HEADER = struct.Struct(">4sIIIQQqQQQII")
 LTX_HEADER_BYTES = 100
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class LogPosition:
     """A point in the write-ahead log: which run of it (salt-1 grows by one each run) and how far."""
 
@@ -110,6 +110,7 @@ def holds(replica: Path, position: LogPosition | None) -> bool:
         if path.parent.name != "0":
             continue
         held = _held(path)
+        # a batch of a later run of the log (salt-1 counts the runs) comes after every commit of this one
         if held is not None and (held.salt1 > position.salt1 or (
                 (held.salt1, held.salt2) == (position.salt1, position.salt2) and held.end >= position.end)):
             return True
@@ -119,8 +120,8 @@ def holds(replica: Path, position: LogPosition | None) -> bool:
 def state(database: str | Path, replica: Path, now: float | None = None) -> ReplicaState:
     """How far the replica in the folder ``replica`` is behind ``database``.
 
-    The lag is measured from the replica's newest batch: a commit it lacks came after that one was
-    written, so the lag is at most this long (never less than it is).
+    The lag counts from the replica's newest batch: every commit it lacks came after that batch, so
+    the replica is never further behind than this.
     """
     batches = _batches(replica)
     if not batches:
