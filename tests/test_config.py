@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,8 @@ import pytest
 from app import create_app
 from companion import config, store
 from tests.conftest import make_app
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_settings_come_typed_from_companion_variables(tmp_path, monkeypatch):
@@ -110,3 +115,41 @@ def test_healthz_is_503_for_a_file_that_is_no_database(tmp_path):
     answer = app.test_client().get("/healthz")
     assert answer.status_code == 503
     assert answer.json["status"] == "unavailable"
+
+
+# --- the secret key and the first start ------------------------------------------------------------
+
+def test_the_secret_key_from_the_environment_is_the_key(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_SECRET_KEY", "from the service's environment")
+    assert create_app().config["SECRET_KEY"] == "from the service's environment"
+    assert not (tmp_path / "config.py").exists()  # no second key is generated
+    # a key generated on an earlier start does not replace it either
+    (tmp_path / "config.py").write_text("SECRET_KEY = 'generated earlier'\nJOIN_FAILURES_ALLOWED = 7\n")
+    app = create_app()
+    assert app.config["SECRET_KEY"] == "from the service's environment"
+    assert app.config["JOIN_FAILURES_ALLOWED"] == 7
+    monkeypatch.delenv("COMPANION_SECRET_KEY")
+    assert create_app().config["SECRET_KEY"] == "generated earlier"
+
+
+def test_a_server_started_before_init_db_migrates_first(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "data"))
+    monkeypatch.delenv("FLASK_RUN_FROM_CLI", raising=False)
+    client = create_app().test_client()
+    assert client.get("/", headers={"Accept-Language": "en"}).status_code == 200
+    assert client.get("/healthz").json == {"status": "ok", "schema": len(store.MIGRATIONS)}
+
+
+def test_workers_starting_at_once_migrate_the_new_database_once(tmp_path):
+    env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env.pop("FLASK_RUN_FROM_CLI", None)
+    workers = [subprocess.Popen([sys.executable, "-c", "from app import create_app; create_app()"], env=env,
+                                cwd=tmp_path, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for worker in workers:
+        _, errors = worker.communicate(timeout=120)
+        assert worker.returncode == 0, errors
+    database = sqlite3.connect(tmp_path / "companion.sqlite3")
+    numbers = [number for (number,) in database.execute("SELECT number FROM migrations ORDER BY number")]
+    database.close()
+    assert numbers == list(range(1, len(store.MIGRATIONS) + 1))

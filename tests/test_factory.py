@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from app import create_app
-from companion import store
+from companion import config, store
 
 
 def test_test_config_overrides_defaults(app):
@@ -26,7 +26,8 @@ def test_first_run_generates_a_secret_key_and_keeps_it(tmp_path, monkeypatch):
 
 def test_init_db_creates_the_database_and_is_safe_to_run_twice(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
-    runner = create_app().test_cli_runner()
+    with config.for_a_command():  # as the command line builds it: a server would migrate on start
+        runner = create_app().test_cli_runner()
     first = runner.invoke(args=["init-db"])
     assert first.exit_code == 0 and "Applied migrations 1" in first.output
     second = runner.invoke(args=["init-db"])

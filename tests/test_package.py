@@ -8,6 +8,7 @@ network is needed) and serves the home page with ``game-night-companion run``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -56,13 +57,47 @@ def test_runtime_requirements_are_pinned_within_the_declared_ranges():
         assert allowed.specifier.contains(version), f"{pin} is outside {allowed}"
 
 
-def test_the_command_lists_its_subcommands():
+def test_the_licence_is_mit_and_the_package_says_so():
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    assert PYPROJECT["project"]["license"] == "MIT"
+    assert PYPROJECT["project"]["license-files"] == ["LICENSE"]
+
+
+def test_the_command_lists_its_subcommands(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "data"))
     result = CliRunner().invoke(cli.cli, ["--help"], prog_name="game-night-companion")
     assert result.exit_code == 0, result.output
-    for command in ("run", "init-db", "backup"):
+    for command in ("run", "init-db", "backup", "restore"):
         assert f"  {command} " in result.output
     run_help = CliRunner().invoke(cli.cli, ["run", "--help"])
     assert "--host" in run_help.output and "--port" in run_help.output
+    assert "--force" in CliRunner().invoke(cli.cli, ["restore", "--help"]).output
+
+
+@pytest.mark.parametrize("arguments", [["--help"], ["run", "--help"], ["init-db", "--help"],
+                                       ["backup", "--help"], ["restore", "--help"]])
+def test_help_creates_no_file(tmp_path, arguments):
+    env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", "from companion.cli import main; main()", *arguments],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []  # no data folder, no config.py, no database
+
+
+def test_backup_without_a_database_says_so_and_creates_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "data"))
+    result = CliRunner().invoke(cli.cli, ["backup", str(tmp_path / "copy.sqlite3")])
+    assert result.exit_code == 1
+    assert f"There is no database at {tmp_path / 'data' / 'companion.sqlite3'}" in result.output
+    assert "Backed up" not in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_pinned_gunicorn_knows_every_option_run_gives_it():
+    arguments = cli.gunicorn_arguments("127.0.0.1", 8000, 1, 1)
+    help_text = subprocess.run([*arguments[:3], "--help"], capture_output=True, text=True, check=True).stdout
+    for option in (argument for argument in arguments[3:] if argument.startswith("--")):
+        assert re.search(rf"(?:^\s+|, ){option}\b", help_text, re.M), f"gunicorn has no {option}"
 
 
 def test_run_initialises_the_database_prints_the_addresses_and_hands_over_to_gunicorn(tmp_path, monkeypatch):
@@ -75,8 +110,9 @@ def test_run_initialises_the_database_prints_the_addresses_and_hands_over_to_gun
     assert f"Data folder: {tmp_path}" in result.output
     assert "Applied migrations" in result.output and (tmp_path / "companion.sqlite3").exists()
     assert "phones: http://192.168.1.20:8123/" in result.output
+    # no control socket: a service user has no home folder to keep it in
     assert started == [[sys.executable, "-m", "gunicorn", "--bind", "0.0.0.0:8123", "--workers", "2",
-                        "--threads", "4", "--access-logfile", "-", "app:create_app()"]]
+                        "--threads", "4", "--no-control-socket", "--access-logfile", "-", "app:create_app()"]]
 
 
 @pytest.mark.parametrize(("host", "bind"), [("127.0.0.1", "127.0.0.1:80"), ("::", "[::]:80")])
@@ -179,6 +215,9 @@ def test_the_wheel_installed_elsewhere_serves_the_site(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert {"app.py", "companion/templates/base.html", "companion/static/style.css",
             "companion/translations/de/LC_MESSAGES/messages.mo"} <= set(names)
+    metadata = zipfile.ZipFile(wheel).read("game_night_companion-0.1.0.dist-info/METADATA").decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
+    assert "game_night_companion-0.1.0.dist-info/licenses/LICENSE" in names
 
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"

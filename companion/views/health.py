@@ -1,4 +1,5 @@
-"""``GET /healthz`` for process supervisors and load balancers: does the database answer?"""
+"""``GET /healthz`` for process supervisors and load balancers: does the database answer, and how far
+behind is its replica?"""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import sqlite3
 
 from flask import Blueprint, Flask, current_app, jsonify
 
+from companion import config as settings
 from companion.store import MIGRATIONS, schema_version
+from companion.store import replica as replicas
 from companion.store.connection import connect_read_only
 from companion.web.security import csrf
 
@@ -19,7 +22,9 @@ def healthz():
     """200 ``{"status": "ok"}`` when the database opens and is up to date, else 503 with the reason.
 
     It reads the database without creating it (a missing file is reported, not made) and never
-    touches the session, so a supervisor polling it gets no cookie.
+    touches the session, so a supervisor polling it gets no cookie. With COMPANION_REPLICA_URL set it
+    adds ``replica``: its URL and, for a folder (``file://``), ``lag_seconds``, how far at most it is
+    behind (0: it holds every commit; null: nothing copied yet, or not known for other replicas).
     """
     try:
         db = connect_read_only(current_app.config["DATABASE"])
@@ -32,10 +37,22 @@ def healthz():
     if version < len(MIGRATIONS):
         return _answer(503, "unavailable", "The database is not up to date: run `game-night-companion "
                                            "init-db` (or `flask --app app init-db`).", schema=version)
-    return _answer(200, "ok", schema=version)
+    return _answer(200, "ok", schema=version, **_replica())
 
 
-def _answer(status: int, word: str, reason: str | None = None, **details: int):
+def _replica() -> dict:
+    url = current_app.config.get("COMPANION_REPLICA_URL")
+    if not url:
+        return {}
+    folder = replicas.replica_folder(url)
+    answer = {"url": settings.shown_url(url), "lag_seconds": None}
+    if folder is not None:
+        found = replicas.state(current_app.config["DATABASE"], folder)
+        answer |= {"lag_seconds": found.lag_seconds, "txid": found.txid}
+    return {"replica": answer}
+
+
+def _answer(status: int, word: str, reason: str | None = None, **details):
     body = {"status": word, **details} | ({"reason": reason} if reason else {})
     response = jsonify(body)
     response.status_code = status

@@ -6,6 +6,7 @@ module ties them to the app's configured file and to Flask's request teardown.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import UTC, datetime, timedelta
 
@@ -40,6 +41,8 @@ def end_request(_error: BaseException | None = None) -> None:
 @with_appcontext
 def init_db_command() -> None:
     """Create the database or bring it up to date (safe to run again)."""
+    # the data folder is its owner's alone, as the files in it (``store.connect``)
+    os.makedirs(os.path.dirname(os.path.abspath(current_app.config["DATABASE"])), mode=0o700, exist_ok=True)
     db = store.connect(current_app.config["DATABASE"])
     try:
         applied = store.migrate(db)
@@ -60,6 +63,9 @@ def init_db_command() -> None:
 @with_appcontext
 def backup_command(target: str) -> None:
     """Copy the database to TARGET while the site keeps running (SQLite's online backup)."""
+    if not os.path.isfile(current_app.config["DATABASE"]):
+        raise click.ClickException(f"There is no database at {current_app.config['DATABASE']} to back up "
+                                   "(COMPANION_INSTANCE_PATH chooses the data folder).")
     source = store.connect(current_app.config["DATABASE"])
     destination = sqlite3.connect(target)
     try:
