@@ -1,0 +1,136 @@
+"""Two phones at once: one write wins, the other is answered 409 and keeps what its phone typed."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+from tests.test_isolation import build_sample_group, forms_on
+
+STALE = "Another phone changed this play since you opened it"
+
+
+def form_fields(phone, page: str) -> dict[str, list[str]]:
+    """What ``phone`` would send from the form on ``page`` that posts to the page itself."""
+    response = phone.get(page)
+    assert response.status_code == 200, (page, response.status_code)
+    [form] = [f for f in forms_on(response.text, page) if f.method == "POST" and f.action == page]
+    return dict(form.fields)
+
+
+@pytest.fixture
+def two_phones(app):
+    """A sample group with an active play of every game, and two phones in it."""
+    first = app.test_client()
+    group = build_sample_group(app, first, "Contention", ("Anna", "Ben"))
+    second = app.test_client()
+    assert second.post(f"/join/{group.token}").status_code == 302
+    return group, first, second
+
+
+def results_of(db, play_id: int) -> list[int]:
+    return [result.total for result in store.play_results(db, play_id)]
+
+
+# (play of the sample group, its final tally page, what the phones type: the first, then the second)
+TALLIES = {
+    "totals only": ("gold-west", "/plays/{id}/finish",
+                    {"total_0": "12", "total_1": "14"}, {"total_0": "41", "total_1": "37"}),
+    "Gold West": ("gold-west", "/plays/{id}/gold-west/final-tally",
+                  {"p0-wanted": "1", "confirmed": "y"}, {"p0-wanted": "11", "confirmed": "y"}),
+    "Mayflower": ("mayflower", "/plays/{id}/mayflower/final-tally", {}, {}),
+    "custom game": ("custom-1", "/plays/{id}/sheet",
+                    {"points-0-0": "12", "points-1-0": "14"}, {"points-0-0": "41", "points-1-0": "37"}),
+}
+
+
+@pytest.mark.parametrize("game, page, first_typed, second_typed", TALLIES.values(), ids=TALLIES)
+def test_a_final_tally_sent_after_another_phone_finished_is_409_with_its_numbers_kept(
+        two_phones, db, game, page, first_typed, second_typed):
+    group, first, second = two_phones
+    play_id = group.active[game]
+    page = page.format(id=play_id)
+    seen_by_second = form_fields(second, page)
+    finished = first.post(page, data={**form_fields(first, page), **first_typed})
+    assert finished.status_code == 302, finished.text
+    stored = results_of(db, play_id)
+    version = store.get_play(db, play_id).version
+
+    late = second.post(page, data={**seen_by_second, **second_typed})
+    assert late.status_code == 409
+    assert STALE in late.text
+    for value in second_typed.values():
+        if value != "y":
+            assert f'value="{value}"' in late.text
+    assert results_of(db, play_id) == stored
+    assert store.get_play(db, play_id).version == version
+
+
+def card_fields(phone, page: str) -> dict[str, list[str]]:
+    """A card's fields as its send button sends them (not the button asking for more rows).
+
+    Every row gets a number, 0 if empty, except the cattle cards (the cattle VP stand for them).
+    """
+    return {name: [value or ("" if name[:-1] == "cattle_" else "0") for value in values]
+            for name, values in form_fields(phone, page).items() if name != "more_objectives"}
+
+
+def test_a_card_handed_in_after_another_phone_finished_is_409_with_its_numbers_kept(two_phones, db):
+    group, first, second = two_phones
+    play_id = group.active["great-western-trail"]
+    cards = [f"/plays/{play_id}/gwt/final-tally/{seat}" for seat in (0, 1)]
+    seen_by_second = card_fields(second, cards[1])
+    for card in cards:
+        assert first.post(card, data={**card_fields(first, card), "dollars": "4"}).status_code == 302
+    assert store.get_play(db, play_id).status == "finished"
+    stored = results_of(db, play_id)
+
+    late = second.post(cards[1], data={**seen_by_second, "dollars": "47"})
+    assert late.status_code == 409
+    assert 'value="47"' in late.text
+    assert results_of(db, play_id) == stored
+
+
+@pytest.fixture
+def table(client, db):
+    group_id = create_group(client, "Race")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    return group_id, [(ids[0], "red"), (ids[1], "blue")]
+
+
+def test_of_two_tallies_sent_at_once_exactly_one_is_stored_and_the_other_keeps_its_numbers(
+        app, client, db, table):
+    group_id, seats = table
+    token = store.get_group(db, group_id).token
+    phones = [app.test_client(), app.test_client()]
+    for phone in phones:
+        assert phone.post(f"/join/{token}").status_code == 302
+    typed = [{"total_0": "31", "total_1": "12"}, {"total_0": "9", "total_1": "52"}]
+    for _ in range(8):  # the two requests meet at different points of their way each time
+        play_id = start_play(client, group_id, "gold-west", seats)
+        page = f"/plays/{play_id}/finish"
+        forms = [{**form_fields(phone, page), **numbers}
+                 for phone, numbers in zip(phones, typed, strict=True)]
+        both_ready = threading.Barrier(2)
+        answers: list = [None, None]
+
+        def send(n: int, page=page, forms=forms, both_ready=both_ready, answers=answers) -> None:
+            both_ready.wait()
+            answers[n] = phones[n].post(page, data=forms[n])
+
+        threads = [threading.Thread(target=send, args=(n,)) for n in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(answer.status_code for answer in answers) == [302, 409]
+        winner = next(n for n in (0, 1) if answers[n].status_code == 302)
+        loser = answers[1 - winner]
+        assert sorted(results_of(db, play_id)) == sorted(int(value) for value in typed[winner].values())
+        assert STALE in loser.text
+        assert all(f'value="{value}"' in loser.text for value in typed[1 - winner].values())
+        assert len([e for e in store.list_events(db, play_id) if e.kind == store.FINAL_EVENT]) == 1
