@@ -134,3 +134,44 @@ def test_of_two_tallies_sent_at_once_exactly_one_is_stored_and_the_other_keeps_i
         assert STALE in loser.text
         assert all(f'value="{value}"' in loser.text for value in typed[1 - winner].values())
         assert len([e for e in store.list_events(db, play_id) if e.kind == store.FINAL_EVENT]) == 1
+
+
+def note_version_on(phone, page: str) -> str:
+    """The note's version in the note form of ``page`` as ``phone`` sees it."""
+    [form] = [f for f in forms_on(phone.get(page).text, page) if f.action.endswith("/notes")]
+    return form.fields["version"][0]
+
+
+@pytest.mark.parametrize("finished", [False, True], ids=["during the play", "after it"])
+def test_a_note_saved_from_an_outdated_page_is_409_with_the_typed_text_kept(two_phones, db, finished):
+    group, first, second = two_phones
+    play_id = (group.finished if finished else group.active)["gold-west"]
+    page = f"/plays/{play_id}/record" if finished else f"/plays/{play_id}"
+    seen_by_second = note_version_on(second, page)
+    saved = first.post(f"/plays/{play_id}/notes", data={"note": "Anna's first win", "variant": "Trading Post",
+                                                        "version": note_version_on(first, page)})
+    assert saved.status_code == 302
+    late = second.post(f"/plays/{play_id}/notes", data={"note": "Ben <3 the docks", "variant": "Basic",
+                                                        "version": seen_by_second})
+    assert late.status_code == 409
+    assert STALE in late.text
+    # the note saved meanwhile and what this phone typed, ready to be sent again
+    assert "Anna&#39;s first win" in late.text and "Trading Post" in late.text
+    assert "Ben &lt;3 the docks</textarea>" in late.text and 'value="Basic"' in late.text
+    options = store.get_play(db, play_id).options
+    assert (options["note"], options["variant"]) == ("Anna's first win", "Trading Post")
+    [again] = [f for f in forms_on(late.text, page) if f.action.endswith("/notes")]
+    assert second.post(again.action, data=again.fields).status_code == 302
+    assert store.get_play(db, play_id).options["note"] == "Ben <3 the docks"
+
+
+def test_a_note_is_not_refused_because_points_were_entered_meanwhile(two_phones, db):
+    group, first, second = two_phones
+    play_id = group.active["gold-west"]
+    seen = note_version_on(second, f"/plays/{play_id}")
+    entry = first.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "2", "note": ""})
+    assert entry.status_code == 302
+    saved = second.post(f"/plays/{play_id}/notes",
+                        data={"note": "close game", "variant": "", "version": seen})
+    assert saved.status_code == 302
+    assert store.get_play(db, play_id).options["note"] == "close game"

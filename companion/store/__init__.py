@@ -159,7 +159,7 @@ from companion.store.schema import (
     write_transaction,
 )
 from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids
-from companion.store.table import change_play_options, log_past_play
+from companion.store.table import change_play_options, log_past_play, note_revision, save_play_note
 
 __all__ = [
     "BUSY_TIMEOUT_SECONDS",
@@ -273,6 +273,7 @@ __all__ = [
     "migrate",
     "new_invite",
     "newest_events",
+    "note_revision",
     "now",
     "play_counted",
     "play_results",
@@ -294,6 +295,7 @@ __all__ = [
     "restore_trashed_group",
     "restore_trashed_play",
     "save_group_settings",
+    "save_play_note",
     "schema_version",
     "seen_request",
     "set_play_counted",
