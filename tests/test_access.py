@@ -263,7 +263,8 @@ def test_the_base_url_comes_from_the_environment(tmp_path, monkeypatch):
 
 # --- wrong join codes: one limit however many processes answer ---------------------------------------
 
-LIMITS = store.JoinCodeLimits(window=900, per_client=10, in_all=25)
+LIMITS = store.JoinCodeLimits(window=900, per_client=10, in_all=25, from_new_addresses=5,
+                              new_address_memory=7 * 86400)
 
 
 def _guess(database: str, client: str, attempts: int, start, results) -> None:
@@ -304,9 +305,22 @@ def test_two_processes_guessing_from_one_address_check_exactly_the_allowed_numbe
 
 
 def test_many_addresses_together_check_no_more_than_the_limit_over_all(app, db):
-    outcomes = guess_in_processes(app.config["DATABASE"], [f"192.0.2.{n}" for n in range(1, 5)], 10)
+    guessers = [f"192.0.2.{n}" for n in range(1, 5)]
+    for client in guessers:  # each guessed before the window, so none counts as a new address
+        with pytest.raises(store.NotFound):
+            store.group_for_join_code(db, "WRQNGCDE", client, 1_000_000.0 - 2 * LIMITS.window, LIMITS)
+    outcomes = guess_in_processes(app.config["DATABASE"], guessers, 10)
     assert outcomes.count("checked") == LIMITS.in_all
     assert outcomes.count("locked") == 40 - LIMITS.in_all
+
+
+def test_beyond_the_limit_over_all_new_addresses_together_check_no_more_than_their_share(app, db):
+    for n in range(LIMITS.in_all):  # the limit over all addresses is spent
+        with pytest.raises(store.NotFound):
+            store.group_for_join_code(db, "WRQNGCDE", f"198.51.100.{n}", 1_000_000.0, LIMITS)
+    outcomes = guess_in_processes(app.config["DATABASE"], [f"203.0.113.{n}" for n in range(12)], 1)
+    assert outcomes.count("checked") == LIMITS.from_new_addresses
+    assert outcomes.count("locked") == 12 - LIMITS.from_new_addresses
 
 
 def test_a_locked_address_can_still_join_with_the_invite_link(app, client, db):
@@ -322,11 +336,11 @@ def test_a_locked_address_can_still_join_with_the_invite_link(app, client, db):
 
 def test_wrong_codes_from_everywhere_together_lock_the_codes_but_not_the_links(app, client, db):
     group = store.get_group(db, create_group(client, "Table"))
-    allowed = app.config["JOIN_FAILURES_ALLOWED_IN_ALL"]
+    allowed = app.config["JOIN_FAILURES_ALLOWED_IN_ALL"] + app.config["JOIN_FAILURES_FROM_NEW_ADDRESSES"]
     for n in range(allowed):
         phone = app.test_client()
-        phone.environ_base["REMOTE_ADDR"] = f"198.51.100.{n}"  # each address well within its own limit
-        phone.post("/join", data={"code": "WRQNGCDE"})
+        phone.environ_base["REMOTE_ADDR"] = f"198.51.{n // 200}.{n % 200}"  # each a new address
+        assert phone.post("/join", data={"code": "WRQNGCDE"}).status_code == 400
     newcomer = app.test_client()
     newcomer.environ_base["REMOTE_ADDR"] = "203.0.113.5"
     assert newcomer.post("/join", data={"code": group.join_code}).status_code == 429

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from companion import store
+from companion.web.security import configure_cookies
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, forms_on
 
@@ -175,3 +176,64 @@ def test_a_note_is_not_refused_because_points_were_entered_meanwhile(two_phones,
                         data={"note": "close game", "variant": "", "version": seen})
     assert saved.status_code == 302
     assert store.get_play(db, play_id).options["note"] == "close game"
+
+
+# --- join codes: guessers cannot lock out a phone that has the right code -------------------------
+
+
+def behind_a_proxy(app) -> None:
+    app.config["COMPANION_BEHIND_PROXY"] = True
+    configure_cookies(app)
+
+
+def phone_at(app, address: str):
+    phone = app.test_client()
+    phone.environ_base["REMOTE_ADDR"] = address
+    return phone
+
+
+def guess_wrong(phone, times: int = 1, **headers: str) -> list[int]:
+    return [phone.post("/join", data={"code": "WRQNGCDE"}, headers=headers).status_code for _ in range(times)]
+
+
+def test_a_hundred_wrong_codes_from_twelve_addresses_do_not_keep_a_thirteenth_from_joining(app, client, db):
+    group = store.get_group(db, create_group(client, "Guessed at"))
+    answers = [status for n in range(100) for status in guess_wrong(phone_at(app, f"198.51.100.{n % 12}"))]
+    assert answers == [400] * 100  # every one checked: each address stays within its own limit
+    newcomer = phone_at(app, "203.0.113.13")
+    joined = newcomer.post("/join", data={"code": group.join_code})
+    assert joined.status_code == 302
+    assert newcomer.get(f"/groups/{group.id}").status_code == 200
+
+
+def test_behind_a_proxy_forwarded_addresses_do_not_lock_the_right_code_either(app, client, db):
+    behind_a_proxy(app)
+    group = store.get_group(db, create_group(client, "Behind Caddy"))
+    proxy = phone_at(app, "127.0.0.1")
+    for n in range(app.config["JOIN_FAILURES_ALLOWED_IN_ALL"] + 20):
+        guess_wrong(proxy, **{"X-Forwarded-For": f"198.51.100.{n % 250}"})
+    joined = proxy.post("/join", data={"code": group.join_code},
+                        headers={"X-Forwarded-For": "203.0.113.13"})
+    assert joined.status_code == 302
+
+
+def test_a_forged_forwarded_address_from_past_the_proxy_is_counted_against_the_sender(app, client, db):
+    behind_a_proxy(app)
+    group = store.get_group(db, create_group(client, "Past the proxy"))
+    sender = phone_at(app, "203.0.113.66")
+    allowed = app.config["JOIN_FAILURES_ALLOWED"]
+    answers = [guess_wrong(sender, **{"X-Forwarded-For": f"198.51.100.{n}"})[0] for n in range(allowed + 3)]
+    assert answers == [400] * allowed + [429] * 3
+    # … and locks nobody else out
+    assert phone_at(app, "203.0.113.67").post("/join", data={"code": group.join_code}).status_code == 302
+
+
+def test_the_addresses_of_one_ipv6_network_are_counted_together(app, client, db):
+    group = store.get_group(db, create_group(client, "IPv6"))
+    allowed = app.config["JOIN_FAILURES_ALLOWED"]
+    for n in range(allowed):
+        assert guess_wrong(phone_at(app, f"2001:db8:0:ab{n:02x}::1")) == [400]
+    same_network = phone_at(app, "2001:db8:0:abff::7")
+    assert same_network.post("/join", data={"code": group.join_code}).status_code == 429
+    next_network = phone_at(app, "2001:db8:0:ac00::7")
+    assert next_network.post("/join", data={"code": group.join_code}).status_code == 302

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 import socket
 from collections.abc import Mapping
@@ -192,6 +193,61 @@ def joined_groups() -> list[store.Group]:
     return store.member_groups(get_db(), membership_tokens())
 
 
+# --- who guesses join codes ----------------------------------------------------------------------
+
+# An IPv6 home or phone gets a whole network (from a /64 up to a /48, a /56 is usual): counted per
+# address, one of them would be millions of new addresses to the join-code limit.
+IPV6_PREFIX_COUNTED = 56
+
+
+def client_network() -> str:
+    """What the join-code limit counts wrong codes against: the IPv4 address, or the IPv6 /56."""
+    address = request.remote_addr or ""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{parsed}/{IPV6_PREFIX_COUNTED}", strict=False))
+    return str(getattr(parsed, "ipv4_mapped", None) or parsed)
+
+
+# where a proxy in the local network may be: RFC 1918, unique local and link-local addresses
+_LOCAL_NETWORKS = tuple(ipaddress.ip_network(network) for network in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10"))
+
+
+def _may_be_the_proxy(address: str) -> bool:
+    """Whether a request from ``address`` may have come through the site's reverse proxy.
+
+    The proxy runs on this machine or in the local network (another container, say); a request from
+    anywhere else reached the site past the proxy, and the X-Forwarded-* headers it carries are its
+    own invention.
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return parsed.is_loopback or any(parsed in network for network in _LOCAL_NETWORKS)
+
+
+class TrustedProxyFix:
+    """ProxyFix for the requests that may have come through the proxy, and for no others.
+
+    A forged X-Forwarded-For from past the proxy is ignored, so a client can neither pose as many
+    addresses to the join-code limit nor choose the scheme and host of invite links.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.fixed = ProxyFix(app, x_for=1, x_proto=1, x_host=1)
+
+    def __call__(self, environ, start_response):
+        if _may_be_the_proxy(environ.get("REMOTE_ADDR", "")):
+            return self.fixed(environ, start_response)
+        return self.app(environ, start_response)
+
+
 # --- the address in invite links -----------------------------------------------------------------
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -259,7 +315,7 @@ def configure_cookies(app: Flask) -> None:
     if app.config.get("COMPANION_BEHIND_PROXY"):
         # Behind a reverse proxy every request comes from the proxy's address: take the client's
         # address (for the join-code limit) and the scheme and host (for invite links) from it.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app)
 
 
 def init_app(app: Flask) -> None:
