@@ -231,6 +231,36 @@ def test_a_forged_host_never_reaches_the_invite_link_or_its_qr_code(tmp_path):
         assert invite_link(page.text).endswith(f"/join/{token}")
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1@evil.example", "localhost@evil.example:80", "127.0.0.1:abc",
+                                  "localhost/evil", ""])
+def test_a_malformed_host_never_makes_a_hostless_invite_link(tmp_path, host):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    link = invite_link(phone.get(f"/groups/{group_id}", headers={"Host": host}).text)
+    assert re.fullmatch(r"http://[A-Za-z0-9.-]+(:\d+)?/join/[\w-]+", link), link
+    assert "evil" not in link
+
+
+@pytest.mark.parametrize("forwarded", [
+    {"X-Forwarded-Proto": "javascript", "X-Forwarded-Host": "games.example.org"},
+    {"X-Forwarded-Proto": "data", "X-Forwarded-Host": "games.example.org"},
+    {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "a@evil.example"},
+    {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example/x?"},
+])
+def test_behind_a_proxy_only_a_web_scheme_and_a_valid_host_make_the_invite_link(tmp_path, forwarded):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    app.config["COMPANION_BEHIND_PROXY"] = True
+    from companion.web.security import configure_cookies
+
+    configure_cookies(app)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    link = invite_link(phone.get(f"/groups/{group_id}", headers=forwarded).text)
+    assert re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d+)?/join/[\w-]+", link), link
+    assert "evil" not in link
+
+
 def test_the_configured_base_url_makes_the_invite_link(tmp_path):
     app = make_app(tmp_path, COMPANION_BASE_URL="https://games.example.org/")
     phone = app.test_client()

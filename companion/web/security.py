@@ -260,6 +260,10 @@ def _this_machines_names() -> frozenset[str]:
                       f"{socket.gethostname().lower()}.local"})
 
 
+# a host name or IPv4 address, or an IPv6 address in brackets, with an optional port; nothing else
+_PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
 def site_address() -> str:
     """Where phones reach the site (``scheme://host[:port]``), for invite links and their QR codes.
 
@@ -273,16 +277,21 @@ def site_address() -> str:
     configured = config.get("COMPANION_BASE_URL")
     if configured:
         return str(configured).rstrip("/")
-    if config.get("COMPANION_BEHIND_PROXY"):  # ProxyFix has put X-Forwarded-Host into request.host
-        return request.host_url.rstrip("/")
-    name = urlsplit(f"//{request.host}").hostname or ""
-    if name in _this_machines_names() or name == (config.get("SERVER_NAME") or "").split(":")[0].lower():
-        return f"{request.scheme}://{request.host}"
+    # only a web address: a forwarded "javascript" scheme must never make a javascript: link
+    scheme = request.scheme if request.scheme in ("http", "https") else "http"
+    # Werkzeug gives "" for a Host it finds malformed ("127.0.0.1@evil.example"); only a plain name
+    # or address with an optional port makes a link
+    host = request.host if _PLAIN_HOST.fullmatch(request.host) else ""
+    name = (urlsplit(f"//{host}").hostname or "") if host else ""
+    if name and (config.get("COMPANION_BEHIND_PROXY")  # ProxyFix has put X-Forwarded-Host here
+                 or name in _this_machines_names()
+                 or name == (config.get("SERVER_NAME") or "").split(":")[0].lower()):
+        return f"{scheme}://{host}"
     addresses = lan_addresses()
     port = request.environ.get("SERVER_PORT", "")
-    default_port = {"http": "80", "https": "443"}.get(request.scheme)
+    default_port = {"http": "80", "https": "443"}.get(scheme)
     where = addresses[0] if addresses else "localhost"
-    return f"{request.scheme}://{where}" + (f":{port}" if port and port != default_port else "")
+    return f"{scheme}://{where}" + (f":{port}" if port and port != default_port else "")
 
 
 def site_url(endpoint: str, **values) -> str:
