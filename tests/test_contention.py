@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from companion import store
-from companion.web.security import configure_cookies
+from companion.web.security import MAX_GROUPS_PER_PHONE, configure_cookies
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, forms_on
 
@@ -237,3 +237,57 @@ def test_the_addresses_of_one_ipv6_network_are_counted_together(app, client, db)
     assert same_network.post("/join", data={"code": group.join_code}).status_code == 429
     next_network = phone_at(app, "2001:db8:0:ac00::7")
     assert next_network.post("/join", data={"code": group.join_code}).status_code == 302
+
+
+# --- a phone at its limit of groups ---------------------------------------------------------------
+
+
+def delete_group(phone, group_id: int) -> None:
+    assert phone.post(f"/groups/{group_id}/delete").status_code == 302
+
+
+def test_a_phone_at_its_limit_makes_room_by_leaving_the_group_deleted_longest_ago(app, db):
+    phone = app.test_client()
+    groups = [create_group(phone, f"Group {n}") for n in range(MAX_GROUPS_PER_PHONE)]
+    other = app.test_client()
+    assert other.post(f"/join/{store.get_group(db, groups[1]).token}").status_code == 302
+    for group_id in groups[1:4]:  # deleted one after the other: Group 1 longest ago
+        delete_group(phone, group_id)
+        db.execute("UPDATE groups SET deleted_at = ? WHERE id = ?", [f"2026-11-0{group_id}T20:00:00+00:00",
+                                                                      group_id])
+    created = phone.post("/groups", data={"name": "One more"})
+    assert created.status_code == 302
+    shown = phone.get(created.headers["Location"]).text
+    assert "To make room, this phone left the deleted group Group 1." in shown
+    trash = phone.get("/").text.split('id="trash-h"')[1]
+    assert "Group 2" in trash and "Group 3" in trash and "Group 1" not in trash
+    # the other phone still has the deleted group and can restore it
+    assert other.post(f"/groups/{groups[1]}/restore").status_code == 302
+    assert other.get(f"/groups/{groups[1]}").status_code == 200
+    assert phone.get(f"/groups/{groups[1]}").status_code == 404
+
+
+def test_a_phone_whose_groups_it_sees_fill_its_cookie_is_still_refused(app, db):
+    phone = app.test_client()
+    for n in range(MAX_GROUPS_PER_PHONE):
+        create_group(phone, f"Group {n}")
+    refused = phone.post("/groups", data={"name": "One too many"})
+    assert refused.status_code == 409
+
+
+def test_a_phone_can_leave_a_deleted_group_from_its_home_page(app, client, db):
+    group_id = create_group(client, "Gone")
+    other = app.test_client()
+    assert other.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    delete_group(client, group_id)
+    [leave] = [f for f in forms_on(client.get("/").text, "/") if f.action.endswith("/leave-deleted")]
+    assert client.post(leave.action, data=leave.fields).status_code == 302
+    assert 'id="trash-h"' not in client.get("/").text
+    assert client.post(f"/groups/{group_id}/restore").status_code == 404
+    assert 'id="trash-h"' in other.get("/").text  # the other phone keeps it
+
+
+def test_a_group_outside_the_trash_is_not_left_without_its_confirmation(client, db):
+    group_id = create_group(client, "Still here")
+    assert client.post(f"/groups/{group_id}/leave-deleted").status_code == 404
+    assert client.get(f"/groups/{group_id}").status_code == 200

@@ -79,6 +79,7 @@ from companion.store.groups import (
     touch_membership,
     trash_group,
     trashed_groups,
+    trashed_memberships,
     update_player,
 )
 from companion.store.history import (
@@ -307,6 +308,7 @@ __all__ = [
     "trash_group",
     "trash_play",
     "trashed_groups",
+    "trashed_memberships",
     "trashed_plays",
     "undo_last_event",
     "update_group_game",

@@ -330,6 +330,18 @@ def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
                                          list(tokens))}
 
 
+def trashed_memberships(db: Database, tokens: Sequence[str]) -> list[tuple[Membership, str]]:
+    """The memberships among ``tokens`` of groups in the trash, with the group name, oldest deletion first."""
+    if not tokens:
+        return []
+    columns = ", ".join(f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", "))
+    rows = db.execute(
+        f"SELECT {columns}, g.name FROM memberships m JOIN groups g ON g.id = m.group_id "
+        f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND g.deleted_at IS NOT NULL "
+        "ORDER BY g.deleted_at, g.id", list(tokens)).fetchall()
+    return [(Membership(*row[:-1]), row[-1]) for row in rows]
+
+
 def member_groups(db: Database, tokens: Sequence[str]) -> list[Group]:
     """The groups (outside the trash) that these membership tokens let in, by name."""
     rows = _groups_of_tokens(db, tokens, f"g.{_LIVE}", "g.name COLLATE NOCASE, g.id")

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
-from flask import Flask, abort, current_app, g, request, session, url_for
+from flask import Flask, abort, current_app, flash, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
@@ -158,24 +158,43 @@ def _live_tokens() -> list[str]:
     return [token for token in held if token in alive]
 
 
+def _room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
+    """The cookie's live tokens, and the deleted groups this phone must leave to make room for one more.
+
+    Groups in the trash do not count against the limit (the phone no longer sees them), but their
+    tokens take room in the cookie: the groups deleted longest ago give theirs up first.
+    TooManyGroups if the groups outside the trash fill the cookie.
+    """
+    tokens = _live_tokens()
+    excess = len(tokens) + 1 - MAX_GROUPS_PER_PHONE
+    if excess <= 0:
+        return tokens, []
+    trashed = store.trashed_memberships(get_db(), tokens)
+    if len(trashed) < excess:
+        raise TooManyGroups
+    return tokens, trashed[:excess]
+
+
 def check_room_for_another_group() -> None:
     """Raise TooManyGroups if this phone cannot join one more group."""
-    if len(_live_tokens()) >= MAX_GROUPS_PER_PHONE:
-        raise TooManyGroups
+    _room_for_another_group()
 
 
 def join_group(group_id: int) -> store.Membership:
     """Let this phone into ``group_id``: a new membership, its token put into the cookie.
 
     A phone already in the group keeps its membership. Tokens of memberships that no longer exist
-    (a removed phone, a purged group) leave the cookie here. TooManyGroups if the cookie is full.
+    (a removed phone, a purged group) leave the cookie here; if the cookie is full, the phone leaves
+    the deleted groups it must (and is told so). TooManyGroups if the groups it sees fill the cookie.
     """
     current = membership(group_id)
     if current is not None:
         return current
-    tokens = _live_tokens()
-    if len(tokens) >= MAX_GROUPS_PER_PHONE:
-        raise TooManyGroups
+    tokens, to_leave = _room_for_another_group()
+    for left, name in to_leave:
+        store.delete_membership(get_db(), left.group_id, left.id)
+        tokens.remove(left.token)
+        flash(_("To make room, this phone left the deleted group %(name)s.", name=name))
     joined = store.create_membership(get_db(), group_id)
     _keep_tokens([joined.token, *tokens])
     g.setdefault("_memberships", {})[group_id] = joined
