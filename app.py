@@ -125,6 +125,9 @@ def create_app(test_config: dict | None = None) -> Flask:
         SESSION_REFRESH_EACH_REQUEST=False,
         JOIN_FAILURES_ALLOWED=10,  # wrong join codes per address within the window
         JOIN_FAILURES_ALLOWED_IN_ALL=100,  # … and from all addresses together
+        # … and beyond that, from addresses without a wrong code for days (docs/security.md)
+        JOIN_FAILURES_FROM_NEW_ADDRESSES=125,
+        JOIN_NEW_ADDRESS_DAYS=7,
         JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
         # Served through HTTPS (e.g. behind a reverse proxy)? Then the session cookie is Secure.

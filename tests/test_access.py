@@ -231,6 +231,36 @@ def test_a_forged_host_never_reaches_the_invite_link_or_its_qr_code(tmp_path):
         assert invite_link(page.text).endswith(f"/join/{token}")
 
 
+@pytest.mark.parametrize("host", ["127.0.0.1@evil.example", "localhost@evil.example:80", "127.0.0.1:abc",
+                                  "localhost/evil", ""])
+def test_a_malformed_host_never_makes_a_hostless_invite_link(tmp_path, host):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    link = invite_link(phone.get(f"/groups/{group_id}", headers={"Host": host}).text)
+    assert re.fullmatch(r"http://[A-Za-z0-9.-]+(:\d+)?/join/[\w-]+", link), link
+    assert "evil" not in link
+
+
+@pytest.mark.parametrize("forwarded", [
+    {"X-Forwarded-Proto": "javascript", "X-Forwarded-Host": "games.example.org"},
+    {"X-Forwarded-Proto": "data", "X-Forwarded-Host": "games.example.org"},
+    {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "a@evil.example"},
+    {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example/x?"},
+])
+def test_behind_a_proxy_only_a_web_scheme_and_a_valid_host_make_the_invite_link(tmp_path, forwarded):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    app.config["COMPANION_BEHIND_PROXY"] = True
+    from companion.web.security import configure_cookies
+
+    configure_cookies(app)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    link = invite_link(phone.get(f"/groups/{group_id}", headers=forwarded).text)
+    assert re.fullmatch(r"https?://[A-Za-z0-9.-]+(:\d+)?/join/[\w-]+", link), link
+    assert "evil" not in link
+
+
 def test_the_configured_base_url_makes_the_invite_link(tmp_path):
     app = make_app(tmp_path, COMPANION_BASE_URL="https://games.example.org/")
     phone = app.test_client()
@@ -263,7 +293,8 @@ def test_the_base_url_comes_from_the_environment(tmp_path, monkeypatch):
 
 # --- wrong join codes: one limit however many processes answer ---------------------------------------
 
-LIMITS = store.JoinCodeLimits(window=900, per_client=10, in_all=25)
+LIMITS = store.JoinCodeLimits(window=900, per_client=10, in_all=25, from_new_addresses=5,
+                              new_address_memory=7 * 86400)
 
 
 def _guess(database: str, client: str, attempts: int, start, results) -> None:
@@ -304,9 +335,22 @@ def test_two_processes_guessing_from_one_address_check_exactly_the_allowed_numbe
 
 
 def test_many_addresses_together_check_no_more_than_the_limit_over_all(app, db):
-    outcomes = guess_in_processes(app.config["DATABASE"], [f"192.0.2.{n}" for n in range(1, 5)], 10)
+    guessers = [f"192.0.2.{n}" for n in range(1, 5)]
+    for client in guessers:  # each guessed before the window, so none counts as a new address
+        with pytest.raises(store.NotFound):
+            store.group_for_join_code(db, "WRQNGCDE", client, 1_000_000.0 - 2 * LIMITS.window, LIMITS)
+    outcomes = guess_in_processes(app.config["DATABASE"], guessers, 10)
     assert outcomes.count("checked") == LIMITS.in_all
     assert outcomes.count("locked") == 40 - LIMITS.in_all
+
+
+def test_beyond_the_limit_over_all_new_addresses_together_check_no_more_than_their_share(app, db):
+    for n in range(LIMITS.in_all):  # the limit over all addresses is spent
+        with pytest.raises(store.NotFound):
+            store.group_for_join_code(db, "WRQNGCDE", f"198.51.100.{n}", 1_000_000.0, LIMITS)
+    outcomes = guess_in_processes(app.config["DATABASE"], [f"203.0.113.{n}" for n in range(12)], 1)
+    assert outcomes.count("checked") == LIMITS.from_new_addresses
+    assert outcomes.count("locked") == 12 - LIMITS.from_new_addresses
 
 
 def test_a_locked_address_can_still_join_with_the_invite_link(app, client, db):
@@ -322,11 +366,11 @@ def test_a_locked_address_can_still_join_with_the_invite_link(app, client, db):
 
 def test_wrong_codes_from_everywhere_together_lock_the_codes_but_not_the_links(app, client, db):
     group = store.get_group(db, create_group(client, "Table"))
-    allowed = app.config["JOIN_FAILURES_ALLOWED_IN_ALL"]
+    allowed = app.config["JOIN_FAILURES_ALLOWED_IN_ALL"] + app.config["JOIN_FAILURES_FROM_NEW_ADDRESSES"]
     for n in range(allowed):
         phone = app.test_client()
-        phone.environ_base["REMOTE_ADDR"] = f"198.51.100.{n}"  # each address well within its own limit
-        phone.post("/join", data={"code": "WRQNGCDE"})
+        phone.environ_base["REMOTE_ADDR"] = f"198.51.{n // 200}.{n % 200}"  # each a new address
+        assert phone.post("/join", data={"code": "WRQNGCDE"}).status_code == 400
     newcomer = app.test_client()
     newcomer.environ_base["REMOTE_ADDR"] = "203.0.113.5"
     assert newcomer.post("/join", data={"code": group.join_code}).status_code == 429

@@ -125,11 +125,11 @@ def test_the_first_player_is_picked_on_the_server_without_a_script(client, db, p
 
 def test_the_note_and_variant_are_kept_during_and_after_the_play(client, db, play):
     client.post(f"/plays/{play}/notes", data={"note": "  Ben's first game\nclose finish ",
-                                              "variant": "Trading Post"})
+                                              "variant": "Trading Post", "version": "0"})
     options = store.get_play(db, play).options
     assert options[tools.NOTE] == "Ben's first game\nclose finish"
     assert options[tools.VARIANT] == "Trading Post"
-    too_long = client.post(f"/plays/{play}/notes", data={"note": "x" * 501, "variant": ""})
+    too_long = client.post(f"/plays/{play}/notes", data={"note": "x" * 501, "variant": "", "version": "1"})
     assert too_long.status_code == 302 and store.get_play(db, play).options[tools.NOTE].startswith("Ben")
     tally = client.get(f"/plays/{play}/finish").text
     version = re.search(r'name="version" type="hidden" value="(\d+)"', tally).group(1)
@@ -137,7 +137,8 @@ def test_the_note_and_variant_are_kept_during_and_after_the_play(client, db, pla
                                                "total_2": "1"})
     record = client.get(f"/plays/{play}/record").text
     assert "Trading Post" in record and "Ben&#39;s first game" in record
-    response = client.post(f"/plays/{play}/notes", data={"note": "", "variant": "Trading Post, 2 maps"})
+    response = client.post(f"/plays/{play}/notes", data={"note": "", "variant": "Trading Post, 2 maps",
+                                                         "version": "1"})
     assert response.headers["Location"].endswith(f"/plays/{play}/record#table-tools")
     assert store.get_play(db, play).options[tools.VARIANT] == "Trading Post, 2 maps"
     # a finished play's timer does not start again

@@ -7,7 +7,7 @@ from flask_wtf import FlaskForm
 from wtforms import HiddenField, StringField, TextAreaField
 from wtforms.validators import AnyOf, Length, Optional, Regexp
 
-from companion.forms import collapse_spaces
+from companion.forms import VersionedForm, collapse_spaces
 from companion.games import table_tools as tools
 
 
@@ -27,7 +27,9 @@ def _trimmed(value: str | None) -> str | None:
     return value.strip() if isinstance(value, str) else value
 
 
-class NotesForm(FlaskForm):
+class NotesForm(VersionedForm):
+    """The play's note and variant; ``version`` is the note's revision the page showed."""
+
     note = TextAreaField(_l("Note"), filters=[_trimmed], validators=[Length(max=tools.NOTE_MAX)])
     variant = StringField(_l("Expansions or variant"), filters=[collapse_spaces],
                           validators=[Length(max=tools.VARIANT_MAX)])

@@ -91,6 +91,7 @@ from companion.store.groups import (
     touch_membership,
     trash_group,
     trashed_groups,
+    trashed_memberships,
     update_player,
 )
 from companion.store.history import (
@@ -158,7 +159,7 @@ from companion.store.request_ids import (
     seen_request,
 )
 from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids
-from companion.store.table import change_play_options, log_past_play
+from companion.store.table import change_play_options, log_past_play, note_revision, save_play_note
 from companion.store.transactions import LOG_RESTART_PAGES, now, read_transaction, write_transaction
 
 __all__ = [
@@ -275,6 +276,7 @@ __all__ = [
     "migrate",
     "new_invite",
     "newest_events",
+    "note_revision",
     "now",
     "owner_only_files",
     "play_counted",
@@ -296,6 +298,7 @@ __all__ = [
     "restore_trashed_group",
     "restore_trashed_play",
     "save_group_settings",
+    "save_play_note",
     "schema_version",
     "seen_request",
     "set_play_counted",
@@ -308,6 +311,7 @@ __all__ = [
     "trash_group",
     "trash_play",
     "trashed_groups",
+    "trashed_memberships",
     "trashed_plays",
     "undo_last_event",
     "update_group_game",

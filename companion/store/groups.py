@@ -319,6 +319,18 @@ def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
                                          list(tokens))}
 
 
+def trashed_memberships(db: Database, tokens: Sequence[str]) -> list[tuple[Membership, str]]:
+    """The memberships among ``tokens`` of groups in the trash, with the group name, oldest deletion first."""
+    if not tokens:
+        return []
+    columns = ", ".join(f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", "))
+    rows = db.execute(
+        f"SELECT {columns}, g.name FROM memberships m JOIN groups g ON g.id = m.group_id "
+        f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND g.deleted_at IS NOT NULL "
+        "ORDER BY g.deleted_at, g.id", list(tokens)).fetchall()
+    return [(Membership(*row[:-1]), row[-1]) for row in rows]
+
+
 def member_groups(db: Database, tokens: Sequence[str]) -> list[Group]:
     """The groups (outside the trash) that these membership tokens let in, by name."""
     rows = _groups_of_tokens(db, tokens, f"g.{_LIVE}", "g.name COLLATE NOCASE, g.id")
@@ -371,30 +383,40 @@ def touch_membership(db: Database, membership_id: int, at: str, unless_seen_sinc
 
 @dataclass(frozen=True)
 class JoinCodeLimits:
-    """How many wrong join codes are allowed within ``window`` seconds: per address, and in all.
+    """How many wrong join codes are checked within ``window`` seconds: per address, and in all.
 
-    The limit over all addresses protects each group's code from many addresses guessing together:
-    every wrong code is a wrong guess at every group's code.
+    Every wrong code is a wrong guess at every group's code, so the codes checked over all addresses
+    together are what guessing one of them takes (docs/security.md has the arithmetic). Once
+    ``in_all`` wrong codes came in within the window, a code is still checked for an address that
+    sent no wrong code for ``new_address_memory`` seconds, up to ``from_new_addresses`` more: a phone
+    typing the code it was given is not locked out by guessers elsewhere, and the guessers cannot
+    get more than ``in_all + from_new_addresses`` codes checked per window however many they are.
     """
 
     window: float
     per_client: int
     in_all: int
+    from_new_addresses: int
+    new_address_memory: float
 
 
 class TooManyWrongCodes(StoreError):
     """Too many wrong join codes lately, from this address or from everywhere."""
 
 
-def record_join_failure(db: Database, client: str, at: float) -> None:
+# how long a wrong code is kept at least: a day of history is more than a window looks at
+JOIN_FAILURES_KEPT_SECONDS = 86400
+
+
+def record_join_failure(db: Database, client: str, at: float,
+                        keep_seconds: float = JOIN_FAILURES_KEPT_SECONDS) -> None:
     with write_transaction(db):
-        _record_join_failure(db, client, at)
+        _record_join_failure(db, client, at, keep_seconds)
 
 
-def _record_join_failure(db: Database, client: str, at: float) -> None:
+def _record_join_failure(db: Database, client: str, at: float, keep_seconds: float) -> None:
     db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", [client, at])
-    # keep the table small: a day of history is more than any limit looks at
-    db.execute("DELETE FROM join_failures WHERE at < ?", [at - 86400])
+    db.execute("DELETE FROM join_failures WHERE at < ?", [at - keep_seconds])  # keep the table small
 
 
 def count_join_failures(db: Database, client: str, since: float) -> int:
@@ -407,7 +429,8 @@ def group_for_join_code(db: Database, code: str, client: str, at: float, limits:
 
     Counting the wrong codes, looking the code up and noting a wrong one happen under the write
     lock, so server processes answering at once cannot together check more codes than allowed.
-    TooManyWrongCodes when the limit is reached (even for the right code); NotFound for a wrong
+    TooManyWrongCodes when a limit is reached (even for the right code): this address's own, or
+    the one over all addresses for an address that sent a wrong code lately; NotFound for a wrong
     code, which is then counted.
     """
     since = at - limits.window
@@ -415,11 +438,14 @@ def group_for_join_code(db: Database, code: str, client: str, at: float, limits:
         mine, everyone = db.execute(
             "SELECT (SELECT COUNT(*) FROM join_failures WHERE client = ? AND at >= ?), "
             "(SELECT COUNT(*) FROM join_failures WHERE at >= ?)", [client, since, since]).fetchone()
-        if mine >= limits.per_client or everyone >= limits.in_all:
+        if mine >= limits.per_client or (everyone >= limits.in_all and (
+                everyone >= limits.in_all + limits.from_new_addresses
+                or count_join_failures(db, client, at - limits.new_address_memory))):
             raise TooManyWrongCodes(
                 "Too many wrong codes. Wait a quarter of an hour, or use the invite link.")
         row = db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ? AND {_LIVE}",
                          [code]).fetchone()
         if row is None:
-            _record_join_failure(db, client, at)
+            keep = max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory)
+            _record_join_failure(db, client, at, keep)
     return _group(row)

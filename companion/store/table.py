@@ -9,8 +9,12 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.store.errors import NotFound
-from companion.store.plays import FINAL_EVENT, ResultInput
+from companion.store.plays import FINAL_EVENT, ResultInput, _check_version
 from companion.store.transactions import write_transaction
+
+# The play's note and variant carry a revision of their own in its options: the play's version moves
+# with every entry, and a note typed while the others score must not be refused for that.
+NOTE_REVISION = "note_revision"
 
 
 def change_play_options(db: Database, play_id: int,
@@ -28,6 +32,28 @@ def change_play_options(db: Database, play_id: int,
         db.execute("UPDATE plays SET options = ?, version = version + 1 WHERE id = ?",
                    [json.dumps(options), play_id])
         return row[1] + 1
+
+
+def note_revision(options: Mapping[str, Any]) -> int:
+    """How often the play's note and variant were saved (0 for a play whose note was never saved)."""
+    revision = options.get(NOTE_REVISION, 0)
+    return revision if type(revision) is int and revision >= 0 else 0
+
+
+def save_play_note(db: Database, play_id: int, fields: Mapping[str, str], expected_revision: int) -> int:
+    """Store the play's note and variant (``fields``) as typed on a page showing ``expected_revision``.
+
+    StaleVersion, nothing stored, if another phone saved the note since that page was shown: the
+    check is made under the write lock, so of two phones saving at once one is refused. Returns the
+    note's new revision.
+    """
+    def change(options: Mapping[str, Any]) -> dict[str, Any]:
+        revision = note_revision(options)
+        _check_version(revision, expected_revision)
+        return {**options, **fields, NOTE_REVISION: revision + 1}
+
+    change_play_options(db, play_id, change)
+    return expected_revision + 1
 
 
 def log_past_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],

@@ -100,7 +100,9 @@ def _finish(play: store.Play, form) -> bool:
                           result_inputs(result), expected_version=form.version_number)
     except Refused as error:
         if isinstance(error, store.StaleVersion):
-            flash_rules_error(error)
+            flash_rules_error(error)  # and answered 409
+            # the next try is checked against the play as it is now
+            form.version.data = str(store.get_play(get_db(), play.id).version)
         form.form_errors.append(translated(error))
         return False
     return True
@@ -110,7 +112,8 @@ def _finish(play: store.Play, form) -> bool:
 def final_tally(play_id: int):
     """The final tally of any other game: its rows (or totals), the teams or the outcome."""
     play = g.play
-    if play.status == "finished":
+    # a tally sent after another phone finished is stale like any other (409, the rows kept)
+    if play.status == "finished" and request.method == "GET":
         return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is None:
         abort(404)

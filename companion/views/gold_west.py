@@ -85,7 +85,8 @@ def _finish(play: store.Play, form, ledger) -> bool:
 def final_tally(play_id: int):
     """The end scoring, row by row per player, started from the ledger; scored by the rules."""
     play = g.play
-    if play.status == "finished":
+    # a tally sent after another phone finished is stale like any other (409, the numbers kept)
+    if play.status == "finished" and request.method == "GET":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)
     ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
@@ -95,7 +96,8 @@ def final_tally(play_id: int):
     if request.method == "GET":
         form.version.data = str(play.version)
     elif form.validate_on_submit():
-        if form.ask_before_finishing(table.game_state):
+        # a stale tally is refused by _finish; asking "really finish?" first would hide that
+        if form.version_number == play.version and form.ask_before_finishing(table.game_state):
             return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                                    form=form, state=table.game_state)
         if _finish(play, form, ledger):

@@ -78,7 +78,8 @@ def final_tally(play_id: int):
 def card(play_id: int, seat: int):
     """One player's card, row by row; sending it hands it in (and may complete the set)."""
     play = g.play
-    if play.status == "finished":
+    # a card sent after another phone finished is refused like any other stale one (409, kept)
+    if play.status == "finished" and request.method == "GET":
         return to_result(play)
     if not 0 <= seat < len(play.seats):
         abort(404)
@@ -131,9 +132,6 @@ def hand_in(play: store.Play, seat: int, form: CardForm):
 def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
     """The card again with the player's entries and why it was not stored, its view brought up to date."""
     play = store.get_play(get_db(), play.id)
-    if play.status == "finished":
-        flash_rules_error(error)
-        return to_result(play)
     state = play_state(play)
     name = error.path.split("[", 1)[0].split(".", 1)[0]  # "building_tiles[1]" is the building_tiles field
     if name in form and not isinstance(error, gwt.StaleCard):
@@ -141,7 +139,8 @@ def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
     else:
         form.form_errors.append(translated(error))
     form.revision.data = str(gwt.card_revision(state, seat))
-    return render_card(play, state, seat, form, 409 if isinstance(error, gwt.StaleCard) else 400)
+    stale = isinstance(error, gwt.StaleCard) or play.status == "finished"
+    return render_card(play, state, seat, form, 409 if stale else 400)
 
 
 def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: str | None = None):

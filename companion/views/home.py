@@ -28,6 +28,7 @@ from companion.web.i18n import LANGUAGE_COOKIE, LANGUAGES
 from companion.web.security import (
     TooManyGroups,
     check_room_for_another_group,
+    client_network,
     join_group,
     joined_groups,
     membership_tokens,
@@ -69,10 +70,6 @@ def create_group():
     return redirect(url_for("groups.show", group_id=group.id))
 
 
-def _client() -> str:
-    return request.remote_addr or "unknown"
-
-
 @bp.post("/join")
 def join_by_code():
     """Join by the short code; wrong codes are limited per address and over all addresses together."""
@@ -82,9 +79,11 @@ def join_by_code():
     config = current_app.config
     limits = store.JoinCodeLimits(window=config["JOIN_FAILURE_WINDOW_SECONDS"],
                                   per_client=config["JOIN_FAILURES_ALLOWED"],
-                                  in_all=config["JOIN_FAILURES_ALLOWED_IN_ALL"])
+                                  in_all=config["JOIN_FAILURES_ALLOWED_IN_ALL"],
+                                  from_new_addresses=config["JOIN_FAILURES_FROM_NEW_ADDRESSES"],
+                                  new_address_memory=config["JOIN_NEW_ADDRESS_DAYS"] * 86400)
     try:
-        group = store.group_for_join_code(get_db(), form.code.data, _client(), time.time(), limits)
+        group = store.group_for_join_code(get_db(), form.code.data, client_network(), time.time(), limits)
     except store.TooManyWrongCodes:
         form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
         return _render_home(GroupForm(formdata=None), form, 429)

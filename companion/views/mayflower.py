@@ -258,7 +258,8 @@ def _refill_reopened(play: store.Play, form) -> None:
 def final_tally(play_id: int):
     """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
     play = g.play
-    if play.status == "finished":
+    # a tally sent after another phone finished is stale like any other (409, the features kept)
+    if play.status == "finished" and request.method == "GET":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)
     form = final_tally_form(mayflower.final_slots(table.game_state),

@@ -30,6 +30,7 @@ class TrashEntry(NamedTuple):
     details: str  # more about it, or ""
     deleted_at: str
     restore_url: str
+    leave_url: str = ""  # a deleted group's: where this phone leaves it
 
 
 def play_trash(group_id: int, trashed: list[store.TrashedPlay]) -> list[TrashEntry]:
@@ -41,7 +42,8 @@ def play_trash(group_id: int, trashed: list[store.TrashedPlay]) -> list[TrashEnt
 
 def group_trash(trashed: list[store.TrashedGroup]) -> list[TrashEntry]:
     """A phone's deleted groups, and where each is restored."""
-    return [TrashEntry(t.group.name, "", t.deleted_at, url_for("members.restore_group", group_id=t.group.id))
+    return [TrashEntry(t.group.name, "", t.deleted_at, url_for("members.restore_group", group_id=t.group.id),
+                       url_for("members.leave_deleted", group_id=t.group.id))
             for t in trashed]
 
 
@@ -78,6 +80,21 @@ def leave(group_id: int):
     store.delete_membership(get_db(), group.id, mine.id)
     forget_membership(mine.token)
     flash(_("This phone left the group. The invite link or join code brings it back."))
+    return redirect(url_for("home.index"))
+
+
+@bp.post("/leave-deleted")
+@restores("group")  # a membership outlives its group's time in the trash
+def leave_deleted(group_id: int):
+    """Take this phone out of a deleted group (from the home page's trash), to make room, say."""
+    mine = g.membership
+    if not store.trashed_memberships(get_db(), [mine.token]):
+        abort(404)  # a group outside the trash is left from its page, after a confirmation
+    if not ConfirmForm().validate_on_submit():
+        abort(400)
+    store.delete_membership(get_db(), group_id, mine.id)
+    forget_membership(mine.token)
+    flash(_("This phone left the deleted group."))
     return redirect(url_for("home.index"))
 
 

@@ -120,7 +120,8 @@ def finish(play_id: int):
     A reopened play's form comes back with the totals it was finished with.
     """
     play = g.play
-    if play.status == "finished":
+    # a tally sent after another phone finished is stale like any other (409, the totals kept)
+    if play.status == "finished" and request.method == "GET":
         return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is not None:  # its own sheet knows how to rank its totals
         return redirect(final_tally_url(play))

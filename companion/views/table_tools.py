@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Flask, flash, g, redirect, url_for
+from flask import Blueprint, Flask, flash, g, redirect, render_template, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -17,8 +17,9 @@ from companion import store
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
 from companion.messages import Refused
-from companion.views.common import flash_rules_error
+from companion.views.common import flash_rules_error, note_stale
 from companion.web.database import get_db
+from companion.web.i18n import translated
 
 bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -45,6 +46,7 @@ def table_tools(play: store.Play) -> dict[str, Any]:
         "order": tools.turn_order(names, first) if first is not None else [],
         "note": options.get(tools.NOTE, "") if isinstance(options.get(tools.NOTE), str) else "",
         "variant": options.get(tools.VARIANT, "") if isinstance(options.get(tools.VARIANT), str) else "",
+        "note_version": store.note_revision(options),
     }
 
 
@@ -97,10 +99,20 @@ def notes(play_id: int):
     play = g.play
     form = NotesForm()
     if not form.validate_on_submit():
-        flash(" ".join(error for errors in form.errors.values() for error in errors), "error")
-    elif _change(play, lambda options: {**options, tools.NOTE: form.note.data or "",
-                                        tools.VARIANT: form.variant.data or ""}):
-        flash(_("Note saved."))
+        flash(" ".join(str(error) for errors in form.errors.values() for error in errors), "error")
+        return _back(play)
+    try:
+        store.save_play_note(get_db(), play.id, {tools.NOTE: form.note.data or "",
+                                                 tools.VARIANT: form.variant.data or ""},
+                             expected_revision=form.version_number)
+    except store.StaleVersion as error:
+        # what the phone typed comes back next to the note saved meanwhile, to be sent again
+        note_stale(error)
+        saved = table_tools(store.get_play(get_db(), play.id))
+        form.version.data = str(saved["note_version"])
+        return render_template("note_again.html", play=play, form=form, saved=saved,
+                               message=translated(error), back=_back(play).location), 409
+    flash(_("Note saved."))
     return _back(play)
 
 

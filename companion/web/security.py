@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 import socket
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, g, request, session, url_for
+from flask import Flask, current_app, flash, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
@@ -133,24 +134,43 @@ def _live_tokens() -> list[str]:
     return [token for token in held if token in alive]
 
 
+def _room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
+    """The cookie's live tokens, and the deleted groups this phone must leave to make room for one more.
+
+    Groups in the trash do not count against the limit (the phone no longer sees them), but their
+    tokens take room in the cookie: the groups deleted longest ago give theirs up first.
+    TooManyGroups if the groups outside the trash fill the cookie.
+    """
+    tokens = _live_tokens()
+    excess = len(tokens) + 1 - MAX_GROUPS_PER_PHONE
+    if excess <= 0:
+        return tokens, []
+    trashed = store.trashed_memberships(get_db(), tokens)
+    if len(trashed) < excess:
+        raise TooManyGroups
+    return tokens, trashed[:excess]
+
+
 def check_room_for_another_group() -> None:
     """Raise TooManyGroups if this phone cannot join one more group."""
-    if len(_live_tokens()) >= MAX_GROUPS_PER_PHONE:
-        raise TooManyGroups
+    _room_for_another_group()
 
 
 def join_group(group_id: int) -> store.Membership:
     """Let this phone into ``group_id``: a new membership, its token put into the cookie.
 
     A phone already in the group keeps its membership. Tokens of memberships that no longer exist
-    (a removed phone, a purged group) leave the cookie here. TooManyGroups if the cookie is full.
+    (a removed phone, a purged group) leave the cookie here; if the cookie is full, the phone leaves
+    the deleted groups it must (and is told so). TooManyGroups if the groups it sees fill the cookie.
     """
     current = membership(group_id)
     if current is not None:
         return current
-    tokens = _live_tokens()
-    if len(tokens) >= MAX_GROUPS_PER_PHONE:
-        raise TooManyGroups
+    tokens, to_leave = _room_for_another_group()
+    for left, name in to_leave:
+        store.delete_membership(get_db(), left.group_id, left.id)
+        tokens.remove(left.token)
+        flash(_("To make room, this phone left the deleted group %(name)s.", name=name))
     joined = store.create_membership(get_db(), group_id)
     _keep_tokens([joined.token, *tokens])
     return joined
@@ -167,6 +187,61 @@ def joined_groups() -> list[store.Group]:
     return store.member_groups(get_db(), membership_tokens())
 
 
+# --- who guesses join codes ----------------------------------------------------------------------
+
+# An IPv6 home or phone gets a whole network (from a /64 up to a /48, a /56 is usual): counted per
+# address, one of them would be millions of new addresses to the join-code limit.
+IPV6_PREFIX_COUNTED = 56
+
+
+def client_network() -> str:
+    """What the join-code limit counts wrong codes against: the IPv4 address, or the IPv6 /56."""
+    address = request.remote_addr or ""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address or "unknown"
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{parsed}/{IPV6_PREFIX_COUNTED}", strict=False))
+    return str(getattr(parsed, "ipv4_mapped", None) or parsed)
+
+
+# where a proxy in the local network may be: RFC 1918, unique local and link-local addresses
+_LOCAL_NETWORKS = tuple(ipaddress.ip_network(network) for network in (
+    "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16", "fc00::/7", "fe80::/10"))
+
+
+def _may_be_the_proxy(address: str) -> bool:
+    """Whether a request from ``address`` may have come through the site's reverse proxy.
+
+    The proxy runs on this machine or in the local network (another container, say); a request from
+    anywhere else reached the site past the proxy, and the X-Forwarded-* headers it carries are its
+    own invention.
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return parsed.is_loopback or any(parsed in network for network in _LOCAL_NETWORKS)
+
+
+class TrustedProxyFix:
+    """ProxyFix for the requests that may have come through the proxy, and for no others.
+
+    A forged X-Forwarded-For from past the proxy is ignored, so a client can neither pose as many
+    addresses to the join-code limit nor choose the scheme and host of invite links.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.fixed = ProxyFix(app, x_for=1, x_proto=1, x_host=1)
+
+    def __call__(self, environ, start_response):
+        if _may_be_the_proxy(environ.get("REMOTE_ADDR", "")):
+            return self.fixed(environ, start_response)
+        return self.app(environ, start_response)
+
+
 # --- the address in invite links -----------------------------------------------------------------
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -177,6 +252,10 @@ def _this_machines_names() -> frozenset[str]:
     """Names and addresses that mean this machine: the LAN addresses ``make run`` prints, loopback."""
     return frozenset({*LOOPBACK_NAMES, *lan_addresses(), socket.gethostname().lower(),
                       f"{socket.gethostname().lower()}.local"})
+
+
+# a host name or IPv4 address, or an IPv6 address in brackets, with an optional port; nothing else
+_PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
 def site_address() -> str:
@@ -192,16 +271,21 @@ def site_address() -> str:
     configured = config.get("COMPANION_BASE_URL")
     if configured:
         return str(configured).rstrip("/")
-    if config.get("COMPANION_BEHIND_PROXY"):  # ProxyFix has put X-Forwarded-Host into request.host
-        return request.host_url.rstrip("/")
-    name = urlsplit(f"//{request.host}").hostname or ""
-    if name in _this_machines_names() or name == (config.get("SERVER_NAME") or "").split(":")[0].lower():
-        return f"{request.scheme}://{request.host}"
+    # only a web address: a forwarded "javascript" scheme must never make a javascript: link
+    scheme = request.scheme if request.scheme in ("http", "https") else "http"
+    # Werkzeug gives "" for a Host it finds malformed ("127.0.0.1@evil.example"); only a plain name
+    # or address with an optional port makes a link
+    host = request.host if _PLAIN_HOST.fullmatch(request.host) else ""
+    name = (urlsplit(f"//{host}").hostname or "") if host else ""
+    if name and (config.get("COMPANION_BEHIND_PROXY")  # ProxyFix has put X-Forwarded-Host here
+                 or name in _this_machines_names()
+                 or name == (config.get("SERVER_NAME") or "").split(":")[0].lower()):
+        return f"{scheme}://{host}"
     addresses = lan_addresses()
     port = request.environ.get("SERVER_PORT", "")
-    default_port = {"http": "80", "https": "443"}.get(request.scheme)
+    default_port = {"http": "80", "https": "443"}.get(scheme)
     where = addresses[0] if addresses else "localhost"
-    return f"{request.scheme}://{where}" + (f":{port}" if port and port != default_port else "")
+    return f"{scheme}://{where}" + (f":{port}" if port and port != default_port else "")
 
 
 def site_url(endpoint: str, **values) -> str:
@@ -234,7 +318,7 @@ def configure_cookies(app: Flask) -> None:
     if app.config.get("COMPANION_BEHIND_PROXY"):
         # Behind a reverse proxy every request comes from the proxy's address: take the client's
         # address (for the join-code limit) and the scheme and host (for invite links) from it.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1)
+        app.wsgi_app = TrustedProxyFix(app.wsgi_app)
 
 
 def init_app(app: Flask) -> None:
