@@ -500,6 +500,7 @@
     if (!saveUnsent(entries)) { return; }
     form.reset();
     if (navigator.onLine === false || unreachable) { showUnsent(t("kept")); announce(t("kept")); }
+    else if (sending) { showUnsent(t("sending")); }  // the entries on their way take it along
     else { sendWaiting(); }
   });
 

@@ -18,7 +18,7 @@ def test_a_player_is_retired_and_brought_back(live_server, browser, javascript):
         create_group_in_browser(page, live_server.url, "Friday night", ("Anna", "red"), ("Ben", "blue"))
         page.get_by_role("link", name="Edit Ben").click()
         page.get_by_role("button", name="Retire Ben").click()
-        expect(page.get_by_text("Ben is retired: kept in the history, not offered for new plays.")).to_be_visible()
+        expect(page.get_by_text("Ben is retired: kept in the history")).to_be_visible()
         expect(page.get_by_text("Retired players (1)")).to_be_visible()
         expect(page.get_by_text("Reload the page")).to_have_count(0)
 
