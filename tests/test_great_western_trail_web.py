@@ -154,8 +154,10 @@ def test_a_delivery_is_recorded_shown_and_undone(client, db, table):
     pytest.param("San Francisco", "", ("San Francisco", 9), id="san-francisco"),
     pytest.param("New York", "  ", ("New York", 9), id="new-york-blank"),
     pytest.param("Kansas City", "-6", ("Kansas City", -6), id="kansas-city-typed-too"),
+    pytest.param("Denver", "", ("Denver", 0), id="city-without-a-crest"),
+    pytest.param("Kansas City  2", " ", ("Kansas City 2", 0), id="without-a-crest-like-a-fixed-one"),
 ])
-def test_a_crest_the_rules_fix_may_be_left_empty(client, db, table, city, crest, stored):
+def test_a_crest_the_rules_fix_or_none_may_be_left_empty(client, db, table, city, crest, stored):
     play_id = table["play_id"]
     response = client.post(f"/plays/{play_id}/gwt/deliveries",
                            data={"seat": "1", "city": city, "crest_vp": crest})
@@ -171,9 +173,6 @@ def test_a_crest_the_rules_fix_may_be_left_empty(client, db, table, city, crest,
     pytest.param({"seat": "0", "city": "   ", "crest_vp": "3"}, "Type or pick the city", id="blank-city"),
     pytest.param({"seat": "0", "city": "x" * 41, "crest_vp": "3"}, "Field cannot be longer than 40",
                  id="long-city"),
-    pytest.param({"seat": "0", "city": "Denver", "crest_vp": ""}, "Enter the VP on the crest", id="no-crest"),
-    pytest.param({"seat": "0", "city": "Kansas City  2", "crest_vp": ""}, "Enter the VP on the crest",
-                 id="no-crest-of-a-city-like-a-fixed-one"),
     pytest.param({"seat": "0", "city": "", "crest_vp": ""}, "Type or pick the city", id="nothing"),
     pytest.param({"seat": "0", "city": "Denver", "crest_vp": "three"}, "Not a valid integer",
                  id="word-crest"),

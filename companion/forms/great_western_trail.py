@@ -76,19 +76,13 @@ class DeliveryForm(FlaskForm):
     city = StringField(_l("City"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Type or pick the city the herd went to.")),
                                    Length(max=gwt.CITY_NAME_MAX)])
-    # empty for a city whose crests the rules fix (Kansas City −6 …): one box less to fill in
+    # empty for a city whose crests the rules fix (Kansas City −6 …), and for a city without a crest
+    # (0 VP): one box less to fill in
     crest_vp = WholeNumberField(
-        _l("Crest VP"), description=_l("Negative crests too. Leave it empty for %(examples)s: the rules fix "
-                                       "those.", examples=", ".join(
+        _l("Crest VP"), description=_l("Negative crests too. Leave it empty for a city without a crest (0 VP) "
+                                       "and for %(examples)s: the rules fix those.", examples=", ".join(
                                            f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
         validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
-
-    def validate(self, extra_validators=None) -> bool:
-        valid = super().validate(extra_validators)
-        if self.crest_vp.data is None and not self.crest_vp.errors and self.fixed_crest is None:
-            self.crest_vp.errors = [_l("Enter the VP on the crest, e.g. 3 or -6.")]
-            return False
-        return valid
 
     @property
     def fixed_crest(self) -> int | None:
@@ -96,8 +90,10 @@ class DeliveryForm(FlaskForm):
         return gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None
 
     def payload(self) -> dict:
-        """The ``"delivery"`` event this form describes, the crest the rules fix filled in if left empty."""
-        crest_vp = self.crest_vp.data if self.crest_vp.data is not None else self.fixed_crest
+        """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else none (0)."""
+        crest_vp = self.crest_vp.data
+        if crest_vp is None:
+            crest_vp = 0 if self.fixed_crest is None else self.fixed_crest
         return {"seat": self.seat.data, "city": self.city.data, "crest_vp": crest_vp}
 
 
