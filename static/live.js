@@ -539,6 +539,20 @@
     if (retry && from && from.origin === window.location.origin) { retry.href = from.href; }
   }
 
+  /* --- a box that fills in a number when ticked (a card's start objective: its VP) --- */
+
+  // Only an empty field is filled, and unticking empties only what ticking filled in: a typed
+  // number is never changed.
+  document.addEventListener("change", function (event) {
+    var box = event.target;
+    var field = box.getAttribute && box.getAttribute("data-fills") ? document.getElementById(box.getAttribute("data-fills")) : null;
+    if (!field) { return; }
+    var value = box.getAttribute("data-fills-with");
+    if (box.checked && !field.value.trim()) { field.value = value; field.setAttribute("data-filled", ""); }
+    else if (!box.checked && field.hasAttribute("data-filled") && field.value === value) { field.value = ""; }
+    if (!box.checked) { field.removeAttribute("data-filled"); }
+  });
+
   /* --- a table wider than the screen says so above its box (the box scrolls sideways) --- */
 
   function hintWideTables() {

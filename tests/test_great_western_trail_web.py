@@ -322,6 +322,16 @@ def test_the_closing_event_is_the_scoring_endpoints_request(client, db, table):
         r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)]
 
 
+def test_a_new_card_leaves_the_unticked_start_objective_empty(client, table):
+    page = client.get(card_url(table["play_id"], 0)).text
+    start_vp = re.search(r'<input[^>]*name="objective_0_vp"[^>]*>', page).group(0)
+    start_done = re.search(r'<input[^>]*name="objective_0_fulfilled"[^>]*>', page).group(0)
+    start_penalty = re.search(r'<input[^>]*name="objective_0_penalty"[^>]*>', page).group(0)
+    assert 'value=""' in start_vp and 'value=""' in start_penalty and "checked" not in start_done
+    # ticking it fills in the start card's VP (the page script reads these)
+    assert 'data-fills="objective_0_vp"' in start_done and 'data-fills-with="3"' in start_done
+
+
 def test_a_later_card_of_the_same_seat_replaces_the_earlier_one(client, db, table):
     play_id = table["play_id"]
     client.post(card_url(play_id, 0), data=ANNA_96)

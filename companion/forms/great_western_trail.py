@@ -154,6 +154,7 @@ class CardForm(FlaskForm):
     revision = HiddenField()
     objective_rows = HiddenField()
     hints = ROW_HINTS
+    start_objective_vp = START_OBJECTIVE.vp  # what ticking row 1 (the start card) fills in
     edition: int
     rows: int
     wants_more_rows = False  # the player asked for more objective rows instead of saving
@@ -324,13 +325,14 @@ def _tiles_in_order() -> list[tuple[str, int]]:
 
 
 def card_data(state: gwt.PlayState, seat: int) -> dict:
-    """A card form's starting values: the card already in, else the deliveries and the start objective."""
+    """A card form's starting values: the card already in, else the deliveries and the workers' first spaces."""
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
+        # the start card's row stays empty like every unticked row: ticking it fills in its VP
+        # (static/live.js), typing does without the script
         data.update({row: gwt.WORKER_ROW_MIN for row in gwt.WORKER_ROWS},
-                    cities_vp=gwt.cities_vp_from_deliveries(state, seat),
-                    objective_0_vp=START_OBJECTIVE.vp, objective_0_penalty=START_OBJECTIVE.penalty)
+                    cities_vp=gwt.cities_vp_from_deliveries(state, seat))
         return data
     tally = card.tally
     data.update(
