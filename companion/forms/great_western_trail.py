@@ -79,9 +79,10 @@ class DeliveryForm(FlaskForm):
     # empty for a city whose crests the rules fix (Kansas City −6 …), and for a city without a crest
     # (0 VP): one box less to fill in
     crest_vp = WholeNumberField(
-        _l("Crest VP"), description=_l("Negative crests too. Leave it empty for a city without a crest (0 VP) "
-                                       "and for %(examples)s: the rules fix those.", examples=", ".join(
-                                           f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
+        _l("Crest VP"),
+        description=_l("Negative crests too. Leave it empty for a city without a crest (0 VP) and for "
+                       "%(examples)s: the rules fix those.",
+                       examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
         validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
 
     @property
@@ -90,7 +91,7 @@ class DeliveryForm(FlaskForm):
         return gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None
 
     def payload(self) -> dict:
-        """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else none (0)."""
+        """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""
         crest_vp = self.crest_vp.data
         if crest_vp is None:
             crest_vp = 0 if self.fixed_crest is None else self.fixed_crest
@@ -325,7 +326,7 @@ def _tiles_in_order() -> list[tuple[str, int]]:
 
 
 def card_data(state: gwt.PlayState, seat: int) -> dict:
-    """A card form's starting values: the card already in, else the deliveries and the workers' first spaces."""
+    """A card form's starting values: the card already in, else the deliveries and the first workers."""
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
