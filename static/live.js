@@ -208,6 +208,14 @@
         region.replaceWith(fresh);
         region = fresh;
         version = region.getAttribute("data-version");
+        // the links and codes for other phones change with a new invite, not with the play
+        var share = document.querySelector("[data-live-share]");
+        var freshShare = page.querySelector("[data-live-share]");
+        if (share && freshShare) {
+          freshShare = document.adoptNode(freshShare);
+          freshShare.open = share.open;
+          share.replaceWith(freshShare);
+        }
         refocus(focusKey);
         keepRefusalOnScreen();
         hideNote("refresh");
@@ -300,9 +308,17 @@
       if (document.hidden) { window.clearTimeout(timer); timer = null; } else { poll(); }
     });
     window.addEventListener("pagehide", leave);
+    // Back to a page kept by the browser: the play may be the same, but not the invite (a new one is
+    // made on the group page), so the page is loaded again once.
+    var navigation = window.performance && performance.getEntriesByType ?
+      performance.getEntriesByType("navigation")[0] : null;
+    var reloadOnce = function () {
+      if (!someoneIsTyping()) { swapContent().catch(function () { /* the next question tries again */ }); }
+    };
     window.addEventListener("pageshow", function (event) {
-      if (event.persisted) { leaving = false; poll(); }  // back from the browser's page cache
+      if (event.persisted) { leaving = false; reloadOnce(); poll(); }
     });
+    if (navigation && navigation.type === "back_forward") { reloadOnce(); }
     schedule();
   }
 

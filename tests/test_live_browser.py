@@ -290,3 +290,33 @@ def test_a_play_finished_on_another_phone_shows_its_result(table, phone):
         db.close()
     expect(page.get_by_text("Ben wins!")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     assert page.url.endswith(f"/plays/{table.play_id}/result")
+
+
+def test_the_play_page_shows_the_new_invite_after_a_new_invite(table, phone):
+    page = open_play(phone, table)
+    old = table.group.join_code
+    share = page.locator("details.share")
+    expect(share).to_contain_text(f"{old[:4]}-{old[4:]}")
+    page.get_by_role("link", name="Friday night").click()
+    page.get_by_role("link", name="New invite link and code").click()
+    page.get_by_role("button", name="Make a new invite").click()
+    expect(page.get_by_text("The group has a new invite link and join code.")).to_be_visible()
+    db = store.connect(table.db_path)
+    try:
+        group = store.get_group(db, table.group.id)
+    finally:
+        db.close()
+    new_code = f"{group.join_code[:4]}-{group.join_code[4:]}"
+    play_url = f"{table.server.url}/plays/{table.play_id}"
+
+    def back_to_the_play():
+        for _ in range(4):  # the group page, the question, the group page before it
+            if page.url == play_url:
+                return
+            page.go_back()
+
+    for to_the_play in (back_to_the_play, lambda: page.goto(play_url)):
+        to_the_play()
+        expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
+        expect(share).to_contain_text(new_code)
+        expect(share.locator("#play-invite-link")).to_have_value(f"{table.server.url}/join/{group.token}")

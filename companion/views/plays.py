@@ -85,7 +85,8 @@ def show(play_id: int):
     group = member_group(play.group_id)
     # everything the page shows: the play as of this version, its seats, the group's name, and the
     # address the phone used (the share section shows links for other phones to open)
-    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url)
+    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url,
+           group.token, group.join_code)  # and the invite the share section shows
     return cached_page(key, lambda: render_play(play)[0])
 
 
