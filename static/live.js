@@ -36,6 +36,8 @@
   notes.appendChild(announcer);
   main.insertBefore(notes, main.firstChild);
 
+  function squeezed(text) { return (text || "").replace(new RegExp("\\s+", "g"), " ").trim(); }
+
   function announce(text) {
     announcer.textContent = "";
     window.setTimeout(function () { announcer.textContent = text; }, 50);
@@ -288,7 +290,7 @@
   var playUrl = region ? region.getAttribute("data-play-url") : null;
   if (playUrl && window.location.pathname !== playUrl && window.history.replaceState) {
     Array.prototype.forEach.call(region.querySelectorAll(".error"), function (element) {
-      var text = element.textContent.replace(/\s+/g, " ").trim();
+      var text = squeezed(element.textContent);
       if (text && refusedHere.indexOf(text) < 0) { refusedHere.push(text); }
     });
     window.history.replaceState(null, "", playUrl + window.location.hash);
@@ -356,12 +358,6 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
-  function describe(submitter) {
-    var label = submitter ? (submitter.textContent || submitter.value || "").replace(/\s+/g, " ").trim() : "";
-    var time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    return label ? label + " · " + time : time;
-  }
-
   function entryFrom(form, submitter) {
     var data;
     try { data = new FormData(form, submitter); } catch (e) {
@@ -369,22 +365,18 @@
       if (submitter && submitter.name) { data.append(submitter.name, submitter.value); }
     }
     var fields = [];
-    var id = null;
-    data.forEach(function (value, name) {
-      if (name === "request_id") { id = value; } else if (typeof value === "string") { fields.push([name, value]); }
-    });
-    return { id: id || newRequestId(), action: form.action, fields: fields, page: window.location.href,
-             what: describe(submitter), at: Date.now() };
+    data.forEach(function (value, name) { if (typeof value === "string") { fields.push([name, value]); } });
+    var label = submitter ? squeezed(submitter.textContent || submitter.value) : "";
+    return withId({ action: form.action, fields: fields, page: window.location.href, what: label || document.title });
   }
 
-  // An entry carried by the service worker (the form was sent while the companion could not be
-  // reached) keeps the request id its form had; an older one without an id gets its own.
-  function normalised(entry) {
-    if (entry.id) { return entry; }
-    var fields = entry.fields.filter(function (pair) { return pair[0] !== "request_id"; });
+  // An entry keeps the request id its form had (one the service worker carried was stamped before it
+  // was sent); one without gets its own.
+  function withId(entry) {
     var kept = entry.fields.filter(function (pair) { return pair[0] === "request_id"; })[0];
-    return { id: kept ? kept[1] : newRequestId(), action: entry.action, fields: fields, page: entry.page,
-             what: entry.what || "", at: entry.at };
+    if (!kept) { kept = ["request_id", newRequestId()]; entry.fields.push(kept); }
+    entry.id = kept[1];
+    return entry;
   }
 
   // What the companion said when it refused an entry: the page it answered with carries the message.
@@ -393,7 +385,7 @@
       var page = new DOMParser().parseFromString(html, "text/html");
       var said = [];
       Array.prototype.forEach.call(page.querySelectorAll("main .flash.error, main .error"), function (element) {
-        var text = element.textContent.replace(/\s+/g, " ").trim();
+        var text = squeezed(element.textContent);
         if (text && said.indexOf(text) < 0) { said.push(text); }
       });
       var lead = page.querySelector("main h1 + p");
@@ -407,7 +399,6 @@
   function post(entry) {
     var body = new URLSearchParams();
     entry.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
-    body.append("request_id", entry.id);
     return fetch(entry.action, { method: "POST", body: body, credentials: "same-origin", redirect: "manual",
                                  cache: "no-store", headers: { Accept: "text/html" } });
   }
@@ -529,7 +520,7 @@
           return Promise.all(keys.map(function (key) {
             return cache.match(key).then(function (response) { return response.json(); }).then(function (entry) {
               var entries = unsent();
-              entries.push(normalised(entry));
+              entries.push(entry.id ? entry : withId(entry));
               return saveUnsent(entries) ? cache.delete(key) : null;
             });
           }));
@@ -554,20 +545,6 @@
     var from = document.referrer ? new URL(document.referrer) : null;
     if (retry && from && from.origin === window.location.origin) { retry.href = from.href; }
   }
-
-  /* --- a box that fills in a number when ticked (a card's start objective: its VP) --- */
-
-  // Only an empty field is filled, and unticking empties only what ticking filled in: a typed
-  // number is never changed.
-  document.addEventListener("change", function (event) {
-    var box = event.target;
-    var field = box.getAttribute && box.getAttribute("data-fills") ? document.getElementById(box.getAttribute("data-fills")) : null;
-    if (!field) { return; }
-    var value = box.getAttribute("data-fills-with");
-    if (box.checked && !field.value.trim()) { field.value = value; field.setAttribute("data-filled", ""); }
-    else if (!box.checked && field.hasAttribute("data-filled") && field.value === value) { field.value = ""; }
-    if (!box.checked) { field.removeAttribute("data-filled"); }
-  });
 
   /* --- a table wider than the screen says so above its box (the box scrolls sideways) --- */
 

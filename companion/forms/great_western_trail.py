@@ -331,7 +331,7 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
         # the start card's row stays empty like every unticked row: ticking it fills in its VP
-        # (static/live.js), typing does without the script
+        # (static/card.js), typing does without the script
         data.update({row: gwt.WORKER_ROW_MIN for row in gwt.WORKER_ROWS},
                     cities_vp=gwt.cities_vp_from_deliveries(state, seat))
         return data
