@@ -14,7 +14,10 @@
 
   var script = document.currentScript;
   var strings = {};
-  try { strings = JSON.parse(script.getAttribute("data-strings") || "{}"); } catch (e) { strings = {}; }
+  try {
+    strings = Object.assign(JSON.parse(script.getAttribute("data-strings") || "{}"),
+                            JSON.parse(script.getAttribute("data-queue-strings") || "{}"));
+  } catch (e) { strings = {}; }
   function t(key) { return strings[key] || key; }
 
   var POLL_MS = 1500;
@@ -32,6 +35,8 @@
   announcer.setAttribute("role", "status");
   notes.appendChild(announcer);
   main.insertBefore(notes, main.firstChild);
+
+  function squeezed(text) { return (text || "").replace(new RegExp("\\s+", "g"), " ").trim(); }
 
   function announce(text) {
     announcer.textContent = "";
@@ -205,7 +210,16 @@
         region.replaceWith(fresh);
         region = fresh;
         version = region.getAttribute("data-version");
+        // the links and codes for other phones change with a new invite, not with the play
+        var share = document.querySelector("[data-live-share]");
+        var freshShare = page.querySelector("[data-live-share]");
+        if (share && freshShare) {
+          freshShare = document.adoptNode(freshShare);
+          freshShare.open = share.open;
+          share.replaceWith(freshShare);
+        }
         refocus(focusKey);
+        keepRefusalOnScreen();
         hideNote("refresh");
         announce(t("updated"));
       });
@@ -252,15 +266,43 @@
       .then(function (state) {
         if (leaving) { return; }
         failures = 0;
+        unreachable = false;
         hideNote("lost");
+        sendWaiting();
         if (state && state.changed && String(state.version) !== version) { pending = state; }
         return applyPending();
       }, function () {
         if (leaving) { return; }
         failures += 1;
+        unreachable = true;
         if (navigator.onLine === false) { showNote("offline", t("offline")); } else { showNote("lost", t("lost")); }
       })
       .then(function () { busy = false; schedule(); });
+  }
+
+  /* --- after a refused entry, the page is the play's own page again --- */
+
+  // A refused entry is answered with the play page at the form's address (…/undo, …/complete, which
+  // answer only POST). The address becomes the play's own, so that the page goes on following the
+  // play and a reload shows it; the refusal's messages stay on screen as a note once new content
+  // replaces the form that showed them.
+  var refusedHere = [];
+  var playUrl = region ? region.getAttribute("data-play-url") : null;
+  if (playUrl && window.location.pathname !== playUrl && window.history.replaceState) {
+    Array.prototype.forEach.call(region.querySelectorAll(".error"), function (element) {
+      var text = squeezed(element.textContent);
+      if (text && refusedHere.indexOf(text) < 0) { refusedHere.push(text); }
+    });
+    window.history.replaceState(null, "", playUrl + window.location.hash);
+  }
+
+  function keepRefusalOnScreen() {
+    if (!refusedHere.length) { return; }
+    var note = showNote("refused-here", refusedHere.join(" "), [{
+      label: t("dismiss"), run: function () { hideNote("refused-here"); }
+    }]);
+    note.classList.add("refused");
+    refusedHere = [];
   }
 
   if (region) {
@@ -268,13 +310,28 @@
       if (document.hidden) { window.clearTimeout(timer); timer = null; } else { poll(); }
     });
     window.addEventListener("pagehide", leave);
+    // Back to a page kept by the browser: the play may be the same, but not the invite (a new one is
+    // made on the group page), so the page is loaded again once.
+    var navigation = window.performance && performance.getEntriesByType ?
+      performance.getEntriesByType("navigation")[0] : null;
+    var reloadOnce = function () {
+      if (!someoneIsTyping()) { swapContent().catch(function () { /* the next question tries again */ }); }
+    };
     window.addEventListener("pageshow", function (event) {
-      if (event.persisted) { leaving = false; poll(); }  // back from the browser's page cache
+      if (event.persisted) { leaving = false; reloadOnce(); poll(); }
     });
+    if (navigation && navigation.type === "back_forward") { reloadOnce(); }
     schedule();
   }
 
-  /* --- forms sent while offline --- */
+  /* --- entries kept while offline: a queue on this phone, sent in order once the companion answers --- */
+
+  // Each kept entry has its own request id, so that sending it again (after a lost answer) stores it
+  // once, and two entries never share one. The queue lives in localStorage: a reload, or a phone
+  // on plain http (no service worker), keeps it. An entry the companion refuses stays in the queue,
+  // marked with the companion's message, until the person dismisses it.
+  var unreachable = false;  // the last question to the companion got no answer
+  var sending = false;
 
   function unsent() {
     try { return JSON.parse(window.localStorage.getItem(UNSENT_KEY) || "[]"); } catch (e) { return []; }
@@ -288,9 +345,17 @@
     } catch (e) { return false; }
   }
 
-  function describe(form, submitter) {
-    var label = submitter ? (submitter.textContent || submitter.value || "").trim() : "";
-    return label ? label + " · " + document.title : document.title;
+  function waiting() { return unsent().filter(function (entry) { return !entry.refused; }); }
+
+  function withoutEntry(id) {
+    saveUnsent(unsent().filter(function (entry) { return entry.id !== id; }));
+    showUnsent();
+  }
+
+  function newRequestId() {
+    var bytes = new Uint8Array(16);
+    window.crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
   function entryFrom(form, submitter) {
@@ -301,54 +366,121 @@
     }
     var fields = [];
     data.forEach(function (value, name) { if (typeof value === "string") { fields.push([name, value]); } });
-    return { action: form.action, fields: fields, page: window.location.href, what: describe(form, submitter),
-             at: Date.now() };
+    var label = submitter ? squeezed(submitter.textContent || submitter.value) : "";
+    return withId({ action: form.action, fields: fields, page: window.location.href, what: label || document.title });
   }
 
-  function send(entry) {
-    if (navigator.onLine === false) { announce(t("still_offline")); showUnsent(t("still_offline")); return; }
-    saveUnsent(unsent().filter(function (e) { return e.at !== entry.at || e.action !== entry.action; }));
-    var form = document.createElement("form");
-    form.method = "post";
-    form.action = entry.action;
-    form.hidden = true;
-    entry.fields.forEach(function (pair) {
-      var input = document.createElement("input");
-      input.type = "hidden";
-      input.name = pair[0];
-      input.value = pair[1];
-      form.appendChild(input);
-    });
-    document.body.appendChild(form);
-    form.submit();  // a plain submission: the companion answers with the page as usual
+  // An entry keeps the request id its form had (one the service worker carried was stamped before it
+  // was sent); one without gets its own.
+  function withId(entry) {
+    var kept = entry.fields.filter(function (pair) { return pair[0] === "request_id"; })[0];
+    if (!kept) { kept = ["request_id", newRequestId()]; entry.fields.push(kept); }
+    entry.id = kept[1];
+    return entry;
+  }
+
+  // What the companion said when it refused an entry: the page it answered with carries the message.
+  function refusal(response) {
+    return response.text().then(function (html) {
+      var page = new DOMParser().parseFromString(html, "text/html");
+      var said = [];
+      Array.prototype.forEach.call(page.querySelectorAll("main .flash.error, main .error"), function (element) {
+        var text = squeezed(element.textContent);
+        if (text && said.indexOf(text) < 0) { said.push(text); }
+      });
+      var lead = page.querySelector("main h1 + p");
+      if (!said.length && lead) { said.push(lead.textContent.trim()); }
+      return said.join(" ") || "HTTP " + response.status;
+    }, function () { return "HTTP " + response.status; });
+  }
+
+  // One entry to the companion. A stored entry is answered with a redirect (not followed: the page
+  // it leads to keeps its message for the page shown next); a refused one with a page that says why.
+  function post(entry) {
+    var body = new URLSearchParams();
+    entry.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
+    return fetch(entry.action, { method: "POST", body: body, credentials: "same-origin", redirect: "manual",
+                                 cache: "no-store", headers: { Accept: "text/html" } });
+  }
+
+  function sendWaiting() {
+    if (sending || navigator.onLine === false) { return; }
+    if (!waiting().length) { return; }
+    sending = true;
+    leaving = false;
+    showUnsent(t("sending"));
+    var sent = 0;
+    var lastPage = null;
+    (function next() {
+      // read again each time: an entry made while these are on their way goes after them
+      var entry = waiting()[0];
+      if (!entry) { return finish(true); }
+      post(entry).then(function (response) {
+        if (response.type === "opaqueredirect" || response.ok) {
+          sent += 1;
+          lastPage = entry.page;
+          saveUnsent(unsent().filter(function (e) { return e.id !== entry.id; }));
+          return next();
+        }
+        if (response.status >= 500 || response.status === 429) { return finish(false); }  // try again later
+        return refusal(response).then(function (message) {
+          saveUnsent(unsent().map(function (e) { return e.id === entry.id ? Object.assign(e, { refused: message }) : e; }));
+          next();
+        });
+      }, function () { unreachable = true; finish(false); });
+    }());
+
+    function finish(done) {
+      sending = false;
+      if (sent) { announce(t(sent === 1 ? "sent_one" : "sent_many").replace("{count}", String(sent))); }
+      showUnsent(done ? null : t("unsent_later"));
+      if (!sent) { return; }
+      if (region) { swapContent().catch(function () { pending = { status: "active" }; }); }
+      else if (lastPage && lastPage.indexOf(window.location.origin + "/") === 0) { window.location.assign(lastPage); }
+    }
   }
 
   function showUnsent(lead) {
     var entries = unsent();
-    if (!entries.length) { hideNote("unsent"); return; }
-    var first = entries[0];
-    var text = lead || (entries.length === 1 ? t("unsent_one")
-      : t("unsent_many").replace("{count}", String(entries.length)));
-    if (first.what) { text += " (" + first.what + ")"; }
-    showNote("unsent", text, [
-      { label: t("send"), primary: true, run: function () { send(first); } },
-      { label: t("discard"), run: function () {
-        saveUnsent(unsent().filter(function (e) { return e.at !== first.at || e.action !== first.action; }));
-        showUnsent();
+    var queue = entries.filter(function (entry) { return !entry.refused; });
+    Array.prototype.forEach.call(notes.querySelectorAll('[data-note^="refused-"]'), function (note) {
+      var id = note.getAttribute("data-note").slice(8);
+      if (!entries.some(function (e) { return e.id === id && e.refused; })) { note.remove(); }
+    });
+    entries.filter(function (entry) { return entry.refused; }).forEach(function (entry) {
+      var note = showNote("refused-" + entry.id, t("refused").replace("{what}", entry.what || "")
+        .replace("{message}", entry.refused), [{ label: t("dismiss"), run: function () { withoutEntry(entry.id); } }]);
+      note.classList.add("refused");
+    });
+    if (!queue.length) { hideNote("unsent"); return; }
+    var count = t(queue.length === 1 ? "waiting_one" : "waiting_many").replace("{count}", String(queue.length));
+    var note = showNote("unsent", lead ? count + " " + lead : count, [
+      { label: t("send"), primary: true, run: function () {
+        if (navigator.onLine === false) { announce(t("still_offline")); showUnsent(t("still_offline")); }
+        else { sendWaiting(); }
       } }
     ]);
+    var list = document.createElement("ol");
+    list.className = "unsent-list";
+    queue.forEach(function (entry) {
+      var item = document.createElement("li");
+      item.textContent = entry.what || entry.action;
+      var discard = document.createElement("button");
+      discard.type = "button";
+      discard.className = "link";
+      discard.textContent = t("discard");
+      discard.addEventListener("click", function () { withoutEntry(entry.id); });
+      item.appendChild(discard);
+      list.appendChild(item);
+    });
+    note.insertBefore(list, note.querySelector("button"));
   }
 
   /* --- every form sent carries a request id, so that sending it again stores it once --- */
 
-  function newRequestId() {
-    var bytes = new Uint8Array(16);
-    window.crypto.getRandomValues(bytes);
-    return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
-  }
-
-  // The id is made when the form is first sent and kept in the form: a second tap, a resend of a kept
-  // form and a resend by the service worker all carry the same id, and the companion stores it once.
+  // The id is made when the form is first sent and kept in the form: a second tap on a form on its
+  // way, and a resend by the service worker, carry the same id, and the companion stores it once.
+  // A form kept in the queue gives its id to the entry and loses it: the next entry gets its own.
   function stampRequestId(form) {
     if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || !window.crypto) { return; }
     if (form.querySelector('input[name="request_id"]')) { return; }
@@ -362,14 +494,21 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (event.defaultPrevented) { return; }
-    stampRequestId(form);
-    if (navigator.onLine !== false) { leave(); return; }
-    if ((form.getAttribute("method") || "get").toLowerCase() !== "post") { return; }
-    if (form.enctype === "multipart/form-data") { return; }  // a chosen file cannot be kept
+    var isPost = (form.getAttribute("method") || "get").toLowerCase() === "post";
+    // offline, the companion out of reach, or older entries still waiting: this one joins the queue
+    var queued = isPost && window.crypto && form.enctype !== "multipart/form-data" &&
+      (navigator.onLine === false || unreachable || waiting().length > 0);
+    if (!queued) { stampRequestId(form); leave(); return; }
     event.preventDefault();
     var entries = unsent();
     entries.push(entryFrom(form, event.submitter));
-    if (saveUnsent(entries)) { showUnsent(t("kept")); announce(t("kept")); }
+    var id = form.querySelector('input[name="request_id"]');
+    if (id) { id.remove(); }
+    if (!saveUnsent(entries)) { return; }
+    form.reset();
+    if (navigator.onLine === false || unreachable) { showUnsent(t("kept")); announce(t("kept")); }
+    else if (sending) { showUnsent(t("sending")); }  // the entries on their way take it along
+    else { sendWaiting(); }
   });
 
   function adoptUnsentFromWorker() {
@@ -381,7 +520,7 @@
           return Promise.all(keys.map(function (key) {
             return cache.match(key).then(function (response) { return response.json(); }).then(function (entry) {
               var entries = unsent();
-              entries.push(entry);
+              entries.push(entry.id ? entry : withId(entry));
               return saveUnsent(entries) ? cache.delete(key) : null;
             });
           }));
@@ -393,7 +532,8 @@
   window.addEventListener("offline", function () { showNote("offline", t("offline")); });
   window.addEventListener("online", function () {
     hideNote("offline");
-    if (unsent().length) { showUnsent(t("back_online")); }
+    unreachable = false;
+    sendWaiting();
     if (region && !stopped) { failures = 0; poll(); }
   });
 
@@ -427,6 +567,9 @@
   window.addEventListener("resize", hintWideTables);
   new MutationObserver(function () { hintWideTables(); }).observe(main, { childList: true, subtree: false });
 
-  adoptUnsentFromWorker().then(function () { showUnsent(); });
+  adoptUnsentFromWorker().then(function () {
+    showUnsent();
+    if (!region) { sendWaiting(); }  // a play page sends them once its first question is answered
+  });
   if (navigator.onLine === false) { showNote("offline", t("offline")); }
 }());

@@ -4,7 +4,8 @@
  * - a running timer counts on the phone, once a second, from when it started (the page tells);
  * - "Pick who starts" draws on the phone, runs through the names for a second, then sends the pick;
  * - the screen stays on while the play page is open (Screen Wake Lock API, where the browser allows
- *   it: over HTTPS), and the note on the page says whether it does.
+ *   it: over HTTPS; elsewhere NoSleep.js, loaded only then, from the first tap on the page), and the
+ *   note on the page says whether it does.
  * The play's part of the page is replaced when another phone changes the play, so everything is
  * looked up again when needed rather than kept.
  */
@@ -17,6 +18,7 @@
   var script = document.currentScript;
   var strings = {};
   try { strings = JSON.parse(script.getAttribute("data-strings") || "{}"); } catch (e) { strings = {}; }
+  strings.tap_awake = script.getAttribute("data-tap-awake") || strings.tap_awake;
   function t(key) { return strings[key] || key; }
 
   /* --- the timer --- */
@@ -87,6 +89,7 @@
   /* --- keeping the screen on --- */
 
   var lock = null;
+  var noSleep = null;  // the fallback without the Wake Lock API: "loading", then NoSleep.js
 
   function wakeNote(text) {
     Array.prototype.forEach.call(document.querySelectorAll("[data-wake-note]"), function (note) {
@@ -96,13 +99,43 @@
 
   function keepAwake() {
     if (!document.querySelector("[data-wake-note]")) { return; }
-    if (!("wakeLock" in navigator) || !window.isSecureContext) { wakeNote(t("asleep")); return; }
+    if (!("wakeLock" in navigator)) { keepAwakeWithVideo(); return; }
     if (lock || document.visibilityState !== "visible") { return; }
     navigator.wakeLock.request("screen").then(function (sentinel) {
       lock = sentinel;
       wakeNote(t("awake"));
       sentinel.addEventListener("release", function () { lock = null; });
     }, function () { wakeNote(t("asleep")); });
+  }
+
+  // Without a secure context (plain http from a LAN address) there is no Wake Lock API: NoSleep.js
+  // plays a tiny silent video in a loop instead, which a browser starts only from a tap.
+  function keepAwakeWithVideo() {
+    var source = script.getAttribute("data-nosleep");
+    if (noSleep && noSleep !== "loading") { wakeNote(noSleep.isEnabled ? t("awake") : t("tap_awake")); return; }
+    if (noSleep || !source) { if (!source) { wakeNote(t("asleep")); } return; }
+    noSleep = "loading";
+    var tag = document.createElement("script");
+    tag.src = source;
+    tag.onerror = function () { noSleep = null; wakeNote(t("asleep")); };
+    tag.onload = function () {
+      noSleep = new window.NoSleep();
+      // its video, from this site rather than from data: addresses (the pages allow media from 'self')
+      var folder = source.slice(0, source.lastIndexOf("/") + 1);
+      var video = noSleep.noSleepVideo;
+      if (video) {
+        Array.prototype.forEach.call(video.querySelectorAll("source"), function (choice) {
+          choice.src = folder + "nosleep." + choice.type.split("/")[1];
+        });
+        video.load();
+      }
+      wakeNote(t("tap_awake"));
+      document.addEventListener("click", function start() {
+        document.removeEventListener("click", start, true);
+        noSleep.enable().then(function () { wakeNote(t("awake")); }, function () { wakeNote(t("asleep")); });
+      }, true);
+    };
+    document.head.appendChild(tag);
   }
 
   // the lock ends when the phone leaves the page or turns the screen off; ask again on return

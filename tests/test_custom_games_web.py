@@ -132,7 +132,7 @@ def test_lowest_wins_cooperative_and_teams_through_the_sheet(client, db, table):
     assert missing.status_code == 400 and "Say whether the table won or lost." in missing.text
     client.post(f"/plays/{play_id}/sheet", data={**base, "won": "no"})
     assert {r.rank for r in store.play_results(db, play_id)} == {2}
-    assert "Nobody" in client.get(f"/plays/{play_id}/result").text
+    assert "Everyone lost together" in client.get(f"/plays/{play_id}/result").text
 
     spades = add_game(client, group_id, name="Spades", teams="y")
     play_id = start_play(client, group_id, f"custom-{spades}", seats)
@@ -143,6 +143,22 @@ def test_lowest_wins_cooperative_and_teams_through_the_sheet(client, db, table):
         "team-0": "A", "team-1": "B", "team-2": "A"})
     assert {r.name: r.rank for r in store.play_results(db, play_id)} == {"Anna": 1, "Cara": 1, "Ben": 2}
     assert store.final_payload(db, play_id)["teams"] == ["A", "B", "A"]
+
+
+def test_a_cooperative_loss_lists_nobody_in_second_place_and_titles_are_clean(client, table):
+    group_id, ids = table
+    pandemic = add_game(client, group_id, name="Pandemic", cooperative="y")
+    play_id = start_play(client, group_id, f"custom-{pandemic}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": "0",
+                                                 "points-1-0": "0", "won": "no"})
+    for page in (f"/plays/{play_id}/result", f"/plays/{play_id}/record", f"/groups/{group_id}/history",
+                 f"/groups/{group_id}"):
+        text = html.unescape(client.get(page).text)
+        assert "Everyone lost together" in text, page
+        assert not re.search(r"\b2\.\s*<", text), page  # no "2." before a name
+    result = client.get(f"/plays/{play_id}/result").text
+    assert re.search(r"<title>(.*?)</title>", result, re.S).group(1) == "Result · Pandemic"  # no markup
 
 
 @pytest.mark.parametrize(("form", "message"), [

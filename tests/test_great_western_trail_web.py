@@ -154,8 +154,10 @@ def test_a_delivery_is_recorded_shown_and_undone(client, db, table):
     pytest.param("San Francisco", "", ("San Francisco", 9), id="san-francisco"),
     pytest.param("New York", "  ", ("New York", 9), id="new-york-blank"),
     pytest.param("Kansas City", "-6", ("Kansas City", -6), id="kansas-city-typed-too"),
+    pytest.param("Denver", "", ("Denver", 0), id="city-without-a-crest"),
+    pytest.param("Kansas City  2", " ", ("Kansas City 2", 0), id="without-a-crest-like-a-fixed-one"),
 ])
-def test_a_crest_the_rules_fix_may_be_left_empty(client, db, table, city, crest, stored):
+def test_a_crest_the_rules_fix_or_none_may_be_left_empty(client, db, table, city, crest, stored):
     play_id = table["play_id"]
     response = client.post(f"/plays/{play_id}/gwt/deliveries",
                            data={"seat": "1", "city": city, "crest_vp": crest})
@@ -171,9 +173,6 @@ def test_a_crest_the_rules_fix_may_be_left_empty(client, db, table, city, crest,
     pytest.param({"seat": "0", "city": "   ", "crest_vp": "3"}, "Type or pick the city", id="blank-city"),
     pytest.param({"seat": "0", "city": "x" * 41, "crest_vp": "3"}, "Field cannot be longer than 40",
                  id="long-city"),
-    pytest.param({"seat": "0", "city": "Denver", "crest_vp": ""}, "Enter the VP on the crest", id="no-crest"),
-    pytest.param({"seat": "0", "city": "Kansas City  2", "crest_vp": ""}, "Enter the VP on the crest",
-                 id="no-crest-of-a-city-like-a-fixed-one"),
     pytest.param({"seat": "0", "city": "", "crest_vp": ""}, "Type or pick the city", id="nothing"),
     pytest.param({"seat": "0", "city": "Denver", "crest_vp": "three"}, "Not a valid integer",
                  id="word-crest"),
@@ -321,6 +320,16 @@ def test_the_closing_event_is_the_scoring_endpoints_request(client, db, table):
     assert answer.status_code == 200
     assert [p["total"] for p in answer.get_json()["players"]] == [
         r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)]
+
+
+def test_a_new_card_leaves_the_unticked_start_objective_empty(client, table):
+    page = client.get(card_url(table["play_id"], 0)).text
+    start_vp = re.search(r'<input[^>]*name="objective_0_vp"[^>]*>', page).group(0)
+    start_done = re.search(r'<input[^>]*name="objective_0_fulfilled"[^>]*>', page).group(0)
+    start_penalty = re.search(r'<input[^>]*name="objective_0_penalty"[^>]*>', page).group(0)
+    assert 'value=""' in start_vp and 'value=""' in start_penalty and "checked" not in start_done
+    # ticking it fills in the start card's VP (the page script reads these)
+    assert 'data-fills="objective_0_vp"' in start_done and 'data-fills-with="3"' in start_done
 
 
 def test_a_later_card_of_the_same_seat_replaces_the_earlier_one(client, db, table):

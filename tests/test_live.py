@@ -168,3 +168,19 @@ def test_the_play_page_offers_itself_to_other_phones(client, table):
     assert '<label for="play-link">' in share and '<label for="play-invite-link">' in share
     # the share section stays put while the play's part of the page is reloaded
     assert page.index("</details>") < page.index('<div id="play-live"')
+
+
+def test_the_play_page_shows_the_new_invite_after_a_new_invite(app, client, db, table):
+    play_id, old = table["play_id"], table["group"]
+    for _ in range(2):  # the first may carry a message; the second is kept for the next request
+        assert old.token in client.get(f"/plays/{play_id}").text
+    assert client.post(f"/groups/{old.id}/invite/new", follow_redirects=True).status_code == 200
+    new = store.get_group(db, old.id)
+    share = client.get(f"/plays/{play_id}").text
+    share = share[share.index('<details class="share"'):share.index("</details>")]
+    assert f'value="http://companion.test/join/{new.token}"' in share
+    assert f"{new.join_code[:4]}-{new.join_code[4:]}" in share
+    assert old.token not in share and f"{old.join_code[:4]}-{old.join_code[4:]}" not in share
+    with app.test_request_context():
+        from companion.views.groups import invite_qr_svg
+        assert invite_qr_svg(f"http://companion.test/join/{new.token}") in share

@@ -145,6 +145,30 @@ def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table,
     expect(second.get_by_role("alert")).to_contain_text("Another phone changed this play")
     expect(score_of(second, "Anna")).to_have_text("0")
     assert [e.payload["points"] for e in table.events()] == [4]
+    keeps_following_the_play(second, table, "Another phone changed this play")
+
+
+def keeps_following_the_play(page: Page, table: Table, message: str) -> None:
+    """After a refused entry: the address is the play's page, another phone's entry appears, and the
+    refusal's message stays on screen."""
+    assert page.url == f"{table.server.url}/plays/{table.play_id}"
+    before = int(score_of(page, "Ben").inner_text())
+    table.adjust(1, 10)
+    expect(score_of(page, "Ben")).to_have_text(str(before + 10), timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#main")).to_contain_text(message)
+    page.reload()  # the play page, not the address the refused form went to (which answers only POST)
+    expect(score_of(page, "Ben")).to_have_text(str(before + 10))
+
+
+def test_a_refused_delivery_shows_why_and_the_page_keeps_following_the_play(table, phone):
+    page = open_play(phone, table)
+    delivery = page.locator("form.gwt-delivery")
+    delivery.get_by_label("City").fill("Kansas City")
+    delivery.get_by_label("Crest VP").fill("3")
+    delivery.get_by_role("button", name="Record the delivery").click()
+    expect(page.get_by_role("alert")).to_contain_text("A delivery to Kansas City is worth -6 VP")
+    keeps_following_the_play(page, table, "A delivery to Kansas City is worth -6 VP")
+    assert [e.kind for e in table.events()] == ["adjust"] * 3
 
 
 def test_tapping_refresh_keeps_what_was_typed(table, phone, second_phone):
@@ -198,20 +222,19 @@ def test_the_offline_page_appears_when_the_companion_is_gone(table, phone):
     expect(page.get_by_role("heading", name="Rename Friday night")).to_be_visible()
 
 
-def test_a_form_sent_offline_is_kept_and_sent_again_later(table, phone):
+def test_a_form_sent_offline_is_kept_and_sent_by_itself_once_back_online(table, phone):
     page = open_play(phone, table)
     wait_for_service_worker(page)
     phone.set_offline(True)
     page.get_by_role("button", name="Undo the last entry").click()
     # the note on the page (a screen reader hears the same words from a hidden status line)
-    expect(page.locator('[data-note="unsent"]')).to_contain_text("Not sent: this phone is offline.")
+    expect(page.locator('[data-note="unsent"]')).to_contain_text("1 entry waiting. Kept on this phone")
     assert page.evaluate("JSON.parse(localStorage.getItem('companion.unsent')).length") == 1
     assert len(table.events()) == 2
 
     phone.set_offline(False)
-    expect(page.locator('[data-note="unsent"]')).to_contain_text("Back online: send it again?")
-    page.get_by_role("button", name="Send again").click()
-    expect(page.get_by_text("Undone.")).to_be_visible()
+    expect(score_of(page, "Anna")).to_have_text("0")
+    expect(page.locator('[data-note="unsent"]')).to_have_count(0)
     assert [e.payload["points"] for e in table.events()] == [4]
     assert page.evaluate("localStorage.getItem('companion.unsent')") is None
 
@@ -223,7 +246,7 @@ def test_a_form_sent_while_the_companion_is_gone_is_kept(table, phone):
     try:
         page.get_by_role("button", name="Undo the last entry").click()
         expect(page.get_by_role("heading", name="You are offline")).to_be_visible()
-        expect(page.get_by_text("An entry was not sent")).to_be_visible()
+        expect(page.locator('[data-note="unsent"]')).to_contain_text("1 entry waiting.")
         retry = f"{table.server.url}/plays/{table.play_id}"
         expect(page.get_by_role("link", name="Try again")).to_have_attribute("href", retry)
     finally:
@@ -267,3 +290,33 @@ def test_a_play_finished_on_another_phone_shows_its_result(table, phone):
         db.close()
     expect(page.get_by_text("Ben wins!")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     assert page.url.endswith(f"/plays/{table.play_id}/result")
+
+
+def test_the_play_page_shows_the_new_invite_after_a_new_invite(table, phone):
+    page = open_play(phone, table)
+    old = table.group.join_code
+    share = page.locator("details.share")
+    expect(share).to_contain_text(f"{old[:4]}-{old[4:]}")
+    page.get_by_role("link", name="Friday night").click()
+    page.get_by_role("link", name="New invite link and code").click()
+    page.get_by_role("button", name="Make a new invite").click()
+    expect(page.get_by_text("The group has a new invite link and join code.")).to_be_visible()
+    db = store.connect(table.db_path)
+    try:
+        group = store.get_group(db, table.group.id)
+    finally:
+        db.close()
+    new_code = f"{group.join_code[:4]}-{group.join_code[4:]}"
+    play_url = f"{table.server.url}/plays/{table.play_id}"
+
+    def back_to_the_play():
+        for _ in range(4):  # the group page, the question, the group page before it
+            if page.url == play_url:
+                return
+            page.go_back()
+
+    for to_the_play in (back_to_the_play, lambda: page.goto(play_url)):
+        to_the_play()
+        expect(page.get_by_role("heading", name="Scoreboard")).to_be_visible()
+        expect(share).to_contain_text(new_code)
+        expect(share.locator("#play-invite-link")).to_have_value(f"{table.server.url}/join/{group.token}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -127,3 +129,32 @@ def test_a_past_play_is_kept_on_the_day_and_time_of_the_groups_clocks(client, db
     # the exports show the day it was played
     assert 'date="2024-03-02"' in client.get(f"/groups/{group_id}/export/bgg-plays.xml").text
     assert ",2024-03-02 " in client.get(f"/groups/{group_id}/export/plays.csv").text
+
+
+def preselected(page: str) -> list[str]:
+    """The player each seat of the past-play form starts with ("— nobody —" for an empty seat)."""
+    selects = re.findall(r'<select[^>]*name="player-\d".*?</select>', page, re.S)
+    return [html.unescape(re.search(r"<option selected[^>]*>([^<]*)</option>", select).group(1))
+            for select in selects]
+
+
+def test_a_past_play_starts_with_the_players_asked_for_or_last_time(client, db, group):
+    group_id, ids = group
+    add_players(client, group_id, ("Dan", "yellow"))
+    url = f"/groups/{group_id}/plays/past/great-western-trail"
+    nobody = "— nobody —"
+    assert preselected(client.get(url).text) == ["Anna", "Ben", "Cara", "Dan"]
+    # three played: one tap on "3" leaves the fourth seat empty, and three totals keep the play
+    page = client.get(url).text
+    assert f'href="{url}?players=3"' in page
+    three = client.get(f"{url}?players=3").text
+    assert preselected(three) == ["Anna", "Ben", "Cara", nobody]
+    response = client.post(url, data={"ended_on": "2024-03-02", "ended_at": "22:15",
+                                      **seats(ids, "Anna", "Ben", "Cara", width=4),
+                                      "points-0-0": "70", "points-1-0": "81", "points-2-0": "64"})
+    assert response.status_code == 302, response.text
+    assert [s.name for s in store.list_plays(db, group_id, "finished")[0].seats] == ["Anna", "Ben", "Cara"]
+    # the next past play of the game starts with the same three
+    assert preselected(client.get(url).text) == ["Anna", "Ben", "Cara", nobody]
+    assert preselected(client.get(f"{url}?players=2").text) == ["Anna", "Ben", nobody, nobody]
+    assert preselected(client.get(f"{url}?players=9").text) == ["Anna", "Ben", "Cara", "Dan"]

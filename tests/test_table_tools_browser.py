@@ -102,3 +102,31 @@ def test_who_starts_is_drawn_with_a_short_show_and_every_phone_learns_it(browser
     finally:
         first_phone.close()
         second_phone.close()
+
+
+@pytest.mark.parametrize("wake_lock", [True, False], ids=["wake-lock-api", "plain-http"])
+def test_the_screen_stays_on_with_the_wake_lock_api_or_else_with_nosleep(browser, table, wake_lock):
+    context = new_phone(browser)
+    if not wake_lock:  # as over plain http from a LAN address: no secure context, no Wake Lock API
+        context.add_init_script("delete Navigator.prototype.wakeLock;")
+    try:
+        page = context.new_page()
+        loaded = []
+        page.on("request", lambda request: loaded.append(request.url) if "nosleep" in request.url else None)
+        url, group, play_id = table
+        page.goto(f"{url}/join/{group.token}")
+        page.get_by_role("button", name="Join the group").click()
+        page.goto(f"{url}/plays/{play_id}")
+        note = page.locator("[data-wake-note]")
+        if wake_lock:
+            expect(note).to_have_text(re.compile(r"^(The screen stays on while this page is open\."
+                                                 r"|This phone may dim its screen: .*)$"))
+            assert loaded == []  # the fallback is fetched only where it is needed
+            return
+        expect(note).to_have_text("Tap the page once to keep the screen on.")
+        assert loaded[0].endswith("/static/vendor/nosleep.min.js")
+        page.get_by_role("heading", name="Timer and who starts").click()
+        expect(note).to_have_text("The screen stays on while this page is open.")
+        assert any(url.endswith("/static/vendor/nosleep.webm") for url in loaded)  # its video from this site
+    finally:
+        context.close()

@@ -194,12 +194,30 @@ class PastPlayBase(FlaskForm):
         return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 
+def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str | None,
+                        last_play: Sequence[int] | None) -> list[int]:
+    """Who the past-play form starts with, in seat order (player ids).
+
+    The first N players when N players are asked for (within the game's range); else the players of
+    the group's last play of the game who still play, if enough of them; else one seat per player.
+    """
+    ids = [player.id for player in players]
+    if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
+        return ids[:max(sheet.min_players, min(sheet.max_players, int(asked)))]
+    again = [pid for pid in last_play or () if pid in ids][:sheet.max_players]
+    if len(again) >= sheet.min_players:
+        return again
+    return ids[:sheet.max_players]
+
+
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
-                   zone: tzinfo | None = None, formdata=None) -> FlaskForm:
+                   zone: tzinfo | None = None, formdata=None,
+                   preselect: Sequence[int] | None = None) -> FlaskForm:
     """A finished play entered afterwards: its day and length, who sat where, and each seat's points.
 
-    A seat left at "nobody" is not part of the play (its points are not asked for). The day and time
-    are the group's (``zone``; None: the server's), and the time's label says which zone that is.
+    A seat left at "nobody" is not part of the play (its points are not asked for). The seats start
+    with ``preselect`` (player ids), else one per player. The day and time are the group's (``zone``;
+    None: the server's), and the time's label says which zone that is.
     """
     seats = sheet.max_players
 
@@ -243,10 +261,11 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
 
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
     data: dict[str, Any] = {}
+    starts = [player.id for player in players] if preselect is None else list(preselect)
     for seat in range(seats):
         setattr(PastPlayForm, f"player-{seat}", SelectField(
             gettext("Seat %(n)d", n=seat + 1), coerce=int, choices=player_choices, default=0))
-        data[f"player-{seat}"] = players[seat].id if seat < len(players) else 0
+        data[f"player-{seat}"] = starts[seat] if seat < len(starts) else 0
         for n, key in enumerate(sheet.row_keys):
             negative = not sheet.rows or sheet.rows[n].negative
             label = labels.get(key, key)

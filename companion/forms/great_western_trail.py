@@ -76,19 +76,14 @@ class DeliveryForm(FlaskForm):
     city = StringField(_l("City"), filters=[collapse_spaces],
                        validators=[DataRequired(_l("Type or pick the city the herd went to.")),
                                    Length(max=gwt.CITY_NAME_MAX)])
-    # empty for a city whose crests the rules fix (Kansas City −6 …): one box less to fill in
+    # empty for a city whose crests the rules fix (Kansas City −6 …), and for a city without a crest
+    # (0 VP): one box less to fill in
     crest_vp = WholeNumberField(
-        _l("Crest VP"), description=_l("Negative crests too. Leave it empty for %(examples)s: the rules fix "
-                                       "those.", examples=", ".join(
-                                           f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
+        _l("Crest VP"),
+        description=_l("Negative crests too. Leave it empty for a city without a crest (0 VP) and for "
+                       "%(examples)s: the rules fix those.",
+                       examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
         validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
-
-    def validate(self, extra_validators=None) -> bool:
-        valid = super().validate(extra_validators)
-        if self.crest_vp.data is None and not self.crest_vp.errors and self.fixed_crest is None:
-            self.crest_vp.errors = [_l("Enter the VP on the crest, e.g. 3 or -6.")]
-            return False
-        return valid
 
     @property
     def fixed_crest(self) -> int | None:
@@ -96,8 +91,10 @@ class DeliveryForm(FlaskForm):
         return gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None
 
     def payload(self) -> dict:
-        """The ``"delivery"`` event this form describes, the crest the rules fix filled in if left empty."""
-        crest_vp = self.crest_vp.data if self.crest_vp.data is not None else self.fixed_crest
+        """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""
+        crest_vp = self.crest_vp.data
+        if crest_vp is None:
+            crest_vp = 0 if self.fixed_crest is None else self.fixed_crest
         return {"seat": self.seat.data, "city": self.city.data, "crest_vp": crest_vp}
 
 
@@ -158,6 +155,7 @@ class CardForm(FlaskForm):
     revision = HiddenField()
     objective_rows = HiddenField()
     hints = ROW_HINTS
+    start_objective_vp = START_OBJECTIVE.vp  # what ticking row 1 (the start card) fills in
     edition: int
     rows: int
     wants_more_rows = False  # the player asked for more objective rows instead of saving
@@ -328,13 +326,14 @@ def _tiles_in_order() -> list[tuple[str, int]]:
 
 
 def card_data(state: gwt.PlayState, seat: int) -> dict:
-    """A card form's starting values: the card already in, else the deliveries and the start objective."""
+    """A card form's starting values: the card already in, else the deliveries and the first workers."""
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
+        # the start card's row stays empty like every unticked row: ticking it fills in its VP
+        # (static/card.js), typing does without the script
         data.update({row: gwt.WORKER_ROW_MIN for row in gwt.WORKER_ROWS},
-                    cities_vp=gwt.cities_vp_from_deliveries(state, seat),
-                    objective_0_vp=START_OBJECTIVE.vp, objective_0_penalty=START_OBJECTIVE.penalty)
+                    cities_vp=gwt.cities_vp_from_deliveries(state, seat))
         return data
     tally = card.tally
     data.update(

@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 
 from companion import store
 from companion.exchange.common import group_zone
-from companion.forms.custom_games import past_play_form
+from companion.forms.custom_games import past_play_form, preselected_players
 from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
@@ -46,8 +46,12 @@ def new(group_id: int, game_slug: str):
     players = store.list_players(get_db(), group.id, retired=False)
     labels = {key: row_label(key) for key in sheet.row_keys}
     zone = group_zone(store.group_settings(get_db(), group.id).time_zone)
+    # who the seats start with: ?players=N (the first N), else the group's last play of the game
+    last = next((p for p in store.list_plays(get_db(), group.id, "finished") if p.game == game.slug), None)
+    preselect = preselected_players(sheet, players, request.args.get("players"),
+                                    last and [seat.player_id for seat in last.seats])
     form = past_play_form(sheet, players, labels, zone,
-                          formdata=request.form if request.method == "POST" else None)
+                          formdata=request.form if request.method == "POST" else None, preselect=preselect)
     if request.method == "POST" and form.validate_on_submit():
         play_id = _log(group, game.slug, sheet, options, players, form)
         if play_id is not None:

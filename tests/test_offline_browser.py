@@ -1,0 +1,129 @@
+"""Carcassonne – Mayflower on a phone that loses the network: every entry kept is stored once, in order.
+
+The page keeps what is tapped while offline in a queue on the phone (no service worker needed, as on
+plain http from a LAN address), sends it by itself once back online, and shows what the companion
+refused. A completion refused as stale leaves the page following the play.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from companion import store
+from tests.conftest import make_app
+from tests.test_live_browser import LIVE_TIMEOUT_MS, Server, Table, open_play
+
+pytestmark = pytest.mark.browser
+
+
+class MayflowerTable(Table):
+    def place(self, seat: int, role: str, column: int) -> None:
+        """Another phone's placement."""
+        db = store.connect(self.db_path)
+        try:
+            store.append_event(db, self.play_id, "place", {"seat": seat, "role": role, "column": column})
+        finally:
+            db.close()
+
+    def placements(self) -> list[tuple[int, str, int]]:
+        return [(e.payload["seat"], e.payload["role"], e.payload["column"]) for e in self.events()
+                if e.kind == "place"]
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    """A Mayflower play of Anna, Ben and Cara, nothing placed yet, served on 127.0.0.1."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
+    db = store.connect(app.config["DATABASE"])
+    group = store.create_group(db, "Friday night")
+    seats = [(store.add_player(db, group.id, name, colour), colour)
+             for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))]
+    play_id = store.start_play(db, group.id, "mayflower", seats)
+    db.close()
+    server = Server(app)
+    server.start()
+    yield MayflowerTable(server, app.config["DATABASE"], group, play_id)
+    server.stop()
+
+
+def place(page: Page, column: int, role: str) -> None:
+    """The column on the strip, then the role button of the player whose turn it is."""
+    strip = page.locator("#mf-table")
+    strip.locator(f'label.mf-colpick:has(input[value="{column}"])').click()
+    strip.locator(f'button.mf-role[value="{role}"]').click()
+
+
+def waiting(page: Page):
+    return page.locator('[data-note="unsent"]')
+
+
+def test_entries_kept_offline_and_one_made_online_are_stored_once_in_order(table, phone):
+    page = open_play(phone, table)
+    phone.set_offline(True)
+    place(page, 1, "bandit")
+    expect(waiting(page)).to_contain_text("1 entry waiting.")
+    place(page, 1, "sheriff")
+    expect(waiting(page)).to_contain_text("2 entries waiting.")
+    assert table.placements() == []
+
+    held = []  # the first entry sent is held on its way, to make the next one while the two wait
+    page.route("**/mayflower/place", lambda route: held.append(route) if not held else route.continue_())
+    phone.set_offline(False)
+    expect(waiting(page)).to_contain_text("Sending")  # back online, the page sends them by itself
+    place(page, 1, "trapper")
+    expect(waiting(page)).to_contain_text("3 entries waiting.")
+    held[0].continue_()
+
+    expect(waiting(page)).to_have_count(0)
+    expect(page.locator(".mf-strip")).to_contain_text("Anna · trapper · column 1")
+    expect(page.locator(".mf-strip")).to_contain_text("Anna · sheriff · column 1")
+    expect(page.locator(".mf-strip")).to_contain_text("Anna · bandit · column 1")
+    assert table.placements() == [(0, "bandit", 1), (0, "sheriff", 1), (0, "trapper", 1)]
+    assert page.evaluate("localStorage.getItem('companion.unsent')") is None
+
+
+def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table, phone):
+    table.place(0, "trapper", 1)
+    page = open_play(phone, table)
+    phone.set_offline(True)
+    place(page, 1, "bandit")
+    # the undo was drawn before the placement: once the placement is stored, it is stale
+    page.get_by_role("button", name="Undo the last entry").click()
+    expect(waiting(page)).to_contain_text("2 entries waiting.")
+
+    phone.set_offline(False)
+    refused = page.locator(".live-note.refused")
+    expect(refused).to_contain_text("Not stored: Undo the last entry")
+    expect(refused).to_contain_text("Another phone changed this play")
+    expect(page.locator(".mf-strip")).to_contain_text("Ben · bandit · column 1")
+    assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
+    expect(waiting(page)).to_have_count(0)
+
+    page.reload()  # still there until the person has read it
+    expect(refused).to_contain_text("Another phone changed this play")
+    refused.get_by_role("button", name="Dismiss").click()
+    expect(refused).to_have_count(0)
+    assert page.evaluate("localStorage.getItem('companion.unsent')") is None
+    assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
+
+
+def test_a_stale_completion_shows_why_and_the_page_keeps_following_the_play(table, phone):
+    table.place(0, "bandit", 1)
+    page = open_play(phone, table)
+    page.locator(".mf-strip label.mf-tick").first.click()  # the bandit's road is complete
+    table.place(1, "sheriff", 1)  # meanwhile on another phone
+    expect(page.get_by_role("button", name="New entries — tap to refresh")).to_be_visible(
+        timeout=LIVE_TIMEOUT_MS)
+    page.locator("#mf-table").get_by_role("button", name="Score").click()
+    expect(page.locator("#mf-table")).to_contain_text("Another phone changed this play")
+    assert page.url == f"{table.server.url}/plays/{table.play_id}"
+    assert [e.kind for e in table.events()] == ["place", "place"]
+
+    table.place(2, "farmer", 1)  # the next entry from another phone appears
+    expect(page.locator(".mf-strip")).to_contain_text("Cara · farmer · column 1", timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator(".live-note.refused")).to_contain_text("Another phone changed this play")
+    page.reload()
+    expect(page.locator(".mf-strip")).to_contain_text("Cara · farmer · column 1")
