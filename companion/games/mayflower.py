@@ -458,6 +458,7 @@ class TableState:
     last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
     placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
     names: tuple[str, ...] = ()  # the players in seat order, for messages
+    last_turn: int | None = None  # the seat whose turn was the last one (a settler placed or none)
 
     def name(self, seat: int) -> str:
         """The player in ``seat``, as messages name them."""
@@ -523,7 +524,7 @@ def final_features_from_map(state: TableState) -> dict[str, tuple[Settler, ...]]
 
 
 def apply_event(state: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
-    """The table after one event: ``place``, ``west_edge`` or ``complete``.
+    """The table after one event: ``place``, ``no_settler``, ``west_edge`` or ``complete``.
 
     Raises RulesError for a payload that is malformed or that the table does not allow. Manual score
     corrections ("adjust") are every game's business: the generic table handles them before this.
@@ -583,18 +584,17 @@ def _place(state: TableState, payload: Mapping[str, Any]) -> TableState:
     if column < 1:
         raise RulesError("Settlers stand on land tiles: column 1 is the first one west of the coast.",
                          "column")
-    reach = min(state.west_edge + 1, MAX_COLUMN)
-    if column > reach:
-        raise RulesError("Column %(column)d lies beyond the map: the westernmost tiles are in column "
-                         "%(edge)d, and a new tile can go at most one column further.", "column",
-                         column=column, edge=state.west_edge)
+    # Tiles laid without a settler are never entered, so any column of the map may be the tile's.
+    if column > MAX_COLUMN:
+        raise RulesError("Column %(column)d lies beyond the map: it has %(max)d land tiles.", "column",
+                         column=column, max=MAX_COLUMN)
     check_settlers_held(len(state.on_map(seat)) + 1, state.name(seat), "seat")
     number = 1 + sum(s.seat == seat for s in state.placed)
     settler = Settler(id=f"{seat}-{number}", seat=seat, role=role, column=column)
     # A tile west of the edge the players set moves the edge: the map did not end there after all.
     return replace(state, settlers=(*state.settlers, settler), placed=(*state.placed, settler),
                    west_edge=max(state.west_edge, column),
-                   map_ends=state.map_ends and column <= state.west_edge)
+                   map_ends=state.map_ends and column <= state.west_edge, last_turn=seat)
 
 
 def _west_edge(state: TableState, payload: Mapping[str, Any]) -> TableState:
@@ -649,7 +649,8 @@ def _completion(
 
 def _complete(state: TableState, payload: Mapping[str, Any]) -> TableState:
     """Score the features one tile completed, in the order given, and add the points to the track."""
-    _only_keys(payload, ("features",))
+    _only_keys(payload, ("features", "west_of"))
+    state = answer_west_questions(state, payload.get("west_of", []))
     features = payload.get("features")
     if not isinstance(features, list) or not features:
         raise RulesError("Name the features the tile completed, in the order they are scored.", "features")
@@ -841,3 +842,101 @@ def settle_final_tally(
         settled.append(SettledFeature(letter, FinalFeature(kind, counts, **values), tuple(on_letter[letter])))
     result = final_result(players, track_vp, [item.feature for item in settled])
     return FinalTally(tuple(track_vp), tuple(settled), result)
+
+
+# --- what the table is asked instead of guessed: whose turn, and whether tiles lie further west ---------
+
+NO_SETTLER = "no_settler"
+TURN_EVENTS = frozenset({"place", NO_SETTLER})  # the events that end a player's turn
+WEST_ANSWERS_MAX = 4  # one tile moves the surveyors at most a few columns: a question per column
+
+
+def seat_to_play(state: TableState) -> int:
+    """Whose turn it is: the seat after the last turn, a settler placed or none (seat 1 to begin with)."""
+    return 0 if state.last_turn is None else (state.last_turn + 1) % state.seat_count
+
+
+def no_settler(state: TableState, payload: Mapping[str, Any]) -> TableState:
+    """A player laid a tile without a settler: nothing is scored, the turn passes to the next player."""
+    _only_keys(payload, ("seat",))
+    return replace(state, last_turn=_seat(state, payload))
+
+
+class WestQuestion(RulesError):
+    """A scoring whose surveyor move needs to know whether a tile lies west of ``column``."""
+
+    def __init__(self, column: int) -> None:
+        super().__init__("Is there a tile west of column %(column)d? The surveyor move depends on it: answer "
+                         "it to score.", "west_of", column=column)
+        self.column = column
+
+
+def answer_west_questions(state: TableState, answers: object) -> TableState:
+    """The table knowing what the players answered: ``[{"column": 3, "tile": true}, …]``.
+
+    A tile west of a column extends the map as a placement there would; none ends the map at it, as
+    "Map ends at column N" does.
+    """
+    if not isinstance(answers, list) or len(answers) > WEST_ANSWERS_MAX:
+        raise RulesError("Answer whether a tile lies west of the surveyors' column.", "west_of")
+    for index, answer in enumerate(answers):
+        where = f"west_of[{index}]"
+        if not isinstance(answer, Mapping) or type(answer.get("tile")) is not bool:
+            raise RulesError("Answer yes or no: is there a tile west of the column?", where)
+        _only_keys(answer, ("column", "tile"), f"{where}.")
+        column = _whole(answer, "column", 0, MAX_COLUMN - 1, _WEST_EDGE, f"{where}.")
+        if answer["tile"]:
+            state = replace(state, west_edge=max(state.west_edge, column + 1),
+                            map_ends=state.map_ends and column + 1 <= state.west_edge)
+        else:
+            try:
+                state = _west_edge(state, {"column": column})
+            except RulesError as error:
+                raise RulesError(error.message, f"{where}.column") from None
+    return state
+
+
+def west_question(state: TableState, payload: Mapping[str, Any]) -> int | None:
+    """The column whose "is there a tile west of it?" a ``complete`` event needs answered, or None.
+
+    Asked when a scored feature finds both surveyors in one column that no known tile lies west of
+    (no settler ever stood there, no surveyor went there, no answer said so) while the players never
+    set where the map ends. The features before it are scored as they will be, so the first such
+    column is the one asked. The payload must be one the rules accept.
+    """
+    state = answer_west_questions(state, payload.get("west_of", []))
+    if state.map_ends:
+        return None
+    on_map = {s.id: s for s in state.settlers}
+    completions = [_completion(item, index, on_map) for index, item in enumerate(payload["features"])]
+    # Scored with the edge at the westernmost known tile: exact up to the first move that needs more.
+    scored = score_tile_completions(completions, state.settlers, state.surveyors, state.west_edge,
+                                    state.seat_count)
+    for scoring in scored.scorings:
+        before = scoring.surveyors_before
+        if scoring.scored and before.north == before.south >= state.west_edge:
+            return before.north
+    return None
+
+
+def check_entry(state: TableState, kind: str, payload: Mapping[str, Any]) -> None:
+    """Refuse an entry the table must answer a question for first; apply_event has accepted it.
+
+    Stored events are replayed without this: a scoring stored before the question was asked keeps
+    what it scored (tiles lay further west).
+    """
+    if kind == "complete":
+        column = west_question(state, payload)
+        if column is not None:
+            raise WestQuestion(column)
+
+
+def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
+    """The seat whose turn ended last among ``events`` (those since a phone drew its page), or None."""
+    for kind, payload in reversed(events):
+        if kind in TURN_EVENTS and isinstance(payload, Mapping) and _is_int(payload.get("seat")):
+            return payload["seat"]
+    return None
+
+
+_EVENT_HANDLERS[NO_SETTLER] = no_settler
