@@ -26,6 +26,7 @@ from companion.views import (
     mayflower,
     members,
     past_plays,
+    phone_player,
     play_log,
     players,
     plays,
@@ -109,7 +110,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     fast_path.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
-                   play_log, common):
+                   play_log, common, phone_player):
         module.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Form, FormField, SelectField, SelectMultipleField, StringField
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
+from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
 from companion.forms import VersionedForm, WholeNumberField, choices, seat_choices
 from companion.games.common import RulesError
@@ -19,8 +20,10 @@ from companion.games.mayflower import (
     KIND_OF_ROLE,
     ROLE_OF_KIND,
     ROLES,
+    WEST_ANSWERS_MAX,
     FinalSlot,
     Settler,
+    WestQuestion,
 )
 from companion.web.i18n import translated
 
@@ -46,6 +49,26 @@ KIND_CHOICES = choices([("", _l("— as its settlers —")),
 FEATURES_PER_TILE = 3  # a tile rarely completes more; the form offers this many
 SIZE_MAX = 999  # far above any real size; the rules say what the game allows
 NUMERIC = {"inputmode": "numeric"}
+WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
+
+
+class DrawnAt(FlaskForm):
+    """An entry that says which play version its page was drawn at (optional: older pages did not).
+
+    An entry for the player whose turn the page showed, after another phone ended that turn, is
+    asked about, not stored (see views.mayflower.turn_guard).
+    """
+
+    version = HiddenField()
+
+    def validate_version(self, field: HiddenField) -> None:
+        text = field.data or ""
+        if text and not (text.isascii() and text.isdigit() and len(text) <= 15):
+            raise ValidationError(_l("Reload the page and try again."))
+
+    @property
+    def drawn_version(self) -> int | None:
+        return int(self.version.data) if self.version.data else None
 
 
 def settler_words(settler: Settler, names: Sequence[str]) -> str:
@@ -63,7 +86,7 @@ def show_rules_error(form: FlaskForm, error: RulesError) -> None:
         form.form_errors.append(translated(error))
 
 
-class PlaceForm(FlaskForm):
+class PlaceForm(DrawnAt):
     """A settler from a player's supply onto the tile just placed (prefix ``place-``, see place_form)."""
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
@@ -94,6 +117,24 @@ class PlaceForm(FlaskForm):
 def place_form(names: Sequence[str], turn: int = 0, **bind) -> PlaceForm:
     """The placement form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
     form = PlaceForm(prefix="place", data={"seat": turn}, **bind)
+    form.seat.choices = seat_choices(names)
+    return form
+
+
+class NoSettlerForm(DrawnAt):
+    """A player laid a tile without a settler: the turn passes (prefix ``none-``)."""
+
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+
+    def payload(self) -> dict[str, Any]:
+        return {"seat": self.seat.data}
+
+    show_rules_error = show_rules_error
+
+
+def no_settler_form(names: Sequence[str], turn: int = 0, **bind) -> NoSettlerForm:
+    """The "No settler" button's form for ``turn``'s seat; ``formdata=None``: unsent."""
+    form = NoSettlerForm(prefix="none", data={"seat": turn}, **bind)
     form.seat.choices = seat_choices(names)
     return form
 
@@ -143,8 +184,24 @@ class CompleteForm(VersionedForm):
     feature_2 = FormField(FeatureEntry, label=_l("Feature 2"))
     feature_3 = FormField(FeatureEntry, label=_l("Feature 3"))
 
+    # Answers to "Is there a tile west of column N?": "N:yes" or "N:no", the tapped one and any before.
+    west_of = SelectMultipleField(choices=[], validate_choice=False)
+
     on_map: Mapping[str, Settler] = {}
     names: Sequence[str] = ()
+    west_question: int | None = None  # the column the table is asked about, once the rules asked
+
+    def validate_west_of(self, field: SelectMultipleField) -> None:
+        if len(field.data or []) > WEST_ANSWERS_MAX or not all(map(WEST_ANSWER.fullmatch, field.data or [])):
+            raise ValidationError(_l("Answer the question about the map again."))
+
+    def west_answers(self) -> list[dict[str, Any]]:
+        """The answers as the rules take them: ``[{"column": 3, "tile": True}]``."""
+        answers = []
+        for text in self.west_of.data or []:
+            column, _colon, tile = text.partition(":")
+            answers.append({"column": int(column), "tile": tile == "yes"})
+        return answers
 
     @property
     def entries(self) -> list[FeatureEntry]:
@@ -226,11 +283,16 @@ class CompleteForm(VersionedForm):
                 feature.update(tiles=entry.tiles.data, flags=entry.flags.data or 0)
             feature["settlers"] = list(entry.settlers.data or [])
             features.append(feature)
+        if self.west_of.data:
+            return {"features": features, "west_of": self.west_answers()}
         return {"features": features}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
         path = error.path
+        if isinstance(error, WestQuestion):  # asked by the template, next to its yes and no
+            self.west_question = error.column
+            return
         used = self.used_entries()
         if path.startswith("features[") and "]" in path:
             index = path[len("features["):path.index("]")]

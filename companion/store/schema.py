@@ -785,11 +785,24 @@ def _m015_entries_in_one_statement(db: Database) -> None:
         END""")
 
 
+# --- whose phone it is -----------------------------------------------------------------------------
+
+def _m016_phone_player(db: Database) -> None:
+    """A phone can say whose phone it is: ``memberships.player_id`` (NULL, the default: a shared phone).
+
+    Its role and ledger buttons then enter that player's settlers and points whatever the turn. A
+    player deleted from the group leaves the phone shared again.
+    """
+    db.execute("ALTER TABLE memberships ADD COLUMN player_id INTEGER "
+               "REFERENCES players(id) ON DELETE SET NULL")
+
+
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     _m001_initial, _m002_statistics, _m003_reopened_tally, _m004_retired_players,
     _m005_group_games, _m006_private_groups, _m007_group_settings_and_stable_ids, _m008_ratings,
     _m009_times_in_utc, _m010_request_ids, _m011_event_versions, _m012_kept_statistics,
     _m013_results_by_end, _m014_group_versions, _m015_entries_in_one_statement,
+    _m016_phone_player,
 )
 
 

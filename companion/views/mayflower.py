@@ -26,6 +26,7 @@ from companion.forms.mayflower import (
     SURVEYOR_NAMES,
     complete_form,
     final_tally_form,
+    no_settler_form,
     pickable_settlers,
     place_form,
     west_edge_form,
@@ -35,6 +36,7 @@ from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
 from companion.messages import Refused
 from companion.views.common import member_play_of, note_stale, play_setup, result_inputs, to_play
+from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
 from companion.web.database import get_db
@@ -98,6 +100,9 @@ class Screen:
     place: FlaskForm
     complete: FlaskForm
     west_edge_form: FlaskForm
+    no_settler: FlaskForm | None = None
+    phone_seat: int | None = None  # the phone's own player, whose buttons these are whatever the turn
+    turn_moved: TurnMovedOn | None = None  # a placement held back: whose turn ended since the page was drawn
 
 
 def _names(play: store.Play) -> list[str]:
@@ -133,8 +138,8 @@ def strip_columns(state: mayflower.TableState) -> tuple[StripColumn, ...]:
 
 
 def next_turn(state: mayflower.TableState, seat_count: int) -> int:
-    """Whose turn it is: the seat after the one that placed the last settler (seat 1 to begin with)."""
-    return (state.placed[-1].seat + 1) % seat_count if state.placed else 0
+    """Whose turn it is: the seat after the last turn, with or without a settler (seat 1 to begin with)."""
+    return mayflower.seat_to_play(state)
 
 
 def feature_reports(state: mayflower.TableState) -> tuple[FeatureReport, ...]:
@@ -173,38 +178,105 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
     names, forms = _names(play), forms or {}
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
     complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
+    own = phone_seat(play)
+    turn = next_turn(state, len(names)) if own is None else own
+    place = forms.get("place") or place_form(names, turn, formdata=None)
+    place.version.data = str(play.version)  # the turn the page shows: a later one is asked about
+    none = forms.get("no_settler") or no_settler_form(names, next_turn(state, len(names)), formdata=None)
+    none.version.data = str(play.version)
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
         report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, next_turn(state, len(names)), formdata=None),
-        complete=complete,
+        place=place, complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
+        no_settler=none, phone_seat=own,
+        turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
     )
 
 
-def _record(play: store.Play, kind: str, form):
-    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored."""
+def _record(play: store.Play, kind: str, form, form_key: str | None = None, guard=None):
+    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored.
+
+    ``guard`` sees the stored log too (under the write lock) and refuses what the rules cannot judge.
+    """
+    form_key = form_key or kind
     if not form.validate_on_submit():
-        return render_play(play, status=400, mayflower_forms={kind: form})
+        return render_play(play, status=400, mayflower_forms={form_key: form})
     payload = form.payload()
+
+    def check(events) -> None:
+        table = table_of(play, events)
+        apply(table, kind, payload)
+        # the table answers what the rules must not assume (whether tiles lie further west)
+        mayflower.check_entry(table.game_state, kind, payload)
+        if guard is not None:
+            guard(events)
+
     try:
-        store.append_event(get_db(), play.id, kind, payload,
-                           check=lambda events: apply(table_of(play, events), kind, payload),
+        store.append_event(get_db(), play.id, kind, payload, check=check,
                            expected_version=getattr(form, "version_number", None))
+    except TurnMovedOn as error:
+        form.turn_moved = error  # the page asks whom the entry is for
+        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={form_key: form})
     except Refused as error:
         form.show_rules_error(error)
-        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={kind: form})
+        status = 400 if isinstance(error, mayflower.WestQuestion) else 409
+        return render_play(store.get_play(get_db(), play.id), status=status, mayflower_forms={form_key: form})
     return to_play(play.id, TABLE_ANCHOR)
+
+
+class TurnMovedOn(Refused):
+    """An entry for the player whose turn it was when the page was drawn; another phone ended that turn."""
+
+    def __init__(self, ended: int, turn: int, kind: str) -> None:
+        super().__init__("Another phone entered a turn since this page was drawn.", "seat")
+        self.ended, self.turn, self.kind = ended, turn, kind
+
+
+def turn_guard(play: store.Play, form, seat: int, explicit: bool):
+    """A check that holds back an entry for a turn another phone ended since the form's page was drawn.
+
+    An entry whose player the phone named (a player's own button, this phone's player) is stored
+    as it is; one that took its player from the turn shown is asked about (``TurnMovedOn``).
+    """
+    def guard(events) -> None:
+        drawn = form.drawn_version  # read once the form is valid
+        if explicit or drawn is None or events.version == drawn:
+            return
+        since = [(e.kind, e.payload) for e in events if e.version > drawn]
+        ended = mayflower.turn_taken_since(since)
+        if ended is None:
+            return
+        turn = mayflower.seat_to_play(table_of(play, events).game_state)
+        if seat != turn:
+            raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(since) if k in mayflower.TURN_EVENTS))
+
+    return guard
 
 
 @bp.post("/place")
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
     play = member_play_of(play_id, mayflower.GAME.slug)
-    return _record(play, "place", place_form(_names(play)))
+    form = place_form(_names(play))
+    own = phone_seat(play)
+    if own is not None and not form.pick.data and form.seat.raw_data is None:
+        form.seat.data = own  # this phone's role buttons are its player's
+    explicit = bool(form.pick.data) or own is not None
+    seat = form.seat.data if form.seat.data is not None else -1
+    return _record(play, "place", form, guard=turn_guard(play, form, seat, explicit))
+
+
+@bp.post("/no-settler")
+def no_settler(play_id: int):
+    """A tile laid without a settler: the turn passes to the next player."""
+    play = member_play_of(play_id, mayflower.GAME.slug)
+    form = no_settler_form(_names(play))
+    return _record(play, mayflower.NO_SETTLER, form, "no_settler",
+                   guard=turn_guard(play, form, form.seat.data if form.seat.data is not None else -1, False))
 
 
 @bp.post("/complete")

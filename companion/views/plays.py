@@ -24,6 +24,7 @@ from companion.views.common import (
     translated,
 )
 from companion.views.members import trash_play
+from companion.views.phone_player import phone_seat
 from companion.views.tables import TableCache, app_tables
 from companion.web.database import get_db
 from companion.web.page_cache import cached_page
@@ -85,7 +86,8 @@ def show(play_id: int):
     group = member_group(play.group_id)
     # everything the page shows: the play as of this version, its seats, the group's name, and the
     # address the phone used (the share section shows links for other phones to open)
-    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url)
+    key = ("play", play.id, play.version, play.seats, group.name, str(get_locale()), request.url,
+           phone_seat(play))  # a phone that names its player sees that player's buttons
     return cached_page(key, lambda: render_play(play)[0])
 
 
