@@ -15,6 +15,8 @@ import pytest
 
 from companion import store
 from tests.conftest import add_players, create_group, start_play
+from tests.test_gold_west_web import new_play as new_gold_west_play
+from tests.test_gold_west_web import tap
 from tests.test_mayflower_web import events, table, text_of, turn_of
 
 ANNA, BEN, CARA = 0, 1, 2
@@ -131,10 +133,10 @@ def test_a_stale_no_settler_is_asked_about_too(app, client, db, group_id, play_i
 def test_a_phone_that_says_whose_it_is_places_that_players_settlers(app, client, db, group_id, play_id):
     cara = second_phone(app, db, group_id)
     page = cara.get(f"/plays/{play_id}").text
-    assert "This is" not in text_of(page, "mf-phone")  # off by default: a shared phone
+    assert "This is" not in text_of(page, "phone-player")  # off by default: a shared phone
     assert cara.post(f"/plays/{play_id}/phone-player", data={"phone-player": "2"}).status_code == 302
     page = cara.get(f"/plays/{play_id}").text
-    assert "This is Cara's phone." in text_of(page, "mf-phone")
+    assert "This is Cara's phone." in text_of(page, "phone-player")
     assert turn_of(page) == "Cara"  # her buttons are hers, though it is Anna's turn
     assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"  # the shared phone follows the turn
     drawn = version_on(page, "place")
@@ -150,7 +152,7 @@ def test_a_phone_that_says_whose_it_is_places_that_players_settlers(app, client,
 @pytest.mark.parametrize("player", ["3", "-1", "Anna"])
 def test_a_phone_cannot_be_given_a_player_not_at_the_table(client, db, play_id, player):
     assert client.post(f"/plays/{play_id}/phone-player", data={"phone-player": player}).status_code == 400
-    assert "This is" not in text_of(client.get(f"/plays/{play_id}").text, "mf-phone")
+    assert "This is" not in text_of(client.get(f"/plays/{play_id}").text, "phone-player")
 
 
 # --- the west edge ---------------------------------------------------------------------------------------
@@ -222,3 +224,17 @@ def test_the_reference_game_without_edge_taps_reaches_every_score_answering_when
     final = REFERENCE["steps"][-1]
     track = [final["track_vp"][name] for name in REFERENCE["players"]]
     assert list(table(db, play_id).running_scores) == track
+
+
+def test_a_gold_west_phone_that_says_whose_it_is_shows_and_enters_that_players_ledger(client, db):
+    play_id = new_gold_west_play(client, db, "Anna", "Ben")
+    assert "It is Anna" not in client.get(f"/plays/{play_id}").text
+    assert client.post(f"/plays/{play_id}/phone-player", data={"phone-player": "1"}).status_code == 302
+    page = client.get(f"/plays/{play_id}").text
+    assert "This is Ben's phone." in text_of(page, "phone-player")
+    first = re.search(r'<section class="card gw-seat gw-next" id="gw-seat-(\d)"', page).group(1)
+    assert first == "1"  # Ben's taps first, though it is Anna's turn
+    before = len(events(db, play_id))
+    response = tap(client, play_id, "investment", again=False, seat="1", vp="9")
+    assert response.status_code == 302  # his own tap: no "It is Anna's turn. Ben again?"
+    assert events(db, play_id)[before:] == [("investment", {"seat": 1, "vp": 9})]
