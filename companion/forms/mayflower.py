@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,7 +17,7 @@ from companion.forms import VersionedForm, WholeNumberField, choices, seat_choic
 from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
-    FINAL_SIZES,
+    FINAL_PRESETS,
     KIND_OF_ROLE,
     ROLE_OF_KIND,
     ROLES,
@@ -321,57 +322,74 @@ def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
 
 
 # --------------------------------------------------------------------------------------------------
-# The final tally
+# The final tally: like a completion, one unfinished feature at a time
+
+FINAL_SIZE_NAMES = ("tiles", "trading_posts", "flags", "neighbours", "animals")
 
 
-class FinalTallyBase(VersionedForm):
-    """Which feature (letter) each settler left on the map stands on, and each feature's size."""
+class FinalTallyForm(VersionedForm):
+    """The unfinished features: those entered so far (``kept``) and the one whose settlers are tapped now."""
+
+    # One JSON object per feature entered: {"settlers": [...], "tiles": 3, ...}; the page carries them.
+    kept = SelectMultipleField(choices=[], validate_choice=False)
+    settlers = SelectMultipleField(choices=[], validate_choice=False)
+    tiles = _size(SIZE_LABELS["tiles"], default=FINAL_PRESETS["tiles"])
+    trading_posts = _size(SIZE_LABELS["trading_posts"], default=FINAL_PRESETS["trading_posts"])
+    flags = _size(SIZE_LABELS["flags"], default=FINAL_PRESETS["flags"])
+    neighbours = _size(SIZE_LABELS["neighbours"], default=FINAL_PRESETS["neighbours"])
+    animals = _size(SIZE_LABELS["animals"], default=FINAL_PRESETS["animals"])
+    more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
     slots: tuple[FinalSlot, ...] = ()
 
-    def letter_field(self, index: int) -> SelectField:
-        return self[f"settler_{index}"]
+    def validate_kept(self, field: SelectMultipleField) -> None:
+        for text in field.data or []:
+            try:
+                feature = json.loads(text)
+            except ValueError:
+                feature = None
+            if not isinstance(feature, dict):
+                raise ValidationError(_l("Reload the page and try again."))
 
-    def size_field(self, letter: str, name: str) -> WholeNumberField:
-        return self[f"size_{letter}_{name}"]
+    def kept_features(self) -> list[dict[str, Any]]:
+        return [json.loads(text) for text in self.kept.data or []]
 
-    def assignment(self) -> dict[str, str | None]:
-        return {slot.settler.id: self.letter_field(index).data for index, slot in enumerate(self.slots)}
+    def current(self) -> dict[str, Any] | None:
+        """The feature being tapped, or None before any of its settlers is."""
+        if not self.settlers.data:
+            return None
+        return {"settlers": list(self.settlers.data),
+                **{name: self[name].data for name in FINAL_SIZE_NAMES if self[name].data is not None}}
 
-    def sizes(self) -> dict[str, dict[str, int | None]]:
-        return {slot.letter: {name: self.size_field(slot.letter, name).data
-                              for name in FINAL_SIZES[slot.kind]}
-                for slot in self.slots}
+    def features(self) -> list[dict[str, Any]]:
+        current = self.current()
+        return self.kept_features() + ([current] if current else [])
+
+    def keep(self, features: Sequence[Mapping[str, Any]]) -> None:
+        """Carry ``features`` as entered and start a fresh one."""
+        self.kept.data = [json.dumps(feature, sort_keys=True) for feature in features]
+        self.settlers.data = []
+        for name in FINAL_SIZE_NAMES:
+            self[name].data = FINAL_PRESETS[name]
+            self[name].raw_data = None
+
+    def taken(self) -> dict[str, int]:
+        """Each settler already on an entered feature, with that feature's number (1, 2, …)."""
+        return {settler_id: number for number, feature in enumerate(self.kept_features(), start=1)
+                for settler_id in feature.get("settlers", []) if isinstance(settler_id, str)}
 
     def show_rules_error(self, error: RulesError) -> None:
-        """Put a refusal next to the settler (``assignment.0-1``) or size (``sizes.A.tiles``) it is about."""
-        head, _, rest = error.path.partition(".")
-        field = None
-        if head == "assignment":
-            index = next((i for i, slot in enumerate(self.slots) if slot.settler.id == rest), None)
-            field = None if index is None else self.letter_field(index)
-        elif head == "sizes":
-            letter, _, name = rest.partition(".")
-            field = self._fields.get(f"size_{letter}_{name}")
-        if field is None:
-            self.form_errors.append(translated(error))
-        else:
+        """Put a refusal about the feature being tapped (``features[2].tiles``) next to its field."""
+        head, _dot, name = error.path.partition(".")
+        if head == f"features[{len(self.kept.data or [])}]" and self.current() is not None:
+            field = self[name] if name in FINAL_SIZE_NAMES else self.settlers
             field.errors.append(translated(error))
+        else:
+            self.form_errors.append(translated(error))
 
 
-def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyBase:
-    """One letter menu per settler (the letters of its kind) and the size fields of every letter."""
-
-    class FinalTallyForm(FinalTallyBase):
-        pass
-
-    for index, slot in enumerate(slots):
-        letters = choices((other.letter, other.letter) for other in slots if other.kind == slot.kind)
-        # Any letter is accepted here: a letter of another kind gets the rules' explanation, not "invalid".
-        setattr(FinalTallyForm, f"settler_{index}", SelectField(_l("Feature"), choices=letters,
-                                                                 default=slot.letter, validate_choice=False))
-        for name in FINAL_SIZES[slot.kind]:
-            setattr(FinalTallyForm, f"size_{slot.letter}_{name}", _size(SIZE_LABELS[name]))
+def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyForm:
+    """The final tally over the settlers still on the map; ``formdata=None``: nothing entered yet."""
     form = FinalTallyForm(formdata=formdata)
     form.slots = tuple(slots)
     return form

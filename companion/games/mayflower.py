@@ -940,3 +940,86 @@ def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | N
 
 
 _EVENT_HANDLERS[NO_SETTLER] = no_settler
+
+
+# --- the final tally as the table taps it: one feature at a time -----------------------------------------
+
+# What a size starts at on the tally screen: a road or city has a tile; everything else may be none.
+FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "animals": 0}
+
+
+def settle_final_features(
+    players: Sequence[str],
+    track_vp: Sequence[int],
+    slots: Sequence[FinalSlot],
+    features: Sequence[Mapping[str, Any]],
+) -> FinalTally:
+    """The final scoring from the unfinished features as tapped: each its settlers' ids and its sizes.
+
+    ``features[i]`` is ``{"settlers": ["0-3", …], "tiles": 3, …}`` with the sizes of its settlers'
+    kind (FINAL_SIZES; a missing one is its FINAL_PRESETS value). Every settler of ``slots`` stands on
+    exactly one feature; the tally keeps the letters of :func:`settle_final_tally` (a feature takes its
+    first settler's).
+    """
+    slot_of = {slot.settler.id: slot for slot in slots}
+    assignment: dict[str, str] = {}
+    sizes: dict[str, dict[str, int]] = {}
+    index_of: dict[str, int] = {}
+    for index, feature in enumerate(features):
+        where = f"features[{index}]"
+        ids = feature.get("settlers") if isinstance(feature, Mapping) else None
+        if not isinstance(ids, list) or not ids:
+            raise RulesError("Tap the settlers on feature %(number)d.", where, number=index + 1)
+        for settler_id in ids:
+            slot = slot_of.get(settler_id) if type(settler_id) is str else None
+            if slot is None:
+                raise RulesError("Settler %(id)s is not on the map.", where, id=repr(settler_id))
+            if settler_id in assignment:
+                raise RulesError("%(settler)s is on two features; a settler stands on one.", where,
+                                 settler=_described(slot.settler, players))
+            first = slot_of[ids[0]]
+            if slot.kind != first.kind:
+                raise RulesError("%(one)s and %(other)s cannot share a feature: a %(kind)s holds %(roles)s "
+                                 "only.", where, one=_described(first.settler, players),
+                                 other=_described(slot.settler, players), kind=Term(first.kind),
+                                 roles=Term(ROLE_OF_KIND[first.kind] + "s"))
+        # the feature keeps the letter of its settler that comes first on the tally (west to east)
+        letter = min((slot_of[settler_id].letter for settler_id in ids), key=FEATURE_LETTERS.index)
+        assignment.update(dict.fromkeys(ids, letter))
+        index_of[letter] = index
+        sizes[letter] = {}
+        for name in FINAL_SIZES[slot_of[ids[0]].kind]:
+            value = feature.get(name, FINAL_PRESETS[name])
+            low, high = SIZE_LIMITS[name]
+            if not _is_int(value) or not low <= value <= high:
+                raise _not_whole(Term(_SIZE_WORDS[name]), low, high, f"{where}.{name}")
+            sizes[letter][name] = value
+    try:
+        tally = settle_final_tally(players, track_vp, [s for s in slots if s.settler.id in assignment],
+                                   assignment, sizes)
+    except RulesError as error:
+        # "sizes.A.flags", "assignment.0-3": the feature that letter stands for
+        head, _, rest = error.path.partition(".")
+        letter = rest.partition(".")[0] if head == "sizes" else assignment.get(rest, "")
+        name = rest.partition(".")[2] if head == "sizes" else ""
+        if letter in index_of:
+            path = f"features[{index_of[letter]}]" + (f".{name}" if name else "")
+            raise RulesError(error.message, path) from None
+        raise
+    missing = [slot.settler for slot in slots if slot.settler.id not in assignment]
+    if missing:
+        raise RulesError("%(settler)s is on no feature yet: tap the settlers of every unfinished feature.",
+                         "features", settler=_described(missing[0], players))
+    return tally
+
+
+def final_features_of(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A stored final tally (:meth:`FinalTally.payload`) as the features the table tapped."""
+    features = []
+    for item in payload.get("features", ()) if isinstance(payload, Mapping) else ():
+        if not isinstance(item, Mapping) or not isinstance(item.get("settlers"), list):
+            continue
+        ids = [s.get("id") for s in item["settlers"] if isinstance(s, Mapping)]
+        named = FINAL_SIZES.get(item.get("kind"), ())
+        features.append({"settlers": ids, **{name: item[name] for name in named if name in item}})
+    return features

@@ -22,6 +22,7 @@ from companion.forms.mayflower import (
     ROLE_BUTTONS,
     ROLE_LETTERS,
     ROLE_NAMES,
+    SIZE_LABELS,
     SURVEYOR_MARKS,
     SURVEYOR_NAMES,
     complete_form,
@@ -45,7 +46,8 @@ bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower
 
 WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
                         surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
-                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS)
+                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS,
+                        final_sizes=mayflower.FINAL_SIZES, size_labels=SIZE_LABELS)
 TABLE_ANCHOR = "mf-table"  # after every entry the page opens on the turn, the strip and the actions
 
 
@@ -298,8 +300,10 @@ def west_edge(play_id: int):
 def _finish(play: store.Play, form, table: TableState) -> Response | None:
     """Score the tally and close the play (to the result page); None, with the reason on the form, if not."""
     try:
-        tally = mayflower.settle_final_tally(_names(play), table.running_scores, form.slots,
-                                             form.assignment(), form.sizes())
+        # an outdated page misses settlers placed since: say so rather than that they are left out
+        store.check_play_version(get_db(), play.id, form.version_number)
+        tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots,
+                                                form.features())
         store.finish_play(get_db(), play.id, tally.payload(),
                           result_inputs(tally.result),
                           expected_version=form.version_number)
@@ -310,44 +314,55 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
     return redirect(url_for("plays.result", play_id=play.id))
 
 
+def _another_feature(play: store.Play, form, table: TableState) -> bool:
+    """Keep the feature just tapped and start the next; False, with the reason on the form, if it is wrong.
+
+    The features so far are checked as a tally of their own settlers, so a mistake shows at once.
+    """
+    features = form.features()
+    on_them = {settler_id for feature in features for settler_id in feature.get("settlers", [])}
+    try:
+        mayflower.settle_final_features(_names(play), table.running_scores,
+                                        [slot for slot in form.slots if slot.settler.id in on_them], features)
+    except Refused as error:
+        form.show_rules_error(error)
+        return False
+    form.keep(features)
+    return True
+
+
 def _refill_reopened(play: store.Play, form) -> None:
     """A reopened play's final tally comes back as it was entered, unless the map changed since."""
     kept = store.reopened_tally(get_db(), play.id)
     if kept is None or kept.changed_since:
         return
-    index_of = {slot.settler.id: index for index, slot in enumerate(form.slots)}
-    for feature in kept.payload.get("features", ()):
-        letter = feature.get("letter") if isinstance(feature, Mapping) else None
-        if not isinstance(letter, str):
-            continue
-        for settler in feature.get("settlers", ()):
-            index = index_of.get(settler.get("id")) if isinstance(settler, Mapping) else None
-            if index is not None:
-                form.letter_field(index).data = letter
-        for name in mayflower.FINAL_SIZES.get(feature.get("kind"), ()):
-            if f"size_{letter}_{name}" in form and name in feature:
-                form.size_field(letter, name).data = feature[name]
+    form.keep(mayflower.final_features_of(kept.payload))
 
 
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
-    """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
+    """Tap the settlers of one unfinished feature, its size, "and another feature"; then the ranked result."""
     play = member_play_of(play_id, mayflower.GAME.slug)
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)
     form = final_tally_form(mayflower.final_slots(table.game_state),
                             formdata=request.form if request.method == "POST" else None)
+    status = 200
     if request.method == "GET":
         _refill_reopened(play, form)
-    if request.method == "POST" and form.validate_on_submit():
+    elif not form.validate_on_submit():
+        status = 400
+    elif form.more.data and form.current() is not None:
+        status = 200 if _another_feature(play, form, table) else 400
+    else:
         finished = _finish(play, form, table)
         if finished is not None:
             return finished
+        status = 400
     form.version.data = str(store.get_play(get_db(), play.id).version)
     return render_template("games/mayflower/final_tally.html", play=play, game=get_game(play.game), form=form,
-                           marks=mayflower.track_marks(table.running_scores), words=WORDS), (
-        400 if request.method == "POST" else 200)
+                           marks=mayflower.track_marks(table.running_scores), words=WORDS), status
 
 
 def init_app(app: Flask) -> None:
