@@ -1,4 +1,4 @@
-"""Carcassonne – Mayflower: what the live table asks instead of guessing (whose turn, the west edge)."""
+"""Carcassonne – Mayflower: what the table asks instead of guessing (whose turn, the west edge, the tally)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,11 @@ from companion.games.mayflower import (
     WestQuestion,
     apply_event,
     check_entry,
+    final_features_of,
+    final_slots,
     initial_state,
     seat_to_play,
+    settle_final_features,
     turn_taken_since,
     west_question,
 )
@@ -132,3 +135,48 @@ def test_a_stored_scoring_without_an_answer_keeps_what_it_scored():
 ])
 def test_turn_taken_since(events, seat):
     assert turn_taken_since(events) == seat
+
+
+# --- the final tally as tapped, one feature at a time ----------------------------------------------------
+
+def example_6_slots():
+    """Worked example 6's map: Anna's sheriff (2), Ben's farmer (3), trappers 0-2 (1), 0-3 (4), 1-2, 1-3."""
+    state = fold([("west_edge", {"column": 4}), place(ANNA, "sheriff", 2), place(BEN, "farmer", 3),
+                  place(ANNA, "trapper", 1), place(ANNA, "trapper", 4), place(BEN, "trapper", 1),
+                  place(BEN, "trapper", 2)])
+    return final_slots(state)
+
+
+EXAMPLE_6 = [{"settlers": ["0-1"], "tiles": 3, "flags": 1}, {"settlers": ["1-1"], "neighbours": 5},
+             {"settlers": ["1-3", "0-2", "0-3", "1-2"], "animals": 3}]
+
+
+def test_settle_final_features_example_6():
+    tally = settle_final_features(["Anna", "Ben", "Cara"], [0, 0, 0], example_6_slots(), EXAMPLE_6)
+    assert [player.total for player in tally.result.players] == [7, 9, 0]
+    # the letters of the stored tally: a feature keeps its westmost settler's, whatever the tap order
+    assert [(f["letter"], f["kind"]) for f in tally.payload()["features"]] == [
+        ("A", "city"), ("B", "farm"), ("C", "plain")]
+    assert final_features_of(tally.payload())[0] == {"settlers": ["0-1"], "tiles": 3, "flags": 1}
+
+
+@pytest.mark.parametrize(("features", "path", "message"), [
+    pytest.param(EXAMPLE_6[:2], "features", "Anna's trapper in column 4 is on no feature yet",
+                 id="a-settler-left-out"),
+    pytest.param([{"settlers": ["0-1", "0-2"]}, *EXAMPLE_6[1:]], "features[0]",
+                 "cannot share a feature: a city holds sheriffs only", id="two-kinds"),
+    pytest.param([*EXAMPLE_6, {"settlers": ["0-2"], "animals": 1}], "features[3]", "is on two features",
+                 id="a-settler-twice"),
+    pytest.param([{"settlers": []}], "features[0]", "Tap the settlers on feature 1", id="no-settler"),
+    pytest.param([{"settlers": ["9-9"]}], "features[0]", "not on the map", id="unknown-settler"),
+    pytest.param([{**EXAMPLE_6[0], "flags": 4}, *EXAMPLE_6[1:]], "features[0].flags", "at most 3 flags",
+                 id="more-flags-than-tiles"),
+    pytest.param([EXAMPLE_6[0], {"settlers": ["1-1"], "neighbours": 8}, EXAMPLE_6[2]],
+                 "features[1].neighbours", "0 to 7", id="eight-neighbours"),
+    pytest.param([EXAMPLE_6[0], {"settlers": ["1-1"], "neighbours": "5"}, EXAMPLE_6[2]],
+                 "features[1].neighbours", "0 to 7", id="a-size-not-a-number"),
+])
+def test_settle_final_features_refuses(features, path, message):
+    with pytest.raises(RulesError, match=message) as caught:
+        settle_final_features(["Anna", "Ben", "Cara"], [0, 0, 0], example_6_slots(), features)
+    assert caught.value.path == path
