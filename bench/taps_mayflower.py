@@ -73,6 +73,7 @@ def play_reference_game(phone: Phone, game: dict) -> int:
             elif action == "complete":
                 with phone.action("completion"):
                     complete(phone, step["features"])
+                    answer_west_questions(phone, step["west_edge"])
                 check_scoring(phone, players, step["expect"])
             elif action == "final":
                 scrolls_before_final = phone.counter.scrolls
@@ -155,6 +156,18 @@ def complete(phone: Phone, features: list[dict]) -> None:
                 phone.tap(listed if listed.is_visible() else on_strip)
             _sizes(phone, more, feature, number)
     phone.submit(table.get_by_role("button", name="Score"))
+
+
+def answer_west_questions(phone: Phone, west_edge: int) -> None:
+    """Answer "Is there a tile west of column N?" as the map of the step is, each time the page asks.
+
+    A table that says where the map ends is never asked; one that does not answers here, one tap each.
+    """
+    question = phone.page.locator("#mf-west-question")
+    while question.count():
+        column = int(question.locator("button").first.get_attribute("value").split(":")[0])
+        answer = "yes" if west_edge > column else "no"
+        phone.submit(question.locator(f'button[value="{column}:{answer}"]'))
 
 
 def check_scoring(phone: Phone, players: list[str], expect: dict) -> None:

@@ -61,6 +61,20 @@ def test_the_reference_game_in_two_taps_a_placement_and_no_scrolling(live_server
     assert counter.scrolls == 0
 
 
+def test_the_reference_game_without_edge_taps_reaches_every_score_answering_when_asked(live_server, phone):
+    page = phone.new_page()
+    start_the_reference_play(page, live_server.url)
+    counter = Counter()
+    steps = [step for step in REFERENCE["steps"] if step["action"] != "west_edge"]
+    play_reference_game(Phone(page, counter), {**REFERENCE, "steps": steps})  # checks every score
+    expect(page.locator(".winner-banner")).to_have_text("Anna wins!")
+    # step 17's question is the one the edge taps answered before it was asked: one tap instead
+    completions = counter.entries("completion")
+    targets = [completion_target(step) for step in steps if step["action"] == "complete"]
+    assert sum(completions) - sum(targets) <= 1
+    assert counter.scrolls == 0
+
+
 def test_without_javascript_every_action_is_a_plain_form(live_server, browser):
     context = new_phone(browser, java_script_enabled=False)
     try:
