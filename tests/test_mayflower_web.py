@@ -670,3 +670,14 @@ def test_the_mayflower_screens_answer_only_for_mayflower_plays(client, db):
     for method, url in mayflower_routes(other):
         assert client.open(url, method=method).status_code == 404, (method, url)
     assert client.get(f"/plays/{999999}/mayflower/final-tally").status_code == 404
+
+
+@pytest.mark.parametrize("kept", ["garbage", '{"settlers": "0-1"}', "[1, 2]", '{"settlers": [1]}'])
+def test_final_tally_with_garbled_features_carried_asks_to_reload_and_stores_nothing(client, db, kept):
+    play_id = new_play(client, db, PLAYERS[:2])
+    play_steps(client, db, play_id, EXAMPLE_6)
+    _, version = tally_page(client, play_id)
+    response = client.post(f"/plays/{play_id}/mayflower/final-tally",
+                           data={"version": version, "kept": [kept], "settlers": ["0-1"], "more": "1"})
+    assert response.status_code == 400 and "Reload the page and try again" in text_of(response.text)
+    assert store.final_payload(db, play_id) is None

@@ -325,6 +325,7 @@ def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
 # The final tally: like a completion, one unfinished feature at a time
 
 FINAL_SIZE_NAMES = ("tiles", "trading_posts", "flags", "neighbours", "animals")
+KEPT_MAX = 25  # a feature per settler at most: five players with five settlers each
 
 
 class FinalTallyForm(VersionedForm):
@@ -343,16 +344,21 @@ class FinalTallyForm(VersionedForm):
     slots: tuple[FinalSlot, ...] = ()
 
     def validate_kept(self, field: SelectMultipleField) -> None:
-        for text in field.data or []:
+        if len(self.kept_features()) != len(field.data or []) or len(field.data or []) > KEPT_MAX:
+            raise ValidationError(_l("Reload the page and try again."))
+
+    def kept_features(self) -> list[dict[str, Any]]:
+        """The features entered so far, as the page carried them; anything garbled is left out."""
+        features = []
+        for text in self.kept.data or []:
             try:
                 feature = json.loads(text)
             except ValueError:
-                feature = None
-            if not isinstance(feature, dict):
-                raise ValidationError(_l("Reload the page and try again."))
-
-    def kept_features(self) -> list[dict[str, Any]]:
-        return [json.loads(text) for text in self.kept.data or []]
+                continue
+            if (isinstance(feature, dict) and isinstance(feature.get("settlers"), list)
+                    and all(type(settler_id) is str for settler_id in feature["settlers"])):
+                features.append(feature)
+        return features
 
     def current(self) -> dict[str, Any] | None:
         """The feature being tapped, or None before any of its settlers is."""
