@@ -151,7 +151,8 @@ def test_a_phone_that_says_whose_it_is_places_that_players_settlers(app, client,
 
 @pytest.mark.parametrize("player", ["3", "-1", "Anna"])
 def test_a_phone_cannot_be_given_a_player_not_at_the_table(client, db, play_id, player):
-    assert client.post(f"/plays/{play_id}/phone-player", data={"phone-player": player}).status_code == 400
+    response = client.post(f"/plays/{play_id}/phone-player", data={"phone-player": player})
+    assert response.status_code == 400 and "Reload the page and try again" in text_of(response.text)
     assert "This is" not in text_of(client.get(f"/plays/{play_id}").text, "phone-player")
 
 

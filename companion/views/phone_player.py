@@ -6,13 +6,14 @@ A phone that names its player enters that player's settlers (Carcassonne – May
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, g
+from flask import Blueprint, Flask, flash, g
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import SelectField
 
 from companion import store
 from companion.forms import choices
+from companion.forms.gold_west import first_error
 from companion.store.phone_players import phone_player, set_phone_player
 from companion.views.common import member_play, to_play
 from companion.web.database import get_db
@@ -56,7 +57,10 @@ def set_player(play_id: int):
     play = member_play(play_id)
     form = phone_player_form(play)
     if not form.validate_on_submit():
-        abort(400)
+        from companion.views.plays import render_play  # plays asks this module for its cache key
+
+        flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
+        return render_play(play, status=400)
     found = membership(play.group_id)
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
     set_phone_player(get_db(), found.id, player_id)
