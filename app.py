@@ -28,6 +28,7 @@ from companion.views import (
     mayflower,
     members,
     past_plays,
+    phone_player,
     play_log,
     players,
     plays,
@@ -159,7 +160,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     read_cache.init_app(app)
     for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
                    mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
-                   play_log, common):
+                   play_log, common, phone_player):
         module.init_app(app)  # blueprints and error handlers; common: request ids, stale edits (409)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

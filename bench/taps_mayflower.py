@@ -24,14 +24,22 @@ def play(session: Session) -> str:
     players = list(zip(game["players"], COLOURS, strict=False))
     group_url = session.create_group(phone, "Mayflower night", players)
     session.start_play(phone, group_url, GAME_NAME)
-    play_reference_game(phone, game)
-    return line(phone.counter)
+    scrolls_before_final = play_reference_game(phone, game)
+    final_scrolls = phone.counter.scrolls - scrolls_before_final
+    return line(phone.counter) + "\n" + final_line(phone.counter, final_scrolls)
 
 
 def line(counter: Counter) -> str:
     """``taps mayflower: <total> (<per placement> per placement, <per completion> per completion, ...)``."""
     return (f"taps mayflower: {counter.taps} ({counter.per('placement'):.1f} per placement, "
             f"{counter.per('completion'):.1f} per completion, {counter.scrolls} scrolls)")
+
+
+def final_line(counter: Counter, scrolls: int) -> str:
+    """``taps mayflower final: <total> (<per feature> per feature, <scrolls> scrolls)``."""
+    total = sum(counter.entries("final tally")) + sum(counter.entries("final feature"))
+    per_feature = counter.per("final feature")
+    return f"taps mayflower final: {total} ({per_feature:.1f} per feature, {scrolls} scrolls)"
 
 
 def completion_target(step: dict) -> int:
@@ -46,9 +54,13 @@ def completion_target(step: dict) -> int:
     return 2 + settlers + changed + len(features) - 1
 
 
-def play_reference_game(phone: Phone, game: dict) -> None:
-    """From the open play page: every step of the reference game, the final tally, and the result page."""
+def play_reference_game(phone: Phone, game: dict) -> int:
+    """From the open play page: every step of the reference game, the final tally, and the result page.
+
+    Returns the scrolls counted before the final tally, so that its own can be told apart.
+    """
     players = game["players"]
+    scrolls_before_final = 0
     for number, step in enumerate(game["steps"], start=1):
         action = step["action"]
         try:
@@ -61,14 +73,16 @@ def play_reference_game(phone: Phone, game: dict) -> None:
             elif action == "complete":
                 with phone.action("completion"):
                     complete(phone, step["features"])
+                    answer_west_questions(phone, step["west_edge"])
                 check_scoring(phone, players, step["expect"])
             elif action == "final":
-                with phone.action("final tally", scrolls=False):
-                    final_tally(phone, players, step)
+                scrolls_before_final = phone.counter.scrolls
+                final_tally(phone, players, step)
             else:
                 raise Mismatch(f"unknown action {action!r}")
         except Mismatch as error:
             raise Mismatch(f"step {number} ({action}): {error}") from error
+    return scrolls_before_final
 
 
 def _table(phone: Phone):
@@ -144,6 +158,18 @@ def complete(phone: Phone, features: list[dict]) -> None:
     phone.submit(table.get_by_role("button", name="Score"))
 
 
+def answer_west_questions(phone: Phone, west_edge: int) -> None:
+    """Answer "Is there a tile west of column N?" as the map of the step is, each time the page asks.
+
+    A table that says where the map ends is never asked; one that does not answers here, one tap each.
+    """
+    question = phone.page.locator("#mf-west-question")
+    while question.count():
+        column = int(question.locator("button").first.get_attribute("value").split(":")[0])
+        answer = "yes" if west_edge > column else "no"
+        phone.submit(question.locator(f'button[value="{column}:{answer}"]'))
+
+
 def check_scoring(phone: Phone, players: list[str], expect: dict) -> None:
     """Each player's running score on the turn buttons, and each scorer's points in the scoring's line."""
     table = _table(phone)
@@ -159,22 +185,32 @@ def check_scoring(phone: Phone, players: list[str], expect: dict) -> None:
             expect_text(news, f"{players[seat]}'s")
 
 
+FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "animals": 0}
+
+
 def final_tally(phone: Phone, players: list[str], step: dict) -> None:
-    """Open the final tally; put settlers sharing a feature on one letter; type the sizes; the result."""
+    """Open the final tally; per unfinished feature its settlers, its sizes, "and another feature"."""
     page = phone.page
-    phone.submit(page.get_by_role("link", name="Final tally"))
-    letter_of: dict[str, str] = {}
-    for slot in page.locator(".mf-slot[data-settler]").all():
-        letter_of[slot.get_attribute("data-settler")] = slot.locator("select").input_value()
-    for feature in step["features"]:
-        first, *others = feature["settler_ids"]
-        letter = letter_of[first]
-        for settler in others:
-            phone.select(page.locator(f'.mf-slot[data-settler="{settler}"] select'), letter)
-        for name in ("tiles", "trading_posts", "flags", "neighbours", "animals"):
-            if feature.get(name):
-                phone.fill(page.locator(f"#size_{letter}_{name}"), str(feature[name]))
-    phone.submit(page.get_by_role("button", name="Show the result"))
+    with phone.action("final tally", scrolls=False):  # from the play page, wherever it was left
+        phone.submit(page.get_by_role("link", name="Final tally"))
+    features = step["features"]
+    for number, feature in enumerate(features, start=1):
+        with phone.action("final feature"):
+            now = page.locator(".mf-final-now")
+            for settler in feature["settler_ids"]:
+                phone.tap(now.locator(f'label.mf-final-pick:has(input[value="{settler}"])'))
+            for name, preset in FINAL_PRESETS.items():
+                value = feature.get(name, preset)
+                if name not in feature or value == preset:
+                    continue
+                step_by = 1 if value > preset else -1
+                stepper = now.locator(f'button.step[aria-controls="{name}"][data-step="{step_by}"]')
+                if abs(value - preset) == 1 and stepper.is_visible():
+                    phone.tap(stepper)
+                else:
+                    phone.fill(now.locator(f"#{name}"), str(value))
+            last = number == len(features)
+            phone.submit(now.get_by_role("button", name="Show the result" if last else "and another feature"))
     expect = step["expect"]
     ranking = page.locator("ol.ranking")
     for seat, total in enumerate(expect["totals"]):

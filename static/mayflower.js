@@ -20,6 +20,15 @@
   showTheTable();
   window.addEventListener("load", showTheTable);
 
+  // A question the table must answer before its entry is stored (the turn moved on, is there a tile
+  // west of the surveyors): the page answering the entry opens on it, with its one-tap answers.
+  function showTheQuestion() {
+    var ask = document.querySelector("#mf-table .mf-ask");
+    if (ask) { ask.scrollIntoView({ block: "start" }); }
+  }
+  showTheQuestion();
+  window.addEventListener("load", showTheQuestion);
+
   function openFeature() {
     var open = document.querySelectorAll("#mf-table details.mf-feature[open]");
     return open.length ? open[open.length - 1] : null;

@@ -361,12 +361,12 @@ def test_a_misplaced_settler_in_the_final_tally_is_explained_in_german(client, d
         assert placed.status_code == 302
     page = client.get(f"/plays/{play_id}/mayflower/final-tally", headers=GERMAN).text
     version = re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1)
-    # A is Ben's road, B Anna's city: Anna's sheriff does not belong on the road
+    # Ben's bandit and Anna's sheriff tapped as one feature
     response = client.post(f"/plays/{play_id}/mayflower/final-tally", headers=GERMAN, data={
-        "version": version, "settler_0": "A", "settler_1": "A", "size_A_tiles": "2", "size_B_tiles": "1"})
+        "version": version, "settlers": ["1-1", "0-1"], "tiles": "2"})
     assert response.status_code == 400
-    refusal = ("Gebiet A ist eine Straße, und auf eine Straße gehören nur Banditen: Sheriff von Anna in "
-               "Spalte 1 kann nicht darauf stehen. Wähle den Buchstaben einer Stadt.")
+    refusal = ("Bandit von Ben in Spalte 1 und Sheriff von Anna in Spalte 1 können nicht auf einem Gebiet "
+               "stehen: auf eine Straße gehören nur Banditen.")
     assert refusal in page_text(response.text)
     assert store.get_play(db, play_id).status == "active"
 

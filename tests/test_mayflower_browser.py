@@ -52,6 +52,26 @@ def test_the_reference_game_in_two_taps_a_placement_and_no_scrolling(live_server
     for taps, target in zip(counter.entries("completion"), targets, strict=True):
         assert taps <= target
     assert counter.entries("west edge") == [1, 1, 1]
+    # the final tally like a completion: per feature its settlers, its sizes changed, one more tap
+    final = steps[-1]["features"]
+    presets = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "animals": 0}
+    changed = [sum(f.get(name, preset) != preset for name, preset in presets.items()) for f in final]
+    assert counter.entries("final feature") == [len(f["settler_ids"]) + sizes + 1
+                                                for f, sizes in zip(final, changed, strict=True)]
+    assert counter.scrolls == 0
+
+
+def test_the_reference_game_without_edge_taps_reaches_every_score_answering_when_asked(live_server, phone):
+    page = phone.new_page()
+    start_the_reference_play(page, live_server.url)
+    counter = Counter()
+    steps = [step for step in REFERENCE["steps"] if step["action"] != "west_edge"]
+    play_reference_game(Phone(page, counter), {**REFERENCE, "steps": steps})  # checks every score
+    expect(page.locator(".winner-banner")).to_have_text("Anna wins!")
+    # step 17's question is the one the edge taps answered before it was asked: one tap instead
+    completions = counter.entries("completion")
+    targets = [completion_target(step) for step in steps if step["action"] == "complete"]
+    assert sum(completions) - sum(targets) <= 1
     assert counter.scrolls == 0
 
 
@@ -73,3 +93,45 @@ def test_without_javascript_every_action_is_a_plain_form(live_server, browser):
         expect(page.locator("#log li").first).to_contain_text("Bandit placed in column 4", ignore_case=True)
     finally:
         context.close()
+
+
+def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_one(live_server, browser):
+    table, anna = new_phone(browser), new_phone(browser)
+    try:
+        shared = table.new_page()
+        create_group_in_browser(shared, live_server.url, "Friday night",
+                                *zip(REFERENCE["players"], COLOURS, strict=False))
+        invite = shared.locator("#invite-link").input_value()
+        shared.get_by_role("link", name=GAME_NAME).click()
+        shared.get_by_role("button", name="Start the play").click()
+        strip = shared.locator("#mf-table")
+        for _ in ("Anna", "Ben"):  # each a bandit in column 1: now it is Cara's turn
+            strip.locator('label.mf-colpick:has(input[value="1"])').click()
+            strip.get_by_role("button", name="Bandit", exact=True).click()
+        expect(strip.locator(".mf-strip")).to_contain_text("Ben · bandit · column 1")
+
+        own = anna.new_page()
+        own.goto(invite)
+        own.get_by_role("button", name="Join").click()
+        own.wait_for_url("**/groups/*")
+        own.goto(shared.url.split("#")[0])
+        # Anna's phone does not follow the play in the moment that matters: no live refresh
+        own.route("**/state.json*", lambda route: route.abort())
+        expect(own.locator(".mf-turn input[value='2']")).to_be_checked()
+
+        strip.locator('label.mf-colpick:has(input[value="1"])').click()
+        strip.get_by_role("button", name="Trapper", exact=True).click()  # Cara places
+        expect(strip.locator(".mf-strip")).to_contain_text("Cara · trapper · column 1")
+
+        mine = own.locator("#mf-table")
+        mine.locator('label.mf-colpick:has(input[value="1"])').click()
+        mine.get_by_role("button", name="Trapper", exact=True).click()  # Anna, 0.4 s later
+        asked = own.locator("#mf-turn-moved")
+        expect(asked).to_contain_text("Cara just placed. Place this trapper for Anna?")
+        expect(mine.locator(".mf-strip")).not_to_contain_text("Anna · trapper")
+        asked.get_by_role("button", name="Yes, for Anna").click()  # the answer: one tap
+        expect(mine.locator(".mf-strip")).to_contain_text("Anna · trapper · column 1")
+        assert mine.locator(".mf-strip").get_by_text("Cara · trapper · column 1").count() == 1
+    finally:
+        table.close()
+        anna.close()

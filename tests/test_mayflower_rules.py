@@ -459,8 +459,8 @@ def test_undo_refolds_to_the_same_ids():
 @pytest.mark.parametrize(("events", "kind", "payload", "path", "message"), [
     pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 0}, "column", "column 1",
                  id="coast-is-not-land"),
-    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 2}, "column", "beyond the map",
-                 id="beyond-the-west-edge"),
+    pytest.param([], "place", {"seat": 0, "role": "bandit", "column": 96}, "column", "beyond the map",
+                 id="beyond-the-last-tile"),
     pytest.param([], "place", {"seat": 0, "role": "pirate", "column": 1}, "role", "bandit, sheriff",
                  id="unknown-role"),
     pytest.param([], "place", {"seat": 3, "role": "bandit", "column": 1}, "seat", "players at the table",

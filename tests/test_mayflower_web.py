@@ -225,8 +225,8 @@ def test_a_garbled_player_and_role_button_is_refused_and_stores_nothing(client, 
                                                       "place-column": "1"},
                  "place-seat", "Anna has only 5 settlers; 6 cannot be on the map at once.",
                  id="sixth-settler"),
-    pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "3"}, "place-column",
-                 "beyond the map", id="beyond-the-west-edge"),
+    pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "96"}, "place-column",
+                 "beyond the map", id="beyond-the-last-tile"),
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": ""}, "place-column",
                  "Tap the tile's column on the map first", id="no-column"),
     pytest.param([], {"place-seat": "0", "place-role": "bandit", "place-column": "two"}, "place-column",
@@ -528,21 +528,49 @@ def tally_page(client, play_id: int):
     return page, version
 
 
+def tally_tap(client, play_id: int, page: str, settlers=(), more: bool = True, **sizes):
+    """One feature of the final tally as the page sends it: the features it carries, the settlers
+    tapped, the sizes, and "and another feature" (``more``) or "Show the result"."""
+    data = {"version": re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1),
+            "kept": [html.unescape(v) for v in re.findall(r'name="kept" value="([^"]*)"', page)],
+            "settlers": list(settlers), **{name: str(value) for name, value in sizes.items()}}
+    if more:
+        data["more"] = "1"
+    return client.post(f"/plays/{play_id}/mayflower/final-tally", data=data)
+
+
+# Example 6 by settler: Anna's sheriff 0-1 (city), Ben's farmer 1-1, the trappers 0-2, 0-3, 1-2, 1-3
+EXAMPLE_6_FEATURES = [(["0-1"], {"tiles": 3, "flags": 1}), (["1-1"], {"neighbours": 5}),
+                      (["0-2", "0-3", "1-2", "1-3"], {"animals": 3})]
+
+
+def enter_features(client, play_id: int, features, finish: bool = True):
+    """Each feature, then "and another feature" (the last: "Show the result" when ``finish``)."""
+    page, _ = tally_page(client, play_id)
+    response = None
+    for number, (settlers, sizes) in enumerate(features, start=1):
+        last = number == len(features)
+        response = tally_tap(client, play_id, page.text if response is None else response.text, settlers,
+                             more=not (last and finish), **sizes)
+        if not last:
+            assert response.status_code == 200, text_of(response.text)
+    return response
+
+
 def test_final_tally_example_6(client, db):
     play_id = new_play(client, db, PLAYERS[:2])
     play_steps(client, db, play_id, EXAMPLE_6)
     client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "52"})
-    page, version = tally_page(client, play_id)
+    page, _ = tally_page(client, play_id)
     words = text_of(page.text)
-    assert "Anna 52 (lap 1 + 2)" in words
-    assert "Anna · sheriff · column 2 — feature" in words and "Feature A: city" in words
-    assert "Feature C: plain" in words and "Feature F: plain" in words
-    # the letters: A city, B farm, C–F the four trappers (west to east); the trappers share plain C
-    data = {"version": version, "settler_0": "A", "settler_1": "B", "settler_2": "C", "settler_3": "C",
-            "settler_4": "C", "settler_5": "C", "size_A_tiles": "3", "size_A_flags": "1",
-            "size_B_neighbours": "5", "size_C_animals": "3", "size_D_animals": "", "size_E_animals": "",
-            "size_F_animals": ""}
-    response = client.post(f"/plays/{play_id}/mayflower/final-tally", data=data)
+    assert "Anna 52 (lap 1 + 2)" in words and "Feature 1: tap its settlers" in words
+    assert "<select" not in page.text  # no drop-downs: settlers are tapped
+    response = tally_tap(client, play_id, page.text, ["0-1"], tiles=3, flags=1)
+    words = text_of(response.text)
+    assert "Feature 2: tap its settlers" in words and "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words
+    assert 'value="0-1"' not in response.text  # a settler entered is no longer offered
+    response = tally_tap(client, play_id, response.text, ["1-1"], neighbours=5)
+    response = tally_tap(client, play_id, response.text, ["0-2", "0-3", "1-2", "1-3"], more=False, animals=3)
     assert response.status_code == 302 and response.headers["Location"].endswith(f"/plays/{play_id}/result")
     results = {r.name: r for r in store.play_results(db, play_id)}
     assert (results["Anna"].total, results["Anna"].rank) == (59, 1)
@@ -556,30 +584,36 @@ def test_final_tally_example_6(client, db):
     assert "Anna wins!" in result_page and "Plains" in result_page
 
 
-@pytest.mark.parametrize(("change", "field", "message"), [
-    pytest.param({"settler_0": "C"}, "settler_0", "Feature C is a plain", id="sheriff-on-a-plain-letter"),
-    pytest.param({"settler_2": "A"}, "settler_2", "Feature A is a city", id="trapper-on-a-city-letter"),
-    pytest.param({"settler_1": "Q"}, "settler_1", "Pick the feature Ben's farmer in column 3 stands on",
-                 id="letter-of-no-feature"),
-    pytest.param({"size_A_tiles": ""}, "size_A_tiles", "Give the tiles of city A", id="city-size-missing"),
-    pytest.param({"size_B_neighbours": "8"}, "size_B_neighbours", "from 0 to 7", id="eight-neighbours"),
-    pytest.param({"size_C_animals": "lots"}, "size_C_animals", "Not a valid integer",
+@pytest.mark.parametrize(("features", "field", "message"), [
+    pytest.param([(["0-1", "0-2"], {"tiles": 3})], "settlers",
+                 "cannot share a feature: a city holds sheriffs", id="sheriff-and-trapper-on-one-feature"),
+    pytest.param([(["1-1"], {"neighbours": 8})], "neighbours", "from 0 to 7", id="eight-neighbours"),
+    pytest.param([(["0-1"], {"tiles": 1, "flags": 2})], "flags", "at most 1 flags",
+                 id="more-flags-than-tiles"),
+    pytest.param([(["0-2"], {"animals": "lots"})], "animals", "Not a valid integer",
                  id="animals-not-a-number"),
+    pytest.param([(["9-9"], {})], "settlers", "is not on the map", id="settler-not-on-the-map"),
 ])
-def test_final_tally_refuses_an_inconsistent_grouping_and_stores_nothing(client, db, change, field, message):
+def test_final_tally_refuses_a_wrong_feature_next_to_its_field_and_stores_nothing(client, db, features, field,
+                                                                                  message):
     play_id = new_play(client, db, PLAYERS[:2])
     play_steps(client, db, play_id, EXAMPLE_6)
-    _, version = tally_page(client, play_id)
-    data = {"version": version, "settler_0": "A", "settler_1": "B", "settler_2": "C", "settler_3": "D",
-            "settler_4": "E", "settler_5": "F", "size_A_tiles": "3", "size_B_neighbours": "5",
-            "size_C_animals": "1", "size_D_animals": "1", "size_E_animals": "1", "size_F_animals": "1",
-            **change}
-    response = client.post(f"/plays/{play_id}/mayflower/final-tally", data=data)
-    assert response.status_code == 400
-    errors = re.findall(rf'<p class="error" id="{field}-error">([^<]*)</p>', response.text)
-    assert errors and message in html.unescape(errors[0])
+    for more in (True, False):
+        response = enter_features(client, play_id, features, finish=not more)
+        assert response.status_code == 400
+        assert 'class="error"' in response.text and message in text_of(response.text)
+        if field != "settlers":
+            assert re.search(rf'<p class="error" id="{field}-error">', response.text)
     assert store.get_play(db, play_id).status == "active"
-    assert store.play_results(db, play_id) == ()
+    assert store.final_payload(db, play_id) is None
+
+
+def test_final_tally_with_a_settler_left_out_is_refused(client, db):
+    play_id = new_play(client, db, PLAYERS[:2])
+    play_steps(client, db, play_id, EXAMPLE_6)
+    response = enter_features(client, play_id, EXAMPLE_6_FEATURES[:2])
+    assert response.status_code == 400
+    assert "is on no feature yet" in text_of(response.text)
     assert store.final_payload(db, play_id) is None
 
 
@@ -599,14 +633,14 @@ def test_final_tally_without_settlers_is_the_track(client, db, play_id):
 
 def test_final_tally_from_an_outdated_page_stores_nothing(client, db, play_id):
     play_steps(client, db, play_id, [("west", 2), ("place", BEN, "trapper", 1)])
-    _, version = tally_page(client, play_id)
+    page, _ = tally_page(client, play_id)
     place(client, play_id, ANNA, "trapper", 2)
-    response = client.post(f"/plays/{play_id}/mayflower/final-tally",
-                           data={"version": version, "settler_0": "A", "settler_1": "B",
-                                 "size_A_animals": "2", "size_B_animals": "2"})
+    response = tally_tap(client, play_id, page.text, ["1-1"], more=False, animals=2)
     assert response.status_code == 409 and "Another phone changed this play" in text_of(response.text)
     assert store.get_play(db, play_id).status == "active"
 
+
+# --- privacy ----------------------------------------------------------------------------------------------
 
 # --- privacy ----------------------------------------------------------------------------------------------
 
@@ -636,3 +670,14 @@ def test_the_mayflower_screens_answer_only_for_mayflower_plays(client, db):
     for method, url in mayflower_routes(other):
         assert client.open(url, method=method).status_code == 404, (method, url)
     assert client.get(f"/plays/{999999}/mayflower/final-tally").status_code == 404
+
+
+@pytest.mark.parametrize("kept", ["garbage", '{"settlers": "0-1"}', "[1, 2]", '{"settlers": [1]}'])
+def test_final_tally_with_garbled_features_carried_asks_to_reload_and_stores_nothing(client, db, kept):
+    play_id = new_play(client, db, PLAYERS[:2])
+    play_steps(client, db, play_id, EXAMPLE_6)
+    _, version = tally_page(client, play_id)
+    response = client.post(f"/plays/{play_id}/mayflower/final-tally",
+                           data={"version": version, "kept": [kept], "settlers": ["0-1"], "more": "1"})
+    assert response.status_code == 400 and "Reload the page and try again" in text_of(response.text)
+    assert store.final_payload(db, play_id) is None

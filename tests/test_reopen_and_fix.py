@@ -75,21 +75,29 @@ def test_the_result_and_history_pages_follow_the_play(client, db, play_id):
 
 
 def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db):
-    from tests.test_mayflower_web import EXAMPLE_6, PLAYERS, new_play, play_steps, tally_page
+    from tests.test_mayflower_web import (
+        EXAMPLE_6,
+        EXAMPLE_6_FEATURES,
+        PLAYERS,
+        enter_features,
+        new_play,
+        play_steps,
+        tally_page,
+        text_of,
+    )
 
     play_id = new_play(client, db, PLAYERS[:2])
     play_steps(client, db, play_id, EXAMPLE_6)
-    _, version = tally_page(client, play_id)
-    data = {"version": version, "settler_0": "A", "settler_1": "B", "settler_2": "C", "settler_3": "C",
-            "settler_4": "C", "settler_5": "C", "size_A_tiles": "3", "size_A_flags": "1",
-            "size_B_neighbours": "5", "size_C_animals": "3"}
-    assert client.post(f"/plays/{play_id}/mayflower/final-tally", data=data).status_code == 302
+    assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
     client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
     page, _ = tally_page(client, play_id)
-    selected = r'<select[^>]*name="(settler_\d)".*?<option selected value="(\w)"'
-    chosen = dict(re.findall(selected, page.text, re.S))
-    assert chosen == {"settler_0": "A", "settler_1": "B", "settler_2": "C", "settler_3": "C",
-                      "settler_4": "C", "settler_5": "C"}
-    sizes = dict(re.findall(r'name="(size_\w+)"[^>]*value="(\d+)"', page.text))
-    entered = ("size_A_tiles", "size_A_flags", "size_B_neighbours", "size_C_animals")
-    assert [sizes[name] for name in entered] == ["3", "1", "5", "3"]
+    words = text_of(page.text)
+    assert "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words
+    assert "farm · Filled spaces around it (0–7) 5: Ben (farmer, 3)" in words
+    trappers = "Anna (trapper, 4), Ben (trapper, 2), Anna (trapper, 1), Ben (trapper, 1)"
+    assert f"plain · Animals 3: {trappers}" in words
+    # every settler is on a feature again: one tap shows the result
+    response = client.post(f"/plays/{play_id}/mayflower/final-tally", data={
+        "version": str(store.get_play(db, play_id).version),
+        "kept": re.findall(r'name="kept" value="([^"]*)"', page.text)})
+    assert response.status_code == 302

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Form, FormField, SelectField, SelectMultipleField, StringField
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
+from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
 from companion.forms import VersionedForm, WholeNumberField, choices, seat_choices
 from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
-    FINAL_SIZES,
+    FINAL_PRESETS,
     KIND_OF_ROLE,
     ROLE_OF_KIND,
     ROLES,
+    WEST_ANSWERS_MAX,
     FinalSlot,
     Settler,
+    WestQuestion,
 )
 from companion.web.i18n import translated
 
@@ -46,6 +50,26 @@ KIND_CHOICES = choices([("", _l("— as its settlers —")),
 FEATURES_PER_TILE = 3  # a tile rarely completes more; the form offers this many
 SIZE_MAX = 999  # far above any real size; the rules say what the game allows
 NUMERIC = {"inputmode": "numeric"}
+WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
+
+
+class DrawnAt(FlaskForm):
+    """An entry that says which play version its page was drawn at (optional: older pages did not).
+
+    An entry for the player whose turn the page showed, after another phone ended that turn, is
+    asked about, not stored (see views.mayflower.turn_guard).
+    """
+
+    version = HiddenField()
+
+    def validate_version(self, field: HiddenField) -> None:
+        text = field.data or ""
+        if text and not (text.isascii() and text.isdigit() and len(text) <= 15):
+            raise ValidationError(_l("Reload the page and try again."))
+
+    @property
+    def drawn_version(self) -> int | None:
+        return int(self.version.data) if self.version.data else None
 
 
 def settler_words(settler: Settler, names: Sequence[str]) -> str:
@@ -63,7 +87,7 @@ def show_rules_error(form: FlaskForm, error: RulesError) -> None:
         form.form_errors.append(translated(error))
 
 
-class PlaceForm(FlaskForm):
+class PlaceForm(DrawnAt):
     """A settler from a player's supply onto the tile just placed (prefix ``place-``, see place_form)."""
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
@@ -94,6 +118,24 @@ class PlaceForm(FlaskForm):
 def place_form(names: Sequence[str], turn: int = 0, **bind) -> PlaceForm:
     """The placement form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
     form = PlaceForm(prefix="place", data={"seat": turn}, **bind)
+    form.seat.choices = seat_choices(names)
+    return form
+
+
+class NoSettlerForm(DrawnAt):
+    """A player laid a tile without a settler: the turn passes (prefix ``none-``)."""
+
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
+
+    def payload(self) -> dict[str, Any]:
+        return {"seat": self.seat.data}
+
+    show_rules_error = show_rules_error
+
+
+def no_settler_form(names: Sequence[str], turn: int = 0, **bind) -> NoSettlerForm:
+    """The "No settler" button's form for ``turn``'s seat; ``formdata=None``: unsent."""
+    form = NoSettlerForm(prefix="none", data={"seat": turn}, **bind)
     form.seat.choices = seat_choices(names)
     return form
 
@@ -143,8 +185,24 @@ class CompleteForm(VersionedForm):
     feature_2 = FormField(FeatureEntry, label=_l("Feature 2"))
     feature_3 = FormField(FeatureEntry, label=_l("Feature 3"))
 
+    # Answers to "Is there a tile west of column N?": "N:yes" or "N:no", the tapped one and any before.
+    west_of = SelectMultipleField(choices=[], validate_choice=False)
+
     on_map: Mapping[str, Settler] = {}
     names: Sequence[str] = ()
+    west_question: int | None = None  # the column the table is asked about, once the rules asked
+
+    def validate_west_of(self, field: SelectMultipleField) -> None:
+        if len(field.data or []) > WEST_ANSWERS_MAX or not all(map(WEST_ANSWER.fullmatch, field.data or [])):
+            raise ValidationError(_l("Answer the question about the map again."))
+
+    def west_answers(self) -> list[dict[str, Any]]:
+        """The answers as the rules take them: ``[{"column": 3, "tile": True}]``."""
+        answers = []
+        for text in self.west_of.data or []:
+            column, _colon, tile = text.partition(":")
+            answers.append({"column": int(column), "tile": tile == "yes"})
+        return answers
 
     @property
     def entries(self) -> list[FeatureEntry]:
@@ -226,11 +284,16 @@ class CompleteForm(VersionedForm):
                 feature.update(tiles=entry.tiles.data, flags=entry.flags.data or 0)
             feature["settlers"] = list(entry.settlers.data or [])
             features.append(feature)
+        if self.west_of.data:
+            return {"features": features, "west_of": self.west_answers()}
         return {"features": features}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
         path = error.path
+        if isinstance(error, WestQuestion):  # asked by the template, next to its yes and no
+            self.west_question = error.column
+            return
         used = self.used_entries()
         if path.startswith("features[") and "]" in path:
             index = path[len("features["):path.index("]")]
@@ -259,57 +322,80 @@ def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
 
 
 # --------------------------------------------------------------------------------------------------
-# The final tally
+# The final tally: like a completion, one unfinished feature at a time
+
+FINAL_SIZE_NAMES = ("tiles", "trading_posts", "flags", "neighbours", "animals")
+KEPT_MAX = 25  # a feature per settler at most: five players with five settlers each
 
 
-class FinalTallyBase(VersionedForm):
-    """Which feature (letter) each settler left on the map stands on, and each feature's size."""
+class FinalTallyForm(VersionedForm):
+    """The unfinished features: those entered so far (``kept``) and the one whose settlers are tapped now."""
+
+    # One JSON object per feature entered: {"settlers": [...], "tiles": 3, ...}; the page carries them.
+    kept = SelectMultipleField(choices=[], validate_choice=False)
+    settlers = SelectMultipleField(choices=[], validate_choice=False)
+    tiles = _size(SIZE_LABELS["tiles"], default=FINAL_PRESETS["tiles"])
+    trading_posts = _size(SIZE_LABELS["trading_posts"], default=FINAL_PRESETS["trading_posts"])
+    flags = _size(SIZE_LABELS["flags"], default=FINAL_PRESETS["flags"])
+    neighbours = _size(SIZE_LABELS["neighbours"], default=FINAL_PRESETS["neighbours"])
+    animals = _size(SIZE_LABELS["animals"], default=FINAL_PRESETS["animals"])
+    more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
     slots: tuple[FinalSlot, ...] = ()
 
-    def letter_field(self, index: int) -> SelectField:
-        return self[f"settler_{index}"]
+    def validate_kept(self, field: SelectMultipleField) -> None:
+        if len(self.kept_features()) != len(field.data or []) or len(field.data or []) > KEPT_MAX:
+            raise ValidationError(_l("Reload the page and try again."))
 
-    def size_field(self, letter: str, name: str) -> WholeNumberField:
-        return self[f"size_{letter}_{name}"]
+    def kept_features(self) -> list[dict[str, Any]]:
+        """The features entered so far, as the page carried them; anything garbled is left out."""
+        features = []
+        for text in self.kept.data or []:
+            try:
+                feature = json.loads(text)
+            except ValueError:
+                continue
+            if (isinstance(feature, dict) and isinstance(feature.get("settlers"), list)
+                    and all(type(settler_id) is str for settler_id in feature["settlers"])):
+                features.append(feature)
+        return features
 
-    def assignment(self) -> dict[str, str | None]:
-        return {slot.settler.id: self.letter_field(index).data for index, slot in enumerate(self.slots)}
+    def current(self) -> dict[str, Any] | None:
+        """The feature being tapped, or None before any of its settlers is."""
+        if not self.settlers.data:
+            return None
+        return {"settlers": list(self.settlers.data),
+                **{name: self[name].data for name in FINAL_SIZE_NAMES if self[name].data is not None}}
 
-    def sizes(self) -> dict[str, dict[str, int | None]]:
-        return {slot.letter: {name: self.size_field(slot.letter, name).data
-                              for name in FINAL_SIZES[slot.kind]}
-                for slot in self.slots}
+    def features(self) -> list[dict[str, Any]]:
+        current = self.current()
+        return self.kept_features() + ([current] if current else [])
+
+    def keep(self, features: Sequence[Mapping[str, Any]]) -> None:
+        """Carry ``features`` as entered and start a fresh one."""
+        self.kept.data = [json.dumps(feature, sort_keys=True) for feature in features]
+        self.settlers.data = []
+        for name in FINAL_SIZE_NAMES:
+            self[name].data = FINAL_PRESETS[name]
+            self[name].raw_data = None
+
+    def taken(self) -> dict[str, int]:
+        """Each settler already on an entered feature, with that feature's number (1, 2, …)."""
+        return {settler_id: number for number, feature in enumerate(self.kept_features(), start=1)
+                for settler_id in feature.get("settlers", []) if isinstance(settler_id, str)}
 
     def show_rules_error(self, error: RulesError) -> None:
-        """Put a refusal next to the settler (``assignment.0-1``) or size (``sizes.A.tiles``) it is about."""
-        head, _, rest = error.path.partition(".")
-        field = None
-        if head == "assignment":
-            index = next((i for i, slot in enumerate(self.slots) if slot.settler.id == rest), None)
-            field = None if index is None else self.letter_field(index)
-        elif head == "sizes":
-            letter, _, name = rest.partition(".")
-            field = self._fields.get(f"size_{letter}_{name}")
-        if field is None:
-            self.form_errors.append(translated(error))
-        else:
+        """Put a refusal about the feature being tapped (``features[2].tiles``) next to its field."""
+        head, _dot, name = error.path.partition(".")
+        if head == f"features[{len(self.kept.data or [])}]" and self.current() is not None:
+            field = self[name] if name in FINAL_SIZE_NAMES else self.settlers
             field.errors.append(translated(error))
+        else:
+            self.form_errors.append(translated(error))
 
 
-def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyBase:
-    """One letter menu per settler (the letters of its kind) and the size fields of every letter."""
-
-    class FinalTallyForm(FinalTallyBase):
-        pass
-
-    for index, slot in enumerate(slots):
-        letters = choices((other.letter, other.letter) for other in slots if other.kind == slot.kind)
-        # Any letter is accepted here: a letter of another kind gets the rules' explanation, not "invalid".
-        setattr(FinalTallyForm, f"settler_{index}", SelectField(_l("Feature"), choices=letters,
-                                                                 default=slot.letter, validate_choice=False))
-        for name in FINAL_SIZES[slot.kind]:
-            setattr(FinalTallyForm, f"size_{slot.letter}_{name}", _size(SIZE_LABELS[name]))
+def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyForm:
+    """The final tally over the settlers still on the map; ``formdata=None``: nothing entered yet."""
     form = FinalTallyForm(formdata=formdata)
     form.slots = tuple(slots)
     return form

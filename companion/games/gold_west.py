@@ -1116,10 +1116,11 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
     raise OutOfTurn(seat, turn)
 
 
-def seats_after_turn(state: PlayState) -> tuple[int, ...]:
-    """The other seats in turn order from the one whose turn it is (every seat in the last turn)."""
+def seats_after_turn(state: PlayState, turn: int | None = None) -> tuple[int, ...]:
+    """The other seats in turn order from ``turn`` (default: the one whose turn it is; every seat in the
+    last turn)."""
     count = len(state.setup.seats)
-    turn = state.next_seat
+    turn = state.next_seat if turn is None else turn
     if turn is None:
         return tuple(range(count))
     return tuple((turn + offset) % count for offset in range(1, count))
@@ -1137,12 +1138,14 @@ class LedgerScreen:
     bonus_tracks: tuple[BonusTrack, ...]
 
 
-def ledger_screen(state: PlayState) -> LedgerScreen:
-    """The ledger of a play in progress, as the table sees it."""
+def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
+    """The ledger of a play in progress, as the table sees it; a phone that is ``own``'s shows that
+    player's taps first, whatever the turn (but for the last turn, when every seat enters its own)."""
     seats = range(len(state.setup.seats))
+    turn = own if own is not None and state.next_seat is not None else state.next_seat
     return LedgerScreen(
-        turn=state.next_seat,
-        others=seats_after_turn(state),
+        turn=turn,
+        others=seats_after_turn(state, turn),
         lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
         bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
         bonus_tracks=shipping_bonus_tracks(state),

@@ -481,6 +481,7 @@ class PlayState:
     last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
     placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
     names: tuple[str, ...] = ()  # the players in seat order, for messages
+    last_turn: int | None = None  # the seat whose turn was the last one (a settler placed or none)
 
     def name(self, seat: int) -> str:
         """The player in ``seat``, as messages name them."""
@@ -546,7 +547,7 @@ def final_features_from_map(state: PlayState) -> dict[str, tuple[Settler, ...]]:
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> PlayState:
-    """The table after one event: ``place``, ``west_edge`` or ``complete``.
+    """The table after one event: ``place``, ``no_settler``, ``west_edge`` or ``complete``.
 
     Raises RulesError for a payload that is malformed or that the table does not allow. Manual score
     corrections ("adjust") are every game's business: the generic table handles them before this.
@@ -606,18 +607,17 @@ def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     if column < 1:
         raise RulesError("Settlers stand on land tiles: column 1 is the first one west of the coast.",
                          "column")
-    reach = min(state.west_edge + 1, MAX_COLUMN)
-    if column > reach:
-        raise RulesError("Column %(column)d lies beyond the map: the westernmost tiles are in column "
-                         "%(edge)d, and a new tile can go at most one column further.", "column",
-                         column=column, edge=state.west_edge)
+    # Tiles laid without a settler are never entered, so any column of the map may be the tile's.
+    if column > MAX_COLUMN:
+        raise RulesError("Column %(column)d lies beyond the map: it has %(max)d land tiles.", "column",
+                         column=column, max=MAX_COLUMN)
     check_settlers_held(len(state.on_map(seat)) + 1, state.name(seat), "seat")
     number = 1 + sum(s.seat == seat for s in state.placed)
     settler = Settler(id=f"{seat}-{number}", seat=seat, role=role, column=column)
     # A tile west of the edge the players set moves the edge: the map did not end there after all.
     return replace(state, settlers=(*state.settlers, settler), placed=(*state.placed, settler),
                    west_edge=max(state.west_edge, column),
-                   map_ends=state.map_ends and column <= state.west_edge)
+                   map_ends=state.map_ends and column <= state.west_edge, last_turn=seat)
 
 
 def _west_edge(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
@@ -673,7 +673,8 @@ def _completion(
 
 def _complete(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """Score the features one tile completed, in the order given, and add the points to the track."""
-    _only_keys(payload, ("features",))
+    _only_keys(payload, ("features", "west_of"))
+    state = answer_west_questions(state, payload.get("west_of", []))
     features = payload.get("features")
     if not isinstance(features, list) or not features:
         raise RulesError("Name the features the tile completed, in the order they are scored.", "features")
@@ -694,8 +695,8 @@ _EVENT_HANDLERS = dict(zip(EVENT_KINDS, (_place, _west_edge, _complete), strict=
 
 
 def next_turn(state: PlayState) -> int:
-    """Whose turn it is: the seat after the one that placed the last settler (the first seat to start)."""
-    return (state.placed[-1].seat + 1) % state.seat_count if state.placed else 0
+    """Whose turn it is: the seat after the last turn, a settler placed or none (the first seat to start)."""
+    return 0 if state.last_turn is None else (state.last_turn + 1) % state.seat_count
 
 
 # --- what the play screen shows ------------------------------------------------------------------------
@@ -882,3 +883,179 @@ def settle_final_tally(
         settled.append(SettledFeature(letter, FinalFeature(kind, counts, **values), tuple(on_letter[letter])))
     result = final_result(players, track_vp, [item.feature for item in settled])
     return FinalTally(tuple(track_vp), tuple(settled), result)
+
+
+# --- what the table is asked instead of guessed: whose turn, and whether tiles lie further west ---------
+
+NO_SETTLER = "no_settler"
+TURN_EVENTS = frozenset({"place", NO_SETTLER})  # the events that end a player's turn
+WEST_ANSWERS_MAX = 4  # one tile moves the surveyors at most a few columns: a question per column
+
+
+def no_settler(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
+    """A player laid a tile without a settler: nothing is scored, the turn passes to the next player."""
+    _only_keys(payload, ("seat",))
+    return replace(state, last_turn=_seat(state, payload))
+
+
+class WestQuestion(RulesError):
+    """A scoring whose surveyor move needs to know whether a tile lies west of ``column``."""
+
+    def __init__(self, column: int) -> None:
+        super().__init__("Is there a tile west of column %(column)d? The surveyor move depends on it: answer "
+                         "it to score.", "west_of", column=column)
+        self.column = column
+
+
+def answer_west_questions(state: PlayState, answers: object) -> PlayState:
+    """The table knowing what the players answered: ``[{"column": 3, "tile": true}, …]``.
+
+    A tile west of a column extends the map as a placement there would; none ends the map at it, as
+    "Map ends at column N" does.
+    """
+    if not isinstance(answers, list) or len(answers) > WEST_ANSWERS_MAX:
+        raise RulesError("Answer whether a tile lies west of the surveyors' column.", "west_of")
+    for index, answer in enumerate(answers):
+        where = f"west_of[{index}]"
+        if not isinstance(answer, Mapping) or type(answer.get("tile")) is not bool:
+            raise RulesError("Answer yes or no: is there a tile west of the column?", where)
+        _only_keys(answer, ("column", "tile"), f"{where}.")
+        column = _whole(answer, "column", 0, MAX_COLUMN - 1, _WEST_EDGE, f"{where}.")
+        if answer["tile"]:
+            state = replace(state, west_edge=max(state.west_edge, column + 1),
+                            map_ends=state.map_ends and column + 1 <= state.west_edge)
+        else:
+            try:
+                state = _west_edge(state, {"column": column})
+            except RulesError as error:
+                raise RulesError(error.message, f"{where}.column") from None
+    return state
+
+
+def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
+    """The column whose "is there a tile west of it?" a ``complete`` event needs answered, or None.
+
+    Asked when a scored feature finds both surveyors in one column that no known tile lies west of
+    (no settler ever stood there, no surveyor went there, no answer said so) while the players never
+    set where the map ends. The features before it are scored as they will be, so the first such
+    column is the one asked. The payload must be one the rules accept.
+    """
+    state = answer_west_questions(state, payload.get("west_of", []))
+    if state.map_ends:
+        return None
+    on_map = {s.id: s for s in state.settlers}
+    completions = [_completion(item, index, on_map) for index, item in enumerate(payload["features"])]
+    # Scored with the edge at the westernmost known tile: exact up to the first move that needs more.
+    scored = score_tile_completions(completions, state.settlers, state.surveyors, state.west_edge,
+                                    state.seat_count)
+    for scoring in scored.scorings:
+        before = scoring.surveyors_before
+        if scoring.scored and before.north == before.south >= state.west_edge:
+            return before.north
+    return None
+
+
+def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
+    """Refuse an entry the table must answer a question for first; apply_event has accepted it.
+
+    Stored events are replayed without this: a scoring stored before the question was asked keeps
+    what it scored (tiles lay further west).
+    """
+    if kind == "complete":
+        column = west_question(state, payload)
+        if column is not None:
+            raise WestQuestion(column)
+
+
+def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
+    """The seat whose turn ended last among ``events`` (those since a phone drew its page), or None."""
+    for kind, payload in reversed(events):
+        if kind in TURN_EVENTS and isinstance(payload, Mapping) and _is_int(payload.get("seat")):
+            return payload["seat"]
+    return None
+
+
+_EVENT_HANDLERS[NO_SETTLER] = no_settler
+
+
+# --- the final tally as the table taps it: one feature at a time -----------------------------------------
+
+# What a size starts at on the tally screen: a road or city has a tile; everything else may be none.
+FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "animals": 0}
+
+
+def settle_final_features(
+    players: Sequence[str],
+    track_vp: Sequence[int],
+    slots: Sequence[FinalSlot],
+    features: Sequence[Mapping[str, Any]],
+) -> FinalTally:
+    """The final scoring from the unfinished features as tapped: each its settlers' ids and its sizes.
+
+    ``features[i]`` is ``{"settlers": ["0-3", …], "tiles": 3, …}`` with the sizes of its settlers'
+    kind (FINAL_SIZES; a missing one is its FINAL_PRESETS value). Every settler of ``slots`` stands on
+    exactly one feature; the tally keeps the letters of :func:`settle_final_tally` (a feature takes its
+    first settler's).
+    """
+    slot_of = {slot.settler.id: slot for slot in slots}
+    assignment: dict[str, str] = {}
+    sizes: dict[str, dict[str, int]] = {}
+    index_of: dict[str, int] = {}
+    for index, feature in enumerate(features):
+        where = f"features[{index}]"
+        ids = feature.get("settlers") if isinstance(feature, Mapping) else None
+        if not isinstance(ids, list) or not ids:
+            raise RulesError("Tap the settlers on feature %(number)d.", where, number=index + 1)
+        for settler_id in ids:
+            slot = slot_of.get(settler_id) if type(settler_id) is str else None
+            if slot is None:
+                raise RulesError("Settler %(id)s is not on the map.", where, id=repr(settler_id))
+            if settler_id in assignment:
+                raise RulesError("%(settler)s is on two features; a settler stands on one.", where,
+                                 settler=_described(slot.settler, players))
+            first = slot_of[ids[0]]
+            if slot.kind != first.kind:
+                raise RulesError("%(one)s and %(other)s cannot share a feature: a %(kind)s holds %(roles)s "
+                                 "only.", where, one=_described(first.settler, players),
+                                 other=_described(slot.settler, players), kind=Term(first.kind),
+                                 roles=Term(ROLE_OF_KIND[first.kind] + "s"))
+        # the feature keeps the letter of its settler that comes first on the tally (west to east)
+        letter = min((slot_of[settler_id].letter for settler_id in ids), key=FEATURE_LETTERS.index)
+        assignment.update(dict.fromkeys(ids, letter))
+        index_of[letter] = index
+        sizes[letter] = {}
+        for name in FINAL_SIZES[slot_of[ids[0]].kind]:
+            value = feature.get(name, FINAL_PRESETS[name])
+            low, high = SIZE_LIMITS[name]
+            if not _is_int(value) or not low <= value <= high:
+                raise _not_whole(Term(_SIZE_WORDS[name]), low, high, f"{where}.{name}")
+            sizes[letter][name] = value
+    try:
+        tally = settle_final_tally(players, track_vp, [s for s in slots if s.settler.id in assignment],
+                                   assignment, sizes)
+    except RulesError as error:
+        # "sizes.A.flags", "assignment.0-3": the feature that letter stands for
+        head, _, rest = error.path.partition(".")
+        letter = rest.partition(".")[0] if head == "sizes" else assignment.get(rest, "")
+        name = rest.partition(".")[2] if head == "sizes" else ""
+        if letter in index_of:
+            path = f"features[{index_of[letter]}]" + (f".{name}" if name else "")
+            raise RulesError(error.message, path) from None
+        raise
+    missing = [slot.settler for slot in slots if slot.settler.id not in assignment]
+    if missing:
+        raise RulesError("%(settler)s is on no feature yet: tap the settlers of every unfinished feature.",
+                         "features", settler=_described(missing[0], players))
+    return tally
+
+
+def final_features_of(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A stored final tally (:meth:`FinalTally.payload`) as the features the table tapped."""
+    features = []
+    for item in payload.get("features", ()) if isinstance(payload, Mapping) else ():
+        if not isinstance(item, Mapping) or not isinstance(item.get("settlers"), list):
+            continue
+        ids = [s.get("id") for s in item["settlers"] if isinstance(s, Mapping)]
+        named = FINAL_SIZES.get(item.get("kind"), ())
+        features.append({"settlers": ids, **{name: item[name] for name in named if name in item}})
+    return features

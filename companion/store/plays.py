@@ -297,6 +297,11 @@ def play_version(db: Database, play_id: int) -> int:
     return _current_version(db, play_id)[0]
 
 
+def check_play_version(db: Database, play_id: int, expected: int) -> None:
+    """Refuse (StaleVersion) a change drawn from a version of the play that another phone changed since."""
+    _check_version(_current_version(db, play_id)[0], expected)
+
+
 class EventLog(Sequence[Event]):
     """A play's event log as of ``version``, read only when its events are asked for.
 

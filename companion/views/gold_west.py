@@ -21,6 +21,7 @@ from companion.views.common import (
     to_play,
     translated,
 )
+from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
 from companion.web.gate import plays_of
@@ -46,7 +47,8 @@ def record(play_id: int, kind: str):
 
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
-        if not form.again.data:
+        # a player's own phone enters that player's points whatever the turn
+        if not form.again.data and phone_seat(play) != payload["seat"]:
             gold_west.check_turn(table.game_state, [(e.kind, e.payload) for e in events], payload["seat"])
         apply(table, kind, payload)
 

@@ -22,10 +22,12 @@ from companion.forms.mayflower import (
     ROLE_BUTTONS,
     ROLE_LETTERS,
     ROLE_NAMES,
+    SIZE_LABELS,
     SURVEYOR_MARKS,
     SURVEYOR_NAMES,
     complete_form,
     final_tally_form,
+    no_settler_form,
     pickable_settlers,
     place_form,
     west_edge_form,
@@ -35,6 +37,7 @@ from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
 from companion.messages import Refused
 from companion.views.common import note_stale, play_setup, result_inputs, to_play
+from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
 from companion.web.database import get_db
@@ -45,7 +48,8 @@ plays_of(bp, mayflower.GAME.slug)
 
 WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
                         surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
-                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS)
+                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS,
+                        final_sizes=mayflower.FINAL_SIZES, size_labels=SIZE_LABELS)
 TABLE_ANCHOR = "mf-table"  # after every entry the page opens on the turn, the strip and the actions
 
 
@@ -100,6 +104,9 @@ class Screen:
     place: FlaskForm
     complete: FlaskForm
     west_edge_form: FlaskForm
+    no_settler: FlaskForm | None = None
+    phone_seat: int | None = None  # the phone's own player, whose buttons these are whatever the turn
+    turn_moved: TurnMovedOn | None = None  # a placement held back: whose turn ended since the page was drawn
 
 
 def _names(play: store.Play) -> list[str]:
@@ -170,38 +177,105 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
     names, forms = _names(play), forms or {}
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
     complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
+    own = phone_seat(play)
+    turn = mayflower.next_turn(state) if own is None else own
+    place = forms.get("place") or place_form(names, turn, formdata=None)
+    place.version.data = str(play.version)  # the turn the page shows: a later one is asked about
+    none = forms.get("no_settler") or no_settler_form(names, mayflower.next_turn(state), formdata=None)
+    none.version.data = str(play.version)
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
         report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
-        place=forms.get("place") or place_form(names, mayflower.next_turn(state), formdata=None),
-        complete=complete,
+        place=place, complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
+        no_settler=none, phone_seat=own,
+        turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
     )
 
 
-def _record(play: store.Play, kind: str, form):
-    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored."""
+def _record(play: store.Play, kind: str, form, form_key: str | None = None, guard=None):
+    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored.
+
+    ``guard`` sees the stored log too (under the write lock) and refuses what the rules cannot judge.
+    """
+    form_key = form_key or kind
     if not form.validate_on_submit():
-        return render_play(play, status=400, mayflower_forms={kind: form})
+        return render_play(play, status=400, mayflower_forms={form_key: form})
     payload = form.payload()
+
+    def check(events) -> None:
+        table = table_of(play, events)
+        apply(table, kind, payload)
+        # the table answers what the rules must not assume (whether tiles lie further west)
+        mayflower.check_entry(table.game_state, kind, payload)
+        if guard is not None:
+            guard(events)
+
     try:
-        store.append_event(get_db(), play.id, kind, payload,
-                           check=lambda events: apply(table_of(play, events), kind, payload),
+        store.append_event(get_db(), play.id, kind, payload, check=check,
                            expected_version=getattr(form, "version_number", None))
+    except TurnMovedOn as error:
+        form.turn_moved = error  # the page asks whom the entry is for
+        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={form_key: form})
     except Refused as error:
         form.show_rules_error(error)
-        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={kind: form})
+        status = 400 if isinstance(error, mayflower.WestQuestion) else 409
+        return render_play(store.get_play(get_db(), play.id), status=status, mayflower_forms={form_key: form})
     return to_play(play.id, TABLE_ANCHOR)
+
+
+class TurnMovedOn(Refused):
+    """An entry for the player whose turn it was when the page was drawn; another phone ended that turn."""
+
+    def __init__(self, ended: int, turn: int, kind: str) -> None:
+        super().__init__("Another phone entered a turn since this page was drawn.", "seat")
+        self.ended, self.turn, self.kind = ended, turn, kind
+
+
+def turn_guard(play: store.Play, form, seat: int, explicit: bool):
+    """A check that holds back an entry for a turn another phone ended since the form's page was drawn.
+
+    An entry whose player the phone named (a player's own button, this phone's player) is stored
+    as it is; one that took its player from the turn shown is asked about (``TurnMovedOn``).
+    """
+    def guard(events) -> None:
+        drawn = form.drawn_version  # read once the form is valid
+        if explicit or drawn is None or events.version == drawn:
+            return
+        since = [(e.kind, e.payload) for e in events if e.version > drawn]
+        ended = mayflower.turn_taken_since(since)
+        if ended is None:
+            return
+        turn = mayflower.next_turn(table_of(play, events).game_state)
+        if seat != turn:
+            raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(since) if k in mayflower.TURN_EVENTS))
+
+    return guard
 
 
 @bp.post("/place")
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
     play = g.play
-    return _record(play, "place", place_form(_names(play)))
+    form = place_form(_names(play))
+    own = phone_seat(play)
+    if own is not None and not form.pick.data and form.seat.raw_data is None:
+        form.seat.data = own  # this phone's role buttons are its player's
+    explicit = bool(form.pick.data) or own is not None
+    seat = form.seat.data if form.seat.data is not None else -1
+    return _record(play, "place", form, guard=turn_guard(play, form, seat, explicit))
+
+
+@bp.post("/no-settler")
+def no_settler(play_id: int):
+    """A tile laid without a settler: the turn passes to the next player."""
+    play = g.play
+    form = no_settler_form(_names(play))
+    return _record(play, mayflower.NO_SETTLER, form, "no_settler",
+                   guard=turn_guard(play, form, form.seat.data if form.seat.data is not None else -1, False))
 
 
 @bp.post("/complete")
@@ -223,8 +297,10 @@ def west_edge(play_id: int):
 def _finish(play: store.Play, form, table: TableState) -> Response | None:
     """Score the tally and close the play (to the result page); None, with the reason on the form, if not."""
     try:
-        tally = mayflower.settle_final_tally(_names(play), table.running_scores, form.slots,
-                                             form.assignment(), form.sizes())
+        # an outdated page misses settlers placed since: say so rather than that they are left out
+        store.check_play_version(get_db(), play.id, form.version_number)
+        tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots,
+                                                form.features())
         store.finish_play(get_db(), play.id, tally.payload(),
                           result_inputs(tally.result),
                           expected_version=form.version_number)
@@ -235,28 +311,34 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
     return redirect(url_for("plays.result", play_id=play.id))
 
 
+def _another_feature(play: store.Play, form, table: TableState) -> bool:
+    """Keep the feature just tapped and start the next; False, with the reason on the form, if it is wrong.
+
+    The features so far are checked as a tally of their own settlers, so a mistake shows at once.
+    """
+    features = form.features()
+    on_them = {settler_id for feature in features for settler_id in feature.get("settlers", [])}
+    try:
+        mayflower.settle_final_features(_names(play), table.running_scores,
+                                        [slot for slot in form.slots if slot.settler.id in on_them], features)
+    except Refused as error:
+        form.show_rules_error(error)
+        return False
+    form.keep(features)
+    return True
+
+
 def _refill_reopened(play: store.Play, form) -> None:
     """A reopened play's final tally comes back as it was entered, unless the map changed since."""
     kept = store.reopened_tally(get_db(), play.id)
     if kept is None or kept.changed_since:
         return
-    index_of = {slot.settler.id: index for index, slot in enumerate(form.slots)}
-    for feature in kept.payload.get("features", ()):
-        letter = feature.get("letter") if isinstance(feature, Mapping) else None
-        if not isinstance(letter, str):
-            continue
-        for settler in feature.get("settlers", ()):
-            index = index_of.get(settler.get("id")) if isinstance(settler, Mapping) else None
-            if index is not None:
-                form.letter_field(index).data = letter
-        for name in mayflower.FINAL_SIZES.get(feature.get("kind"), ()):
-            if f"size_{letter}_{name}" in form and name in feature:
-                form.size_field(letter, name).data = feature[name]
+    form.keep(mayflower.final_features_of(kept.payload))
 
 
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
-    """The settlers still on the map, grouped into features with their sizes; then the ranked result."""
+    """Tap the settlers of one unfinished feature, its size, "and another feature"; then the ranked result."""
     play = g.play
     # a tally sent after another phone finished is stale like any other (409, the features kept)
     if play.status == "finished" and request.method == "GET":
@@ -264,16 +346,21 @@ def final_tally(play_id: int):
     table = table_of(play)
     form = final_tally_form(mayflower.final_slots(table.game_state),
                             formdata=request.form if request.method == "POST" else None)
+    status = 200
     if request.method == "GET":
         _refill_reopened(play, form)
-    if request.method == "POST" and form.validate_on_submit():
+    elif not form.validate_on_submit():
+        status = 400
+    elif form.more.data and form.current() is not None:
+        status = 200 if _another_feature(play, form, table) else 400
+    else:
         finished = _finish(play, form, table)
         if finished is not None:
             return finished
+        status = 400
     form.version.data = str(store.get_play(get_db(), play.id).version)
     return render_template("games/mayflower/final_tally.html", play=play, game=get_game(play.game), form=form,
-                           marks=mayflower.track_marks(table.running_scores), words=WORDS), (
-        400 if request.method == "POST" else 200)
+                           marks=mayflower.track_marks(table.running_scores), words=WORDS), status
 
 
 def init_app(app: Flask) -> None:

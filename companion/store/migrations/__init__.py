@@ -28,13 +28,14 @@ from companion.store.migrations.m013_results_by_end import m013_results_by_end
 from companion.store.migrations.m014_group_versions import m014_group_versions
 from companion.store.migrations.m015_entries_in_one_statement import m015_entries_in_one_statement
 from companion.store.migrations.m016_request_ids_per_phone import m016_request_ids_per_phone
+from companion.store.migrations.m017_phone_player import m017_phone_player
 from companion.store.transactions import now, write_transaction
 
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m001_initial, m002_statistics, m003_reopened_tally, m004_retired_players, m005_group_games,
     m006_private_groups, m007_group_settings_and_stable_ids, m008_ratings, m009_times_in_utc,
     m010_request_ids, m011_event_versions, m012_kept_statistics, m013_results_by_end,
-    m014_group_versions, m015_entries_in_one_statement, m016_request_ids_per_phone,
+    m014_group_versions, m015_entries_in_one_statement, m016_request_ids_per_phone, m017_phone_player,
 )
 
 

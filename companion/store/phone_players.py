@@ -1,0 +1,23 @@
+"""Whose phone it is: a membership may name one of its group's players (``memberships.player_id``)."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from companion.store.schema import NotFound, write_transaction
+
+
+def phone_player(db: Database, membership_id: int) -> int | None:
+    """The player the phone of this membership belongs to, or None for a phone the table shares."""
+    row = db.execute("SELECT player_id FROM memberships WHERE id = ?", [membership_id]).fetchone()
+    return row[0] if row else None
+
+
+def set_phone_player(db: Database, membership_id: int, player_id: int | None) -> None:
+    """Say whose phone this membership's phone is (None: shared); the player must be of its group."""
+    with write_transaction(db):
+        if player_id is not None and not db.execute(
+                "SELECT 1 FROM players p JOIN memberships m ON m.group_id = p.group_id "
+                "WHERE p.id = ? AND m.id = ?", [player_id, membership_id]).fetchone():
+            raise NotFound("player")
+        db.execute("UPDATE memberships SET player_id = ? WHERE id = ?", [player_id, membership_id])

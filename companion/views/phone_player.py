@@ -1,0 +1,72 @@
+"""Whose phone it is: "This is Anna's phone", kept with the phone's membership, changeable, off by default.
+
+A phone that names its player enters that player's settlers (Carcassonne – Mayflower) and ledger points
+(Gold West) whatever the turn; a shared phone follows the turn.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, flash, g
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import SelectField
+
+from companion import store
+from companion.forms import choices
+from companion.forms.gold_west import first_error
+from companion.store.phone_players import phone_player, set_phone_player
+from companion.views.common import member_play, to_play
+from companion.web.database import get_db
+from companion.web.security import membership
+
+bp = Blueprint("phone_player", __name__, url_prefix="/plays/<int:play_id>")
+
+SHARED = ""  # the choice of a phone the table passes round
+
+
+class PhonePlayerForm(FlaskForm):
+    """Whose phone this is: one of the play's players, or shared."""
+
+    player = SelectField(_l("Whose phone is this?"), validate_choice=True)
+
+
+def phone_player_form(play: store.Play, **bind) -> PhonePlayerForm:
+    """The form with the play's players to pick from and the phone's player picked."""
+    seat = phone_seat(play)
+    form = PhonePlayerForm(prefix="phone", data={"player": SHARED if seat is None else str(seat)}, **bind)
+    form.player.choices = choices([(SHARED, _l("Shared by the table")),
+                                   *((str(s.seat), s.name) for s in play.seats)])
+    return form
+
+
+def phone_seat(play: store.Play) -> int | None:
+    """The seat of the phone's player in ``play`` (None: a shared phone, or its player does not play)."""
+    found = membership(play.group_id)
+    if found is None:
+        return None
+    known = g.setdefault("_phone_players", {})
+    if found.id not in known:
+        known[found.id] = phone_player(get_db(), found.id)
+    player_id = known[found.id]
+    return next((seat.seat for seat in play.seats if seat.player_id == player_id), None)
+
+
+@bp.post("/phone-player")
+def set_player(play_id: int):
+    """Say whose phone this is, or that the table shares it."""
+    play = member_play(play_id)
+    form = phone_player_form(play)
+    if not form.validate_on_submit():
+        from companion.views.plays import render_play  # plays asks this module for its cache key
+
+        flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
+        return render_play(play, status=400)
+    found = membership(play.group_id)
+    player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
+    set_phone_player(get_db(), found.id, player_id)
+    return to_play(play.id)
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+    app.jinja_env.globals.update(phone_seat=phone_seat, phone_player_form=phone_player_form)

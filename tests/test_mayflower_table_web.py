@@ -1,0 +1,241 @@
+"""Carcassonne – Mayflower through the pages: nobody guessed, no board fact assumed.
+
+Whose turn (a turn without a settler), a placement from a page another phone's turn outdated, a phone
+that says whose it is, the west-edge question of a scoring, and the reference game played without
+ever telling the table where the map ends.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from companion import store
+from tests.conftest import add_players, create_group, start_play
+from tests.test_gold_west_web import new_play as new_gold_west_play
+from tests.test_gold_west_web import tap
+from tests.test_mayflower_web import events, table, text_of, turn_of
+
+ANNA, BEN, CARA = 0, 1, 2
+PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+REFERENCE = json.loads((Path(__file__).parent / "reference_games" / "mayflower.json").read_text())
+
+
+@pytest.fixture
+def group_id(client) -> int:
+    group_id = create_group(client)
+    add_players(client, group_id, *PLAYERS)
+    return group_id
+
+
+@pytest.fixture
+def play_id(client, db, group_id) -> int:
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    return start_play(client, group_id, "mayflower", [(ids[name], colour) for name, colour in PLAYERS])
+
+
+def version_on(page: str, form: str) -> str:
+    """The play version a form of the page carries (``place``, ``none``, ``complete``)."""
+    return re.search(rf'id="{form}-version" name="{form}-version" type="hidden" value="(\d+)"', page).group(1)
+
+
+def place(phone, play_id, seat, role, column, version=None, **extra):
+    data = {"place-seat": str(seat), "place-role": role, "place-column": str(column), **extra}
+    if version is not None:
+        data["place-version"] = version
+    return phone.post(f"/plays/{play_id}/mayflower/place", data=data)
+
+
+def complete(phone, db, play_id, features, answers=()):
+    data = {"complete-version": str(store.get_play(db, play_id).version), "complete-west_of": list(answers)}
+    for number, feature in enumerate(features, start=1):
+        for name, value in feature.items():
+            data[f"complete-feature_{number}-{name}"] = value if name == "settlers" else str(value)
+    return phone.post(f"/plays/{play_id}/mayflower/complete", data=data)
+
+
+def second_phone(app, db, group_id):
+    phone = app.test_client()
+    assert phone.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    return phone
+
+
+def settlers(db, play_id):
+    return [(s.seat, s.role, s.column) for s in table(db, play_id).game_state.settlers]
+
+
+# --- whose turn ------------------------------------------------------------------------------------------
+
+def test_a_turn_without_a_settler_is_one_tap_and_passes_the_turn(client, db, play_id):
+    page = client.get(f"/plays/{play_id}").text
+    assert turn_of(page) == "Anna" and "No settler" in text_of(page)
+    response = client.post(f"/plays/{play_id}/mayflower/no-settler",
+                           data={"none-seat": "0", "none-version": version_on(page, "none")})
+    assert response.status_code == 302
+    assert events(db, play_id) == [("no_settler", {"seat": ANNA})]
+    page = client.get(response.headers["Location"]).text
+    assert turn_of(page) == "Ben"
+    assert table(db, play_id).running_scores == (0, 0, 0)
+
+
+def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_trapper(app, client, db, group_id,
+                                                                                      play_id):
+    anna = second_phone(app, db, group_id)
+    assert place(client, play_id, ANNA, "bandit", 1).status_code == 302
+    assert place(client, play_id, BEN, "bandit", 1).status_code == 302
+    stale = anna.get(f"/plays/{play_id}").text  # Anna's phone shows Cara's turn ...
+    assert turn_of(stale) == "Cara"
+    drawn = version_on(stale, "place")
+    assert place(client, play_id, CARA, "trapper", 1, drawn).status_code == 302  # ... Cara places
+    before = events(db, play_id)
+    response = place(anna, play_id, CARA, "trapper", 1, drawn)  # Anna taps "Trapper", not refreshed
+    assert response.status_code == 409
+    assert events(db, play_id) == before  # not stored as Cara's second trapper
+    asked = text_of(response.text)
+    assert "Cara just placed. Place this trapper for Anna?" in asked
+    yes = re.search(r'<button form="mf-place-form" name="place-pick" value="(\d:\w+)" class="primary">',
+                    response.text).group(1)
+    assert yes == "0:trapper"
+    # the answer is one tap: the page's place form with that button
+    now = version_on(response.text, "place")
+    response = place(anna, play_id, CARA, "trapper", 1, now, **{"place-pick": yes})
+    assert response.status_code == 302
+    assert settlers(db, play_id)[-2:] == [(CARA, "trapper", 1), (ANNA, "trapper", 1)]
+
+
+@pytest.mark.parametrize(("data", "stored"), [
+    pytest.param({"place-pick": "2:farmer"}, (CARA, "farmer", 1), id="a-players-own-button"),
+    pytest.param({}, (BEN, "farmer", 1), id="the-turn-did-not-move"),
+])
+def test_a_stale_page_stores_what_no_turn_outdated(client, db, play_id, data, stored):
+    assert place(client, play_id, ANNA, "bandit", 1).status_code == 302
+    drawn = version_on(client.get(f"/plays/{play_id}").text, "place")
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "3"})  # no turn, a newer version
+    assert place(client, play_id, BEN, "farmer", 1, drawn, **data).status_code == 302
+    assert settlers(db, play_id)[-1] == stored
+
+
+def test_a_stale_no_settler_is_asked_about_too(app, client, db, group_id, play_id):
+    drawn = version_on(client.get(f"/plays/{play_id}").text, "none")
+    assert place(client, play_id, ANNA, "bandit", 1).status_code == 302
+    response = client.post(f"/plays/{play_id}/mayflower/no-settler",
+                           data={"none-seat": "0", "none-version": drawn})
+    assert response.status_code == 409
+    assert "Anna just placed. No settler for Ben?" in text_of(response.text)
+    assert [kind for kind, _ in events(db, play_id)] == ["place"]
+
+
+# --- whose phone -----------------------------------------------------------------------------------------
+
+def test_a_phone_that_says_whose_it_is_places_that_players_settlers(app, client, db, group_id, play_id):
+    cara = second_phone(app, db, group_id)
+    page = cara.get(f"/plays/{play_id}").text
+    assert "This is" not in text_of(page, "phone-player")  # off by default: a shared phone
+    assert cara.post(f"/plays/{play_id}/phone-player", data={"phone-player": "2"}).status_code == 302
+    page = cara.get(f"/plays/{play_id}").text
+    assert "This is Cara's phone." in text_of(page, "phone-player")
+    assert turn_of(page) == "Cara"  # her buttons are hers, though it is Anna's turn
+    assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"  # the shared phone follows the turn
+    drawn = version_on(page, "place")
+    assert place(client, play_id, ANNA, "bandit", 1).status_code == 302
+    # Cara's page is outdated, but the button is hers: stored for her without a question
+    assert place(cara, play_id, CARA, "trapper", 1, drawn).status_code == 302
+    assert settlers(db, play_id) == [(ANNA, "bandit", 1), (CARA, "trapper", 1)]
+    # changeable: back to a phone the table shares
+    assert cara.post(f"/plays/{play_id}/phone-player", data={"phone-player": ""}).status_code == 302
+    assert turn_of(cara.get(f"/plays/{play_id}").text) == "Anna"  # the seat after the last turn, Cara's
+
+
+@pytest.mark.parametrize("player", ["3", "-1", "Anna"])
+def test_a_phone_cannot_be_given_a_player_not_at_the_table(client, db, play_id, player):
+    response = client.post(f"/plays/{play_id}/phone-player", data={"phone-player": player})
+    assert response.status_code == 400 and "Reload the page and try again" in text_of(response.text)
+    assert "This is" not in text_of(client.get(f"/plays/{play_id}").text, "phone-player")
+
+
+# --- the west edge ---------------------------------------------------------------------------------------
+
+ROAD_OF = {"kind": "road", "tiles": "1"}
+
+
+def walk_to_shared_column_1(client, db, play_id):
+    """Anna scores two roads in column 1: the surveyors walk [0, 0] → [1, 0] → [1, 1]."""
+    for settler in ("0-1", "0-2"):
+        assert place(client, play_id, ANNA, "bandit", 1, **{"place-pick": "0:bandit"}).status_code == 302
+        assert complete(client, db, play_id, [{**ROAD_OF, "settlers": [settler]}]).status_code == 302
+    assert table(db, play_id).game_state.surveyors.as_list() == [1, 1]
+
+
+@pytest.mark.parametrize(("answer", "surveyors"), [("yes", [2, 1]), ("no", [1, 1])])
+def test_a_scoring_asks_whether_a_tile_lies_west_and_stores_nothing_without_the_answer(client, db, play_id,
+                                                                                         answer, surveyors):
+    walk_to_shared_column_1(client, db, play_id)
+    assert place(client, play_id, BEN, "bandit", 1, **{"place-pick": "1:bandit"}).status_code == 302
+    before = events(db, play_id)
+    response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}])
+    assert response.status_code == 400
+    assert events(db, play_id) == before
+    assert "Is there a tile west of column 1?" in text_of(response.text)
+    assert 'name="complete-west_of" value="1:yes"' in response.text
+    assert 'name="complete-west_of" value="1:no"' in response.text
+    response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}], [f"1:{answer}"])
+    assert response.status_code == 302
+    assert events(db, play_id)[-1][1]["west_of"] == [{"column": 1, "tile": answer == "yes"}]
+    assert table(db, play_id).game_state.surveyors.as_list() == surveyors
+
+
+@pytest.mark.parametrize("answer", ["1:maybe", "x:yes", "123:no"])
+def test_a_garbled_answer_is_refused_and_stores_nothing(client, db, play_id, answer):
+    walk_to_shared_column_1(client, db, play_id)
+    place(client, play_id, BEN, "bandit", 1, **{"place-pick": "1:bandit"})
+    before = events(db, play_id)
+    response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}], [answer])
+    assert response.status_code == 400 and "Answer the question about the map again" in text_of(response.text)
+    assert events(db, play_id) == before
+
+
+def test_a_placement_far_west_of_the_known_map_is_accepted_and_extends_it(client, db, play_id):
+    assert place(client, play_id, ANNA, "farmer", 3, **{"place-pick": "0:farmer"}).status_code == 302
+    assert table(db, play_id).game_state.west_edge == 3
+
+
+def test_the_reference_game_without_edge_taps_reaches_every_score_answering_when_asked(client, db, play_id):
+    asked = 0
+    for step in REFERENCE["steps"]:
+        if step["action"] == "place":
+            response = place(client, play_id, step["seat"], step["role"], step["column"],
+                             **{"place-pick": f"{step['seat']}:{step['role']}"})
+            assert response.status_code == 302, text_of(response.text)
+        elif step["action"] == "complete":
+            features = [{k: v for k, v in f.items()} for f in step["features"]]
+            answers: list[str] = []
+            while (response := complete(client, db, play_id, features, answers)).status_code == 400:
+                question = re.search(r"Is there a tile west of column (\d+)\?", text_of(response.text))
+                column = int(question.group(1))
+                answers.append(f"{column}:{'yes' if step['west_edge'] > column else 'no'}")
+                asked += 1
+            assert response.status_code == 302, text_of(response.text)
+            assert list(table(db, play_id).running_scores) == step["expect"]["scores_after"], step
+            assert table(db, play_id).game_state.surveyors.as_list() == step["expect"]["surveyors"]
+        # "west_edge" steps are the taps this table never makes
+    assert asked >= 1  # step 17's question, which the reference table answered with a tap beforehand
+    final = REFERENCE["steps"][-1]
+    track = [final["track_vp"][name] for name in REFERENCE["players"]]
+    assert list(table(db, play_id).running_scores) == track
+
+
+def test_a_gold_west_phone_that_says_whose_it_is_shows_and_enters_that_players_ledger(client, db):
+    play_id = new_gold_west_play(client, db, "Anna", "Ben")
+    assert "It is Anna" not in client.get(f"/plays/{play_id}").text
+    assert client.post(f"/plays/{play_id}/phone-player", data={"phone-player": "1"}).status_code == 302
+    page = client.get(f"/plays/{play_id}").text
+    assert "This is Ben's phone." in text_of(page, "phone-player")
+    first = re.search(r'<section class="card gw-seat gw-next" id="gw-seat-(\d)"', page).group(1)
+    assert first == "1"  # Ben's taps first, though it is Anna's turn
+    before = len(events(db, play_id))
+    response = tap(client, play_id, "investment", again=False, seat="1", vp="9")
+    assert response.status_code == 302  # his own tap: no "It is Anna's turn. Ben again?"
+    assert events(db, play_id)[before:] == [("investment", {"seat": 1, "vp": 9})]
