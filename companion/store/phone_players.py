@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from companion.store.schema import NotFound, write_transaction
+from companion.store.errors import NotFound
+from companion.store.transactions import write_transaction
 
 
 def phone_player(db: Database, membership_id: int) -> int | None:

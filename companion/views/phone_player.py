@@ -15,9 +15,8 @@ from companion import store
 from companion.forms import choices
 from companion.forms.gold_west import first_error
 from companion.store.phone_players import phone_player, set_phone_player
-from companion.views.common import member_play, to_play
+from companion.views.common import to_play
 from companion.web.database import get_db
-from companion.web.security import membership
 
 bp = Blueprint("phone_player", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -41,7 +40,7 @@ def phone_player_form(play: store.Play, **bind) -> PhonePlayerForm:
 
 def phone_seat(play: store.Play) -> int | None:
     """The seat of the phone's player in ``play`` (None: a shared phone, or its player does not play)."""
-    found = membership(play.group_id)
+    found = g.get("membership")  # the gate's, on every page of a play
     if found is None:
         return None
     known = g.setdefault("_phone_players", {})
@@ -54,14 +53,14 @@ def phone_seat(play: store.Play) -> int | None:
 @bp.post("/phone-player")
 def set_player(play_id: int):
     """Say whose phone this is, or that the table shares it."""
-    play = member_play(play_id)
+    play = g.play
     form = phone_player_form(play)
     if not form.validate_on_submit():
         from companion.views.plays import render_play  # plays asks this module for its cache key
 
         flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
         return render_play(play, status=400)
-    found = membership(play.group_id)
+    found = g.membership
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
     set_phone_player(get_db(), found.id, player_id)
     return to_play(play.id)
