@@ -6,7 +6,6 @@ import pytest
 
 from companion import store
 from companion.games.common import FINAL_EVENT, RulesError
-from companion.store.plays import active_play_of_member
 
 
 @pytest.fixture
@@ -168,21 +167,10 @@ def _finished(db, play):
 
 @pytest.mark.parametrize("change", [_in_trash, _group_in_trash, _finished], ids=lambda c: c.__name__)
 def test_an_entry_finds_no_play_that_is_not_going_on(db, play, change):
-    token = store.create_membership(db, play.group_id).token
     change(db, play)
-    assert active_play_of_member(db, play.id, [token]) is None
     entry = {"seat": 0, "points": 3, "note": ""}
     assert store.append_to_active_play(db, play.id, "adjust", entry) is None
     assert "adjust" not in [event.kind for event in store.list_events(db, play.id)]
-
-
-def test_an_entry_finds_its_play_only_with_a_membership_of_the_play_s_group(db, play):
-    token = store.create_membership(db, play.group_id).token
-    elsewhere = store.create_membership(db, store.create_group(db, "Other club").id).token
-    assert active_play_of_member(db, play.id, [elsewhere, token]) == store.get_play(db, play.id)
-    assert active_play_of_member(db, play.id, [elsewhere]) is None
-    assert active_play_of_member(db, play.id, []) is None
-    assert active_play_of_member(db, play.id + 1, [token]) is None
 
 
 def test_an_entry_in_one_statement_notes_its_request_id_for_the_phone_that_sent_it(db, play):

@@ -139,26 +139,6 @@ def get_play(db: Database, play_id: int) -> Play:
     return _play(db, row)
 
 
-def active_play_of_member(db: Database, play_id: int, tokens: Sequence[str]) -> Play | None:
-    """The play with its seats if it is going on and ``tokens`` reach it (``access.reach``, the gate);
-    None otherwise (the caller cannot tell which, and need not). One query."""
-    from companion.store.access import reach  # the gate builds on this module
-
-    found = reach(db, tokens, play_id=play_id)
-    return found.play if found is not None and found.play_status == "active" else None
-
-
-def _of_member(tokens: Sequence[str]) -> str:
-    """The conditions on a play ``p`` that one of ``tokens`` (given as parameters after the
-    condition's own) may change: outside the trash, its group not deleted, a membership of it."""
-    marks = ",".join("?" * len(tokens))
-    return ("AND p.deleted_at IS NULL "
-            "AND EXISTS (SELECT 1 FROM groups g WHERE g.id = p.group_id AND g.deleted_at IS NULL) "
-            f"AND EXISTS (SELECT 1 FROM memberships m WHERE m.token IN ({marks}) "
-            "AND m.group_id = p.group_id)")
-
-
-_PLAY_COLUMNS_OF_P = ", ".join(f"p.{column.strip()}" for column in _PLAY_COLUMNS.split(","))
 _LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
                  "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
 _LATEST = f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}"

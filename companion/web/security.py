@@ -14,8 +14,6 @@ from flask import Flask, current_app, flash, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFProtect
-from itsdangerous import BadData
-from werkzeug.http import parse_cookie
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion import store
@@ -109,22 +107,6 @@ def note_last_seen(response: Response) -> Response:
     if datetime.fromisoformat(opened.last_seen) <= due:
         store.touch_membership(get_db(), opened.id, at.isoformat(), unless_seen_since=due.isoformat())
     return response
-
-
-def session_in_cookie(app: Flask, cookie_header: str) -> dict | None:
-    """The phone's session as its Cookie header carries it, signature and age verified; None if none is.
-
-    For the entry path in front of the views, which answers before Flask opens the session.
-    """
-    serializer = app.session_interface.get_signing_serializer(app)
-    value = parse_cookie(cookie_header).get(app.config["SESSION_COOKIE_NAME"])
-    if serializer is None or not value:
-        return None
-    try:
-        data = serializer.loads(value, max_age=int(app.permanent_session_lifetime.total_seconds()))
-    except BadData:
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _live_tokens() -> list[str]:
