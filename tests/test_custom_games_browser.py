@@ -52,7 +52,7 @@ def test_a_game_with_rows_from_its_sheet_to_an_imported_backup(live_server, brow
 
         # the second phone enters the sheet; the first one follows to the result
         other.get_by_role("link", name="Final tally").click()
-        expect(other.get_by_text("Equal totals: Coins decides.")).to_be_visible()
+        expect(other.get_by_text("Equal totals: Coins decides, most wins.")).to_be_visible()
         fits_the_phone(other)
         for seat, points in enumerate([(-2, 5, 10), (6, 3, 4)]):
             for row, value in enumerate(points):
