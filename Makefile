@@ -52,7 +52,7 @@ test: browser lint
 
 # The fuzz tests with a budget far beyond the suite's (crafted backups: thousands of mutations).
 fuzz: $(VENV)/.installed
-	BACKUP_FUZZ_EXAMPLES=5000 $(BIN)/pytest -q -p no:randomly tests/test_backup_fuzz.py \
+	HYPOTHESIS_PROFILE=fuzz BACKUP_FUZZ_EXAMPLES=5000 $(BIN)/pytest -q -p no:randomly tests/test_backup_fuzz.py \
 		tests/test_forms_fuzz.py tests/test_fuzz_api.py
 
 bench: bench-tools $(VENV)/.installed
