@@ -175,6 +175,22 @@ def test_the_log_is_copied_into_the_database_file_after_the_writes_not_during_th
     db.close()
 
 
+@pytest.mark.parametrize(("replicated", "copied"), [(False, True), (True, False)])
+def test_a_replicated_database_leaves_its_log_to_litestream(database, monkeypatch, replicated, copied):
+    """With a replica, Litestream copies the log and checkpoints it; the site's own copy would race it."""
+    path, _play_id = database
+    monkeypatch.setattr(store.transactions, "CHECKPOINT_EVERY", 1)
+    db = store.ThreadConnections(str(path), replicated=replicated).get()
+    db.execute("CREATE TABLE notes (text TEXT)")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the database file now holds everything
+    size = path.stat().st_size
+    for _ in range(3):
+        with store.write_transaction(db):
+            db.execute("INSERT INTO notes VALUES (?)", ["x" * 20_000])
+    assert (path.stat().st_size > size) is copied
+    db.close()
+
+
 @pytest.fixture
 def short_log(monkeypatch) -> None:
     """A log looked at every 10 commits and started afresh past 20 pages, so that a test fills it soon."""

@@ -17,6 +17,7 @@ import os
 import sqlite3
 import tempfile
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,11 +110,18 @@ def snapshot(db: Database) -> Iterator[Database]:
 _inherited: list[Database] = []
 
 
+# Connections to a database that Litestream replicates: it copies the write-ahead log and checkpoints
+# it itself, and a checkpoint of the site's racing its copy makes it start a new snapshot of the whole
+# database (https://litestream.io/tips/, "Disable autocheckpoints"; benbjohnson/litestream#547).
+LOG_KEPT_BY_REPLICA: weakref.WeakSet[Database] = weakref.WeakSet()
+
+
 class ThreadConnections:
     """Each thread's connection to one database file, opened on first use in the current process."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, replicated: bool = False) -> None:
         self.path = path
+        self.replicated = replicated  # Litestream checkpoints its log (``LOG_KEPT_BY_REPLICA``)
         self._local = threading.local()
 
     def get(self) -> Database:
@@ -124,6 +132,8 @@ class ThreadConnections:
         if db is not None:
             _inherited.append(db)
         local.db, local.pid = connect(self.path), os.getpid()
+        if self.replicated:
+            LOG_KEPT_BY_REPLICA.add(local.db)
         return local.db
 
     def end_request(self) -> None:

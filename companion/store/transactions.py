@@ -144,6 +144,8 @@ def after_commit(db: Database) -> None:
         return
     with contextlib.suppress(sqlite3.OperationalError):
         forget_old_requests(db)
+    if db in connection.LOG_KEPT_BY_REPLICA:
+        return  # Litestream copies the log, then checkpoints it itself
     with contextlib.suppress(sqlite3.OperationalError):
         _busy, frames, _copied = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         if frames > LOG_RESTART_PAGES:

@@ -22,7 +22,8 @@ def connections_of(app: Flask) -> store.ThreadConnections:
     """The app's connections (one per thread) to its database."""
     connections = app.extensions.get("database")
     if connections is None or connections.path != app.config["DATABASE"]:
-        connections = app.extensions["database"] = store.ThreadConnections(app.config["DATABASE"])
+        connections = app.extensions["database"] = store.ThreadConnections(
+            app.config["DATABASE"], replicated=bool(app.config.get("COMPANION_REPLICA_URL")))
     return connections
 
 
