@@ -495,9 +495,10 @@
     var form = event.target;
     if (event.defaultPrevented) { return; }
     var isPost = (form.getAttribute("method") || "get").toLowerCase() === "post";
-    // offline, the companion out of reach, or older entries still waiting: this one joins the queue
+    // offline, the companion out of reach, or older entries of a play still waiting: this one joins
+    // the queue (other forms, such as the language switch, need not wait for them)
     var queued = isPost && window.crypto && form.enctype !== "multipart/form-data" &&
-      (navigator.onLine === false || unreachable || waiting().length > 0);
+      (navigator.onLine === false || unreachable || (waiting().length > 0 && form.action.indexOf("/plays/") > 0));
     if (!queued) { stampRequestId(form); leave(); return; }
     event.preventDefault();
     var entries = unsent();
