@@ -78,6 +78,7 @@ def test_a_turn_without_a_settler_is_one_tap_and_passes_the_turn(client, db, pla
     assert events(db, play_id) == [("no_settler", {"seat": ANNA})]
     page = client.get(response.headers["Location"]).text
     assert turn_of(page) == "Ben"
+    assert "Anna: a tile without a settler" in text_of(page)  # the log says so
     assert table(db, play_id).running_scores == (0, 0, 0)
 
 
