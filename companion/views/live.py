@@ -183,14 +183,9 @@ def live_strings() -> dict[str, str]:
         "offline": _("This phone is offline."),
         "kept": _("Not sent: this phone is offline. Your entry is kept on this phone; "
                   "send it again when you are back online."),
-        "unsent_one": _("An entry was not sent because the companion could not be reached. "
-                        "It is kept on this phone."),
-        "unsent_many": _("%(count)s entries were not sent because the companion could not be reached. "
-                         "They are kept on this phone.", count="{count}"),
         "send": _("Send again"),
         "discard": _("Discard"),
         "still_offline": _("Still offline. Send it again when this phone is back online."),
-        "back_online": _("Back online: send it again?"),
         "wider": _("Wider than the screen: swipe the table sideways to see every column."),
     }
 

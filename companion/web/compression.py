@@ -45,8 +45,15 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return False
 
 
-MINIFIERS = {"text/css": rcssmin.cssmin, "text/javascript": rjsmin.jsmin,
-             "application/javascript": rjsmin.jsmin}
+def _jsmin(script: bytes) -> bytes:
+    return rjsmin.jsmin(script, keep_bang_comments=True)  # "/*! …": a licence stays with its code
+
+
+def _cssmin(style: bytes) -> bytes:
+    return rcssmin.cssmin(style, keep_bang_comments=True)
+
+
+MINIFIERS = {"text/css": _cssmin, "text/javascript": _jsmin, "application/javascript": _jsmin}
 
 
 def compress(body: bytes, level: int = LEVEL) -> bytes:
