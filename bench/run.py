@@ -40,7 +40,7 @@ from companion import store  # noqa: E402
 Row = tuple[str, str, str]  # measure, value, note
 
 POLL_SECONDS = 1.5  # static/live.js asks every 1.5 s while a play page is open
-HOT_RATIO, WRITE_RATIO, HOT_P99_MS, IDLE_P99_MS = 1.0, 0.5, 50.0, 200.0
+HOT_RATIO, GROUP_PAGE_RATIO, HOT_P99_MS, IDLE_P99_MS = 1.0, 0.5, 50.0, 200.0
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,8 @@ class Target:
     path: str
     method: str = "GET"
     body: str = ""
-    ratio: float = HOT_RATIO  # the share of bare Flask's requests per second it must reach
+    ratio: float | None = HOT_RATIO  # the share of bare Flask's requests per second it must reach
+    # (None: a write, whose target is its p99 alone; its ratio is printed for comparison)
 
 
 def free_port() -> int:
@@ -149,7 +150,7 @@ def sample_instance(folder: Path) -> tuple[list[Target], str]:
     db.close()
     targets += [
         Target("unchanged poll", f"{watched}/state.json?since={version}"),
-        Target("group page", pages["group"], ratio=WRITE_RATIO),
+        Target("group page", pages["group"], ratio=GROUP_PAGE_RATIO),
         Target("static file (style.css)", "/static/style.css"),
     ]
     return targets, cookie
@@ -179,7 +180,7 @@ def entry_target(port: int, cookie: str, play_path: str) -> tuple[Target, str]:
         cookie = renewed.split(";", 1)[0]
     token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html).group(1)
     body = urlencode({"seat": "0", "points": "1", "note": "", "csrf_token": token})
-    return Target("entry (POST)", f"{play_path}/adjust", "POST", body, WRITE_RATIO), cookie
+    return Target("entry (POST)", f"{play_path}/adjust", "POST", body, None), cookie
 
 
 # --- the measures -------------------------------------------------------------------------------------
@@ -251,10 +252,14 @@ def _ratio_row(target: Target, runs: list[tuple], connections: int) -> Row:
     bare_p99 = statistics.median(bare[1] for _, bare in runs)
     errors = sum(ours[2] for ours, _ in runs)
     median = statistics.median(ratios)
-    verdict = "met" if median >= target.ratio and (target.ratio < HOT_RATIO or p99 < HOT_P99_MS) else "MISSED"
+    if target.ratio is None:
+        met, goal = p99 < HOT_P99_MS, f"p99 < {HOT_P99_MS:.0f} ms"
+    else:
+        hot = target.ratio >= HOT_RATIO
+        met = median >= target.ratio and (not hot or p99 < HOT_P99_MS)
+        goal = f"≥ {target.ratio:.0%}" + (f", p99 < {HOT_P99_MS:.0f} ms" if hot else "")
     note = (f"ratio {median:.0%} (spread {min(ratios):.0%}–{max(ratios):.0%}, {len(runs)} rounds); "
-            f"p99 {p99:.1f} ms (bare {bare_p99:.1f}); target ≥ {target.ratio:.0%}"
-            + (f", p99 < {HOT_P99_MS:.0f} ms" if target.ratio >= HOT_RATIO else "") + f": {verdict}")
+            f"p99 {p99:.1f} ms (bare {bare_p99:.1f}); target {goal}: {'met' if met else 'MISSED'}")
     if errors:
         note += f"; {errors} error answers"
     return (f"{target.name}: req/s (bare Flask), {connections} connections",
