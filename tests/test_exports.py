@@ -17,7 +17,6 @@ from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
 from companion.forms import COLOURS
 from companion.games import GAMES
 from tests.conftest import create_group
-from tests.test_layers import imported_modules
 
 TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
 GW = ("track", "largest_group", "offices", "wanted", "influence")
@@ -595,15 +594,3 @@ def test_a_backup_may_be_larger_than_other_requests(app, client, db, group):
     response = client.post("/groups/import", data={"backup": (io.BytesIO(padded), "big.json")},
                            content_type="multipart/form-data")
     assert response.status_code == 302
-
-
-@pytest.mark.parametrize(("folder", "forbidden"), [
-    ("exchange", ("companion.api", "companion.views", "companion.forms", "companion.web", "flask")),
-    ("api", ("companion.exchange.backup", "companion.exchange.bgstats", "companion.exchange.common",
-             "companion.views", "companion.store")),
-])
-def test_exchange_and_api_share_only_the_strict_validator(folder, forbidden):
-    """A format module never reaches into the API or the web, and the API knows no file format."""
-    wrong = sorted((name, module) for name, module in imported_modules(folder)
-                   if module.startswith(forbidden))
-    assert wrong == []

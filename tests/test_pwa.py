@@ -81,7 +81,8 @@ def test_every_page_links_the_manifest_the_theme_colour_and_the_script(client):
     assert 'src="/static/live.js"' in script and "defer" in script and 'data-sw="/sw.js"' in script
     strings = json.loads(re.search(r"data-strings='([^']*)'", script).group(1))
     assert strings["refresh"] == "New entries — tap to refresh"
-    assert "{count}" in strings["unsent_many"]
+    queue = json.loads(re.search(r"data-queue-strings='([^']*)'", script).group(1))
+    assert "{count}" in queue["waiting_many"]
     assert "<script>" not in page and " style=" not in page  # the security policy forbids both
 
 

@@ -99,6 +99,7 @@ _SEATS = {"type": "integer", "minimum": 1, "maximum": 100}
 _SHEET = {"type": "object", "additionalProperties": False, "properties": {
     "min_players": _SEATS, "max_players": _SEATS, "lowest_wins": _FLAG, "cooperative": _FLAG, "teams": _FLAG,
     "tie_breaker": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
+    "tie_breaker_wins": {"enum": ["most", "fewest"]},
     "rows": {"type": "array", "maxItems": 100, "items": {
         "type": "object", "additionalProperties": False, "required": ["name"],
         "properties": {"name": {"type": "string", "maxLength": 200}, "negative": _FLAG}}}}}

@@ -36,7 +36,7 @@ from companion.store.plays import Play, SeatRow, _play_of
 
 Restoring = Literal["group", "play"] | None
 
-_MEMBER = "m.id, m.token, m.group_id, m.name, m.joined_at, m.last_seen"
+_MEMBER = "m.id, m.token, m.group_id, m.name, m.joined_at, m.last_seen, m.player_id"
 _GROUP = "g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at IS NOT NULL, g.version"
 _PLAY = ("p.id, p.group_id, p.game, p.options, p.status, p.started_at, p.ended_at, p.version, "
          "p.deleted_at IS NOT NULL, "
@@ -46,7 +46,7 @@ _MEMBERS = "JOIN memberships m ON m.group_id = g.id AND m.token IN ({marks})"
 _OF_PLAY = (f"SELECT {_MEMBER}, {_GROUP}, {_PLAY} FROM plays p JOIN groups g ON g.id = p.group_id "
             f"{_MEMBERS} WHERE p.id = ? AND (? IS NULL OR p.group_id = ?) LIMIT 1")
 _OF_GROUP = f"SELECT {_MEMBER}, {_GROUP} FROM groups g {_MEMBERS} WHERE g.id = ? LIMIT 1"
-_M, _G = 6, 7  # columns of the membership, of the group
+_M, _G = 7, 7  # columns of the membership, of the group
 
 
 @dataclass(frozen=True)

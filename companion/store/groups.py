@@ -282,11 +282,12 @@ class Membership:
     name: str  # what the phone was called on the group page; "" until someone names it
     joined_at: str
     last_seen: str
+    player_id: int | None = None  # whose phone it is (None: the table shares it)
 
 
 # 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
 MEMBERSHIP_TOKEN_BYTES = 16
-_MEMBERSHIP_COLUMNS = "id, token, group_id, name, joined_at, last_seen"
+_MEMBERSHIP_COLUMNS = "id, token, group_id, name, joined_at, last_seen, player_id"
 
 
 def create_membership(db: Database, group_id: int) -> Membership:

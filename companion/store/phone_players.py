@@ -1,4 +1,4 @@
-"""Whose phone it is: a membership may name one of its group's players (``memberships.player_id``)."""
+"""Whose phone it is: a membership may name one of its group's players (``Membership.player_id``)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,6 @@ from sqlite_utils import Database
 
 from companion.store.errors import NotFound
 from companion.store.transactions import write_transaction
-
-
-def phone_player(db: Database, membership_id: int) -> int | None:
-    """The player the phone of this membership belongs to, or None for a phone the table shares."""
-    row = db.execute("SELECT player_id FROM memberships WHERE id = ?", [membership_id]).fetchone()
-    return row[0] if row else None
 
 
 def set_phone_player(db: Database, membership_id: int, player_id: int | None) -> None:

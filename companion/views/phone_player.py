@@ -14,7 +14,7 @@ from wtforms import SelectField
 from companion import store
 from companion.forms import choices
 from companion.forms.gold_west import first_error
-from companion.store.phone_players import phone_player, set_phone_player
+from companion.store.phone_players import set_phone_player
 from companion.views.common import to_play
 from companion.web.database import get_db
 
@@ -41,13 +41,9 @@ def phone_player_form(play: store.Play, **bind) -> PhonePlayerForm:
 def phone_seat(play: store.Play) -> int | None:
     """The seat of the phone's player in ``play`` (None: a shared phone, or its player does not play)."""
     found = g.get("membership")  # the gate's, on every page of a play
-    if found is None:
+    if found is None or found.player_id is None:
         return None
-    known = g.setdefault("_phone_players", {})
-    if found.id not in known:
-        known[found.id] = phone_player(get_db(), found.id)
-    player_id = known[found.id]
-    return next((seat.seat for seat in play.seats if seat.player_id == player_id), None)
+    return next((seat.seat for seat in play.seats if seat.player_id == found.player_id), None)
 
 
 @bp.post("/phone-player")
