@@ -3,6 +3,7 @@ and the backup import alike, each with a message naming the piece."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -207,9 +208,9 @@ def mf_final_settlers_per_tile_page(client, db, table):
     place(client, table, 1, "sheriff", 1)
     page = client.get(f"/plays/{table.play_id}/mayflower/final-tally").get_data(as_text=True)
     version = re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1)
-    # both sheriffs on city A, a city of one tile
+    # both sheriffs on one city of one tile
     return lambda: client.post(f"/plays/{table.play_id}/mayflower/final-tally", data={
-        "version": version, "settler_0": "A", "settler_1": "A", "size_A_tiles": "1", "size_B_tiles": "1"})
+        "version": version, "kept": [json.dumps({"settlers": ["0-1", "1-1"], "tiles": 1})]})
 
 
 def mf_final_settlers_per_tile_import(db, table):
@@ -459,13 +460,18 @@ def test_the_live_mayflower_table_lets_surveyors_walk_past_the_westernmost_settl
     table = new_table(client, db, "mayflower")
     for _ in range(3):  # three one-tile roads in column 1
         place(client, table, 0, "bandit", 1)
-        response = client.post(f"/plays/{table.play_id}/mayflower/complete", data=completion_data(
-            db, table.play_id, [{"kind": "road", "tiles": 1, "settlers": [(0, "bandit", 1)]}]))
+        road = {"kind": "road", "tiles": 1, "settlers": [(0, "bandit", 1)]}
+        data = completion_data(db, table.play_id, [road])
+        response = client.post(f"/plays/{table.play_id}/mayflower/complete", data=data)
+        asked = re.search(r'name="complete-west_of" value="(\d+):yes"', response.text)
+        if asked:  # the table says tiles lie further west, as the scoring asks
+            data["complete-west_of"] = [f"{asked.group(1)}:yes"]
+            response = client.post(f"/plays/{table.play_id}/mayflower/complete", data=data)
         assert response.status_code == 302
     play = store.get_play(db, table.play_id)
     state = fold(PlaySetup("mayflower", tuple(Seat(s.name, s.colour) for s in play.seats)),
                  [(e.kind, e.payload) for e in store.list_events(db, table.play_id)]).game_state
-    # [0, 0] → [1, 0] → [1, 1] → [2, 1]: no west edge was set, so tiles may lie further west
+    # [0, 0] → [1, 0] → [1, 1] → [2, 1]: tiles lie further west, so the surveyors walk past column 1
     assert state.surveyors.as_list() == [2, 1]
 
 

@@ -3,6 +3,7 @@ with totals nobody typed, a stale form keeps what was typed, and the finished pl
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -99,5 +100,5 @@ def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db):
     # every settler is on a feature again: one tap shows the result
     response = client.post(f"/plays/{play_id}/mayflower/final-tally", data={
         "version": str(store.get_play(db, play_id).version),
-        "kept": re.findall(r'name="kept" value="([^"]*)"', page.text)})
+        "kept": [html.unescape(k) for k in re.findall(r'name="kept" value="([^"]*)"', page.text)]})
     assert response.status_code == 302
