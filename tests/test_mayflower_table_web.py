@@ -107,6 +107,15 @@ def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_trap
     assert settlers(db, play_id)[-2:] == [(CARA, "trapper", 1), (ANNA, "trapper", 1)]
 
 
+def test_this_phones_own_entries_sent_in_order_are_not_another_phones_turn(client, db, play_id):
+    """Entries a phone kept offline were all drawn at one version; sent in order, each is stored."""
+    drawn = version_on(client.get(f"/plays/{play_id}").text, "place")
+    for number, role in enumerate(("bandit", "sheriff")):
+        response = place(client, play_id, ANNA, role, 1, drawn, request_id=f"kept-offline-{number}-0000")
+        assert response.status_code in (302, 303)
+    assert settlers(db, play_id) == [(ANNA, "bandit", 1), (ANNA, "sheriff", 1)]
+
+
 @pytest.mark.parametrize(("data", "stored"), [
     pytest.param({"place-pick": "2:farmer"}, (CARA, "farmer", 1), id="a-players-own-button"),
     pytest.param({}, (BEN, "farmer", 1), id="the-turn-did-not-move"),

@@ -48,6 +48,7 @@ class Event:
     # the play's version this event brought; versions only grow, so an event put back at the same
     # place after an undo has another one (0 for events stored before versions were kept per event)
     version: int = 0
+    membership_id: int | None = None  # the phone it came from, when it came with a request id
 
 
 @dataclass(frozen=True)
@@ -243,33 +244,36 @@ def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
 def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
     """The play's events after ``after_seq``, in order."""
     rows = db.execute(
-        "SELECT seq, kind, payload, created_at, version FROM events "
+        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
         "WHERE play_id = ? AND seq > ? ORDER BY seq",
         [play_id, after_seq],
     ).fetchall()
-    return [Event(seq, kind, json.loads(payload), created_at, version)
-            for seq, kind, payload, created_at, version in rows]
+    return [_event(row) for row in rows]
 
 
 def newest_events(db: Database, play_id: int, count: int, before_seq: int | None = None) -> list[Event]:
     """The play's newest ``count`` events (of those before event ``before_seq``, if given), in order."""
     rows = db.execute(
-        "SELECT seq, kind, payload, created_at, version FROM events "
+        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
         "WHERE play_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
         [play_id, 2**63 - 1 if before_seq is None else before_seq, count],
     ).fetchall()
-    return [Event(seq, kind, json.loads(payload), created_at, version)
-            for seq, kind, payload, created_at, version in reversed(rows)]
+    return [_event(row) for row in reversed(rows)]
 
 
 def last_event(db: Database, play_id: int) -> Event | None:
     """The play's most recent event, if it has any."""
     row = db.execute(
-        "SELECT seq, kind, payload, created_at, version FROM events "
+        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
         "WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
         [play_id],
     ).fetchone()
-    return Event(row[0], row[1], json.loads(row[2]), row[3], row[4]) if row else None
+    return _event(row) if row else None
+
+
+def _event(row: tuple) -> Event:
+    seq, kind, payload, created_at, version, membership_id = row
+    return Event(seq, kind, json.loads(payload), created_at, version, membership_id)
 
 
 def play_version(db: Database, play_id: int) -> int:
@@ -310,11 +314,14 @@ class EventLog(Sequence[Event]):
 
 def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
                   stamp: str | None = None) -> None:
-    """Append an event to the play's log; it brings the play to ``version`` (``_m015``)."""
+    """Append an event to the play's log; it brings the play to ``version`` (``_m015``), and notes the
+    phone it came from when the connection expects a request id (``entry_phone``)."""
+    phone, phone_values = entry_phone(expected_request(db))
     db.execute(
-        "INSERT INTO events (play_id, seq, kind, payload, created_at, version) "
-        "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ? FROM events WHERE play_id = ?",
-        [play_id, kind, json.dumps(dict(payload)), stamp or now(), version, play_id],
+        "INSERT INTO events (play_id, seq, kind, payload, created_at, version, membership_id) "
+        "SELECT p.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), ?, ?, ?, ?, "
+        f"{phone} FROM plays p WHERE p.id = ?",
+        [kind, json.dumps(dict(payload)), stamp or now(), version, *phone_values, play_id],
     )
 
 

@@ -245,7 +245,9 @@ def turn_guard(play: store.Play, form, seat: int, explicit: bool):
         drawn = form.drawn_version  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
-        since = [(e.kind, e.payload) for e in events if e.version > drawn]
+        # this phone's own entries since (an offline queue sent in order) are no other phone's turn
+        mine = g.membership.id
+        since = [(e.kind, e.payload) for e in events if e.version > drawn and e.membership_id != mine]
         ended = mayflower.turn_taken_since(since)
         if ended is None:
             return
