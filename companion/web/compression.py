@@ -1,27 +1,26 @@
 """Gzip for text answers, so that a page with its stylesheet and script stays small on a phone.
 
-Static files are compressed once per version of the file and kept in memory; their compressed form
-has its own ETag (the file's with ``-gzip``), and a phone revalidating it gets 304 Not Modified.
-Scripts and style sheets keep their comments for their readers; compressed, they are sent without
-them, minified by rjsmin and rcssmin (maintained minifiers) once per version of the file.
+A static file's compressed form has its own ETag (the file's with ``-gzip``), and a phone
+revalidating it gets 304 Not Modified; the read cache keeps the answer per version of the file, so
+it is compressed once. Scripts and style sheets keep their comments for their readers; compressed,
+they are sent without them, minified by rjsmin and rcssmin (maintained minifiers).
 """
 
 from __future__ import annotations
 
 import functools
 import gzip
-import threading
 
 import rcssmin
 import rjsmin
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, request
 
 # Pages and the files they load. Not the JSON API: its answers are small, and its clients (scripts,
 # test tools calling the app directly) should not have to unpack them.
 COMPRESSIBLE = ("text/", "application/javascript", "application/manifest+json", "image/svg+xml")
 MIN_SIZE = 512  # below this the gzip header costs more than it saves
 LEVEL = 6
-STATIC_LEVEL = 9  # a static file is compressed once per version: the smallest is worth the time
+STATIC_LEVEL = 9  # a static file is compressed once per version (the read cache): the smallest pays
 GZIP_TAG = "-gzip"
 
 
@@ -61,29 +60,6 @@ def compress(body: bytes, level: int = LEVEL) -> bytes:
     return gzip.compress(body, compresslevel=level, mtime=0)
 
 
-class StaticCache:
-    """The compressed bytes of static text files, once per version: by path and plain ETag (which
-    follows the file)."""
-
-    def __init__(self) -> None:
-        self._bodies: dict[tuple[str, str], bytes] = {}
-        self._lock = threading.Lock()
-
-    def compressed(self, path: str, etag: str, response: Response) -> bytes:
-        key = (path, etag)
-        body = self._bodies.get(key)
-        if body is None:
-            response.direct_passthrough = False  # read the file to compress it
-            minify = MINIFIERS.get(response.mimetype or "", bytes)
-            body = compress(minify(response.get_data()), STATIC_LEVEL)
-            with self._lock:
-                # a changed file has a new ETag: drop its older versions
-                for old in [k for k in self._bodies if k[0] == path and k[1] != etag]:
-                    del self._bodies[old]
-                self._bodies[key] = body
-        return body
-
-
 def _compressible(response: Response) -> bool:
     return (200 <= response.status_code < 300 and response.status_code not in (204, 206)
             and "Content-Encoding" not in response.headers
@@ -91,7 +67,8 @@ def _compressible(response: Response) -> bool:
 
 
 def _static_response(response: Response) -> Response:
-    """A static file: 304 if the phone has its compressed copy already, else that copy from memory."""
+    """A static file: 304 if the phone has its compressed copy already, else that copy (the read cache
+    keeps it per version of the file, so it is minified and compressed once)."""
     etag, weak = response.get_etag()
     if not etag or (response.content_length is not None and response.content_length < MIN_SIZE):
         return response
@@ -102,10 +79,9 @@ def _static_response(response: Response) -> Response:
         response.set_data(b"")
         response.status_code = 304  # werkzeug drops the body headers of a 304
     else:
-        cache: StaticCache = current_app.extensions["static_gzip"]
-        body = cache.compressed(request.path, etag, response)
+        response.direct_passthrough = False  # read the file to compress it
+        body = compress(MINIFIERS.get(response.mimetype or "", bytes)(response.get_data()), STATIC_LEVEL)
         response.close()
-        response.direct_passthrough = False
         response.set_data(body)
         response.headers["Content-Encoding"] = "gzip"
     response.set_etag(gzip_etag, weak=weak)
@@ -138,5 +114,4 @@ def gzip_response(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["static_gzip"] = StaticCache()
     app.after_request(gzip_response)
