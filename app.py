@@ -130,6 +130,8 @@ def create_app(test_config: dict | None = None) -> Flask:
         JOIN_FAILURES_FROM_NEW_ADDRESSES=125,
         JOIN_NEW_ADDRESS_DAYS=7,
         JOIN_FAILURE_WINDOW_SECONDS=15 * 60,
+        IMPORTS_ALLOWED=10,  # backups imported as new groups per address …
+        IMPORT_WINDOW_SECONDS=60 * 60,  # … within an hour
         WTF_CSRF_TIME_LIMIT=None,  # a score sheet may stay open on a phone all evening
         # Served through HTTPS (e.g. behind a reverse proxy)? Then the session cookie is Secure.
         # Set COMPANION_HTTPS = True in instance/config.py or the environment variable COMPANION_HTTPS=1.

@@ -540,6 +540,25 @@ def test_import_page_makes_a_new_group_on_this_phone(app, client, db, group):
     assert store.dump_group(db, new_id) == store.dump_group(db, group["id"])
 
 
+def test_imports_of_new_groups_are_limited_per_address(app, client, db, group):
+    """Anyone who reaches the site may import a backup: one address may not flood it with groups."""
+    app.config["IMPORTS_ALLOWED"] = 2
+    data = client.get(f"/groups/{group['id']}/export/backup.json").data
+
+    def import_from(address: str):
+        phone = app.test_client()
+        phone.environ_base["REMOTE_ADDR"] = address
+        return phone.post("/groups/import", data={"backup": (io.BytesIO(data), "backup.json")},
+                          content_type="multipart/form-data")
+
+    assert [import_from("198.51.100.7").status_code for _ in range(2)] == [302, 302]
+    refused = import_from("198.51.100.7")
+    assert refused.status_code == 429
+    assert "Too many backups imported from this network lately. Try again in an hour." in refused.text
+    assert db.execute("SELECT COUNT(*) FROM groups").fetchone()[0] == 3  # the original and two imports
+    assert import_from("203.0.113.9").status_code == 302  # another address is not held back
+
+
 def test_import_page_refuses_a_foreign_file_and_stores_nothing(client, db, group):
     before = table_counts(db)
     response = client.post("/groups/import", data={"backup": (io.BytesIO(b'{"hello": 1}'), "x.json")},

@@ -425,6 +425,22 @@ def count_join_failures(db: Database, client: str, since: float) -> int:
                       [client, since]).fetchone()[0]
 
 
+class TooManyImports(StoreError):
+    """Too many backups imported lately from this address."""
+
+
+def note_import(db: Database, client: str, at: float, allowed: int, window: float) -> None:
+    """Count a backup import from ``client``; TooManyImports if it started ``allowed`` within ``window``
+    seconds already. Counted under the write lock, so processes answering at once allow no more."""
+    with write_transaction(db):
+        started = db.execute("SELECT COUNT(*) FROM import_attempts WHERE client = ? AND at >= ?",
+                             [client, at - window]).fetchone()[0]
+        if started >= allowed:
+            raise TooManyImports("Too many backups imported from this network lately. Try again in an hour.")
+        db.execute("INSERT INTO import_attempts (client, at) VALUES (?, ?)", [client, at])
+        db.execute("DELETE FROM import_attempts WHERE at < ?", [at - window])  # keep the table small
+
+
 def group_for_join_code(db: Database, code: str, client: str, at: float, limits: JoinCodeLimits) -> Group:
     """The group with this join code, checked against the limits of wrong codes in one transaction.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 import zoneinfo
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -46,6 +47,7 @@ from companion.web.labels import row_label
 from companion.web.security import (
     TooManyGroups,
     check_room_for_another_group,
+    client_network,
     join_group,
     too_many_groups_message,
 )
@@ -331,13 +333,20 @@ def settings(group_id: int):
 def import_backup():
     """A backup becomes a new group (a new invite link and join code), on this phone."""
     form = ImportForm()
+    status = 400 if request.method == "POST" else 200
     if form.validate_on_submit():
+        config = current_app.config
         try:
             check_room_for_another_group()
+            store.note_import(get_db(), client_network(), time.time(), config["IMPORTS_ALLOWED"],
+                              config["IMPORT_WINDOW_SECONDS"])
             archive = backup.parse_backup(form.backup.data.stream, GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
         except TooManyGroups:
             form.backup.errors.append(too_many_groups_message())
+        except store.TooManyImports as error:
+            form.backup.errors.append(translated(error))
+            status = 429
         except Refused as error:
             form.backup.errors.append(translated(error))
         else:
@@ -345,7 +354,6 @@ def import_backup():
             flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=group.id))
-    status = 400 if request.method == "POST" else 200
     return render_template("history/import.html", form=form,
                            limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
                                                 format="#,##0.#"),

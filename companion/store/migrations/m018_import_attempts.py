@@ -1,0 +1,11 @@
+"""Migration 18: the backups each address imported lately, so that no one address floods the site."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+
+def m018_import_attempts(db: Database) -> None:
+    """``import_attempts``: one row per backup import an address started (its network, the time)."""
+    db["import_attempts"].create({"client": str, "at": float}, not_null={"client", "at"})
+    db["import_attempts"].create_index(["client", "at"])
