@@ -151,7 +151,7 @@ def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table,
 def keeps_following_the_play(page: Page, table: Table, message: str) -> None:
     """After a refused entry: the address is the play's page, another phone's entry appears, and the
     refusal's message stays on screen."""
-    assert page.url == f"{table.server.url}/plays/{table.play_id}"
+    expect(page).to_have_url(f"{table.server.url}/plays/{table.play_id}")  # once the page script ran
     before = int(score_of(page, "Ben").inner_text())
     table.adjust(1, 10)
     expect(score_of(page, "Ben")).to_have_text(str(before + 10), timeout=LIVE_TIMEOUT_MS)
