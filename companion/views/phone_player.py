@@ -16,6 +16,7 @@ from companion.forms import choices
 from companion.forms.gold_west import first_error
 from companion.store.phone_players import set_phone_player
 from companion.views.common import to_play
+from companion.views.plays import render_play
 from companion.web.database import get_db
 
 bp = Blueprint("phone_player", __name__, url_prefix="/plays/<int:play_id>")
@@ -52,8 +53,6 @@ def set_player(play_id: int):
     play = g.play
     form = phone_player_form(play)
     if not form.validate_on_submit():
-        from companion.views.plays import render_play  # plays asks this module for its cache key
-
         flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
         return render_play(play, status=400)
     found = g.membership
