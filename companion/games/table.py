@@ -117,6 +117,21 @@ def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> T
     return advance(initial_table(setup), events)
 
 
+def score_race(setup: PlaySetup,
+               events: Iterable[tuple[str, Mapping[str, Any]]]) -> list[tuple[int, tuple[int, ...]]]:
+    """(entry number, running scores) at the start (entry 0) and after each entry that changed a score,
+    up to the final tally: the race as the log tells it."""
+    table = initial_table(setup)
+    race = [(0, table.running_scores)]
+    for number, (kind, payload) in enumerate(events, start=1):
+        if kind == FINAL_EVENT:
+            break
+        table = apply(table, kind, payload)
+        if table.running_scores != race[-1][1]:
+            race.append((number, table.running_scores))
+    return race
+
+
 def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> None:
     """Refuse a finished play's final tally that the rules do not allow (what an imported play must pass).
 

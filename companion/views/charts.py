@@ -4,6 +4,8 @@ Each chart is an ``<svg role="img">`` named by its ``<title>`` and described by 
 page also shows a table of the same numbers). Colours come from CSS classes only: ``c-<colour>`` for
 a player's colour, ``part-<n>`` for the n-th part of a stacked bar; the stylesheet gives them fill and
 stroke, so the charts follow the light and dark themes. Every text is escaped here.
+
+``race`` draws a finished play's running scores, folded from its log by the rules (``score_race``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from markupsafe import Markup, escape
+
+from companion import store
+from companion.games.table import score_race
+from companion.views.common import play_setup
 
 WIDTH = 360  # the drawing's own units; CSS scales it to the screen's width
 LABEL_WIDTH = 92  # room for a name at the left of a horizontal bar
@@ -20,6 +28,7 @@ BAR_ROW = 30
 BAR_HEIGHT = 20
 NAME_CHARS = 12  # longer names are shortened on the chart (the table shows them in full)
 PARTS = 12  # part-0 … part-11 exist in the stylesheet
+MOST_DOTS = 40  # a line of more values is drawn without a dot on each (they would touch)
 
 
 @dataclass(frozen=True)
@@ -103,7 +112,7 @@ def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
 
 def line_chart(chart_id: str, title: str, description: str, x_labels: Sequence[str],
                lines: Sequence[Line]) -> Markup:
-    """Lines over equally spaced x positions (labelled at both ends), a dot on every value."""
+    """Lines over equally spaced x positions (labelled at both ends), a dot on every value of a short line."""
     height = 220
     left, right, top, bottom = 40, WIDTH - 10, 10, height - 34
     values = [v for line in lines for v in line.points if v is not None]
@@ -138,7 +147,7 @@ def line_chart(chart_id: str, title: str, description: str, x_labels: Sequence[s
                 if len(run) > 1:
                     parts.append(f'<polyline class="line" points="{" ".join(run)}"/>')
                 run = []
-        for n, value in enumerate(line.points):
+        for n, value in enumerate(line.points if count <= MOST_DOTS else ()):
             if value is not None:
                 parts.append(f'<circle class="dot c-{colour}" cx="{_number(x(n))}" '
                              f'cy="{_number(y(value))}" r="3"/>')
@@ -178,3 +187,31 @@ def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: 
     parts.append(f'<text class="tick" text-anchor="middle" x="{_number(zero)}" y="{height - 6}">0</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+@dataclass(frozen=True)
+class Race:
+    """A finished play's race: the chart, and its numbers for the table beside it."""
+
+    chart: Markup
+    steps: Sequence[tuple[str, Sequence[int]]]  # (after what, score per seat)
+
+
+def race(play: store.Play, results: Sequence[store.ResultRow], events: Sequence[store.Event]) -> Race | None:
+    """Each player's score entry by entry, then the final tally; None when no entry changed a score."""
+    scores = score_race(play_setup(play), ((event.kind, event.payload) for event in events))
+    if len(scores) < 2:
+        return None
+    totals = {result.seat: result.total for result in results}
+    finals = [totals[seat] for seat in range(len(play.seats))]
+    steps = [(_("Entry %(number)d", number=number) if number else _("Start"), seat_scores)
+             for number, seat_scores in scores] + [(_("Final tally"), finals)]
+    standing = ", ".join(f"{seat.name} {total}" for seat, total in zip(play.seats, finals, strict=True))
+    chart = line_chart(
+        "race-chart", _("The race"),
+        ngettext("Each player's score after the entry that changed a score, then the final tally: %(list)s.",
+                 "Each player's score after each of the %(num)d entries that changed a score, then the final "
+                 "tally: %(list)s.", len(scores) - 1, list=standing),
+        [label for label, _scores in steps],
+        [Line(seat.name, seat.colour, [step[1][n] for step in steps]) for n, seat in enumerate(play.seats)])
+    return Race(chart, steps)

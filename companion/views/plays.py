@@ -10,6 +10,7 @@ from companion.forms import AdjustForm, ConfirmForm, VersionedForm, seat_choices
 from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
+from companion.views import charts
 from companion.views.catalogue import get_game
 from companion.views.common import (
     final_tally_url,
@@ -160,10 +161,10 @@ def result(play_id: int):
         return redirect(url_for("plays.show", play_id=play.id))
     results = store.play_results(get_db(), play.id)
     rows = list(results[0].breakdown) if results else []
-    last = store.last_event(get_db(), play.id)
-    corrected = last is not None and last.kind == store.CORRECTION_EVENT
+    events = store.list_events(get_db(), play.id)
+    corrected = bool(events) and events[-1].kind == store.CORRECTION_EVENT
     return render_template("result.html", play=play, game=get_game(play.game),
-                           group=g.group, results=results, rows=rows,
+                           group=g.group, results=results, rows=rows, race=charts.race(play, results, events),
                            undo_form=VersionedForm(formdata=None), corrected=corrected)
 
 
