@@ -119,6 +119,15 @@ def rank_players(
     )
 
 
+def winners_and_others(row_points: Mapping[str, tuple[int, int]], results: int,
+                       wins: int) -> dict[str, tuple[float | None, float | None]]:
+    """Per breakdown row, a winner's average points and everyone else's (None where there were none),
+    from each row's points (everyone's, the winners') over ``results`` results, ``wins`` of them won."""
+    others = results - wins
+    return {row: (won / wins if wins else None, (points - won) / others if others else None)
+            for row, (points, won) in row_points.items()}
+
+
 def floor_half(count: int) -> int:
     """How many whole pairs ``count`` makes ("per 2, round down")."""
     return count // 2

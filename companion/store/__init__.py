@@ -112,6 +112,7 @@ from companion.store.history import (
     history,
     played_games,
     statistics,
+    winners_row_points,
 )
 from companion.store.imports import ImportedPlay, finished_play_players, import_plays, imported_play_keys
 from companion.store.migrations import MIGRATIONS, MigrationError, migrate, schema_version
@@ -322,5 +323,6 @@ __all__ = [
     "undo_last_event",
     "update_group_game",
     "update_player",
+    "winners_row_points",
     "write_transaction",
 ]

@@ -495,3 +495,20 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     rows = tuple(sorted({row for averages in row_averages.values() for row in averages}))
     return Statistics(game, total_plays, tuple(players), tuple(games), sources.rivalries,
                       sources.periods(total_plays) if total_plays else (), rows, row_averages)
+
+
+def winners_row_points(db: Database, group_id: int, game: str,
+                       period: Period | None = None) -> dict[str, tuple[int, int]]:
+    """Row → (everyone's points, the winners' points) over the counted results of ``game``: of all
+    time from the sums kept on write, else of the plays that ended within ``period``."""
+    params = {"group": group_id, "game": game, **(period.bounds() if period else {})}
+    if period is None:
+        sql = ("SELECT a.row, SUM(a.points), COALESCE(MAX(w.points), 0) FROM row_points a "
+               "LEFT JOIN winner_row_points w ON (w.group_id, w.game, w.row) = (a.group_id, a.game, a.row) "
+               "WHERE a.group_id = :group AND a.game = :game GROUP BY a.row")
+    else:
+        sql = ("SELECT j.key, SUM(j.value), SUM(CASE WHEN r.rank = 1 THEN j.value ELSE 0 END) "
+               "FROM results r INDEXED BY results_by_end, json_each(r.breakdown) j "
+               "WHERE r.group_id = :group AND r.counted = 1 AND r.ended_at >= :start AND r.ended_at < :end "
+               "AND r.game = :game GROUP BY j.key")
+    return {row: (points, won) for row, points, won in db.execute(sql, params).fetchall()}

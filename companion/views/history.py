@@ -28,7 +28,7 @@ from companion.forms.history import (
     group_settings_form,
 )
 from companion.games import GAMES, custom, ratings
-from companion.games.common import FinalResult
+from companion.games.common import FinalResult, winners_and_others
 from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
@@ -134,7 +134,8 @@ def statistics(group_id: int):
     found = statistics_charts(stats)
     rated = ratings_of(group.id, stats, found)
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
-                           charts=found, ratings=rated, period=period, period_days=_days_of(period))
+                           charts=found, ratings=rated, period=period, period_days=_days_of(period),
+                           winners=winners_of(group.id, stats, period, found))
 
 
 def _days_of(period: store.Period | None) -> tuple[str, str] | None:
@@ -163,6 +164,23 @@ def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup])
             [charts.Line(p.name, p.colour, [play.shown.get(p.player_id) for play in history])
              for p, _ in rated])
     return rated
+
+
+def winners_of(group_id: int, stats: store.Statistics, period: store.Period | None,
+               found: dict[str, Markup]) -> dict[str, tuple[float | None, float | None]]:
+    """Row → (a winner's average points, everyone else's) of a game scored in rows; adds their chart."""
+    if stats.game is None or not set(stats.rows) - {"total"}:
+        return {}
+    averages = winners_and_others(store.winners_row_points(get_db(), group_id, stats.game, period),
+                                  sum(p.plays for p in stats.players), sum(p.wins for p in stats.players))
+    found["winners"] = charts.stacked_bar_chart(
+        "winners-chart", _("Where the winners' points come from"),
+        _("A winner's average points per scoring row, as a stacked bar, above everyone else's; the table "
+          "below lists them."),
+        [row_label(row) for row in stats.rows],
+        [charts.Stack(label, [(averages.get(row, (0, 0))[side] or 0) for row in stats.rows])
+         for side, label in enumerate((_("Winners"), _("Others")))])
+    return averages
 
 
 def in_pad_order(stats: store.Statistics) -> store.Statistics:

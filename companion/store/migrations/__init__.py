@@ -30,6 +30,7 @@ from companion.store.migrations.m015_entries_in_one_statement import m015_entrie
 from companion.store.migrations.m016_request_ids_per_phone import m016_request_ids_per_phone
 from companion.store.migrations.m017_phone_player import m017_phone_player
 from companion.store.migrations.m018_import_attempts import m018_import_attempts
+from companion.store.migrations.m019_winner_row_points import m019_winner_row_points
 from companion.store.transactions import now, write_transaction
 
 MIGRATIONS: tuple[Callable[[Database], None], ...] = (
@@ -37,7 +38,7 @@ MIGRATIONS: tuple[Callable[[Database], None], ...] = (
     m006_private_groups, m007_group_settings_and_stable_ids, m008_ratings, m009_times_in_utc,
     m010_request_ids, m011_event_versions, m012_kept_statistics, m013_results_by_end,
     m014_group_versions, m015_entries_in_one_statement, m016_request_ids_per_phone, m017_phone_player,
-    m018_import_attempts,
+    m018_import_attempts, m019_winner_row_points,
 )
 
 
