@@ -1,9 +1,5 @@
-"""The JSON backup of a whole group, and its checked import.
-
-A backup file is untrusted input: it is read in full and checked (shape, version, references, the play
-logs themselves) before anything is stored, and a file that fails any check is refused with a sentence
-that says what is wrong and the JSON path of the bad field.
-"""
+"""The JSON backup of a whole group, and its import: every check passes before anything is stored,
+else the file is refused with what is wrong and the JSON path of the bad field."""
 
 from __future__ import annotations
 
@@ -48,7 +44,6 @@ FIRST_YEAR, LAST_YEAR = 1900, 9000  # the years a backup's times may name
 
 class BackupError(RulesError):
     """A backup file that cannot be imported; nothing of it was stored."""
-
 
 
 def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
@@ -222,8 +217,7 @@ def _check_shape(document: Any) -> None:
         raise BackupError("This file is not a group backup of the Game-Night Companion.", "format")
     version = document.get("version")
     if version != BACKUP_VERSION:
-        newer = type(version) is int and version > BACKUP_VERSION
-        if newer:
+        if type(version) is int and version > BACKUP_VERSION:
             raise BackupError("This backup has format version %(version)r; this companion reads version "
                               "%(supported)d — it was made by a newer companion.", "version",
                               version=version, supported=BACKUP_VERSION)
@@ -349,12 +343,8 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
                               total=result["total"])
 
 
-
 def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None) -> None:
-    """The ranks as the game's rules give them, from the totals and the tie-breakers the log recorded.
-
-    A play of the group's own game is ranked by the sheet it was scored with (teams, outcome as its
-    final tally recorded them)."""
+    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers."""
     if play["status"] != "finished":
         return
     finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
@@ -431,9 +421,7 @@ def _own_games(entries: list[dict]) -> OwnGames:
 
 
 def _play_sheet(play: dict, where: str, own_games: OwnGames) -> tuple[GameInfo, custom.ScoreSheet] | None:
-    """A play of the group's own game: the game as of the sheet the play is scored with, and that sheet.
-
-    None for a play of the three."""
+    """A play of the group's own game: the game as of the sheet it is scored with, and that sheet."""
     if custom.game_id_of(play["game"]) is None:
         return None
     if play["game"] not in own_games:
@@ -468,10 +456,9 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one.
+    """Read and check a backup file; BackupError for anything but a sound one.
 
-    What the companion derives itself is not taken from the file: names are cleaned by the rules of
-    names, times are kept in UTC, and ranks are computed again by the game's rules.
+    What the companion derives is not taken from the file: names are cleaned, times made UTC, ranks computed.
     """
     document = _load(data)
     _check_shape(document)
