@@ -17,6 +17,8 @@ COLUMN = count(MAX_COLUMN, 1)
 _TILES_HOLD = ("at least the settlers on the feature: a settler goes only onto the tile just played, so a "
                "feature holds at most one settler per tile.")
 SIZE = count(MAX_COLUMN)
+_POSTS_AND_FLAGS = {"trading_posts": SIZE | {"default": 0, "description": "road only"},
+                    "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}}
 
 
 def _by_kind(fields: dict[str, tuple[str, ...]], required: dict[str, tuple[str, ...]]) -> list[dict]:
@@ -44,13 +46,9 @@ FEATURE_REQUEST = {
                       "description": "Westernmost column holding a tile, at least every settler's and "
                                      "surveyor's column; null or absent: tiles lie further west."},
         "feature": {
-            "type": "object",
-            "required": ["kind"],
-            "additionalProperties": False,
+            "type": "object", "required": ["kind"], "additionalProperties": False,
             "properties": {"kind": {"enum": ["road", "city", "farm"]},
-                           "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD},
-                           "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                           "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}},
+                           "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD}, **_POSTS_AND_FLAGS},
             "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
                               {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
             "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags (at most "
@@ -58,12 +56,10 @@ FEATURE_REQUEST = {
                            "At most one settler per tile: settlers with on_feature are at most tiles.",
         },
         "settlers": {
-            "type": "array",
-            "maxItems": MAX_SETTLERS,
+            "type": "array", "maxItems": MAX_SETTLERS,
             "description": "Every settler on the map; ids unique, at most 5 per player.",
             "items": {
-                "type": "object",
-                "additionalProperties": False,
+                "type": "object", "additionalProperties": False,
                 "required": ["id", "player", "role", "column"],
                 "properties": {
                     "id": {"type": "string", "minLength": 1, "maxLength": 40},
@@ -85,21 +81,15 @@ FEATURE_RESPONSE = {
     "type": "object", "additionalProperties": False,
     "required": ["scored", "points", "bonus", "returned", "evicted", "surveyors", "moved"],
     "properties": {
-        "scored": {"type": "boolean"},
-        "points": _PER_PLAYER_POINTS,
-        "bonus": _PER_PLAYER_POINTS,
-        "returned": _IDS,
-        "evicted": _IDS,
+        "scored": {"type": "boolean"}, "points": _PER_PLAYER_POINTS, "bonus": _PER_PLAYER_POINTS,
+        "returned": _IDS, "evicted": _IDS,
         "surveyors": {"type": "array", "minItems": 2, "maxItems": 2, "items": count(MAX_COLUMN)},
         "moved": {"type": "boolean"},
     },
 }
 
 _SETTLER_COUNTS = {
-    "type": "object",
-    "minProperties": 1,
-    "maxProperties": GAME.max_players,
-    "propertyNames": PLAYER_NAME,
+    "type": "object", "minProperties": 1, "maxProperties": GAME.max_players, "propertyNames": PLAYER_NAME,
     "additionalProperties": count(SETTLERS_PER_PLAYER, 1),
     "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features; "
                    "a farm holds one farmer, a road or city at most one settler per tile.",
@@ -113,19 +103,15 @@ FINAL_REQUEST = {
                      "additionalProperties": count(),
                      "description": "Points scored during play, for some or all players (default 0)."},
         "features": {
-            "type": "array",
-            "maxItems": MAX_SETTLERS,
+            "type": "array", "maxItems": MAX_SETTLERS,
             "description": "Incomplete roads, cities and farms and all plains that hold settlers.",
             "items": {
-                "type": "object",
-                "required": ["kind", "settlers"],
-                "additionalProperties": False,
+                "type": "object", "required": ["kind", "settlers"], "additionalProperties": False,
                 "properties": {
                     "kind": {"enum": ["road", "city", "farm", "plain"]},
                     "settlers": _SETTLER_COUNTS,
                     "tiles": SIZE | {"minimum": 1, "description": "road and city; " + _TILES_HOLD},
-                    "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                    "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"},
+                    **_POSTS_AND_FLAGS,
                     "neighbours": count(7) | {"default": 0,
                                               "description": "farm only: filled spaces around it"},
                     "animals": count() | {"default": 0, "description": "plain only"},
@@ -146,7 +132,6 @@ def _seat_lookup(raw: list[str]) -> dict[str, int]:
 
 
 def _unknown_player(path: str, name: str) -> ApiError:
-    """The 400 for a name that is not exactly one of ``players``."""
     return ApiError(f"{path} names {name!r}, who is not one of the players.",
                     [(path, "must be one of the players")])
 
@@ -158,7 +143,6 @@ def _prefixed(error: RulesError, prefix: str) -> ApiError:
 
 
 def answer_feature(body: dict) -> dict:
-    """Score one completed feature for the request's table (schema-valid body)."""
     names = checked_player_names(body["players"])
     seats = _seat_lookup(body["players"])
     north, south = body["surveyors"]
@@ -227,7 +211,6 @@ def _per_player(values: Mapping[str, int], seats: Mapping[str, int], path: str) 
 
 
 def answer_final(body: dict) -> dict:
-    """The final tally of a Mayflower play (schema-valid body)."""
     names = checked_player_names(body["players"])
     seats = _seat_lookup(body["players"])
     track = [0] * len(names)

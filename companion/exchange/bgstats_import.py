@@ -141,13 +141,6 @@ class BgStatsFile:
     document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
 
 
-def _load(data: bytes | str) -> Any:
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
-
-
 def _damaged(where: str, problem: Message) -> BgStatsError:
     return BgStatsError("The BG Stats export is damaged at %(where)s: %(problem)s", where, where=where,
                         problem=problem)
@@ -207,16 +200,6 @@ def _points(value: Any) -> int | None:
     return value if type(value) is int and abs(value) <= POINTS_LIMIT else None
 
 
-def _when(text: str, minutes: int, zone: tzinfo | None) -> tuple[datetime, datetime] | None:
-    """The play's start and end in UTC, or None for a date that is none (or beyond the calendar)."""
-    try:
-        # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
-        start = as_local(datetime.fromisoformat(text.strip()), zone).astimezone(UTC)
-        return start, start + timedelta(minutes=minutes)
-    except (ValueError, OverflowError, OSError):
-        return None
-
-
 def _seat_order(scores: list[Mapping]) -> list[Mapping]:
     """The players in the order they sat, the start player first (seat 1 starts in the companion)."""
     orders = [entry.get("seatOrder") for entry in scores]
@@ -242,8 +225,10 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     """The play as the companion keeps it, or the reason it cannot be."""
     duration = play.get("durationMin")
     minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
-    when = _when(play["playDate"], minutes, zone)
-    if when is None:
+    try:  # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
+        start = as_local(datetime.fromisoformat(play["playDate"].strip()), zone).astimezone(UTC)
+        end = start + timedelta(minutes=minutes)
+    except (ValueError, OverflowError, OSError):  # not a date, or beyond the calendar
         return Message("Its date %(date)r is not a date and time.", date=play["playDate"][:40])
     if play.get("incomplete") is True:
         return Message("It was not played to the end.")
@@ -279,8 +264,8 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
                 return error.message
         scores.append(PlayerScore(ref, points))
     return ImportablePlay(
-        key=_play_key(play, game), game=choice, game_name=game.name, started_at=when[0].isoformat(),
-        ended_at=when[1].isoformat(), minutes=minutes, counted=play.get("ignored") is not True,
+        key=_play_key(play, game), game=choice, game_name=game.name, started_at=start.isoformat(),
+        ended_at=end.isoformat(), minutes=minutes, counted=play.get("ignored") is not True,
         won=any(entry.get("winner") is True for entry in entries) if cooperative else None, teams=teams,
         comments=text if isinstance(text := play.get("comments"), str) else "", scores=tuple(scores),
         location=locations.get(place, "") if type(place := play.get("locationRefId")) is int else "",
@@ -321,7 +306,10 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
 
     Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped.
     """
-    document = _load(data)
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
     if not isinstance(document, dict) or not all(
             isinstance(document.get(key), list) for key in ("games", "players", "plays")):
         raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "

@@ -9,18 +9,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from companion.games.common import (
-    NAME_SPACE,
-    FinalResult,
-    GameInfo,
-    Message,
-    PlaySetup,
-    RulesError,
-    Term,
-    listed,
-    rank_players,
-    seat_index,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index
+from companion.messages import Message, Term
 from companion.names import name_key
 
 GAME = GameInfo(
@@ -200,7 +191,6 @@ def station_master_count(master: StationMaster, tally: Tally) -> int:
 
 
 def station_master_vp(key: str, tally: Tally) -> int:
-    """The end-game VP of one station-master tile for this player."""
     master = STATION_MASTER_BY_KEY.get(key)
     if master is None:
         raise RulesError("There is no station master called %(key)s.", key=repr(key))
@@ -268,7 +258,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
     token_holder: str | None = None
     for index, tally in enumerate(tallies):
         where = f"players[{index}]"
-        name = tally.name.strip(NAME_SPACE)
+        name = tally.name.strip(common.NAME_SPACE)
         if not name:
             problems.append((f"{where}.name", Message("Every player needs a name.")))
         elif name_key(name) in names:
@@ -305,12 +295,12 @@ def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> Message:
                        master=STATION_MASTER_NAMES[master.key], name=held_by[0])
     return Message("The game has %(copies)d %(master)s station masters, and %(names)s already hold them.",
                    copies=master.copies, master=STATION_MASTER_NAMES[master.key],
-                   names=listed(held_by, commas=False))
+                   names=common.listed(held_by, commas=False))
 
 
 def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]]) -> Message:
-    held = listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
-                   for key, names in holders.items() for name in names])
+    held = common.listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
+                          for key, names in holders.items() for name in names])
     return Message("The %(edition)s has %(most)d station-master tiles in play, and they are taken already "
                    "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
@@ -335,7 +325,6 @@ def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
 
 
 def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
-    """Raise RulesError for the first way these tallies break the rules."""
     if problems := tally_problems(edition, tallies):
         raise RulesError(problems[0][1], problems[0][0])
 
@@ -343,8 +332,8 @@ def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
 def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
     """Score and rank the players; a tie on VP shares the rank (GWT has no tie-breaker)."""
     check_tallies(edition, tallies)
-    return rank_players(GAME.slug, GAME.rows,
-                        [(tally.name.strip(NAME_SPACE), breakdown(tally)) for tally in tallies])
+    return common.rank_players(GAME.slug, GAME.rows,
+                               [(tally.name.strip(common.NAME_SPACE), breakdown(tally)) for tally in tallies])
 
 
 # Calculators for the rows players add up by hand.
@@ -480,7 +469,6 @@ class PlayState:
 
     @property
     def missing_cards(self) -> tuple[int, ...]:
-        """The seats whose final-tally card is not in yet."""
         return tuple(seat for seat, card in enumerate(self.cards) if card is None)
 
     @property
@@ -791,7 +779,7 @@ def result_from_cards(state: PlayState) -> FinalResult:
     missing = [state.setup.seats[seat].name for seat in state.missing_cards]
     if missing:
         raise RulesError("Waiting for the final-tally card of %(names)s.", "cards",
-                         names=listed(missing, commas=False))
+                         names=common.listed(missing, commas=False))
     conflicts = card_conflicts(state)
     if conflicts:
         every_conflict = conflicts[0]

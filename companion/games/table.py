@@ -80,7 +80,6 @@ def adds_points(kind: str, payload: Mapping[str, Any]) -> bool:
 
 
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
-    """The table after one more event; RulesError for an event the table does not allow."""
     if not isinstance(payload, Mapping):
         raise RulesError("An event needs a set of named values.")
     if kind == ADJUST:
