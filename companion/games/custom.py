@@ -11,14 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from companion.games.common import (
-    NAME_SPACE,
-    FinalResult,
-    GameInfo,
-    PlayerResult,
-    RulesError,
-    competition_ranks,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlayerResult, RulesError
 from companion.names import NameProblem, clean_name
 
 SLUG_PREFIX = "custom-"
@@ -94,7 +88,7 @@ def clean_row_name(value: object, path: str) -> str:
     except NameProblem as problem:
         raise RulesError(problem.message, path) from None
     # kept as it was written (not re-normalised): the plays' breakdowns name the row by this text
-    return " ".join(value.strip(NAME_SPACE).split())
+    return " ".join(value.strip(common.NAME_SPACE).split())
 
 
 def _flag(data: Mapping[str, Any], key: str) -> bool:
@@ -217,10 +211,10 @@ def rank_sheet(slug: str, sheet: ScoreSheet, scores: Sequence[tuple[str, Mapping
         order = sorted(set(members))
         team_keys = [tuple(map(sum, zip(*(k for k, t in zip(keys, members, strict=True) if t == team),
                                         strict=True))) for team in order]
-        team_rank = dict(zip(order, competition_ranks(team_keys), strict=True))
+        team_rank = dict(zip(order, common.competition_ranks(team_keys), strict=True))
         ranks = [team_rank[team] for team in members]
     else:
-        ranks = competition_ranks(keys)
+        ranks = common.competition_ranks(keys)
     notes = {name: f"{sheet.tie_breaker}: {b[sheet.tie_breaker]}"
              for (name, _), total, b in zip(scores, totals, breakdowns, strict=True)
              if sheet.tie_breaker and not sheet.cooperative and totals.count(total) > 1}
