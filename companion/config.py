@@ -1,9 +1,5 @@
-"""Where the site keeps its data and finds its pages, and the settings from the environment.
-
-The same code runs from a checkout (``make run``: ``instance/``, ``templates/``, ``static/`` and
-``translations/`` beside ``app.py``) and from an installed wheel (``pip install .``, ``pipx``), which
-carries the pages inside the ``companion`` package and keeps its data in a per-user folder.
-"""
+"""Where the site keeps its data and finds its pages (a checkout, or an installed wheel), and the
+settings from the environment."""
 
 from __future__ import annotations
 
@@ -21,11 +17,6 @@ APP_NAME = "game-night-companion"
 ENV_PREFIX = "COMPANION"
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a checkout
-
-# Settings that have always been read from the environment under their own full name; the
-# environment loader strips the prefix of every other variable (COMPANION_SECRET_KEY → SECRET_KEY).
-FULL_NAME_FLAGS = ("COMPANION_HTTPS", "COMPANION_BEHIND_PROXY")
-FULL_NAME_TEXTS = ("COMPANION_BASE_URL", "COMPANION_REPLICA_URL")
 TRUE_WORDS = {"1", "true", "yes", "on"}
 
 # False while the command line builds the site for a command (backup, restore, --help …): then the
@@ -39,30 +30,19 @@ def is_checkout() -> bool:
 
 
 def site_folder(name: str) -> str:
-    """The folder of the site's ``templates``, ``static`` files or ``translations``.
-
-    A wheel carries them inside the package (see pyproject.toml); a checkout keeps them beside app.py.
-    """
+    """``templates``, ``static`` or ``translations``: inside a wheel's package, else beside app.py."""
     installed = PACKAGE / name
     return str(installed if installed.is_dir() else CHECKOUT / name)
 
 
-def user_data_folder() -> Path:
-    """The per-user data folder of an installed copy: $XDG_DATA_HOME/game-night-companion."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / APP_NAME
-
-
 def instance_path() -> str:
-    """The instance folder (database and secret key).
-
-    ``COMPANION_INSTANCE_PATH`` if set; else ``instance/`` beside app.py in a checkout; else, for an
-    installed copy, the per-user data folder (never the site-packages folder app.py was installed to).
-    """
+    """COMPANION_INSTANCE_PATH, else ``instance/`` in a checkout, else $XDG_DATA_HOME/game-night-companion."""
     configured = os.environ.get(f"{ENV_PREFIX}_INSTANCE_PATH")
     if configured:
         return str(Path(configured).expanduser().resolve())
-    return str(CHECKOUT / "instance" if is_checkout() else user_data_folder())
+    if is_checkout():
+        return str(CHECKOUT / "instance")
+    return str(Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / APP_NAME)
 
 
 def flag(value: Any) -> bool:
@@ -72,30 +52,22 @@ def flag(value: Any) -> bool:
     return str(value).strip().lower() in TRUE_WORDS
 
 
-def load_environment(app: Flask) -> None:
-    """Take settings from ``COMPANION_*`` environment variables, typed.
+# Settings that keep their full name, and their types; every other one loses the prefix (→ SECRET_KEY).
+FULL_NAMES = {"COMPANION_HTTPS": flag, "COMPANION_BEHIND_PROXY": flag, "COMPANION_BASE_URL": str,
+              "COMPANION_REPLICA_URL": str}
 
-    ``COMPANION_MAX_CONTENT_LENGTH=524288`` sets the number ``MAX_CONTENT_LENGTH``,
-    ``COMPANION_SECRET_KEY=…`` the text ``SECRET_KEY``: values that read as JSON (numbers, true/false,
-    lists) are taken as such, anything else as text (Flask's ``from_prefixed_env``).
-    ``COMPANION_HTTPS`` and ``COMPANION_BEHIND_PROXY`` keep their full names and also take 1/yes/on;
-    ``COMPANION_BASE_URL`` (the address in invite links) and ``COMPANION_REPLICA_URL`` (where
-    Litestream copies the database) keep their full names too.
-    """
+
+def load_environment(app: Flask) -> None:
+    """Take settings from ``COMPANION_*`` environment variables, typed as JSON reads them, else text."""
     app.config.from_prefixed_env(ENV_PREFIX)
     app.config.pop("INSTANCE_PATH", None)  # where the instance folder is, not a setting of the site
-    for full_name in FULL_NAME_FLAGS:
+    for full_name, typed in FULL_NAMES.items():
         short = full_name.removeprefix(f"{ENV_PREFIX}_")
         if short in app.config:
-            app.config[full_name] = flag(app.config.pop(short))
-    for full_name in FULL_NAME_TEXTS:
-        short = full_name.removeprefix(f"{ENV_PREFIX}_")
-        if short in app.config:
-            app.config[full_name] = str(app.config.pop(short))
+            app.config[full_name] = typed(app.config.pop(short))
 
 
 def serving() -> bool:
-    """Whether the site being built will serve pages (rather than run a command and stop)."""
     return _serving.get()
 
 

@@ -1,7 +1,4 @@
-"""Sentences for a person, and the refusal that carries one: shared by the rules, the store and the pages.
-
-Neither Flask nor the rules nor the store: every layer may import it.
-"""
+"""Sentences for a person, and the refusal that carries one: every layer may import it."""
 
 from __future__ import annotations
 
@@ -9,13 +6,8 @@ from collections.abc import Mapping
 
 
 class Message(str):
-    """A sentence for a person: the English text, built from a template and named values.
-
-    It *is* the English sentence (``str``, ``==``, JSON), so the API, logs and tests use it as it is;
-    a page in another language looks ``template`` up in its catalogue and fills in ``params``
-    (``Message("Settler %(id)s is not on the map.", id="0-1")``). A value that is itself a Message is
-    translated the same way; a :class:`Term` is a game word the page translates on its own.
-    """
+    """A sentence for a person: it *is* the English text, and a page in another language translates
+    ``template`` and fills in ``params`` (a Message among them translated too)."""
 
     template: str
     params: Mapping[str, object]
@@ -35,14 +27,9 @@ class Term(str):
 
 
 class Refused(ValueError):
-    """A request that is refused, with the reason as a sentence for a person.
+    """A request refused with a Message; ``path`` names the bad input in the API's notation, when known.
 
-    ``path`` names the offending input in the API's notation (``players[1].dollars``) when known.
-    The message is a template with named values (``Refused("Settler %(id)s is not on the map.",
-    "features[0].settlers", id="0-1")``): ``str(error)`` and ``error.message`` are the English sentence,
-    ``error.template`` and ``error.params`` let a page show it in the reader's language. A
-    :class:`Message` given as the message brings its own template and values. The rules refuse with
-    ``RulesError``, the store with ``StoreError``; a page catches either as ``Refused``.
+    The rules refuse with ``RulesError``, the store with ``StoreError``; a page catches either as this.
     """
 
     def __init__(self, message: str, path: str = "", **params: object) -> None:

@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from companion.api.core import (
-    PLAYER_NAME,
-    ApiError,
-    Endpoint,
-    checked_player_names,
-    count,
-    final_score_response,
-)
+from companion.api import core
+from companion.api.core import PLAYER_NAME, ApiError, checked_player_names, count
 from companion.games import gold_west
 from companion.games.common import RulesError
 from companion.games.gold_west import GAME, OFFICE_KEYS, OFFICES_BY_KEY, TERRAINS, OfficeClaim, PlayerTally
@@ -18,13 +12,9 @@ _MOST_CAMPS = max(gold_west.CAMPS_BY_PLAYER_COUNT.values())
 
 
 def _terrain_map(most: int, description: str) -> dict:
-    """Schema of a map terrain → count (``most`` at most), a missing key counting 0."""
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {terrain: count(most) for terrain in TERRAINS},
-        "description": f"Per terrain; a missing key is 0. {description}",
-    }
+    return {"type": "object", "additionalProperties": False,
+            "properties": {terrain: count(most) for terrain in TERRAINS},
+            "description": f"Per terrain; a missing key is 0. {description}"}
 
 
 _BUILDINGS = ("Each building (camp or settlement) took one mining token into its terrain's row, so per "
@@ -32,9 +22,7 @@ _BUILDINGS = ("Each building (camp or settlement) took one mining token into its
               "they and wanted are at most the camps per player (12 with 2–3 players, 10 with 4).")
 
 _OFFICE_CLAIM = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["office"],
+    "type": "object", "additionalProperties": False, "required": ["office"],
     "properties": {
         "office": {"enum": list(OFFICE_KEYS)},
         "tokens": {**count(gold_west.MAX_TOKENS_PER_OFFICE, 1),
@@ -47,9 +35,7 @@ _OFFICE_CLAIM = {
 }
 
 _PLAYER = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["name"],
+    "type": "object", "additionalProperties": False, "required": ["name"],
     "properties": {
         "name": PLAYER_NAME,
         "track_vp": {**count(999, -50), "description": "Points on the score track at the end of play."},
@@ -81,9 +67,7 @@ _PLAYER = {
 }
 
 REQUEST_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["players"],
+    "type": "object", "additionalProperties": False, "required": ["players"],
     "properties": {
         "trading_post": {"type": "boolean", "description": "The Trading Post mini expansion (default false); "
                                                            "it changes no end scoring."},
@@ -92,14 +76,13 @@ REQUEST_SCHEMA = {
     },
 }
 
-RESPONSE_SCHEMA = final_score_response(GAME.rows, GAME.slug)
+RESPONSE_SCHEMA = core.final_score_response(GAME.rows, GAME.slug)
 
 _COUNTED_OFFICES = frozenset(key for key, office in OFFICES_BY_KEY.items() if office.asks == "count")
 _DOCKS_FIELDS = ("camps", "settlements")
 
 
 def _office_claim(item: dict, path: str) -> OfficeClaim:
-    """An office entry of the request, with the fields only some offices take checked."""
     office = item["office"]
     label = OFFICES_BY_KEY[office].label
     if office in _COUNTED_OFFICES and "count" not in item:
@@ -118,28 +101,13 @@ def _office_claim(item: dict, path: str) -> OfficeClaim:
             if name in item:
                 raise ApiError(f"{path}.{name} is only for the docks office.",
                                [(f"{path}.{name}", "is only for docks")])
-    return OfficeClaim(office=office, tokens=item.get("tokens", 1), count=item.get("count", 0),
-                       camps=item.get("camps", 0), settlements=item.get("settlements", 0))
+    return OfficeClaim(**item)  # the schema allows its fields only; a missing one has its default
 
 
 def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
-    return PlayerTally(
-        name=name,
-        track_vp=player.get("track_vp", 0),
-        influence=player.get("influence", {}),
-        settlements=player.get("settlements", {}),
-        mining_tokens=player.get("mining_tokens", {}),
-        largest_group=player.get("largest_group", 0),
-        second_group=player.get("second_group", 0),
-        wanted=player.get("wanted", 0),
-        boomtown_tokens=player.get("boomtown_tokens"),
-        boomtown_1x1_tokens=player.get("boomtown_1x1_tokens", 0),
-        investments=player.get("investments", 0),
-        shipping_bonus_tiles=player.get("shipping_bonus_tiles", 0),
-        offices=tuple(_office_claim(item, f"players[{index}].offices[{position}]")
-                      for position, item in enumerate(player.get("offices", []))),
-        supply_left=player.get("supply_left", 0),
-    )
+    offices = tuple(_office_claim(item, f"players[{index}].offices[{position}]")
+                    for position, item in enumerate(player.get("offices", [])))
+    return PlayerTally(**{**player, "name": name, "offices": offices})
 
 
 def answer(body: dict) -> dict:
@@ -155,14 +123,8 @@ def answer(body: dict) -> dict:
     return result.to_json()
 
 
-ENDPOINTS = (
-    Endpoint(
-        path="/score/gold-west",
-        operation_id="scoreGoldWest",
-        summary="Gold West final score: score track, largest group, BoomTown offices, Wanted and "
-                "terrain majorities, ranked with the tie-breakers.",
-        request_schema=REQUEST_SCHEMA,
-        response_schema=RESPONSE_SCHEMA,
-        answer=answer,
-    ),
-)
+ENDPOINTS = (core.Endpoint(
+    path="/score/gold-west", operation_id="scoreGoldWest",
+    summary="Gold West final score: score track, largest group, BoomTown offices, Wanted and terrain "
+            "majorities, ranked with the tie-breakers.",
+    request_schema=REQUEST_SCHEMA, response_schema=RESPONSE_SCHEMA, answer=answer),)

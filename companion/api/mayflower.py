@@ -4,31 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from companion.api.core import (
-    PLAYER_NAME,
-    ApiError,
-    Endpoint,
-    checked_player_names,
-    count,
-    final_score_response,
-)
+from companion.api import core
+from companion.api.core import PLAYER_NAME, ApiError, checked_player_names, count
+from companion.games import mayflower
 from companion.games.common import RulesError
-from companion.games.mayflower import (
-    GAME,
-    MAX_COLUMN,
-    ROLE_OF_KIND,
-    ROLES,
-    SETTLERS_PER_PLAYER,
-    CompletedFeature,
-    FinalFeature,
-    Settler,
-    Surveyors,
-    check_one_farmer,
-    check_settlers_held,
-    check_settlers_on_tiles,
-    final_result,
-    score_completed_feature,
-)
+from companion.games.mayflower import GAME, MAX_COLUMN, SETTLERS_PER_PLAYER
 
 MAX_SETTLERS = SETTLERS_PER_PLAYER * GAME.max_players  # every settler of five players on the map
 PLAYERS = {"type": "array", "minItems": GAME.min_players, "maxItems": GAME.max_players, "items": PLAYER_NAME,
@@ -37,13 +17,14 @@ COLUMN = count(MAX_COLUMN, 1)
 _TILES_HOLD = ("at least the settlers on the feature: a settler goes only onto the tile just played, so a "
                "feature holds at most one settler per tile.")
 SIZE = count(MAX_COLUMN)
+_POSTS_AND_FLAGS = {"trading_posts": SIZE | {"default": 0, "description": "road only"},
+                    "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}}
 
 
 def _by_kind(fields: dict[str, tuple[str, ...]], required: dict[str, tuple[str, ...]]) -> list[dict]:
     """``allOf`` branches allowing each ``kind`` its own fields only (their ranges are in ``properties``).
 
-    Written as if/then pairs rather than a oneOf so that a wrong field is reported as such, not as a
-    mismatch with some other kind.
+    If/then pairs rather than a oneOf, so that a wrong field is reported as such, not as another kind's.
     """
     return [
         {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
@@ -55,8 +36,7 @@ def _by_kind(fields: dict[str, tuple[str, ...]], required: dict[str, tuple[str, 
 
 
 FEATURE_REQUEST = {
-    "type": "object",
-    "additionalProperties": False,
+    "type": "object", "additionalProperties": False,
     "required": ["players", "surveyors", "feature", "settlers"],
     "properties": {
         "players": PLAYERS,
@@ -66,13 +46,9 @@ FEATURE_REQUEST = {
                       "description": "Westernmost column holding a tile, at least every settler's and "
                                      "surveyor's column; null or absent: tiles lie further west."},
         "feature": {
-            "type": "object",
-            "required": ["kind"],
-            "additionalProperties": False,
+            "type": "object", "required": ["kind"], "additionalProperties": False,
             "properties": {"kind": {"enum": ["road", "city", "farm"]},
-                           "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD},
-                           "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                           "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}},
+                           "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD}, **_POSTS_AND_FLAGS},
             "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
                               {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
             "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags (at most "
@@ -80,17 +56,15 @@ FEATURE_REQUEST = {
                            "At most one settler per tile: settlers with on_feature are at most tiles.",
         },
         "settlers": {
-            "type": "array",
-            "maxItems": MAX_SETTLERS,
+            "type": "array", "maxItems": MAX_SETTLERS,
             "description": "Every settler on the map; ids unique, at most 5 per player.",
             "items": {
-                "type": "object",
-                "additionalProperties": False,
+                "type": "object", "additionalProperties": False,
                 "required": ["id", "player", "role", "column"],
                 "properties": {
                     "id": {"type": "string", "minLength": 1, "maxLength": 40},
                     "player": PLAYER_NAME,
-                    "role": {"enum": list(ROLES)},
+                    "role": {"enum": list(mayflower.ROLES)},
                     "column": COLUMN,
                     "on_feature": {"type": "boolean", "default": False,
                                    "description": "On the completed feature; its role must fit the kind."},
@@ -104,53 +78,40 @@ _PER_PLAYER_POINTS = {"type": "object", "additionalProperties": {"type": "intege
 _IDS = {"type": "array", "items": {"type": "string"}}
 
 FEATURE_RESPONSE = {
-    "type": "object",
-    "additionalProperties": False,
+    "type": "object", "additionalProperties": False,
     "required": ["scored", "points", "bonus", "returned", "evicted", "surveyors", "moved"],
     "properties": {
-        "scored": {"type": "boolean"},
-        "points": _PER_PLAYER_POINTS,
-        "bonus": _PER_PLAYER_POINTS,
-        "returned": _IDS,
-        "evicted": _IDS,
+        "scored": {"type": "boolean"}, "points": _PER_PLAYER_POINTS, "bonus": _PER_PLAYER_POINTS,
+        "returned": _IDS, "evicted": _IDS,
         "surveyors": {"type": "array", "minItems": 2, "maxItems": 2, "items": count(MAX_COLUMN)},
         "moved": {"type": "boolean"},
     },
 }
 
 _SETTLER_COUNTS = {
-    "type": "object",
-    "minProperties": 1,
-    "maxProperties": GAME.max_players,
-    "propertyNames": PLAYER_NAME,
+    "type": "object", "minProperties": 1, "maxProperties": GAME.max_players, "propertyNames": PLAYER_NAME,
     "additionalProperties": count(SETTLERS_PER_PLAYER, 1),
     "description": "Player → settlers on this feature (at least 1); at most 5 per player over all features; "
                    "a farm holds one farmer, a road or city at most one settler per tile.",
 }
 
 FINAL_REQUEST = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["players"],
+    "type": "object", "additionalProperties": False, "required": ["players"],
     "properties": {
         "players": PLAYERS,
         "track_vp": {"type": "object", "maxProperties": GAME.max_players, "propertyNames": PLAYER_NAME,
                      "additionalProperties": count(),
                      "description": "Points scored during play, for some or all players (default 0)."},
         "features": {
-            "type": "array",
-            "maxItems": MAX_SETTLERS,
+            "type": "array", "maxItems": MAX_SETTLERS,
             "description": "Incomplete roads, cities and farms and all plains that hold settlers.",
             "items": {
-                "type": "object",
-                "required": ["kind", "settlers"],
-                "additionalProperties": False,
+                "type": "object", "required": ["kind", "settlers"], "additionalProperties": False,
                 "properties": {
                     "kind": {"enum": ["road", "city", "farm", "plain"]},
                     "settlers": _SETTLER_COUNTS,
                     "tiles": SIZE | {"minimum": 1, "description": "road and city; " + _TILES_HOLD},
-                    "trading_posts": SIZE | {"default": 0, "description": "road only"},
-                    "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"},
+                    **_POSTS_AND_FLAGS,
                     "neighbours": count(7) | {"default": 0,
                                               "description": "farm only: filled spaces around it"},
                     "animals": count() | {"default": 0, "description": "plain only"},
@@ -171,7 +132,6 @@ def _seat_lookup(raw: list[str]) -> dict[str, int]:
 
 
 def _unknown_player(path: str, name: str) -> ApiError:
-    """The 400 for a name that is not exactly one of ``players``."""
     return ApiError(f"{path} names {name!r}, who is not one of the players.",
                     [(path, "must be one of the players")])
 
@@ -183,24 +143,21 @@ def _prefixed(error: RulesError, prefix: str) -> ApiError:
 
 
 def answer_feature(body: dict) -> dict:
-    """Score one completed feature for the request's table (schema-valid body)."""
     names = checked_player_names(body["players"])
     seats = _seat_lookup(body["players"])
     north, south = body["surveyors"]
-    surveyors = Surveyors(north, south)
+    surveyors = mayflower.Surveyors(north, south)
     west_edge = body.get("west_edge")
     if west_edge is not None and west_edge < max(north, south):
         raise ApiError(f"west_edge is {west_edge}, but a surveyor stands in column {max(north, south)}.",
                        [("west_edge", f"must be at least {max(north, south)}, the surveyors' column")])
     kind = body["feature"]["kind"]
     try:
-        feature = CompletedFeature(kind=kind, tiles=body["feature"].get("tiles", 0),
-                                   trading_posts=body["feature"].get("trading_posts", 0),
-                                   flags=body["feature"].get("flags", 0))
+        feature = mayflower.CompletedFeature(**body["feature"])  # the schema allows its fields only
     except RulesError as error:
         raise _prefixed(error, "feature") from None
-    on_feature: list[Settler] = []
-    elsewhere: list[Settler] = []
+    on_feature: list[mayflower.Settler] = []
+    elsewhere: list[mayflower.Settler] = []
     seen_ids: set[str] = set()
     per_seat = [0] * len(names)
     for index, item in enumerate(body["settlers"]):
@@ -213,23 +170,24 @@ def answer_feature(body: dict) -> dict:
         if seat is None:
             raise _unknown_player(f"{path}.player", item["player"])
         per_seat[seat] += 1
-        check_settlers_held(per_seat[seat], names[seat], f"{path}.player")
+        mayflower.check_settlers_held(per_seat[seat], names[seat], f"{path}.player")
         if west_edge is not None and item["column"] > west_edge:
             raise ApiError(f"{path} stands in column {item['column']}, west of west_edge {west_edge}.",
                            [("west_edge", f"must be at least {item['column']}, the column of {path}")])
-        settler = Settler(id=item["id"], seat=seat, role=item["role"], column=item["column"])
+        settler = mayflower.Settler(id=item["id"], seat=seat, role=item["role"], column=item["column"])
         if item.get("on_feature", False):
-            role = ROLE_OF_KIND[kind]
+            role = mayflower.ROLE_OF_KIND[kind]
             if settler.role != role:
                 raise ApiError(f"{path} is a {settler.role}, but a {kind} holds {role}s only.",
                                [(f"{path}.role", f"must be {role} for a settler on a {kind}")])
             on_feature.append(settler)
             if kind == "farm":
-                check_one_farmer(len(on_feature), f"{path}.on_feature")
-            check_settlers_on_tiles(kind, feature.tiles, len(on_feature), f"{path}.on_feature")
+                mayflower.check_one_farmer(len(on_feature), f"{path}.on_feature")
+            mayflower.check_settlers_on_tiles(kind, feature.tiles, len(on_feature), f"{path}.on_feature")
         else:
             elsewhere.append(settler)
-    scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, len(names))
+    scoring = mayflower.score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge,
+                                                len(names))
     return {
         "scored": scoring.scored,
         "points": dict(zip(names, scoring.points, strict=True)),
@@ -253,7 +211,6 @@ def _per_player(values: Mapping[str, int], seats: Mapping[str, int], path: str) 
 
 
 def answer_final(body: dict) -> dict:
-    """The final tally of a Mayflower play (schema-valid body)."""
     names = checked_player_names(body["players"])
     seats = _seat_lookup(body["players"])
     track = [0] * len(names)
@@ -266,31 +223,24 @@ def answer_final(body: dict) -> dict:
         counts = {}
         for name, seat, number in _per_player(item["settlers"], seats, f"{path}.settlers"):
             used[seat] += number
-            check_settlers_held(used[seat], names[seat], f"{path}.settlers.{name}")
+            mayflower.check_settlers_held(used[seat], names[seat], f"{path}.settlers.{name}")
             counts[seat] = number
         sizes = {key: value for key, value in item.items() if key not in ("kind", "settlers")}
         try:
-            features.append(FinalFeature(kind=item["kind"], settlers=counts, **sizes))
+            features.append(mayflower.FinalFeature(kind=item["kind"], settlers=counts, **sizes))
         except RulesError as error:
             raise _prefixed(error, path) from None
-    return final_result(names, track, features).to_json()
+    return mayflower.final_result(names, track, features).to_json()
 
 
 ENDPOINTS = (
-    Endpoint(
-        path="/score/mayflower/feature",
-        operation_id="scoreMayflowerFeature",
+    core.Endpoint(
+        path="/score/mayflower/feature", operation_id="scoreMayflowerFeature",
         summary="Carcassonne – Mayflower: score one completed road, city or farm, move a surveyor, evict.",
-        request_schema=FEATURE_REQUEST,
-        response_schema=FEATURE_RESPONSE,
-        answer=answer_feature,
-    ),
-    Endpoint(
-        path="/score/mayflower/final",
-        operation_id="scoreMayflowerFinal",
+        request_schema=FEATURE_REQUEST, response_schema=FEATURE_RESPONSE, answer=answer_feature),
+    core.Endpoint(
+        path="/score/mayflower/final", operation_id="scoreMayflowerFinal",
         summary="Carcassonne – Mayflower: final scoring of incomplete features and plains, ranks, winners.",
-        request_schema=FINAL_REQUEST,
-        response_schema=final_score_response(GAME.rows, GAME.slug),
-        answer=answer_final,
-    ),
+        request_schema=FINAL_REQUEST, response_schema=core.final_score_response(GAME.rows, GAME.slug),
+        answer=answer_final),
 )

@@ -1,9 +1,5 @@
-"""The JSON backup of a whole group, and its checked import.
-
-A backup file is untrusted input: it is read in full and checked (shape, version, references, the play
-logs themselves) before anything is stored, and a file that fails any check is refused with a sentence
-that says what is wrong and the JSON path of the bad field.
-"""
+"""The JSON backup of a whole group, and its import: every check passes before anything is stored,
+else the file is refused with what is wrong and the JSON path of the bad field."""
 
 from __future__ import annotations
 
@@ -50,7 +46,6 @@ class BackupError(RulesError):
     """A backup file that cannot be imported; nothing of it was stored."""
 
 
-
 def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
     """The backup of a whole group as JSON-ready data (players are referred to by position)."""
     return {
@@ -85,94 +80,74 @@ def backup_json(archive: GroupArchive, exported_at: str) -> str:
     return json.dumps(backup_document(archive, exported_at), ensure_ascii=False, separators=(",", ":"))
 
 
+def _record(required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": properties}
+
+
+def _list(items: dict[str, Any], most: int, least: int = 0) -> dict[str, Any]:
+    return {"type": "array", **({"minItems": least} if least else {}), "maxItems": most, "items": items}
+
+
+def _whole(least: int, most: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": least, "maximum": most}
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"oneOf": [schema, {"type": "null"}]}
+
+
 _STAMP = {"type": "string", "minLength": 10, "maxLength": 40}
 # room for spaces that trimming removes; clean_name() checks the name itself
 _NAME = {"type": "string", "minLength": 1, "maxLength": 4 * NAME_MAX}
 _WORD = {"type": "string", "minLength": 1, "maxLength": 40}
-_INDEX = {"type": "integer", "minimum": 0, "maximum": 10_000}
-_POINTS = {"type": "integer", "minimum": -POINTS_LIMIT, "maximum": POINTS_LIMIT}
-_UID = {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{32}$"}, {"type": "null"}]}
-
+_INDEX = _whole(0, 10_000)
+_POINTS = _whole(-POINTS_LIMIT, POINTS_LIMIT)
+_UID = _or_null({"type": "string", "pattern": "^[0-9a-f]{32}$"})
 _FLAG = {"type": "boolean"}
-_SEATS = {"type": "integer", "minimum": 1, "maximum": 100}
+_SEATS = _whole(1, 100)
 # a group's own game's score sheet (companion.games.custom.parse_sheet checks how its fields fit together)
 _SHEET = {"type": "object", "additionalProperties": False, "properties": {
     "min_players": _SEATS, "max_players": _SEATS, "lowest_wins": _FLAG, "cooperative": _FLAG, "teams": _FLAG,
-    "tie_breaker": {"oneOf": [{"type": "string", "maxLength": 200}, {"type": "null"}]},
+    "tie_breaker": _or_null({"type": "string", "maxLength": 200}),
     "tie_breaker_wins": {"enum": ["most", "fewest"]},
-    "rows": {"type": "array", "maxItems": 100, "items": {
-        "type": "object", "additionalProperties": False, "required": ["name"],
-        "properties": {"name": {"type": "string", "maxLength": 200}, "negative": _FLAG}}}}}
+    "rows": _list(_record(["name"], {"name": {"type": "string", "maxLength": 200}, "negative": _FLAG}), 100)}}
 # what every play's options may hold beside its game's own: the timer, the variant and the note
 _OPTIONS = {"type": "object", "maxProperties": 50, "properties": {
-    table_tools.TIMER: {"type": "object", "additionalProperties": False, "required": ["elapsed"],
-                        "properties": {"elapsed": {"type": "integer", "minimum": 0, "maximum": 10 ** 9},
-                                       "since": {"oneOf": [_STAMP, {"type": "null"}]}}},
+    table_tools.TIMER: _record(["elapsed"], {"elapsed": _whole(0, 10 ** 9), "since": _or_null(_STAMP)}),
     table_tools.VARIANT: {"type": "string", "maxLength": table_tools.VARIANT_MAX},
     table_tools.NOTE: {"type": "string", "maxLength": table_tools.NOTE_MAX}}}
-
-BACKUP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["format", "version", "group", "players", "plays"],
-    "properties": {
-        "format": {"const": BACKUP_FORMAT},
-        "version": {"const": BACKUP_VERSION},
-        "exported_at": _STAMP,
-        "group": {"type": "object", "additionalProperties": False, "required": ["name"],
-                  "properties": {
-                      "name": _NAME,
-                      "time_zone": {"oneOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]},
-                      "location": {"type": "string", "maxLength": LOCATION_MAX},
-                      "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
-                                  "additionalProperties": {"type": "integer", "minimum": 1,
-                                                           "maximum": BGG_ID_MAX}}}},
-        "players": {"type": "array", "maxItems": MAX_PLAYERS, "items": {
-            "type": "object", "additionalProperties": False, "required": ["name", "colour", "created_at"],
-            "properties": {"name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}}},
-        "plays": {"type": "array", "maxItems": MAX_PLAYS, "items": {
-            "type": "object", "additionalProperties": False,
-            "required": ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats",
-                         "events", "results"],
-            "properties": {
-                "uid": _UID,
-                "game": _WORD,
-                "options": _OPTIONS,
-                "status": {"enum": ["active", "finished"]},
-                "counted": {"type": "boolean"},
-                "started_at": _STAMP,
-                "ended_at": {"oneOf": [_STAMP, {"type": "null"}]},
-                "version": {"type": "integer", "minimum": 0, "maximum": 10 ** 9},
-                "seats": {"type": "array", "minItems": 1, "maxItems": 10, "items": {
-                    "type": "object", "additionalProperties": False, "required": ["player", "colour"],
-                    "properties": {"player": _INDEX, "colour": _WORD}}},
-                "events": {"type": "array", "maxItems": MAX_EVENTS, "items": {
-                    "type": "object", "additionalProperties": False,
-                    "required": ["seq", "kind", "payload", "created_at"],
-                    "properties": {"seq": {"type": "integer", "minimum": 1, "maximum": 10 ** 9},
-                                   "kind": _WORD, "payload": {"type": "object"}, "created_at": _STAMP}}},
-                "results": {"type": "array", "maxItems": 10, "items": {
-                    "type": "object", "additionalProperties": False,
-                    "required": ["player", "total", "rank", "breakdown"],
-                    "properties": {"player": _INDEX, "total": _POINTS,
-                                   "rank": {"type": "integer", "minimum": 1, "maximum": 10},
-                                   "breakdown": {"type": "object", "minProperties": 1, "maxProperties": 30,
-                                                 "propertyNames": _WORD, "additionalProperties": _POINTS}}}},
-            },
-        }},
-    },
-}
+_PLAY = _record(
+    ["game", "options", "status", "counted", "started_at", "ended_at", "version", "seats", "events",
+     "results"], {
+        "uid": _UID, "game": _WORD, "options": _OPTIONS, "status": {"enum": ["active", "finished"]},
+        "counted": {"type": "boolean"}, "started_at": _STAMP, "ended_at": _or_null(_STAMP),
+        "version": _whole(0, 10 ** 9),
+        "seats": _list(_record(["player", "colour"], {"player": _INDEX, "colour": _WORD}), 10, 1),
+        "events": _list(_record(["seq", "kind", "payload", "created_at"], {
+            "seq": _whole(1, 10 ** 9), "kind": _WORD, "payload": {"type": "object"}, "created_at": _STAMP}),
+            MAX_EVENTS),
+        "results": _list(_record(["player", "total", "rank", "breakdown"], {
+            "player": _INDEX, "total": _POINTS, "rank": _whole(1, 10),
+            "breakdown": {"type": "object", "minProperties": 1, "maxProperties": 30, "propertyNames": _WORD,
+                          "additionalProperties": _POINTS}}), 10)})
 # a group's own games (companion.games.custom); plays name them as custom-<id>, their sheet by version id
-BACKUP_SCHEMA["properties"]["games"] = {"type": "array", "maxItems": 1_000, "items": {
-    "type": "object", "additionalProperties": False, "required": ["id", "name", "versions"],
-    "properties": {
-        "id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
-        "name": _NAME,
-        "bgg_id": {"oneOf": [{"type": "integer", "minimum": 1, "maximum": 10 ** 9}, {"type": "null"}]},
-        "versions": {"type": "array", "minItems": 1, "maxItems": 1_000, "items": {
-            "type": "object", "additionalProperties": False, "required": ["id", "sheet"],
-            "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 10 ** 15},
-                           "sheet": _SHEET}}}}}}
+_GAME = _record(["id", "name", "versions"], {
+    "id": _whole(1, 10 ** 15), "name": _NAME, "bgg_id": _or_null(_whole(1, 10 ** 9)),
+    "versions": _list(_record(["id", "sheet"], {"id": _whole(1, 10 ** 15), "sheet": _SHEET}), 1_000, 1)})
+BACKUP_SCHEMA: dict[str, Any] = _record(["format", "version", "group", "players", "plays"], {
+    "format": {"const": BACKUP_FORMAT},
+    "version": {"const": BACKUP_VERSION},
+    "exported_at": _STAMP,
+    "group": _record(["name"], {
+        "name": _NAME, "time_zone": _or_null({"type": "string", "maxLength": 64}),
+        "location": {"type": "string", "maxLength": LOCATION_MAX},
+        "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
+                    "additionalProperties": _whole(1, BGG_ID_MAX)}}),
+    "players": _list(_record(["name", "colour", "created_at"], {
+        "name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}), MAX_PLAYERS),
+    "plays": _list(_PLAY, MAX_PLAYS),
+    "games": _list(_GAME, 1_000),
+})
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
 
 
@@ -222,8 +197,7 @@ def _check_shape(document: Any) -> None:
         raise BackupError("This file is not a group backup of the Game-Night Companion.", "format")
     version = document.get("version")
     if version != BACKUP_VERSION:
-        newer = type(version) is int and version > BACKUP_VERSION
-        if newer:
+        if type(version) is int and version > BACKUP_VERSION:
             raise BackupError("This backup has format version %(version)r; this companion reads version "
                               "%(supported)d — it was made by a newer companion.", "version",
                               version=version, supported=BACKUP_VERSION)
@@ -349,12 +323,8 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
                               total=result["total"])
 
 
-
 def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None) -> None:
-    """The ranks as the game's rules give them, from the totals and the tie-breakers the log recorded.
-
-    A play of the group's own game is ranked by the sheet it was scored with (teams, outcome as its
-    final tally recorded them)."""
+    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers."""
     if play["status"] != "finished":
         return
     finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
@@ -431,9 +401,7 @@ def _own_games(entries: list[dict]) -> OwnGames:
 
 
 def _play_sheet(play: dict, where: str, own_games: OwnGames) -> tuple[GameInfo, custom.ScoreSheet] | None:
-    """A play of the group's own game: the game as of the sheet the play is scored with, and that sheet.
-
-    None for a play of the three."""
+    """A play of the group's own game: the game as of the sheet it is scored with, and that sheet."""
     if custom.game_id_of(play["game"]) is None:
         return None
     if play["game"] not in own_games:
@@ -468,10 +436,9 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError (saying what is wrong) for anything but a sound one.
+    """Read and check a backup file; BackupError for anything but a sound one.
 
-    What the companion derives itself is not taken from the file: names are cleaned by the rules of
-    names, times are kept in UTC, and ranks are computed again by the game's rules.
+    What the companion derives is not taken from the file: names are cleaned, times made UTC, ranks computed.
     """
     document = _load(data)
     _check_shape(document)

@@ -16,20 +16,12 @@ _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 
 
 def xml_safe(text: str) -> str:
-    """``text`` with each character XML 1.0 forbids (NUL, BEL, a lone surrogate …) replaced by U+FFFD."""
     return _NOT_XML.sub("\ufffd", text)
 
 
 def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
-    """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer ("BGG-style").
-
-    Client libraries that read a BGG user's plays read this file too: the root's username, userid, total
-    and page; each play's id (its number in the group's history), the local date it started (BGG lists
-    the day a play was played, so a play past midnight keeps the day it began), length in minutes and
-    location; the game as an ``item`` with BGG's object id (0 where none is known) and subtype; players
-    with BGG's attributes (no BGG account: username empty, userid 0). A play left out of the statistics
-    is ``nowinstats``. Every text is made well-formed, whatever is stored.
-    """
+    """What client libraries of BGG read: players have no BGG account (username empty, userid 0), a play
+    keeps the local day it began and is ``nowinstats`` when left out of the statistics."""
     finished = list(finished_plays(archive))
     root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
                       page="1")

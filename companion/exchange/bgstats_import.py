@@ -1,21 +1,8 @@
 """Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history.
 
-Pure functions, no Flask and no SQL. The export is JSON with, among other lists this importer does
-not need (locations, groups, tags, challenges, userInfo, deletedObjects)::
-
-    {"games":   [{"id": 3, "name": "Great Western Trail", "bggId": 193738, ...}],
-     "players": [{"id": 1, "name": "Anna", "isAnonymous": false, ...}],
-     "plays":   [{"uuid": "…", "gameRefId": 3, "playDate": "2024-03-01 19:30:00", "durationMin": 95,
-                  "ignored": false, "comments": "…",
-                  "playerScores": [{"playerRefId": 1, "score": "87", "winner": true,
-                                    "startPlayer": true, "seatOrder": 1}, ...]}]}
-
-(scores are text in the app's exports, sometimes numbers; playDate is the local wall-clock time the
-play started, read in the group's time zone). A file that is not shaped like this is refused as a
-whole with a sentence saying where; plays of games the group does not keep, or that do not fit their
-game, are skipped and listed. Which group game a BG Stats game becomes is decided by one function:
-:func:`known_game` for the three, :func:`own_game_matcher` adds the group's own games (by
-BoardGameGeek id or name).
+The export's ``games``, ``players`` and ``plays`` (with ``playerScores``, scores often as text, and
+``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole,
+with where; plays of games the group does not keep, or that do not fit their game, are listed as skipped.
 """
 
 from __future__ import annotations
@@ -28,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.common import LOCATION_MAX, as_local
+from companion.exchange.common import LOCATION_MAX, POINTS_LIMIT, as_local
 from companion.games import RULES, custom, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
@@ -38,11 +25,8 @@ from companion.store import GroupGame, ImportedPlay, Player, ResultInput
 
 SOURCE = "BG Stats"
 KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG Stats play's id
-POINTS_LIMIT = 10 ** 6
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,9}")  # ASCII digits only: int() would take "²" and 5000 digits
 LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
-
-
 # What one import takes (beyond the file's size, which the upload limit sets): the players to map fit
 # one page, and the plays one short confirmation.
 MAX_PLAYERS = 200
@@ -91,9 +75,7 @@ def _plain(name: str) -> str:
 
 def known_game(game: BgStatsGame) -> GameChoice | None:
     """The companion's game for a BG Stats game, by BoardGameGeek id or by name; None for others."""
-    if game.bgg_id in KNOWN_BGG_IDS:
-        return KNOWN_BGG_IDS[game.bgg_id]
-    return KNOWN_NAMES.get(_plain(game.name))
+    return KNOWN_BGG_IDS.get(game.bgg_id) or KNOWN_NAMES.get(_plain(game.name))
 
 
 def _own_choice(own: GroupGame) -> GameChoice:
@@ -102,19 +84,13 @@ def _own_choice(own: GroupGame) -> GameChoice:
         sheet = custom.parse_sheet(own.sheet)
     except RulesError as error:
         return GameChoice(slug, options, problem=error.message)
-    if sheet.rows:
-        return GameChoice(slug, options, sheet, Message(
-            "The group scores %(game)s row by row; BG Stats keeps only a total per player.", game=own.name))
-    return GameChoice(slug, options, sheet)
+    return GameChoice(slug, options, sheet, Message(
+        "The group scores %(game)s row by row; BG Stats keeps only a total per player.", game=own.name)
+        if sheet.rows else None)
 
 
 def own_game_matcher(own_games: Sequence[GroupGame]) -> GameMatcher:
-    """known_game, then the group's own games: the same BoardGameGeek id, or else the same name.
-
-    A game the group scores by rows is recognised but its plays are left out (with the reason): BG
-    Stats' export holds one total per player. A game of teams reads who played together from each
-    score's ``team``.
-    """
+    """known_game, then the group's own games: the same BoardGameGeek id, or else the same name."""
     by_bgg_id = {own.bgg_id: own for own in own_games if own.bgg_id}
     by_name = {_plain(own.name): own for own in own_games}
 
@@ -165,15 +141,6 @@ class BgStatsFile:
     document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
 
 
-# --- reading the file ------------------------------------------------------------------------------
-
-def _load(data: bytes | str) -> Any:
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
-
-
 def _damaged(where: str, problem: Message) -> BgStatsError:
     return BgStatsError("The BG Stats export is damaged at %(where)s: %(problem)s", where, where=where,
                         problem=problem)
@@ -190,20 +157,12 @@ def _entries(document: Mapping, key: str) -> list[Mapping]:
 
 
 def _games(document: Mapping) -> dict[int, BgStatsGame]:
-    games = {}
-    for entry in _entries(document, "games"):
-        bgg_id = entry.get("bggId")
-        games[entry["id"]] = BgStatsGame(entry["id"], " ".join(entry["name"].split()),
-                                         bgg_id if type(bgg_id) is int and bgg_id > 0 else None)
-    return games
+    return {entry["id"]: BgStatsGame(entry["id"], " ".join(entry["name"].split()),
+                                     ref if type(ref := entry.get("bggId")) is int and ref > 0 else None)
+            for entry in _entries(document, "games")}
 
 
 GUEST_NAME = "Guest %d"  # the n-th anonymous seat of a play; the same guests serve every play
-
-
-def _anonymous(entry: Mapping) -> bool:
-    """BG Stats' "Anonymous player": one entry for anyone unnamed, so never one person of the group."""
-    return entry.get("isAnonymous") is True
 
 
 def _player_name(entry: Mapping) -> str:
@@ -216,8 +175,7 @@ def _player_name(entry: Mapping) -> str:
     return f"Player {entry['id']}"
 
 
-def _check_play_shape(play: Mapping, where: str, games: Mapping[int, Any],
-                      players: Mapping[int, str]) -> None:
+def _check_play_shape(play: Mapping, where: str, games: Collection[int], players: Collection[int]) -> None:
     if type(play.get("gameRefId")) is not int or play["gameRefId"] not in games:
         raise _damaged(f"{where}.gameRefId", Message("it refers to no game of the file."))
     if not isinstance(play.get("playDate"), str):
@@ -235,25 +193,11 @@ def _check_play_shape(play: Mapping, where: str, games: Mapping[int, Any],
 
 def _points(value: Any) -> int | None:
     """A score as a whole number (BG Stats writes them as text), or None if it is none."""
-    if type(value) is int:
-        number: Any = value
+    if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+        value = int(value.strip())
     elif type(value) is float and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
-        number = int(value.strip())
-    else:
-        return None
-    return number if abs(number) <= POINTS_LIMIT else None
-
-
-def _when(text: str, minutes: int, zone: tzinfo | None) -> tuple[datetime, datetime] | None:
-    """The play's start and end in UTC, or None for a date that is none (or beyond the calendar)."""
-    try:
-        # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
-        start = as_local(datetime.fromisoformat(text.strip()), zone).astimezone(UTC)
-        return start, start + timedelta(minutes=minutes)
-    except (ValueError, OverflowError, OSError):
-        return None
+        value = int(value)
+    return value if type(value) is int and abs(value) <= POINTS_LIMIT else None
 
 
 def _seat_order(scores: list[Mapping]) -> list[Mapping]:
@@ -281,8 +225,10 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     """The play as the companion keeps it, or the reason it cannot be."""
     duration = play.get("durationMin")
     minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
-    when = _when(play["playDate"], minutes, zone)
-    if when is None:
+    try:  # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
+        start = as_local(datetime.fromisoformat(play["playDate"].strip()), zone).astimezone(UTC)
+        end = start + timedelta(minutes=minutes)
+    except (ValueError, OverflowError, OSError):  # not a date, or beyond the calendar
         return Message("Its date %(date)r is not a date and time.", date=play["playDate"][:40])
     if play.get("incomplete") is True:
         return Message("It was not played to the end.")
@@ -317,13 +263,11 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
             except RulesError as error:
                 return error.message
         scores.append(PlayerScore(ref, points))
-    comments = play.get("comments")
     return ImportablePlay(
-        key=_play_key(play, game), game=choice, game_name=game.name,
-        started_at=when[0].isoformat(), ended_at=when[1].isoformat(),
-        minutes=minutes, counted=play.get("ignored") is not True,
-        won=any(entry.get("winner") is True for entry in entries) if cooperative else None,
-        comments=comments if isinstance(comments, str) else "", scores=tuple(scores), teams=teams,
+        key=_play_key(play, game), game=choice, game_name=game.name, started_at=start.isoformat(),
+        ended_at=end.isoformat(), minutes=minutes, counted=play.get("ignored") is not True,
+        won=any(entry.get("winner") is True for entry in entries) if cooperative else None, teams=teams,
+        comments=text if isinstance(text := play.get("comments"), str) else "", scores=tuple(scores),
         location=locations.get(place, "") if type(place := play.get("locationRefId")) is int else "",
         board=_short_text(play.get("board")))
 
@@ -358,14 +302,14 @@ def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySi
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
                 zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
                 in_history: Collection[PlaySignature] = frozenset()) -> BgStatsFile:
-    """Read a BG Stats export: the plays the group can keep, and the others with the reason.
+    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not one.
 
-    ``match`` says which of the group's games a BG Stats game is; ``zone`` is the time zone the
-    plays' local times are in (None: this server's); plays whose key is in ``already_imported`` are
-    skipped as such, and so are plays the group's history already has (``in_history``: the same game,
-    start and players by name). BgStatsError for a file that is not a sound export.
+    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped.
     """
-    document = _load(data)
+    try:
+        document = json.loads(data)
+    except (ValueError, RecursionError):
+        raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
     if not isinstance(document, dict) or not all(
             isinstance(document.get(key), list) for key in ("games", "players", "plays")):
         raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "
@@ -373,7 +317,8 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
     bg_games = _games(document)
     player_entries = _entries(document, "players")
     names = {entry["id"]: _player_name(entry) for entry in player_entries}
-    anonymous = frozenset(entry["id"] for entry in player_entries if _anonymous(entry))
+    # BG Stats' "Anonymous player" is anyone unnamed, so never one person of the group
+    anonymous = frozenset(entry["id"] for entry in player_entries if entry.get("isAnonymous") is True)
     places = _entries(document, "locations") if isinstance(document.get("locations"), list) else []
     locations = {entry["id"]: _short_text(entry["name"], LOCATION_MAX) for entry in places}
     plays: list[ImportablePlay] = []
@@ -385,18 +330,15 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         game = bg_games[play["gameRefId"]]
         choice = match(game)
         info = games.get(choice.slug) if choice else None
-        if info is None:
-            result: ImportablePlay | Message = Message("The group does not keep plays of this game.")
-        else:
-            result = choice.problem or _importable(play, game, choice, info, names, anonymous, locations,
-                                                   zone)
+        result: ImportablePlay | Message = (
+            Message("The group does not keep plays of this game.") if info is None
+            else choice.problem or _importable(play, game, choice, info, names, anonymous, locations, zone))
+        if isinstance(result, ImportablePlay) and (result.key in already_imported or result.key in keys):
+            result = Message("It was imported before.")
+        elif isinstance(result, ImportablePlay) and _signature(result, names) in in_history:
+            result = Message("The group's history already has this play.")
         if isinstance(result, Message):
             skipped.append(SkippedPlay(game.name, play["playDate"], result))
-        elif result.key in already_imported or result.key in keys:
-            skipped.append(SkippedPlay(game.name, play["playDate"], Message("It was imported before.")))
-        elif _signature(result, names) in in_history:
-            skipped.append(SkippedPlay(game.name, play["playDate"],
-                                       Message("The group's history already has this play.")))
         else:
             plays.append(result)
             keys.add(result.key)
@@ -427,8 +369,6 @@ def _signature(play: ImportablePlay, names: Mapping[int, str]) -> PlaySignature:
                           [names.get(score.player, GUEST_NAME % -score.player) for score in play.scores])
 
 
-# --- the group's players and the plays to store ---------------------------------------------------
-
 NEW_PLAYER = 0  # the choice "a new player of this name" in the mapping
 
 
@@ -451,19 +391,21 @@ def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
 
 def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
                 colours: Sequence[str], in_history: Collection[PlaySignature] = frozenset()) -> ImportPlan:
-    """The new players and the finished plays to store, with each BG Stats player as ``mapping`` says.
-
-    ``mapping``: BG Stats id → a group player's id, or NEW_PLAYER. Each anonymous seat of a play is a
-    guest (Guest 1, Guest 2 …), one the group has or a new one. A play the group's history already
-    has with the chosen players (``in_history``) is left out. BgStatsError when two BG Stats players
-    would become the same group player, or a new player's name is taken.
-    """
+    """The new players and the plays to store: each BG Stats player as ``mapping`` says (a group player's
+    id, or NEW_PLAYER), each anonymous seat a guest (Guest 1, Guest 2 …) the group has or a new one."""
     by_id = {player.id: player for player in group_players}
     taken_names = {name_key(player.name): player.name for player in group_players}
     names: dict[int, str] = {}
     colours_of: dict[str, str] = {name_key(player.name): player.colour for player in group_players}
     new_players: list[tuple[str, str]] = []
     chosen_by: dict[int, int] = {}
+
+    def add_player(ref: int, name: str) -> None:
+        colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
+        new_players.append((name, colour))
+        taken_names[name_key(name)] = names[ref] = name
+        colours_of[name_key(name)] = colour
+
     for ref, bg_name in file.players.items():
         target = mapping.get(ref, NEW_PLAYER)
         if target == NEW_PLAYER:
@@ -471,11 +413,7 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
                 raise BgStatsError("The group already has a player called %(name)s: choose them for "
                                    "%(bg_name)s, or rename one of them.",
                                    name=taken_names[name_key(bg_name)], bg_name=bg_name)
-            colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
-            new_players.append((bg_name, colour))
-            taken_names[name_key(bg_name)] = bg_name
-            colours_of[name_key(bg_name)] = colour
-            names[ref] = bg_name
+            add_player(ref, bg_name)
         elif target in by_id:
             if target in chosen_by:
                 raise BgStatsError("%(first)s and %(second)s would both become %(name)s; choose a different "
@@ -494,11 +432,7 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
             raise BgStatsError("%(name)s would be both a BG Stats player and a guest; rename one of them.",
                                name=guest)
         else:
-            colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
-            new_players.append((guest, colour))
-            taken_names[name_key(guest)] = guest
-            colours_of[name_key(guest)] = colour
-            names[-n] = guest
+            add_player(-n, guest)
     plays = [play for play in file.plays
              if play_signature(play.game.slug, play.started_at, [names[s.player] for s in play.scores])
              not in in_history]
@@ -509,9 +443,8 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
 
 
 def _options(play: ImportablePlay) -> dict[str, Any]:
-    """The game's options, with BG Stats' comments as the play's note and its duration as a stopped timer."""
+    # BG Stats' comments and place become the note, its board the variant, its duration a stopped timer
     options = dict(play.game.options)
-    # BG Stats' place and board have no field of their own in a play: the note and the variant keep them
     note = "\n".join(filter(None, (play.comments.strip(), f"@ {play.location}" if play.location else "")))
     if note:
         options[table_tools.NOTE] = note[:table_tools.NOTE_MAX]
@@ -559,10 +492,8 @@ _SCORE_KEYS = ("playerRefId", "score", "winner", "startPlayer", "seatOrder", "te
 
 
 def _slim(play: Mapping) -> dict[str, Any]:
-    slim = {key: play[key] for key in _PLAY_KEYS if key in play}
-    slim["playerScores"] = [{key: entry[key] for key in _SCORE_KEYS if key in entry}
-                            for entry in play.get("playerScores", [])]
-    return slim
+    return {key: play[key] for key in _PLAY_KEYS if key in play} | {"playerScores": [
+        {key: entry[key] for key in _SCORE_KEYS if key in entry} for entry in play.get("playerScores", [])]}
 
 
 def carried(file: BgStatsFile) -> str:

@@ -21,15 +21,9 @@ def _spreadsheet_safe(cell: object) -> object:
     return cell
 
 
-CSV_DELIMITERS = {"comma": ",", "semicolon": ";"}  # semicolon: spreadsheets set to German and others
-
-
 def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
               delimiter: str = ",") -> str:
-    """One line per player per finished play, with a column per breakdown row the plays have.
-
-    Times are local to ``zone`` (the group's time zone; None: the server's), as a spreadsheet shows them.
-    """
+    """One line per player per finished play, a column per breakdown row; times local to ``zone``."""
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
     present = {row for _, play in finished_plays(archive) for r in play.results
                for row in r.breakdown} - {"total"}
@@ -46,19 +40,15 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo
     write(["play", "started_at", "finished_at", "minutes", "game", "edition", "expansions", "note", "counted",
            "seat", "player", "colour", "rank", "total", "winner", *rows])
     for number, play in finished_plays(archive):
-        game_name = games[play.game].name if play.game in games else play.game
         edition = gwt_edition(play.options) if play.game == great_western_trail.GAME.slug else None
-        started = local_time(play.started_at, zone).strftime("%Y-%m-%d %H:%M")
-        ended = local_time(play.ended_at or play.started_at, zone).strftime("%Y-%m-%d %H:%M")
-        options = play.options
-        about = [number, started, ended, play_minutes(play.started_at, play.ended_at, options), game_name,
-                 edition or "", option_text(options, table_tools.VARIANT),
-                 option_text(options, table_tools.NOTE),
+        started, ended = (local_time(stamp, zone).strftime("%Y-%m-%d %H:%M")
+                          for stamp in (play.started_at, play.ended_at or play.started_at))
+        about = [number, started, ended, play_minutes(play.started_at, play.ended_at, play.options),
+                 games[play.game].name if play.game in games else play.game, edition or "",
+                 option_text(play.options, table_tools.VARIANT), option_text(play.options, table_tools.NOTE),
                  "yes" if play.counted else "no"]
         for seat, result in enumerate(play.results):
-            write([
-                *about, seat + 1, archive.players[result.player].name,
-                play.seats[seat].colour, result.rank, result.total, "yes" if result.rank == 1 else "no",
-                *(result.breakdown.get(row, "") for row in rows),
-            ])
+            write([*about, seat + 1, archive.players[result.player].name, play.seats[seat].colour,
+                   result.rank, result.total, "yes" if result.rank == 1 else "no",
+                   *(result.breakdown.get(row, "") for row in rows)])
     return out.getvalue()

@@ -1,7 +1,4 @@
-"""Strict JSON Schema checks shared by the scoring API and the file imports, and the path of a bad field.
-
-Neither the API nor the exchange formats own this: both check untrusted JSON the same way.
-"""
+"""Strict JSON Schema checks shared by the scoring API and the file imports, and the path of a bad field."""
 
 from __future__ import annotations
 
@@ -11,16 +8,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.validators import extend
 
-
 # JSON Schema counts 5.0 as an integer; the contract does not, and never a boolean either.
-def _is_whole_number(checker: Any, instance: Any) -> bool:
-    return type(instance) is int
-
-
-StrictValidator = extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_whole_number),
-)
+StrictValidator = extend(Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _checker, instance: type(instance) is int))
 
 
 def json_path(parts: Iterable[Any]) -> str:

@@ -1,28 +1,18 @@
 """Any other game: a score sheet the group defines once, and how its plays are ranked.
 
-A group adds a game by name. Its score sheet is either a total per player or named rows (each a
-whole number, some may go below zero), with an optional tie-breaker row. The sheet is data, kept
-per group game and versioned: a play is scored with the version it was started with. Ranking
-follows the sheet: highest or lowest total wins, the tie-breaker row decides equal totals, a
-cooperative game is won or lost by everybody, and in a game of teams the members share their
-team's rank. Pure functions; no Flask, no SQL.
+The sheet (a total per player, or named rows) is versioned data: a play is scored with the version it
+was started with.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
-from companion.games.common import (
-    NAME_SPACE,
-    FinalResult,
-    GameInfo,
-    PlayerResult,
-    RulesError,
-    competition_ranks,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlayerResult, RulesError
 from companion.names import NameProblem, clean_name
 
 SLUG_PREFIX = "custom-"
@@ -43,7 +33,6 @@ _SLUG = re.compile(r"custom-([1-9][0-9]{0,17})")
 
 
 def slug_for(game_id: int) -> str:
-    """The slug of the group game with this id: ``custom-7``."""
     return f"{SLUG_PREFIX}{game_id}"
 
 
@@ -55,8 +44,6 @@ def game_id_of(slug: str) -> int | None:
 
 @dataclass(frozen=True)
 class SheetRow:
-    """One named row of a score sheet."""
-
     name: str
     negative: bool = False  # may the row's points go below zero?
 
@@ -77,7 +64,6 @@ class ScoreSheet:
 
     @property
     def row_keys(self) -> tuple[str, ...]:
-        """The breakdown keys of a play scored with this sheet, in the sheet's order."""
         return tuple(row.name for row in self.rows) or (TOTAL_ROW,)
 
     def to_json(self) -> dict[str, Any]:
@@ -90,15 +76,11 @@ class ScoreSheet:
 
     @property
     def most_breaks_ties(self) -> bool:
-        """Whether more of the tie-breaker row is better."""
-        if self.tie_breaker_wins is not None:
-            return self.tie_breaker_wins == "most"
-        return not self.lowest_wins
+        return self.tie_breaker_wins == "most" if self.tie_breaker_wins is not None else not self.lowest_wins
 
 
 def clean_row_name(value: object, path: str) -> str:
-    """A row's name as typed: trimmed, inner spaces folded, and within the rules of names (1 to
-    ROW_NAME_MAX characters, no control or bidi characters, something visible)."""
+    """A row's name as typed, trimmed and inner spaces folded, within the rules of names."""
     if not isinstance(value, str):
         raise RulesError("A row name is text of 1 to %(limit)d characters.", path, limit=ROW_NAME_MAX)
     try:
@@ -106,7 +88,7 @@ def clean_row_name(value: object, path: str) -> str:
     except NameProblem as problem:
         raise RulesError(problem.message, path) from None
     # kept as it was written (not re-normalised): the plays' breakdowns name the row by this text
-    return " ".join(value.strip(NAME_SPACE).split())
+    return " ".join(value.strip(common.NAME_SPACE).split())
 
 
 def _flag(data: Mapping[str, Any], key: str) -> bool:
@@ -128,9 +110,7 @@ def parse_sheet(data: object) -> ScoreSheet:
     """A score sheet from its JSON form (a form's answers, a stored version, a backup), checked."""
     if not isinstance(data, Mapping):
         raise RulesError("A score sheet needs a set of named values.")
-    known = {"min_players", "max_players", "rows", "tie_breaker", "lowest_wins", "cooperative", "teams",
-             "tie_breaker_wins"}
-    unknown = sorted(set(data) - known)
+    unknown = sorted(set(data) - {field.name for field in fields(ScoreSheet)})
     if unknown:
         raise RulesError("A score sheet has no field %(field)s.", unknown[0], field=unknown[0])
     low, high = _count(data, "min_players", 1), _count(data, "max_players", 6)
@@ -170,13 +150,10 @@ def parse_sheet(data: object) -> ScoreSheet:
 
 
 def game_info(game_id: int, name: str, sheet: ScoreSheet, bgg_id: int | None = None) -> GameInfo:
-    """What the rest of the companion knows about a group game: its slug, name, players and rows."""
     return GameInfo(slug=slug_for(game_id), name=name, min_players=sheet.min_players,
                     max_players=sheet.max_players, rows=sheet.row_keys, bgg_id=bgg_id,
                     lowest_wins=sheet.lowest_wins, cooperative=sheet.cooperative)
 
-
-# --- scoring and ranking ----------------------------------------------------------------------------
 
 def _points(value: object, name: str, row: str, negative: bool) -> int:
     low = -POINTS_LIMIT if negative else 0
@@ -209,19 +186,11 @@ def _checked_teams(teams: Sequence[str] | None, count: int) -> list[str]:
     return list(teams)
 
 
-def rank_sheet(
-    slug: str,
-    sheet: ScoreSheet,
-    scores: Sequence[tuple[str, Mapping[str, Any]]],
-    teams: Sequence[str] | None = None,
-    won: bool | None = None,
-) -> FinalResult:
-    """Total each player's rows and rank the table as ``sheet`` says.
+def rank_sheet(slug: str, sheet: ScoreSheet, scores: Sequence[tuple[str, Mapping[str, Any]]],
+               teams: Sequence[str] | None = None, won: bool | None = None) -> FinalResult:
+    """Total each player's rows (``scores`` in seat order) and rank the table as ``sheet`` says.
 
-    ``scores`` are (name, points per row) in seat order. ``teams`` gives each seat's team in a game of
-    teams; ``won`` says whether the table beat a cooperative game. Competition ranking: equal keys
-    share a rank (1, 1, 3); in a game of teams the teams are ranked and members share their team's
-    rank (1, 2 …); a cooperative game ranks everybody 1 when won and 2 when lost.
+    Equal keys share a rank (1, 1, 3); team members share their team's; a cooperative game ranks all 1 or 2.
     """
     if not sheet.min_players <= len(scores) <= sheet.max_players:
         raise RulesError("This game is played by %(min)d to %(max)d players.", "players",
@@ -242,23 +211,16 @@ def rank_sheet(
         order = sorted(set(members))
         team_keys = [tuple(map(sum, zip(*(k for k, t in zip(keys, members, strict=True) if t == team),
                                         strict=True))) for team in order]
-        team_rank = dict(zip(order, competition_ranks(team_keys), strict=True))
+        team_rank = dict(zip(order, common.competition_ranks(team_keys), strict=True))
         ranks = [team_rank[team] for team in members]
     else:
-        ranks = competition_ranks(keys)
-    notes = {}
-    if sheet.tie_breaker and not sheet.cooperative:
-        tied = [total for total in totals if totals.count(total) > 1]
-        for (name, _), total, b in zip(scores, totals, breakdowns, strict=True):
-            if total in tied:
-                notes[name] = f"{sheet.tie_breaker}: {b[sheet.tie_breaker]}"
-    return FinalResult(
-        game=slug,
-        players=tuple(PlayerResult(name, total, rank, breakdown)
-                      for (name, _), total, rank, breakdown in zip(scores, totals, ranks, breakdowns,
-                                                                   strict=True)),
-        tie_break_notes=notes,
-    )
+        ranks = common.competition_ranks(keys)
+    notes = {name: f"{sheet.tie_breaker}: {b[sheet.tie_breaker]}"
+             for (name, _), total, b in zip(scores, totals, breakdowns, strict=True)
+             if sheet.tie_breaker and not sheet.cooperative and totals.count(total) > 1}
+    results = (PlayerResult(name, total, rank, b)
+               for (name, _), total, rank, b in zip(scores, totals, ranks, breakdowns, strict=True))
+    return FinalResult(slug, tuple(results), notes)
 
 
 def default_teams(count: int) -> list[str]:
@@ -270,8 +232,7 @@ def outcome_from_payload(payload: Mapping[str, Any] | None,
                          count: int) -> tuple[list[str] | None, bool | None]:
     """The teams and the cooperative outcome a final tally recorded (None where it recorded none)."""
     payload = payload if isinstance(payload, Mapping) else {}
-    teams = payload.get("teams")
-    won = payload.get("won")
+    teams, won = payload.get("teams"), payload.get("won")
     if not (isinstance(teams, list) and len(teams) == count and all(isinstance(t, str) for t in teams)):
         teams = None
     return teams, won if type(won) is bool else None

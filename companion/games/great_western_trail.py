@@ -1,28 +1,17 @@
 """Great Western Trail, editions 1 and 2: the 11 rows of the final tally (rules/great-western-trail.md).
 
-The final tally is a pure function of each player's :class:`Tally`. During play the game keeps no
-score track, so the in-play log only records delivered herds: their city crests are the one row a
-table likes to note down as it goes (see :func:`apply_event`).
+The game keeps no score track: the in-play log records delivered herds (their city crests) and the cards.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from companion.games.common import (
-    NAME_SPACE,
-    FinalResult,
-    GameInfo,
-    Message,
-    PlaySetup,
-    RulesError,
-    Term,
-    listed,
-    rank_players,
-    seat_index,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index
+from companion.messages import Message, Term
 from companion.names import name_key
 
 GAME = GameInfo(
@@ -40,10 +29,7 @@ EDITION_NAMES: Mapping[int, Message] = {1: Message("1st edition"), 2: Message("2
 # Fewest and most players per edition: the 2nd edition adds solo play.
 PLAYER_COUNTS: Mapping[int, tuple[int, int]] = {1: (2, 4), 2: (1, 4)}
 
-# Starting money by seat in turn order.
-STARTING_MONEY = (6, 7, 8, 9)
-# Cattle market size by player count.
-CATTLE_MARKET_SIZE: Mapping[int, int] = {2: 7, 3: 10, 4: 13}
+STARTING_MONEY = (6, 7, 8, 9)  # by seat in turn order
 
 DOLLARS_PER_VP = 5
 WORKER_ROWS = ("cowboys", "craftsmen", "engineers")
@@ -93,11 +79,7 @@ HAZARD_VP = (2, 2, 3, 3, 4, 4)
 
 @dataclass(frozen=True)
 class StationMaster:
-    """A station-master tile: what it counts and what it pays at the end of the game.
-
-    It scores ``vp`` for every full group of ``group`` counted things; ``counts`` names the
-    :class:`Tally` field it counts (None: the tile paid out at once and scores nothing now).
-    """
+    """A tile scoring ``vp`` per full ``group`` of the Tally field ``counts`` (None: paid at once)."""
 
     key: str
     label: str
@@ -165,11 +147,7 @@ class Workers:
 
 @dataclass(frozen=True)
 class Tally:
-    """What one player reads off the table at the end of the game.
-
-    The ``*_vp`` fields are the VP the player adds up on the board; ``teepee_pairs``, ``hazards``,
-    ``certificates``, ``stations`` and ``buildings`` are counts only the station masters use.
-    """
+    """What one player reads off the table at the end: ``*_vp`` rows, and counts the station masters use."""
 
     name: str
     dollars: int = 0
@@ -208,18 +186,11 @@ def objectives_vp(objectives: Sequence[Objective]) -> int:
 
 
 def station_master_count(master: StationMaster, tally: Tally) -> int:
-    """How many of the things ``master`` counts this player has."""
-    if master.counts is None:
-        return 0
-    if master.counts == "workers":
-        return tally.workers.total
-    if master.counts == "objectives":
-        return len(tally.objectives)
-    return getattr(tally, master.counts)
+    counted = {None: 0, "workers": tally.workers.total, "objectives": len(tally.objectives)}
+    return counted[master.counts] if master.counts in counted else getattr(tally, master.counts)
 
 
 def station_master_vp(key: str, tally: Tally) -> int:
-    """The end-game VP of one station-master tile for this player."""
     master = STATION_MASTER_BY_KEY.get(key)
     if master is None:
         raise RulesError("There is no station master called %(key)s.", key=repr(key))
@@ -238,8 +209,7 @@ def worker_row_vp(filled: int) -> int:
 
 def workers_vp(workers: Workers) -> int:
     """Row 9: 4 VP per worker on the 5th or 6th space of its row (at most 24)."""
-    return (worker_row_vp(workers.cowboys) + worker_row_vp(workers.craftsmen)
-            + worker_row_vp(workers.engineers))
+    return sum(worker_row_vp(getattr(workers, row)) for row in WORKER_ROWS)
 
 
 def disc_vp(disc_cleared: bool) -> int:
@@ -254,19 +224,11 @@ def job_market_vp(job_market_token: bool) -> int:
 
 def breakdown(tally: Tally) -> dict[str, int]:
     """The 11 rows of one player's final tally, keyed like ``GAME.rows``."""
-    return {
-        "money": money_vp(tally.dollars),
-        "buildings": tally.buildings_vp,
-        "cities": tally.cities_vp,
-        "stations": tally.stations_vp,
-        "hazards": tally.hazards_vp,
-        "cattle": tally.cattle_vp,
-        "objectives": objectives_vp(tally.objectives),
-        "station_masters": station_masters_vp(tally),
-        "workers": workers_vp(tally.workers),
-        "disc": disc_vp(tally.disc_cleared),
-        "job_market": job_market_vp(tally.job_market_token),
-    }
+    return {"money": money_vp(tally.dollars), "buildings": tally.buildings_vp, "cities": tally.cities_vp,
+            "stations": tally.stations_vp, "hazards": tally.hazards_vp, "cattle": tally.cattle_vp,
+            "objectives": objectives_vp(tally.objectives), "station_masters": station_masters_vp(tally),
+            "workers": workers_vp(tally.workers), "disc": disc_vp(tally.disc_cleared),
+            "job_market": job_market_vp(tally.job_market_token)}
 
 
 # Checking a final tally against the rules.
@@ -284,10 +246,7 @@ def _unknown_master_sentence(edition: int, key: object) -> Message:
 
 
 def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Message]]:
-    """Every way these tallies break the rules, as ``(path, sentence)`` in input order.
-
-    Paths use the scoring API's notation (``players[1].station_masters[0]``).
-    """
+    """Every way these tallies break the rules, as ``(path in the scoring API, sentence)`` in input order."""
     if type(edition) is not int or edition not in EDITIONS:
         return [("edition", Message("The edition must be 1 or 2."))]
     problems: list[tuple[str, Message]] = []
@@ -299,7 +258,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
     token_holder: str | None = None
     for index, tally in enumerate(tallies):
         where = f"players[{index}]"
-        name = tally.name.strip(NAME_SPACE)
+        name = tally.name.strip(common.NAME_SPACE)
         if not name:
             problems.append((f"{where}.name", Message("Every player needs a name.")))
         elif name_key(name) in names:
@@ -331,19 +290,17 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
 
 
 def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> Message:
-    """Why one more copy of a station-master tile cannot be held."""
     if master.copies == 1:
         return Message("The game has one %(master)s station master, and %(name)s already holds it.",
                        master=STATION_MASTER_NAMES[master.key], name=held_by[0])
     return Message("The game has %(copies)d %(master)s station masters, and %(names)s already hold them.",
                    copies=master.copies, master=STATION_MASTER_NAMES[master.key],
-                   names=listed(held_by, commas=False))
+                   names=common.listed(held_by, commas=False))
 
 
 def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]]) -> Message:
-    """Why a sixth station-master tile cannot be held: only five are in play."""
-    held = listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
-                   for key, names in holders.items() for name in names])
+    held = common.listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
+                          for key, names in holders.items() for name in names])
     return Message("The %(edition)s has %(most)d station-master tiles in play, and they are taken already "
                    "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
@@ -368,18 +325,15 @@ def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
 
 
 def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
-    """Raise RulesError for the first way these tallies break the rules."""
-    problems = tally_problems(edition, tallies)
-    if problems:
-        path, sentence = problems[0]
-        raise RulesError(sentence, path)
+    if problems := tally_problems(edition, tallies):
+        raise RulesError(problems[0][1], problems[0][0])
 
 
 def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
     """Score and rank the players; a tie on VP shares the rank (GWT has no tie-breaker)."""
     check_tallies(edition, tallies)
-    return rank_players(GAME.slug, GAME.rows,
-                        [(tally.name.strip(NAME_SPACE), breakdown(tally)) for tally in tallies])
+    return common.rank_players(GAME.slug, GAME.rows,
+                               [(tally.name.strip(common.NAME_SPACE), breakdown(tally)) for tally in tallies])
 
 
 # Calculators for the rows players add up by hand.
@@ -408,8 +362,7 @@ def cattle_vp_from_cards(counts: Mapping[int, int]) -> int:
     total = 0
     for value, cards in counts.items():
         if type(value) is not int or value not in CATTLE_CARD_VALUES:
-            shown = ", ".join(map(str, sorted(CATTLE_CARD_VALUES)))
-            raise _no_cattle_value(shown, value, f"[{value!r}]")
+            raise _no_cattle_value(value, f"[{value!r}]")
         if type(cards) is not int or cards < 0:
             raise RulesError("The number of %(vp)d-VP cattle cards must be a whole number of at least 0.",
                              f"[{value}]", vp=value)
@@ -417,22 +370,17 @@ def cattle_vp_from_cards(counts: Mapping[int, int]) -> int:
     return total
 
 
-def _no_cattle_value(shown: str, value: object, path: str) -> RulesError:
-    """A VP value no cattle card carries."""
-    return RulesError("Cattle cards are worth %(values)s VP, not %(value)s.", path, values=shown,
-                      value=repr(value))
+def _no_cattle_value(value: object, path: str) -> RulesError:
+    return RulesError("Cattle cards are worth %(values)s VP, not %(value)s.", path,
+                      values=", ".join(_CATTLE_VALUE_BY_KEY), value=repr(value))
 
 
 def city_crests_total(crests: Sequence[int]) -> int:
     """The cities row from the VP of every crest the player's discs unlocked (negatives included)."""
-    total = 0
-    for position, crest in enumerate(crests):
-        total += _checked_crest(crest, f"[{position}]")
-    return total
+    return sum(_checked_crest(crest, f"[{position}]") for position, crest in enumerate(crests))
 
 
 def _checked_crest(crest: object, path: str) -> int:
-    """A crest's VP, refusing anything that is not a whole number a board could print."""
     if type(crest) is not int or not CREST_VP_MIN <= crest <= CREST_VP_MAX:
         raise RulesError("A city crest is worth a whole number of VP from %(low)d to %(high)d.", path,
                          low=CREST_VP_MIN, high=CREST_VP_MAX)
@@ -440,7 +388,6 @@ def _checked_crest(crest: object, path: str) -> int:
 
 
 def starting_money(setup: PlaySetup) -> tuple[int, ...]:
-    """Each seat's starting dollars, in seat order."""
     return STARTING_MONEY[:len(setup.seats)]
 
 
@@ -494,7 +441,6 @@ class Card:
     handed_in: int = 0  # when it came in: the number of cards all seats had handed in, this one included
 
     def same_entries(self, other: Card) -> bool:
-        """Whether ``other`` says exactly what this card says (a form sent twice)."""
         return (self.tally, self.building_tiles, self.cattle_cards) == (
             other.tally, other.building_tiles, other.cattle_cards)
 
@@ -505,7 +451,7 @@ class Card:
 
     @property
     def total(self) -> int:
-        return sum(breakdown(self.tally).values())
+        return sum(self.breakdown.values())
 
 
 @dataclass(frozen=True)
@@ -523,7 +469,6 @@ class PlayState:
 
     @property
     def missing_cards(self) -> tuple[int, ...]:
-        """The seats whose final-tally card is not in yet."""
         return tuple(seat for seat, card in enumerate(self.cards) if card is None)
 
     @property
@@ -532,27 +477,18 @@ class PlayState:
 
     @property
     def card_totals(self) -> tuple[int | None, ...]:
-        """Each seat's card total on its own (None: no card yet); the station masters are not checked across
-        cards until all are in."""
+        """Each seat's card total on its own (None: no card yet), before the cards are checked together."""
         return tuple(None if card is None else card.total for card in self.cards)
 
     @property
     def next_seat(self) -> int:
-        """The seat expected to deliver next: the one after the last delivery's, in turn order (seat 1 first).
-
-        Players go round the trail at about the same pace, so deliveries mostly come in turn order;
-        the delivery form starts on this seat.
-        """
-        if not self.deliveries:
-            return 0
-        return (self.deliveries[-1].seat + 1) % len(self.setup.seats)
+        """The seat after the last delivery's: players go round the trail at about the same pace."""
+        return (self.deliveries[-1].seat + 1) % len(self.setup.seats) if self.deliveries else 0
 
     @property
     def known_cities(self) -> tuple[str, ...]:
         """Cities to pick from when recording a delivery: those named by the rules, then those used so far."""
-        seen = dict.fromkeys(PER_DISC_CRESTS)
-        seen.update(dict.fromkeys(delivery.city for delivery in self.deliveries))
-        return tuple(seen)
+        return tuple(dict.fromkeys([*PER_DISC_CRESTS, *(delivery.city for delivery in self.deliveries)]))
 
 
 _DELIVERY_FIELDS = frozenset({"seat", "city", "crest_vp"})
@@ -570,7 +506,6 @@ def play_edition(setup: PlaySetup) -> int:
 
 
 def initial_state(setup: PlaySetup) -> PlayState:
-    """The table before the first delivery."""
     if setup.game != GAME.slug:
         raise RulesError("This play is of %(game)s, not %(name)s.", "game", game=repr(setup.game),
                          name=GAME.name)
@@ -578,11 +513,7 @@ def initial_state(setup: PlaySetup) -> PlayState:
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> PlayState:
-    """The table after one event.
-
-    ``"delivery"`` ``{"seat", "city", "crest_vp"}`` records a delivered herd; ``"card"`` (see
-    :func:`card_from_payload`) hands in a player's final-tally card, replacing that seat's earlier card.
-    """
+    """The table after a delivered herd, or a player's final-tally card (replacing the seat's earlier one)."""
     if kind == DELIVERY_EVENT:
         return replace(state, deliveries=(*state.deliveries, delivery_from_payload(state, payload)))
     if kind == CARD_EVENT:
@@ -597,7 +528,6 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
 
 
 def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> Delivery:
-    """A ``"delivery"`` payload, checked against the table."""
     if not isinstance(payload, Mapping):
         raise RulesError("A delivery needs a seat, a city and the crest's VP.")
     unknown = sorted(str(key) for key in payload if key not in _DELIVERY_FIELDS)
@@ -624,20 +554,12 @@ def per_disc_crest(city: str) -> int | None:
 
 
 def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:
-    """The crest VP of one seat's deliveries so far."""
     return sum(delivery.crest_vp for delivery in state.deliveries if delivery.seat == seat)
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
-    """Per seat, the crest VP of the deliveries so far.
-
-    Great Western Trail keeps no score during play; the delivered herds' crests are the only row
-    the table records as it goes, and they become each player's ``cities_vp`` at the end.
-    """
-    totals = [0] * len(state.setup.seats)
-    for delivery in state.deliveries:
-        totals[delivery.seat] += delivery.crest_vp
-    return tuple(totals)
+    """Per seat, the crest VP of the deliveries so far: they become each player's ``cities_vp``."""
+    return tuple(cities_vp_from_deliveries(state, seat) for seat in range(len(state.setup.seats)))
 
 
 # The final-tally card of one player, as the "card" event carries it.
@@ -660,14 +582,8 @@ _CARD_EITHER = ("buildings_vp", "building_tiles", "cattle_vp", "cattle_cards")
 _CARD_FIELDS = frozenset((*_CARD_REQUIRED, *_CARD_EITHER, "buildings"))
 _OBJECTIVE_FIELDS = frozenset({"vp", "penalty", "fulfilled"})
 _CATTLE_VALUE_BY_KEY: Mapping[str, int] = {str(value): value for value in sorted(CATTLE_CARD_VALUES)}
-# How the sentences name the other numbers of a card.
-_BUILDINGS_ROW = Message("The buildings row")
-_BUILDINGS_COUNT = Message("The number of private buildings")
-_CATTLE_ROW = Message("The cattle row")
 _CATTLE_CARDS_OF_VALUE = {value: Message("The number of %(vp)d-VP cattle cards", vp=value)
                           for value in sorted(CATTLE_CARD_VALUES)}
-_OBJECTIVE_VP = Message("An objective card's VP")
-_OBJECTIVE_PENALTY = Message("An objective card's penalty")
 _WORKER_ROW = {row: Message("A row of %(row)s", row=Term(row)) for row in WORKER_ROWS}
 
 
@@ -682,13 +598,8 @@ class RepeatedCard(RulesError):
 def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[int, Card]:
     """The seat and card of a ``"card"`` payload, every field checked.
 
-    The payload holds ``seat``; ``dollars``, ``cities_vp``, ``stations_vp``, ``hazards_vp``; the
-    buildings row as ``buildings_vp`` or ``building_tiles`` (``["4a", "10b"]``); the cattle row as
-    ``cattle_vp`` or ``cattle_cards`` (``{"3": 2, "5": 1}``: cards per VP value); ``objectives``
-    (``[{"vp", "penalty", "fulfilled"}]``); ``station_masters`` (keys); ``workers``
-    (``{"cowboys", "craftsmen", "engineers"}``); the counts ``teepee_pairs``, ``hazards``,
-    ``certificates``, ``stations`` and ``buildings`` (the last one may be left out when the tiles are
-    listed: it is their number); ``disc_cleared`` and ``job_market_token``.
+    The buildings row comes as ``buildings_vp`` or ``building_tiles`` (``["4a", "10b"]``), the cattle row
+    as ``cattle_vp`` or ``cattle_cards`` (``{"3": 2, "5": 1}``: cards per VP value).
     """
     if not isinstance(payload, Mapping):
         raise RulesError("A final-tally card needs a seat and the rows of the scoring pad.")
@@ -738,7 +649,7 @@ def _one_of(payload: Mapping[str, object], total: str, calculator: str, row: str
 
 def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | None, int]:
     if not _one_of(payload, "buildings_vp", "building_tiles", "buildings"):
-        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, _BUILDINGS_ROW)
+        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, Message("The buildings row"))
     tiles = payload["building_tiles"]
     if not isinstance(tiles, list | tuple) or len(tiles) > len(BUILDING_NUMBERS):
         raise RulesError("List the private building tiles on the map, like 4a or 10b; a player has %(most)d "
@@ -752,7 +663,7 @@ def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | Non
 
 def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | None) -> int:
     """The private buildings on the map: the tiles listed, or the count the card gives."""
-    label = _BUILDINGS_COUNT
+    label = Message("The number of private buildings")
     if tiles is None:
         if "buildings" not in payload:
             raise RulesError("The card lacks 'buildings' (how many private buildings are on the map).",
@@ -767,7 +678,7 @@ def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | Non
 
 def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], ...] | None, int]:
     if not _one_of(payload, "cattle_vp", "cattle_cards", "cattle"):
-        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, _CATTLE_ROW)
+        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, Message("The cattle row"))
     cards = payload["cattle_cards"]
     if not isinstance(cards, Mapping):
         raise RulesError("Give the cattle cards as the number of cards per VP value.", "cattle_cards")
@@ -775,7 +686,7 @@ def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], .
     for key, number in cards.items():
         value = _CATTLE_VALUE_BY_KEY.get(key) if isinstance(key, str) else None
         if value is None:
-            raise _no_cattle_value(", ".join(_CATTLE_VALUE_BY_KEY), key, "cattle_cards")
+            raise _no_cattle_value(key, "cattle_cards")
         counts[value] = _whole(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
                                _CATTLE_CARDS_OF_VALUE[value])
     owned = tuple(sorted((value, number) for value, number in counts.items() if number))
@@ -792,8 +703,9 @@ def _objectives(value: object) -> tuple[Objective, ...]:
         if not isinstance(card, Mapping) or set(card) != _OBJECTIVE_FIELDS:
             raise RulesError("An objective card has its VP, its penalty and whether it is fulfilled.", path)
         cards.append(Objective(
-            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, _OBJECTIVE_VP),
-            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX, _OBJECTIVE_PENALTY),
+            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, Message("An objective card's VP")),
+            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
+                           Message("An objective card's penalty")),
             fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled"),
         ))
     return tuple(cards)
@@ -832,10 +744,7 @@ def card_revision(state: PlayState, seat: int) -> int:
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
-    """Refuse a card that repeats the seat's card, or that was filled in on a view another phone outdated.
-
-    ``based_on`` is :func:`card_revision` as the phone saw it. Cards of different seats never conflict.
-    """
+    """Refuse a card that repeats the seat's card, or whose ``based_on`` revision another phone outdated."""
     seat, card = card_from_payload(state, payload)
     current = state.cards[seat]
     name = state.setup.seats[seat].name
@@ -847,10 +756,7 @@ def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: in
 
 
 def card_conflicts(state: PlayState) -> list[Message]:
-    """Once every card is in: each way the cards together break the rules, naming the player concerned.
-
-    The cards are checked in the order they came in, so a clash blames the card handed in last.
-    """
+    """Once every card is in: each way they break the rules together, blaming the card handed in last."""
     if not state.all_cards_in:
         return []
     in_order = sorted((card for card in state.cards if card is not None), key=lambda card: card.handed_in)
@@ -873,7 +779,7 @@ def result_from_cards(state: PlayState) -> FinalResult:
     missing = [state.setup.seats[seat].name for seat in state.missing_cards]
     if missing:
         raise RulesError("Waiting for the final-tally card of %(names)s.", "cards",
-                         names=listed(missing, commas=False))
+                         names=common.listed(missing, commas=False))
     conflicts = card_conflicts(state)
     if conflicts:
         every_conflict = conflicts[0]
@@ -895,23 +801,7 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
     return None
 
 
-def tally_json(tally: Tally) -> dict[str, object]:
-    """A tally as one ``players[]`` entry of the scoring endpoint's request."""
-    return {
-        "name": tally.name, "dollars": tally.dollars, "buildings_vp": tally.buildings_vp,
-        "cities_vp": tally.cities_vp, "stations_vp": tally.stations_vp, "hazards_vp": tally.hazards_vp,
-        "cattle_vp": tally.cattle_vp,
-        "objectives": [{"vp": card.vp, "penalty": card.penalty, "fulfilled": card.fulfilled}
-                       for card in tally.objectives],
-        "station_masters": list(tally.station_masters),
-        "workers": {row: getattr(tally.workers, row) for row in WORKER_ROWS},
-        "teepee_pairs": tally.teepee_pairs, "hazards": tally.hazards, "certificates": tally.certificates,
-        "stations": tally.stations, "buildings": tally.buildings,
-        "disc_cleared": tally.disc_cleared, "job_market_token": tally.job_market_token,
-    }
-
-
 def final_tally_input(state: PlayState) -> dict[str, object]:
     """The cards as the scoring endpoint's request body: what the play's closing event keeps."""
     return {"edition": state.edition,
-            "players": [tally_json(card.tally) for card in state.cards if card is not None]}
+            "players": [asdict(card.tally) for card in state.cards if card is not None]}

@@ -1,12 +1,7 @@
 """Skill ratings from the group's plays: openskill's Plackett–Luce model, per game and overall.
 
-Each counted play updates the rating of everybody at the table: players (or teams) ahead of others
-gain, those behind lose, the more so the stronger the ones they beat or lost to; equal places are ties,
-and a competitive play where everybody shares one place is a draw, which moves ratings too (towards each
-other). A cooperative play (won or lost together) says nothing about who plays better and leaves the
-ratings as they are, as does a play of one player or one team alone. The number shown is the ordinal
-μ − 3σ: the skill the model is fairly sure a player has at least; everybody starts at 0. Pure functions;
-no Flask, no SQL.
+A cooperative play, or one of a single side, says nothing about who plays better and changes no rating.
+The number shown is μ − 3σ: the skill the model is fairly sure a player has at least.
 """
 
 from __future__ import annotations
@@ -37,11 +32,7 @@ START = Rating(MODEL.mu, MODEL.sigma)
 def rate_play(current: Mapping[int, tuple[float, float]],
               placings: Sequence[tuple[int, int, str | None]],
               cooperative: bool = False) -> dict[int, tuple[float, float]]:
-    """Everybody's (μ, σ) after one play; {} if it teaches nothing.
-
-    ``current`` holds the players rated before (the others start at START); ``placings`` are
-    (player id, rank, team or None) of everybody at the table; players of one team share its name.
-    """
+    """Everybody's (μ, σ) after one play, from (player id, rank, team or None); {} if it teaches nothing."""
     if cooperative:
         return {}
     sides: dict[object, list[tuple[int, int]]] = {}

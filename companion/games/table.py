@@ -14,6 +14,7 @@ from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesErr
 ADJUST = "adjust"
 ADJUST_LIMIT = 999
 
+
 @dataclass(frozen=True)
 class TableState:
     """A play at the table: its game's ``PlayState`` (None for a group's own game) plus manual adjustments."""
@@ -25,10 +26,8 @@ class TableState:
     @property
     def running_scores(self) -> tuple[int, ...]:
         rules = RULES.get(self.setup.game)
-        if self.game_state is not None and rules is not None:
-            base = rules.running_scores(self.game_state)
-        else:
-            base = (0,) * len(self.setup.seats)
+        base = (rules.running_scores(self.game_state) if self.game_state is not None and rules is not None
+                else (0,) * len(self.setup.seats))
         return tuple(b + a for b, a in zip(base, self.adjustments, strict=True))
 
 
@@ -65,12 +64,9 @@ def _check_lowest_score(table: TableState, seat: int, points: int) -> None:
 
 
 def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, Any]) -> bool:
-    """Whether the rules accept this event on every table of the play, whatever its log holds.
+    """Whether every table of the play accepts this event, so it can be stored without folding the log.
 
-    A correction that adds points is such an event: no track has an upper end, and the lowest score
-    a track shows (Mayflower's 0) is only reached by taking points away, which ``apply`` checks on the
-    way into every stored log. Such an event can be stored without folding the log into a table.
-    Raises RulesError for a correction that no table accepts.
+    A correction that adds points is one: no track has an upper end. RulesError for one no table accepts.
     """
     if kind != ADJUST:
         return False
@@ -79,15 +75,11 @@ def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, A
 
 
 def adds_points(kind: str, payload: Mapping[str, Any]) -> bool:
-    """Whether the event is a correction that adds points. One whose seat is one of the play's and
-    whose points and note the form allows is accepted on every table (``accepted_on_every_table``),
-    so it needs no look at the table."""
     points = payload.get("points")
     return kind == ADJUST and type(points) is int and points > 0
 
 
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
-    """The table after one more event; raises RulesError for an event the table does not allow."""
     if not isinstance(payload, Mapping):
         raise RulesError("An event needs a set of named values.")
     if kind == ADJUST:
@@ -103,18 +95,14 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
     return TableState(table.setup, rules.apply_event(table.game_state, kind, payload), table.adjustments)
 
 
-def advance(table: TableState, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
-    """The table after the events that follow it in the log, up to the final tally if one comes."""
+def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
+    """Replay the events from the start of the play up to its final tally, if it has one."""
+    table = initial_table(setup)
     for kind, payload in events:
         if kind == FINAL_EVENT:  # the final tally is kept as results; corrections of them may follow
             break
         table = apply(table, kind, payload)
     return table
-
-
-def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> TableState:
-    """Replay the events from the start of the play up to its final tally, if it has one."""
-    return advance(initial_table(setup), events)
 
 
 def score_race(setup: PlaySetup,
@@ -133,10 +121,7 @@ def score_race(setup: PlaySetup,
 
 
 def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> None:
-    """Refuse a finished play's final tally that the rules do not allow (what an imported play must pass).
-
-    A play closed with totals only has no tally of its game's rows to check.
-    """
+    """Refuse a final tally the rules do not allow (a play closed with totals only has none to check)."""
     rules = RULES.get(table.setup.game)
     if rules is None or not isinstance(final_payload, Mapping) or "totals" in final_payload:
         return

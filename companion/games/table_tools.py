@@ -1,9 +1,7 @@
 """At the table, for every game: the play's timer, who starts, and its note and variant.
 
-They are kept in the play's options (so backups and imports carry them): ``timer`` is
-``{"elapsed": seconds counted before the current run, "since": ISO time the current run started or
-None while paused}``, ``first_seat`` the seat that starts, ``note`` and ``variant`` free text. Pure
-functions; no Flask, no SQL.
+They live in the play's options, so backups and imports carry them: ``timer`` is ``{"elapsed": seconds
+before the current run, "since": when it started, None while paused}``.
 """
 
 from __future__ import annotations
@@ -80,12 +78,10 @@ def duration_seconds(options: Mapping[str, Any], ended_at: str | None, now: date
     """How long the play took by its timer (up to its end when finished); None without a timer."""
     if stored_timer(options) is None:
         return None
-    end = now
-    if ended_at is not None:
-        try:
-            end = datetime.fromisoformat(ended_at)
-        except ValueError:
-            end = now
+    try:
+        end = datetime.fromisoformat(ended_at) if ended_at is not None else now
+    except ValueError:
+        end = now
     return timer_state(options, end)[1]
 
 
@@ -108,7 +104,6 @@ def pick_first_seat(seats: int, chosen: object = None, rng: random.Random | None
 
 
 def turn_order(names: Sequence[str], first: int) -> list[str]:
-    """Seat order starting with ``first``: ``["Cara", "Anna", "Ben"]`` when Cara (seat 2) starts."""
     return [names[(first + n) % len(names)] for n in range(len(names))]
 
 
