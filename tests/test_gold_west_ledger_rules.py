@@ -3,10 +3,13 @@ and the end scoring it starts with its corrections kept (rules/gold-west.md, "En
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
+from bench.taps import REFERENCE_GAMES
+from bench.taps_gold_west import with_board
 from companion.games import gold_west
 from companion.games.common import PlaySetup, RulesError, Seat
 from companion.games.gold_west import OFFICE_KEYS, OfficeClaim, PlayerTally, apply_event, initial_state
@@ -211,3 +214,30 @@ def test_the_stored_tally_keeps_its_corrections_and_reads_back():
     assert payload["corrections"] == [{"track_vp": 1, "influence.silver": 1, "offices.frontier": 1}]
     assert gold_west.tallies_from_payload(payload, ["Anna"])[0].influence == ENTERED.influence
     assert "corrections" not in gold_west.tally_payload([ENTERED])
+
+
+# --------------------------------------------------------------------------------------------------
+# The reference game: its ledger with the board gives the final table
+
+
+def reference_game() -> dict:
+    return with_board(json.loads((REFERENCE_GAMES / "gold-west.json").read_text(encoding="utf-8")))
+
+
+def test_the_reference_ledger_knows_the_final_table_but_investment_influence():
+    game = reference_game()
+    state = play([(event["kind"], {k: v for k, v in event.items() if k not in ("kind", "expect")})
+                  for step in game["steps"] if step["action"] == "turn" for event in step["events"]],
+                 offices=game["setup"]["offices"])
+    final = game["steps"][-1]
+    extra = final["table"]["influence_from_investments"]
+    for ledger, player in zip(gold_west.tallies_from_play(state), final["players"], strict=True):
+        for name in ("track_vp", "wanted", "investments", "shipping_bonus_tiles", "settlements",
+                     "mining_tokens"):
+            assert getattr(ledger, name) == player[name], (player["name"], name)
+        assert {terrain: value + extra[player["name"]].get(terrain, 0)
+                for terrain, value in ledger.influence.items()} == player["influence"]
+        assert [(c.office, c.tokens) for c in ledger.offices] == [(c["office"], c["tokens"])
+                                                                   for c in player["offices"]]
+        assert ledger.tokens_in_boomtown == player["boomtown_tokens"]
+    assert state.buildings_without_terrain == 0
