@@ -253,7 +253,7 @@ class TerrainMajority:
         first_value, second_value = self.values
         if not self.first:
             return Message("%(terrain)s: nobody has influence here.", terrain=label)
-        holders = _join([names[i] for i in self.first])
+        holders = listed([names[i] for i in self.first])
         share = self.points[self.first[0]]
         if len(self.influence) == 2:
             if self.shared_first:
@@ -270,7 +270,7 @@ class TerrainMajority:
         elif self.shared_second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(seconds)s share 2nd: %(value)d, "
                            "%(each)d each", terrain=label, holders=holders, share=share,
-                           seconds=_join([names[i] for i in self.second]), value=second_value,
+                           seconds=listed([names[i] for i in self.second]), value=second_value,
                            each=self.points[self.second[0]])
         elif self.second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(second)s 2nd (%(value)d)",
@@ -295,10 +295,7 @@ class TerrainMajority:
             for behind in range(len(self.influence))
             if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
         ]
-        joined = remarks[0] if remarks else ""
-        for remark in remarks[1:]:
-            joined = Message("%(earlier)s; %(later)s", earlier=joined, later=remark)
-        return joined
+        return _listed_places(remarks) if remarks else ""
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
@@ -638,18 +635,18 @@ def tie_break_notes(
         level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
         if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
             by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
-        order = [Message("%(names)s %(rank)s", names=_join([results[j].name for j in tied
+        order = [Message("%(names)s %(rank)s", names=listed([results[j].name for j in tied
                                                            if results[j].rank == rank]),
                          rank=_ordinal(rank)) for rank in ranks]
         notes[results[tied[0]].name] = Message(
             "%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
-            names=_join([results[j].name for j in tied]), total=total,
+            names=listed([results[j].name for j in tied]), total=total,
             reasons=_tie_break_reasons(by_wanted, by_supply), order=_listed_places(order))
     return notes
 
 
 def _listed_places(places: Sequence[Message]) -> str:
-    """``Dan 1st; Anna and Ben 2nd; Cara 4th``."""
+    """``Dan 1st; Anna and Ben 2nd; Cara 4th``: sentences joined by semicolons."""
     joined: str = places[0]
     for place in places[1:]:
         joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
@@ -665,10 +662,6 @@ def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
         return Message("most resources left on the supply track (%(counts)s)", counts=by_supply)
     return Message("%(wanted)s, then most resources left on the supply track (%(counts)s)", wanted=wanted,
                    counts=by_supply)
-
-
-def _join(names: Sequence[str]) -> str:
-    return listed(names)
 
 
 def _ordinal(rank: int) -> Message:
@@ -972,12 +965,8 @@ def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]
 
 def shipping_bonuses_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
     """The bonus lines the seat can still cross for points, with the tile it would take."""
-    steps = []
-    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
-        values = SHIPPING_BONUS_VALUES[metal]
-        if seat not in crossed and len(crossed) < len(values):
-            steps.append(ShippingStep(metal, 0, values[len(crossed)]))
-    return tuple(steps)
+    return tuple(ShippingStep(track.metal, 0, track.left[0]) for track in shipping_bonus_tracks(state)
+                 if track.left and all(taker != seat for taker, _ in track.taken))
 
 
 def offices_open(state: PlayState) -> tuple[str, ...]:
@@ -1153,16 +1142,6 @@ def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, i
     return keys
 
 
-def tie_breakers(state: PlayState, final_payload: Mapping | None = None) -> list[tuple[int, int]]:
-    """The tie-breakers of a play, per seat: as its final tally recorded them, else from the ledger.
-
-    Closed with totals only, the ledger still knows each seat's Wanted camps; the resources left on the
-    supply track it does not know, so they decide nothing.
-    """
-    recorded = tie_breakers_from_payload(final_payload, len(state.wanted)) if final_payload else None
-    return recorded or [tie_breaker(wanted, 0) for wanted in state.wanted]
-
-
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:
     """Read a stored final tally back for the seats named; RulesError if it is not one.
 
@@ -1203,13 +1182,13 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers of a finished play, per seat: from the table state where there is one, else as
-    the final tally recorded them (closed with totals only, the ledger still knows the Wanted camps)."""
-    if state is not None:
-        return tie_breakers(state, final_payload)
-    if final_payload is not None:
-        return tie_breakers_from_payload(final_payload, seats)
-    return None
+    """The tie-breakers of a finished play, per seat: as its final tally recorded them, else from the
+    ledger, which still knows each seat's Wanted camps when the play was closed with totals only (the
+    resources left on the supply track it does not know, so they decide nothing)."""
+    recorded = tie_breakers_from_payload(final_payload, seats) if final_payload else None
+    if recorded or state is None:
+        return recorded
+    return [tie_breaker(wanted, 0) for wanted in state.wanted]
 
 
 # --------------------------------------------------------------------------------------------------
