@@ -2,32 +2,57 @@
 
 Each player taps their own turn on their own phone. The page opens on the player whose turn it is,
 so every ledger event is one tap: the button of the choice itself (supply section, investment
-value, shipping line or bonus), then Camp or Loot, which brings up the next player on every phone.
-Before a turn the acting phone must show that player's row first (the other phones follow live),
-and after it every running score as the reference game expects. The end scoring is typed on the
-first phone: only the numbers that differ from what the ledger filled in.
+value, shipping line or bonus, BoomTown office), then the terrain of the camp or settlement, or Loot,
+which brings up the next player on every phone. The terrains and offices come from the reference
+game's board (``gold-west-board.json``). Before a turn the acting phone must show that player's row
+first (the other phones follow live), and after it every running score as the reference game
+expects. The end scoring is typed on the first phone: only the numbers that differ from what the
+ledger filled in.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
-from bench.taps import Counter, Mismatch, Phone, Session, expect_text
+from bench.taps import REFERENCE_GAMES, Counter, Mismatch, Phone, Session, expect_text
 from bench.taps_pages import expect_result, expect_scoreboard
-from companion.games.gold_west import SHIPPING_LINE_POINTS
+from companion.games.gold_west import OFFICES_BY_KEY, SHIPPING_LINE_POINTS
 
 GAME_NAME = "Gold West"
 COLOURS = ("red", "blue", "green", "yellow")
 
 
 def play(session: Session) -> str:
-    """Set up the group and the play, play the reference game on one phone per seat; return the line."""
-    return line(play_game(session))
+    """Set up the group and the play, play the reference game on one phone per seat; return the lines."""
+    counter = play_game(session)
+    return line(counter) + "\n" + end_line(counter, len(session.reference("gold-west")["players"]))
+
+
+def with_board(game: dict) -> dict:
+    """The reference game with its board: each camp's terrain (a settlement where marked ``S``) and,
+    first in their turns, the influence tokens put on BoomTown offices."""
+    board = json.loads((REFERENCE_GAMES / "gold-west-board.json").read_text(encoding="utf-8"))
+    camps = [iter(board["camps"][name]) for name in game["players"]]
+    steps = []
+    for step in game["steps"]:
+        if step["action"] == "turn":
+            events = [dict(event) for event in step["events"]]
+            if str(step["turn"]) in board["offices"]:
+                events.insert(0, {"kind": "boomtown", "seat": step["seat"],
+                                  "office": board["offices"][str(step["turn"])]})
+            for event in events:
+                if event["kind"] == "camp":
+                    terrain, _, settlement = next(camps[event["seat"]]).partition(" ")
+                    event.update(kind="settlement" if settlement else "camp", terrain=terrain)
+            step = {**step, "events": events}
+        steps.append(step)
+    return {**game, "steps": steps}
 
 
 def play_game(session: Session) -> Counter:
     """The reference game from setup to the result on every phone; the taps all phones counted."""
-    game = session.reference("gold-west")
+    game = with_board(session.reference("gold-west"))
     counter = Counter()
     phones = [session.new_phone(counter) for _ in game["players"]]
     group_url = session.create_group(phones[0], "Gold West night",
@@ -44,6 +69,11 @@ def play_game(session: Session) -> Counter:
 def line(counter: Counter) -> str:
     """``taps gold-west: <total> (<per event> per event)``."""
     return f"taps gold-west: {counter.taps} ({counter.per('event'):.1f} per event)"
+
+
+def end_line(counter: Counter, players: int) -> str:
+    """``taps gold-west end: <per player> per player``: the end scoring's taps over the players."""
+    return f"taps gold-west end: {sum(counter.entries('final tally')) / players:.1f} per player"
 
 
 def start_play(phone: Phone, group_url: str, offices: list[str]) -> str:
@@ -69,10 +99,18 @@ def play_reference_game(phones: list[Phone], game: dict) -> None:
                 with phones[0].action("final tally", scrolls=False):
                     final_tally(phones[0], step)
                 expect_result(phones, players, step["expect"])
+                expect_ranks(phones[0], players, step["expect"]["ranks"])
             else:
                 raise Mismatch(f"unknown action {step['action']!r}")
         except Mismatch as error:
             raise Mismatch(f"step {number} ({step['action']}): {error}") from error
+
+
+def expect_ranks(phone: Phone, players: list[str], ranks: list[int]) -> None:
+    """The result page ranks each player as the reference game does (after its tie-breakers)."""
+    ranking = phone.page.locator("ol.ranking")
+    for name, rank in zip(players, ranks, strict=True):
+        expect_text(ranking.locator("li", has_text=name).locator(".rank"), f"{rank}.")
 
 
 def take_turn(phone: Phone, players: list[str], step: dict) -> None:
@@ -94,8 +132,10 @@ def event_button(row, event: dict):
     kind = event["kind"]
     if kind == "supply":
         name = f"Supply section {event['section']}"
-    elif kind == "camp":
-        name = "Camp"
+    elif kind in ("camp", "settlement"):
+        name = f"{kind.capitalize()} in {event['terrain'].capitalize()}"
+    elif kind == "boomtown":
+        name = OFFICES_BY_KEY[event["office"]].label
     elif kind == "loot":
         name = "Loot (-1)"
     elif kind == "investment":

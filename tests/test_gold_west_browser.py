@@ -1,13 +1,17 @@
-"""A new user on a phone plays a short 2-player Gold West through the ledger to the result."""
+"""Gold West on phones: a short 2-player game through the ledger to the result, the majorities today on
+every phone, and a tap kept while offline."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.conftest import PHONE, create_group_in_browser
+from companion import store
+from tests.conftest import PHONE, create_group_in_browser, make_app
+from tests.test_live_browser import LIVE_TIMEOUT_MS, Server, Table, open_play
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +52,7 @@ def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, p
     # Anna's turn comes first; Camp brings up Ben's, Loot Anna's again
     expect(current_player(page)).to_contain_text("Anna")
     current_player(page).get_by_role("button", name="Supply section 3").click()
-    current_player(page).get_by_role("button", name="Camp").click()
+    current_player(page).get_by_role("button", name="Camp in Forest").click()
     expect(current_player(page)).to_contain_text("Ben")
     current_player(page).get_by_role("button", name="Investment card 8 VP").click()
     current_player(page).get_by_role("button", name="Loot (-1)").click()
@@ -103,3 +107,68 @@ def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, p
     expect(page.get_by_text(forest)).to_be_visible()
     expect(page.locator("table.breakdown").last).to_contain_text("21")
     assert fits_the_phone(page)
+
+
+# --------------------------------------------------------------------------------------------------
+# Several phones on one play
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    """A Gold West play of Anna, Ben and Cara with its offices dealt, nothing entered yet."""
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
+    db = store.connect(app.config["DATABASE"])
+    group = store.create_group(db, "Friday night")
+    seats = [(store.add_player(db, group.id, name, colour), colour)
+             for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))]
+    play_id = store.start_play(db, group.id, "gold-west", seats,
+                               {"offices": ["saloon", "mayor", "frontier", "deeds"], "trading_post": False})
+    db.close()
+    server = Server(app)
+    server.start()
+    yield Table(server, app.config["DATABASE"], group, play_id)
+    server.stop()
+
+
+def majority(page: Page, terrain: str):
+    rows = page.locator("#gw-majorities-today tbody tr")
+    return rows.filter(has=page.get_by_role("rowheader", name=terrain))
+
+
+def test_every_phone_sees_the_majorities_today_after_each_tap(table, phone, browser):
+    anna = open_play(phone, table)
+    # a small phone in dark mode follows the play without being touched
+    watcher = browser.new_context(viewport={"width": 360, "height": 740}, color_scheme="dark",
+                                  locale="en-GB", is_mobile=True, has_touch=True)
+    try:
+        ben = open_play(watcher, table)
+        expect(majority(ben, "Gold")).to_contain_text("– –")
+        current_player(anna).get_by_role("button", name="Settlement in Gold").click()
+        expect(majority(ben, "Gold")).to_contain_text("Anna 2 +2", timeout=LIVE_TIMEOUT_MS)
+        current_player(ben).get_by_role("button", name="Camp in Gold").click()
+        expect(majority(anna, "Gold")).to_contain_text("Anna 2 +1", timeout=LIVE_TIMEOUT_MS)
+        expect(majority(anna, "Gold")).to_contain_text("Ben 1 +1")
+        # Cara's turn, entered on Anna's phone
+        current_player(anna).get_by_role("button", name="Camp in Gold").click()
+        expect(majority(ben, "Gold")).to_contain_text("Ben, Cara 1 tied", timeout=LIVE_TIMEOUT_MS)
+        assert fits_the_phone(ben)
+        assert ben.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(23, 20, 17)"
+    finally:
+        watcher.close()
+    assert [(e.kind, e.payload) for e in table.events()] == [
+        ("settlement", {"seat": 0, "terrain": "gold"}), ("camp", {"seat": 1, "terrain": "gold"}),
+        ("camp", {"seat": 2, "terrain": "gold"})]
+
+
+def test_a_camp_tapped_offline_is_kept_with_its_terrain_and_stored_once(table, phone):
+    page = open_play(phone, table)
+    phone.set_offline(True)
+    current_player(page).get_by_role("button", name="Mayor").click()
+    current_player(page).get_by_role("button", name="Camp in Silver").click()
+    expect(page.locator('[data-note="unsent"]')).to_contain_text("2 entries waiting.")
+    assert table.events() == []
+    phone.set_offline(False)
+    expect(page.locator('[data-note="unsent"]')).to_have_count(0, timeout=LIVE_TIMEOUT_MS)
+    expect(majority(page, "Silver")).to_contain_text("Anna 1 +1", timeout=LIVE_TIMEOUT_MS)
+    assert [(e.kind, e.payload) for e in table.events()] == [
+        ("boomtown", {"seat": 0, "office": "mayor"}), ("camp", {"seat": 0, "terrain": "silver"})]

@@ -692,7 +692,9 @@ event_payloads = st.fixed_dictionaries(
     {"seat": st.integers(-1, 4) | json_values},
     optional={"section": st.integers(-1, 4) | json_values, "vp": st.integers(4, 16) | json_values,
               "metal": st.sampled_from(["gold", "silver", "copper", "wood"]) | json_values,
-              "line": st.integers(0, 3) | json_values},
+              "line": st.integers(0, 3) | json_values,
+              "terrain": st.sampled_from([*TERRAINS, "wood"]) | json_values,
+              "office": st.sampled_from([*OFFICE_KEYS, "bank"]) | json_values},
 ) | json_values
 
 
@@ -712,6 +714,9 @@ def test_any_event_sequence_folds_or_is_refused_with_a_rules_error(player_count,
         assert len(state.investment_tiles_left) + sum(map(len, state.investment_tiles)) == tiles
         assert all(len(set(crossed)) == len(crossed) <= 2 for crossed in state.shipping_bonus)
         assert sum(state.shipping_bonus_tiles) == sum(map(len, state.shipping_bonus))
+        assert state.buildings_without_terrain >= 0
+        placed = [office for tokens in state.office_tokens for office in tokens]
+        assert all(placed.count(office) <= MAX_TOKENS_PER_OFFICE for office in placed)
     assert len(running_scores(state)) == player_count
 
 

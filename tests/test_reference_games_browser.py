@@ -18,15 +18,20 @@ from tests.conftest import create_group_in_browser, new_phone
 pytestmark = pytest.mark.browser
 
 
-def test_gold_west_reference_game_in_one_tap_an_event(live_server, browser):
+def test_gold_west_reference_game_in_one_tap_an_event_and_a_prefilled_end_scoring(live_server, browser):
     session = Session(browser, live_server.url)
     try:
-        counter = taps_gold_west.play_game(session)  # raises Mismatch for a score the pages do not show
+        # raises Mismatch for a score the pages do not show: the end scoring's totals, ranks and winner too
+        counter = taps_gold_west.play_game(session)
+        players = len(session.reference("gold-west")["players"])
     finally:
         session.close()
     events = counter.entries("event")
-    assert len(events) == 91 and set(events) == {1}  # each ledger event is the tap of its own button
+    # the reference game's 91 events and its board's 7 BoomTown offices, each the tap of its own button
+    assert len(events) == 98 and set(events) == {1}
     assert counter.per("event") <= 1.5
+    # the end scoring opens with the ledger's numbers: what is typed is what only the board shows
+    assert sum(counter.entries("final tally")) / players <= 8
 
 
 def test_great_western_trail_reference_tallies_within_25_taps_a_player_and_3_a_delivery(live_server, browser):
@@ -51,7 +56,7 @@ def test_the_gold_west_ledger_without_javascript(live_server, browser):
         page.get_by_role("button", name="Start the play").click()
         first = page.locator(".gw-seat").first
         first.get_by_role("button", name="Supply section 2").click()
-        first.get_by_role("button", name="Camp", exact=True).click()
+        first.get_by_role("button", name="Camp in Gold").click()
         expect(page.locator(".gw-seat").first.locator("h3")).to_contain_text("Ben")
         # Anna again, out of turn: asked, then stored for her
         anna = page.locator("#gw-seat-0")

@@ -18,6 +18,7 @@ from companion.games.gold_west import (
     INVESTMENT_VALUES,
     MAX_TOKENS_PER_OFFICE,
     METALS,
+    OFFICE_KEYS,
     OFFICES,
     OFFICES_DEALT,
     SHIPPING_POINTS_LINES,
@@ -76,6 +77,25 @@ class LedgerForm(FlaskForm):
         return {"seat": self.seat.data}
 
 
+class CampForm(LedgerForm):
+    # no terrain: a camp tapped on a page from before the ledger asked for it (kept offline, say)
+    terrain = SelectField(choices=choices((terrain, terrain) for terrain in ("", *TERRAINS)), default="")
+
+    def payload(self) -> dict:
+        return {**super().payload(), **({"terrain": self.terrain.data} if self.terrain.data else {})}
+
+
+class SettlementForm(CampForm):
+    terrain = SelectField(choices=choices((terrain, terrain) for terrain in TERRAINS))
+
+
+class BoomTownForm(LedgerForm):
+    office = SelectField(choices=choices((key, key) for key in OFFICE_KEYS))
+
+    def payload(self) -> dict:
+        return {**super().payload(), "office": self.office.data}
+
+
 class SupplyForm(LedgerForm):
     section = SelectField(coerce=int, choices=choices((n, str(n)) for n in SUPPLY_SECTION_NUMBERS))
 
@@ -109,8 +129,10 @@ class ShippingBonusForm(LedgerForm):
 
 
 LEDGER_FORMS: dict[str, type[LedgerForm]] = {
-    "camp": LedgerForm,
+    "camp": CampForm,
+    "settlement": SettlementForm,
     "loot": LedgerForm,
+    "boomtown": BoomTownForm,
     "boomtown_1x1": LedgerForm,
     "supply": SupplyForm,
     "investment": InvestmentForm,

@@ -238,13 +238,22 @@ class TerrainMajority:
     def shared_second(self) -> bool:
         return len(self.second) > 1
 
+    @property
+    def leads(self) -> tuple[int, int]:
+        """The influence by which 1st is ahead of everyone else, and 2nd of everyone below it (0: ahead on
+        settlements only, or tied)."""
+        def lead(ahead: tuple[int, ...], placed: tuple[int, ...]) -> int:
+            rest = [value for i, value in enumerate(self.influence) if i not in placed]
+            return self.influence[ahead[0]] - max(rest, default=0) if ahead else 0
+        return lead(self.first, self.first), lead(self.second, self.first + self.second)
+
     def describe(self, names: Sequence[str]) -> Message:
         """One sentence for the result page: who placed where, how a split was made, the points."""
         label = Term(self.terrain.capitalize())
         first_value, second_value = self.values
         if not self.first:
             return Message("%(terrain)s: nobody has influence here.", terrain=label)
-        holders = _join([names[i] for i in self.first])
+        holders = listed([names[i] for i in self.first])
         share = self.points[self.first[0]]
         if len(self.influence) == 2:
             if self.shared_first:
@@ -261,7 +270,7 @@ class TerrainMajority:
         elif self.shared_second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(seconds)s share 2nd: %(value)d, "
                            "%(each)d each", terrain=label, holders=holders, share=share,
-                           seconds=_join([names[i] for i in self.second]), value=second_value,
+                           seconds=listed([names[i] for i in self.second]), value=second_value,
                            each=self.points[self.second[0]])
         elif self.second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(second)s 2nd (%(value)d)",
@@ -286,10 +295,7 @@ class TerrainMajority:
             for behind in range(len(self.influence))
             if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
         ]
-        joined = remarks[0] if remarks else ""
-        for remark in remarks[1:]:
-            joined = Message("%(earlier)s; %(later)s", earlier=joined, later=remark)
-        return joined
+        return _listed_places(remarks) if remarks else ""
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
@@ -629,18 +635,18 @@ def tie_break_notes(
         level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
         if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
             by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
-        order = [Message("%(names)s %(rank)s", names=_join([results[j].name for j in tied
+        order = [Message("%(names)s %(rank)s", names=listed([results[j].name for j in tied
                                                            if results[j].rank == rank]),
                          rank=_ordinal(rank)) for rank in ranks]
         notes[results[tied[0]].name] = Message(
             "%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
-            names=_join([results[j].name for j in tied]), total=total,
+            names=listed([results[j].name for j in tied]), total=total,
             reasons=_tie_break_reasons(by_wanted, by_supply), order=_listed_places(order))
     return notes
 
 
 def _listed_places(places: Sequence[Message]) -> str:
-    """``Dan 1st; Anna and Ben 2nd; Cara 4th``."""
+    """``Dan 1st; Anna and Ben 2nd; Cara 4th``: sentences joined by semicolons."""
     joined: str = places[0]
     for place in places[1:]:
         joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
@@ -658,10 +664,6 @@ def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
                    counts=by_supply)
 
 
-def _join(names: Sequence[str]) -> str:
-    return listed(names)
-
-
 def _ordinal(rank: int) -> Message:
     if rank == 1:
         return Message("%(rank)dst", rank=rank)
@@ -676,7 +678,8 @@ def _ordinal(rank: int) -> Message:
 # The ledger during play: events folded into the table state
 
 EVENT_KINDS: tuple[str, ...] = (
-    "camp", "supply", "loot", "investment", "boomtown_1x1", "shipping_line", "shipping_bonus",
+    "camp", "settlement", "supply", "loot", "investment", "boomtown", "boomtown_1x1", "shipping_line",
+    "shipping_bonus",
 )
 
 
@@ -698,6 +701,9 @@ class PlayState:
     shipping_lines: frozenset[tuple[int, str, int]]  # (seat, metal, line) points lines passed
     shipping_bonus: tuple[tuple[int, ...], ...]  # per metal in METALS order: seats that crossed, in order
     shipping_bonus_tiles: tuple[int, ...]
+    # (terrain, settlement?) of each building whose mining token's terrain the ledger recorded
+    buildings: tuple[tuple[tuple[str, bool], ...], ...]
+    office_tokens: tuple[tuple[str, ...], ...]  # the office of each influence token placed on one
     events: int = 0
     note: str = ""  # what the players should know about the last event, if anything
 
@@ -705,6 +711,11 @@ class PlayState:
     def last_turn(self) -> bool:
         """Every camp is placed: each player takes one last turn without the Build/Loot step."""
         return all(placed == self.camps_per_player for placed in self.camps_placed)
+
+    @property
+    def buildings_without_terrain(self) -> int:
+        """Camps on the board whose terrain the ledger did not record (entered before it asked), all seats."""
+        return sum(self.camps_placed) - sum(self.wanted) - sum(map(len, self.buildings))
 
     @property
     def nothing_placed(self) -> bool:
@@ -777,6 +788,8 @@ def initial_state(setup: PlaySetup) -> PlayState:
         shipping_lines=frozenset(),
         shipping_bonus=((),) * len(METALS),
         shipping_bonus_tiles=zeros,
+        buildings=((),) * players,
+        office_tokens=((),) * players,
     )
 
 
@@ -785,8 +798,12 @@ def running_scores(state: PlayState) -> tuple[int, ...]:
     return state.scores
 
 
+def _put(values: tuple, seat: int, value: Any) -> tuple:
+    return (*values[:seat], value, *values[seat + 1:])
+
+
 def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
-    return (*values[:seat], values[seat] + by, *values[seat + 1:])
+    return _put(values, seat, values[seat] + by)
 
 
 # How the sentences name the numbers the events give, and what the table hears after a 1×1 with Trading Post.
@@ -822,8 +839,20 @@ def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
     return _bump(state.camps_placed, seat, 1)
 
 
-def _camp(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    return replace(state, camps_placed=_place_camp(state, seat))
+def _builder(settlement: bool) -> Callable[[PlayState, int, Mapping], PlayState]:
+    """A camp or a settlement placed, with the terrain of the mining token it took (camps stored before
+    the ledger asked for the terrain have none)."""
+    def build(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+        placed = replace(state, camps_placed=_place_camp(state, seat))
+        terrain = payload.get("terrain")
+        if terrain is None and not settlement:
+            return placed
+        if not isinstance(terrain, str) or terrain not in MAJORITY_VALUES:
+            raise RulesError("Pick the terrain of the mining token: forest, gold, silver or copper.",
+                             "terrain")
+        built = (*state.buildings[seat], (terrain, settlement))
+        return replace(placed, buildings=_put(state.buildings, seat, built))
+    return build
 
 
 def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
@@ -841,14 +870,19 @@ def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX, _INVESTMENT_VP)
     tiles_left = state.investment_tiles_left
     bonus = tiles_left[:1]
-    taken = state.investment_tiles
-    return replace(
-        state,
-        scores=_bump(state.scores, seat, vp + sum(bonus)),
-        investments=_bump(state.investments, seat, 1),
-        investment_tiles_left=tiles_left[1:],
-        investment_tiles=(*taken[:seat], taken[seat] + bonus, *taken[seat + 1:]),
-    )
+    return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),
+                   investments=_bump(state.investments, seat, 1), investment_tiles_left=tiles_left[1:],
+                   investment_tiles=_put(state.investment_tiles, seat, state.investment_tiles[seat] + bonus))
+
+
+def _boomtown(state: PlayState, seat: int, payload: Mapping) -> PlayState:
+    office = payload.get("office")
+    if not isinstance(office, str) or office not in OFFICES_BY_KEY:
+        raise _no_office(office, "office")
+    if office not in offices_open(state):
+        raise RulesError("The %(office)s office is not open: it was not dealt, or both its halves are taken.",
+                         "office", office=OFFICES_BY_KEY[office].label)
+    return replace(state, office_tokens=_put(state.office_tokens, seat, (*state.office_tokens[seat], office)))
 
 
 def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
@@ -882,21 +916,18 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     values = SHIPPING_BONUS_VALUES[metal]
     if len(crossed) == len(values):
         raise RulesError("Both %(metal)s shipping bonus tiles are gone.", "metal", metal=Term(metal))
-    points = values[len(crossed)]
-    claims = state.shipping_bonus
-    return replace(
-        state,
-        shipping_bonus=(*claims[:track], (*crossed, seat), *claims[track + 1:]),
-        shipping_bonus_tiles=_bump(state.shipping_bonus_tiles, seat, 1),
-        scores=_bump(state.scores, seat, points),
-    )
+    return replace(state, shipping_bonus=_put(state.shipping_bonus, track, (*crossed, seat)),
+                   shipping_bonus_tiles=_bump(state.shipping_bonus_tiles, seat, 1),
+                   scores=_bump(state.scores, seat, values[len(crossed)]))
 
 
 _EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = {
-    "camp": _camp,
+    "camp": _builder(settlement=False),
+    "settlement": _builder(settlement=True),
     "supply": _supply,
     "loot": _loot,
     "investment": _investment,
+    "boomtown": _boomtown,
     "boomtown_1x1": _boomtown_1x1,
     "shipping_line": _shipping_line,
     "shipping_bonus": _shipping_bonus,
@@ -906,9 +937,10 @@ _EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = 
 def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
     """The table state after one event; RulesError for an event the table state does not allow.
 
-    Kinds and payloads (seat is 0-based): ``camp {seat}``, ``supply {seat, section 0–3}``,
-    ``loot {seat}``, ``investment {seat, vp 5–15}``, ``boomtown_1x1 {seat}``,
-    ``shipping_line {seat, metal, line 1|2}``, ``shipping_bonus {seat, metal}``.
+    Kinds and payloads (seat is 0-based): ``camp {seat, terrain?}``, ``settlement {seat, terrain}``,
+    ``supply {seat, section 0–3}``, ``loot {seat}``, ``investment {seat, vp 5–15}``,
+    ``boomtown {seat, office}``, ``boomtown_1x1 {seat}``, ``shipping_line {seat, metal, line 1|2}``,
+    ``shipping_bonus {seat, metal}``.
     """
     handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
@@ -933,12 +965,34 @@ def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]
 
 def shipping_bonuses_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
     """The bonus lines the seat can still cross for points, with the tile it would take."""
-    steps = []
-    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
-        values = SHIPPING_BONUS_VALUES[metal]
-        if seat not in crossed and len(crossed) < len(values):
-            steps.append(ShippingStep(metal, 0, values[len(crossed)]))
-    return tuple(steps)
+    return tuple(ShippingStep(track.metal, 0, track.left[0]) for track in shipping_bonus_tracks(state)
+                 if track.left and all(taker != seat for taker, _ in track.taken))
+
+
+def offices_open(state: PlayState) -> tuple[str, ...]:
+    """The offices an influence token can still go on: those dealt (when none were recorded, any until
+    four have tokens), each until both its halves are taken."""
+    placed = [office for tokens in state.office_tokens for office in tokens]
+    dealt = state.offices or (tuple(dict.fromkeys(placed)) if len(set(placed)) == OFFICES_DEALT
+                              else OFFICE_KEYS)
+    return tuple(office for office in dealt if placed.count(office) < MAX_TOKENS_PER_OFFICE)
+
+
+def terrain_rows(state: PlayState, seat: int) -> dict[str, dict[str, int]]:
+    """The seat's influence track as the ledger recorded it, per terrain: ``mining_tokens`` (one per
+    building), ``settlements`` and ``influence`` (the tokens and one more per settlement; without the
+    influence printed on investment cards)."""
+    built = state.buildings[seat]
+    tokens = {terrain: sum(where == terrain for where, _ in built) for terrain in TERRAINS}
+    settled = {terrain: built.count((terrain, True)) for terrain in TERRAINS}
+    return {"mining_tokens": tokens, "settlements": settled,
+            "influence": {terrain: tokens[terrain] + settled[terrain] for terrain in TERRAINS}}
+
+
+def majorities_today(state: PlayState) -> tuple[TerrainMajority, ...]:
+    """Each terrain's majority as the camps and settlements in the ledger stand now."""
+    rows = [terrain_rows(state, seat) for seat in range(len(state.scores))]
+    return terrain_majorities([row["influence"] for row in rows], [row["settlements"] for row in rows])
 
 
 @dataclass(frozen=True)
@@ -964,7 +1018,8 @@ def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
 
 
 def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -> tuple[PlayerTally, ...]:
-    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles.
+    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles,
+    the terrain rows and the tokens on offices and the 1×1 space.
 
     ``track_adjustments`` are hand corrections of the score track per seat (a knocked marker), added
     to the ledger's scores.
@@ -978,9 +1033,65 @@ def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -
             investments=state.investments[index],
             shipping_bonus_tiles=state.shipping_bonus_tiles[index],
             boomtown_1x1_tokens=state.boomtown_1x1_tokens[index],
+            offices=tuple(OfficeClaim(office, state.office_tokens[index].count(office))
+                          for office in dict.fromkeys(state.office_tokens[index])),
+            **terrain_rows(state, index),
         )
         for index, seat in enumerate(state.setup.seats)
     )
+
+
+_LEDGER_SCALARS = ("track_vp", "wanted", "investments", "shipping_bonus_tiles", "boomtown_1x1_tokens")
+_OFFICE_KEY = "offices."
+
+
+def ledger_values(player: PlayerTally) -> dict[str, int]:
+    """The numbers of a tally the ledger fills in, by flat keys (``influence.gold``, ``offices.mayor``)."""
+    values = {name: getattr(player, name) for name in _LEDGER_SCALARS}
+    values.update({f"{name}.{terrain}": getattr(player, name).get(terrain, 0)
+                   for name in _TERRAIN_MAPS for terrain in TERRAINS})
+    values.update({_OFFICE_KEY + claim.office: claim.tokens for claim in player.offices})
+    return values
+
+
+def corrections(entered: PlayerTally, ledger: PlayerTally) -> dict[str, int]:
+    """How the tally entered differs from the numbers the ledger filled in: entered minus ledger, by key."""
+    typed, known = ledger_values(entered), ledger_values(ledger)
+    return {key: typed.get(key, 0) - known.get(key, 0) for key in {**known, **typed}
+            if typed.get(key, 0) != known.get(key, 0)}
+
+
+def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> PlayerTally:
+    """The ledger's numbers with the corrections applied, and the rest (groups, counts, resources) as entered.
+
+    Keys and values that are not corrections of the ledger's numbers (an edited backup) are left out.
+    """
+    values = ledger_values(ledger)
+    known = {*values, *(_OFFICE_KEY + office for office in OFFICE_KEYS)}
+    for key, by in changes.items():
+        if type(by) is int and key in known:
+            values[key] = values.get(key, 0) + by
+    claims = {claim.office: claim for claim in entered.offices}
+    offices = tuple(replace(claims.get(office, OfficeClaim(office)), tokens=tokens)
+                    for key, tokens in values.items()
+                    if tokens and (office := key.removeprefix(_OFFICE_KEY)) != key)
+    return replace(entered, offices=offices, **{name: values[name] for name in _LEDGER_SCALARS},
+                   **{name: {terrain: values[f"{name}.{terrain}"] for terrain in TERRAINS}
+                      for name in _TERRAIN_MAPS})
+
+
+def tallies_kept(ledger: Sequence[PlayerTally], entered: Sequence[PlayerTally],
+                 changes: object) -> tuple[PlayerTally, ...]:
+    """Where a reopened play's final tally starts once its ledger changed: the new ledger with the
+    corrections made to it (``changes``, as stored with the tally), the rest as entered.
+
+    A tally stored before corrections were kept keeps its terrains and offices as typed.
+    """
+    if not isinstance(changes, list) or len(changes) != len(ledger):
+        changes = [{key: by for key, by in corrections(typed, fresh).items() if "." in key}
+                   for typed, fresh in zip(entered, ledger, strict=True)]
+    return tuple(corrected(fresh, typed, change if isinstance(change, Mapping) else {})
+                 for fresh, typed, change in zip(ledger, entered, changes, strict=True))
 
 
 _SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
@@ -989,8 +1100,11 @@ _PAYLOAD_FIELDS = frozenset((*_SCALAR_FIELDS, *_TERRAIN_MAPS, "offices"))
 _CLAIM_FIELDS = frozenset(("office", "tokens", *_CLAIM_COUNTS))
 
 
-def tally_payload(players: Sequence[PlayerTally]) -> dict:
-    """The final tally as JSON, seat by seat (names stay with the seats): what a finished play keeps."""
+def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] = ()) -> dict:
+    """The final tally as JSON, seat by seat (names stay with the seats): what a finished play keeps.
+
+    With the ``ledger`` tallies it started from, the corrections made to them are kept too.
+    """
     entries = []
     for player in players:
         entry: dict = {name: getattr(player, name) for name in _SCALAR_FIELDS}
@@ -1000,7 +1114,9 @@ def tally_payload(players: Sequence[PlayerTally]) -> dict:
         entry["offices"] = [{"office": c.office, "tokens": c.tokens, "count": c.count, "camps": c.camps,
                              "settlements": c.settlements} for c in player.offices]
         entries.append(entry)
-    return {"players": entries}
+    if not ledger:
+        return {"players": entries}
+    return {"players": entries, "corrections": list(map(corrections, players, ledger))}
 
 
 def tie_breaker(wanted: int, supply_left: int) -> tuple[int, int]:
@@ -1024,16 +1140,6 @@ def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, i
             return None
         keys.append(tie_breaker(wanted, supply))
     return keys
-
-
-def tie_breakers(state: PlayState, final_payload: Mapping | None = None) -> list[tuple[int, int]]:
-    """The tie-breakers of a play, per seat: as its final tally recorded them, else from the ledger.
-
-    Closed with totals only, the ledger still knows each seat's Wanted camps; the resources left on the
-    supply track it does not know, so they decide nothing.
-    """
-    recorded = tie_breakers_from_payload(final_payload, len(state.wanted)) if final_payload else None
-    return recorded or [tie_breaker(wanted, 0) for wanted in state.wanted]
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:
@@ -1076,20 +1182,20 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers of a finished play, per seat: from the table state where there is one, else as
-    the final tally recorded them (closed with totals only, the ledger still knows the Wanted camps)."""
-    if state is not None:
-        return tie_breakers(state, final_payload)
-    if final_payload is not None:
-        return tie_breakers_from_payload(final_payload, seats)
-    return None
+    """The tie-breakers of a finished play, per seat: as its final tally recorded them, else from the
+    ledger, which still knows each seat's Wanted camps when the play was closed with totals only (the
+    resources left on the supply track it does not know, so they decide nothing)."""
+    recorded = tie_breakers_from_payload(final_payload, seats) if final_payload else None
+    if recorded or state is None:
+        return recorded
+    return [tie_breaker(wanted, 0) for wanted in state.wanted]
 
 
 # --------------------------------------------------------------------------------------------------
 # Turn order at the table
 
 # The events that end a Build/Loot turn: the next player in turn order comes up after them.
-TURN_ENDS = ("camp", "loot")
+TURN_ENDS = ("camp", "settlement", "loot")
 
 
 class OutOfTurn(RulesError):
@@ -1128,14 +1234,17 @@ def seats_after_turn(state: PlayState, turn: int | None = None) -> tuple[int, ..
 
 @dataclass(frozen=True)
 class LedgerScreen:
-    """What the ledger offers at the table: whose turn it is, the others in turn order, and per seat the
-    shipping lines and bonus lines still open."""
+    """What the ledger offers at the table: whose turn it is, the others in turn order, per seat the
+    shipping lines and bonus lines still open, the offices open to influence tokens, and the terrain
+    majorities as they stand."""
 
     turn: int | None  # None in the last turn, when every seat enters its own
     others: tuple[int, ...]
     lines_open: tuple[tuple[ShippingStep, ...], ...]
     bonuses_open: tuple[tuple[ShippingStep, ...], ...]
     bonus_tracks: tuple[BonusTrack, ...]
+    offices_open: tuple[str, ...]
+    majorities: tuple[TerrainMajority, ...]
 
 
 def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
@@ -1149,4 +1258,6 @@ def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
         lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
         bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
         bonus_tracks=shipping_bonus_tracks(state),
+        offices_open=offices_open(state),
+        majorities=majorities_today(state),
     )

@@ -70,7 +70,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
     tallies = form.tallies(ledger)
     try:
         result = gold_west.final_result(tallies)
-        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies),
+        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies, ledger),
                           result_inputs(result),
                           expected_version=form.version_number)
     except Refused as error:
@@ -109,14 +109,10 @@ def final_tally(play_id: int):
                            form=form, state=table.game_state), status
 
 
-# What the ledger fills in on the final tally: after a reopened play changed, these come from the ledger.
-LEDGER_FIELDS = ("track_vp", "wanted", "investments", "shipping_bonus_tiles", "boomtown_1x1_tokens")
-
-
 def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Sequence[gold_west.PlayerTally]:
     """Where the final tally starts: the ledger's numbers, or for a reopened play the tally entered.
 
-    If the ledger changed since the play was reopened, its numbers replace the ones it had filled in.
+    If the ledger changed since the play was reopened, its numbers come in with the corrections kept.
     """
     kept = store.reopened_tally(get_db(), play.id)
     if kept is None:
@@ -127,8 +123,7 @@ def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Se
         return ledger
     if not kept.changed_since:
         return entered
-    return tuple(replace(tally, **{name: getattr(fresh, name) for name in LEDGER_FIELDS})
-                 for tally, fresh in zip(entered, ledger, strict=True))
+    return gold_west.tallies_kept(ledger, entered, kept.payload.get("corrections"))
 
 
 class ShownMajority(gold_west.TerrainMajority):
