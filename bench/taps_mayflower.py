@@ -9,6 +9,8 @@ After every entry the page must show each player's running score as the referenc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bench.taps import Counter, Mismatch, Phone, Session, expect_text
 
 GAME_NAME = "Carcassonne – Mayflower"
@@ -54,9 +56,10 @@ def completion_target(step: dict) -> int:
     return 2 + settlers + changed + len(features) - 1
 
 
-def play_reference_game(phone: Phone, game: dict) -> int:
+def play_reference_game(phone: Phone, game: dict, before_score: Callable[[dict], None] | None = None) -> int:
     """From the open play page: every step of the reference game, the final tally, and the result page.
 
+    ``before_score`` looks at the page of each completion, filled in, before Score is tapped.
     Returns the scrolls counted before the final tally, so that its own can be told apart.
     """
     players = game["players"]
@@ -72,7 +75,10 @@ def play_reference_game(phone: Phone, game: dict) -> int:
                     set_west_edge(phone, step["column"])
             elif action == "complete":
                 with phone.action("completion"):
-                    complete(phone, step["features"])
+                    fill_completion(phone, step["features"])
+                    if before_score is not None:
+                        before_score(step)
+                    phone.submit(_table(phone).get_by_role("button", name="Score"))
                     answer_west_questions(phone, step["west_edge"])
                 check_scoring(phone, players, step["expect"])
             elif action == "final":
@@ -138,8 +144,8 @@ def _sizes(phone: Phone, scope, feature: dict, number: int) -> None:
             phone.fill(scope.locator(f"#{field_id}"), str(value))
 
 
-def complete(phone: Phone, features: list[dict]) -> None:
-    """The first feature's settlers on the strip, later ones in their short lists; sizes; Score."""
+def fill_completion(phone: Phone, features: list[dict]) -> None:
+    """The first feature's settlers on the strip, later ones in their short lists; their sizes."""
     table = _table(phone)
     for number, feature in enumerate(features, start=1):
         if number == 1:
@@ -155,7 +161,6 @@ def complete(phone: Phone, features: list[dict]) -> None:
                 on_strip = table.locator(f'.mf-strip label.mf-tick:has(input[value="{settler}"])')
                 phone.tap(listed if listed.is_visible() else on_strip)
             _sizes(phone, more, feature, number)
-    phone.submit(table.get_by_role("button", name="Score"))
 
 
 def answer_west_questions(phone: Phone, west_edge: int) -> None:
