@@ -194,16 +194,21 @@ FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "a
 
 
 def final_tally(phone: Phone, players: list[str], step: dict) -> None:
-    """Open the final tally; per unfinished feature its settlers, its sizes, "and another feature"."""
+    """Open the final tally; per unfinished feature, as the page names it by its first settler: the
+    others on it, its sizes, "and another feature" (the last one: "Show the result")."""
     page = phone.page
     with phone.action("final tally", scrolls=False):  # from the play page, wherever it was left
         phone.submit(page.get_by_role("link", name="Final tally"))
-    features = step["features"]
-    for number, feature in enumerate(features, start=1):
+    left = list(step["features"])
+    while left:
         with phone.action("final feature"):
             now = page.locator(".mf-final-now")
+            named = now.locator('input[type="hidden"][name="settlers"]').get_attribute("value")
+            feature = next(f for f in left if named in f["settler_ids"])
+            left.remove(feature)
             for settler in feature["settler_ids"]:
-                phone.tap(now.locator(f'label.mf-final-pick:has(input[value="{settler}"])'))
+                if settler != named:
+                    phone.tap(now.locator(f'label.mf-final-pick:has(input[value="{settler}"])'))
             for name, preset in FINAL_PRESETS.items():
                 value = feature.get(name, preset)
                 if name not in feature or value == preset:
@@ -214,8 +219,7 @@ def final_tally(phone: Phone, players: list[str], step: dict) -> None:
                     phone.tap(stepper)
                 else:
                     phone.fill(now.locator(f"#{name}"), str(value))
-            last = number == len(features)
-            phone.submit(now.get_by_role("button", name="Show the result" if last else "and another feature"))
+            phone.submit(now.get_by_role("button", name="and another feature" if left else "Show the result"))
     expect = step["expect"]
     ranking = page.locator("ol.ranking")
     for seat, total in enumerate(expect["totals"]):
