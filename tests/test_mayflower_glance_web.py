@@ -36,7 +36,7 @@ def play_up_to(client, db, play_id: int, last: int, tap_edges: bool = True, firs
         assert response.status_code == 302, text_of(response.text)
 
 
-def preview(client, db, play_id: int, features, answers=()):
+def preview(client, play_id: int, features, answers=()):
     """The preview of a completion form filled as ``features`` (its fields as the page would send them)."""
     query = {"complete-version": "0", "complete-west_of": list(answers)}
     for number, feature in enumerate(features, start=1):
@@ -72,7 +72,7 @@ def test_nothing_is_marked_when_the_next_scoring_sends_nobody_home(client, db, p
 def test_the_preview_says_points_surveyor_moves_and_who_goes_home_and_stores_nothing(client, db, play_id):
     play_up_to(client, db, play_id, 23)
     before = events(db, play_id)
-    response = preview(client, db, play_id, REFERENCE["steps"][22]["features"])
+    response = preview(client, play_id, REFERENCE["steps"][22]["features"])
     assert response.status_code == 200
     said = text_of(response.text)
     assert said.startswith("If you score now: Anna +9, Ben +18, Cara +0.")
@@ -96,7 +96,7 @@ def test_an_empty_form_previews_nothing(client, db, play_id):
 def test_a_preview_the_rules_refuse_says_why_with_400(client, db, play_id, features, message):
     play_up_to(client, db, play_id, 3)  # Anna's bandit 0-1 and Ben's sheriff 1-1
     before = events(db, play_id)
-    response = preview(client, db, play_id, features)
+    response = preview(client, play_id, features)
     assert response.status_code == 400 and message in text_of(response.text)
     assert events(db, play_id) == before
 
@@ -104,10 +104,10 @@ def test_a_preview_the_rules_refuse_says_why_with_400(client, db, play_id, featu
 def test_an_open_west_question_makes_the_preview_say_it_depends_on_it(client, db, play_id):
     play_up_to(client, db, play_id, 18, tap_edges=False)
     city = REFERENCE["steps"][17]["features"]
-    said = text_of(preview(client, db, play_id, city).text)
+    said = text_of(preview(client, play_id, city).text)
     assert ("Cara +16 (8 + 8 surveyor bonus). The surveyor move, and what follows, depends on whether a tile "
             "lies west of column 2: Score asks. Goes home: Ben's bandit in column 1.") in said
-    assert "No surveyor moves: no tile lies west of column 2." in text_of(preview(client, db, play_id, city,
+    assert "No surveyor moves: no tile lies west of column 2." in text_of(preview(client, play_id, city,
                                                                                   ["2:no"]).text)
     # without the page script the question's answer page shows the preview too
     response = complete(client, db, play_id, city)
@@ -120,3 +120,17 @@ def test_a_phone_outside_the_group_gets_404_from_the_preview(app, client, db, pl
     stranger = app.test_client()
     create_group(stranger, "Elsewhere")
     assert stranger.get(f"/plays/{play_id}/mayflower/preview").status_code == 404
+
+
+@pytest.mark.parametrize(("feature", "answers"), [
+    pytest.param({"settlers": ["0-1"], "tiles": "many"}, [], id="tiles-not-a-number"),
+    pytest.param({"kind": "castle"}, [], id="no-such-kind"),
+    pytest.param({"settlers": ["0-1"]}, ["1:maybe"], id="garbled-answer"),
+    pytest.param({"settlers": ["0-1"]}, ["0:no"], id="edge-east-of-a-settler"),
+    pytest.param({"settlers": ["0-1", "0-1"]}, [], id="settler-twice"),
+    pytest.param({"kind": "farm", "settlers": ["0-1"]}, [], id="bandit-on-a-farm"),
+])
+def test_a_garbled_preview_is_refused_with_a_reason(client, db, play_id, feature, answers):
+    play_up_to(client, db, play_id, 3)
+    response = preview(client, play_id, [feature], answers)
+    assert response.status_code == 400 and 'class="error"' in response.text

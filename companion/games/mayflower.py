@@ -958,11 +958,10 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
 def preview_completion(
     state: PlayState, payload: Mapping[str, Any]
 ) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
-    """What a ``complete`` event would score: its scorings, the points per seat over them, and the column
-    whose west question it waits on (or None).
+    """What a ``complete`` event would do: its scorings, the points per seat, the west question it waits on.
 
-    With a question open, the scorings end at the feature whose surveyor move waits on the answer: its
-    points and evictions do not (sharing a column, the surveyors' eastmost column stays either way).
+    The question is its column, or None. With one open, the scorings end at the feature whose surveyor
+    move waits on the answer: its points and evictions do not (the eastmost column stays either way).
     """
     scorings = apply_event(state, "complete", payload).last_scoring
     column = west_question(state, payload)

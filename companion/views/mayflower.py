@@ -157,7 +157,8 @@ def strip_columns(state: mayflower.PlayState) -> tuple[StripColumn, ...]:
     )
 
 
-def feature_reports(state: mayflower.PlayState, scorings=None) -> tuple[FeatureReport, ...]:
+def feature_reports(state: mayflower.PlayState,
+                    scorings: Sequence[mayflower.FeatureScoring] | None = None) -> tuple[FeatureReport, ...]:
     """The scorings (else the last completion's), with the settlers they name looked up."""
     return tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
                                tuple(map(state.settler, r.evicted)))
@@ -169,7 +170,7 @@ def completion_preview(state: mayflower.PlayState, form) -> Preview | None:
     if not form.used_entries():
         return None
     if not form.validate():
-        return Preview(refused=tuple(_messages(form.errors)))
+        return Preview(refused=tuple(_error_messages(form.errors)))
     try:
         scorings, points, column = mayflower.preview_completion(state, form.payload())
     except Refused as error:
@@ -177,10 +178,10 @@ def completion_preview(state: mayflower.PlayState, form) -> Preview | None:
     return Preview(feature_reports(state, scorings), points, column)
 
 
-def _messages(errors) -> list[str]:
+def _error_messages(errors) -> list[str]:
     """The messages of a form's nested ``errors``, in order."""
     return [message for value in errors.values()
-            for message in (_messages(value) if isinstance(value, Mapping) else value)]
+            for message in (_error_messages(value) if isinstance(value, Mapping) else value)]
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
