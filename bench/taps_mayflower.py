@@ -9,6 +9,8 @@ After every entry the page must show each player's running score as the referenc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bench.taps import Counter, Mismatch, Phone, Session, expect_text
 
 GAME_NAME = "Carcassonne – Mayflower"
@@ -54,9 +56,10 @@ def completion_target(step: dict) -> int:
     return 2 + settlers + changed + len(features) - 1
 
 
-def play_reference_game(phone: Phone, game: dict) -> int:
+def play_reference_game(phone: Phone, game: dict, before_score: Callable[[dict], None] | None = None) -> int:
     """From the open play page: every step of the reference game, the final tally, and the result page.
 
+    ``before_score`` looks at the page of each completion, filled in, before Score is tapped.
     Returns the scrolls counted before the final tally, so that its own can be told apart.
     """
     players = game["players"]
@@ -72,7 +75,10 @@ def play_reference_game(phone: Phone, game: dict) -> int:
                     set_west_edge(phone, step["column"])
             elif action == "complete":
                 with phone.action("completion"):
-                    complete(phone, step["features"])
+                    fill_completion(phone, step["features"])
+                    if before_score is not None:
+                        before_score(step)
+                    phone.submit(_table(phone).get_by_role("button", name="Score"))
                     answer_west_questions(phone, step["west_edge"])
                 check_scoring(phone, players, step["expect"])
             elif action == "final":
@@ -138,8 +144,8 @@ def _sizes(phone: Phone, scope, feature: dict, number: int) -> None:
             phone.fill(scope.locator(f"#{field_id}"), str(value))
 
 
-def complete(phone: Phone, features: list[dict]) -> None:
-    """The first feature's settlers on the strip, later ones in their short lists; sizes; Score."""
+def fill_completion(phone: Phone, features: list[dict]) -> None:
+    """The first feature's settlers on the strip, later ones in their short lists; their sizes."""
     table = _table(phone)
     for number, feature in enumerate(features, start=1):
         if number == 1:
@@ -155,7 +161,6 @@ def complete(phone: Phone, features: list[dict]) -> None:
                 on_strip = table.locator(f'.mf-strip label.mf-tick:has(input[value="{settler}"])')
                 phone.tap(listed if listed.is_visible() else on_strip)
             _sizes(phone, more, feature, number)
-    phone.submit(table.get_by_role("button", name="Score"))
 
 
 def answer_west_questions(phone: Phone, west_edge: int) -> None:
@@ -189,16 +194,21 @@ FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "a
 
 
 def final_tally(phone: Phone, players: list[str], step: dict) -> None:
-    """Open the final tally; per unfinished feature its settlers, its sizes, "and another feature"."""
+    """Open the final tally; per unfinished feature, as the page names it by its first settler: the
+    others on it, its sizes, "and another feature" (the last one: "Show the result")."""
     page = phone.page
     with phone.action("final tally", scrolls=False):  # from the play page, wherever it was left
         phone.submit(page.get_by_role("link", name="Final tally"))
-    features = step["features"]
-    for number, feature in enumerate(features, start=1):
+    left = list(step["features"])
+    while left:
         with phone.action("final feature"):
             now = page.locator(".mf-final-now")
+            named = now.locator('input[type="hidden"][name="settlers"]').get_attribute("value")
+            feature = next(f for f in left if named in f["settler_ids"])
+            left.remove(feature)
             for settler in feature["settler_ids"]:
-                phone.tap(now.locator(f'label.mf-final-pick:has(input[value="{settler}"])'))
+                if settler != named:
+                    phone.tap(now.locator(f'label.mf-final-pick:has(input[value="{settler}"])'))
             for name, preset in FINAL_PRESETS.items():
                 value = feature.get(name, preset)
                 if name not in feature or value == preset:
@@ -209,8 +219,7 @@ def final_tally(phone: Phone, players: list[str], step: dict) -> None:
                     phone.tap(stepper)
                 else:
                     phone.fill(now.locator(f"#{name}"), str(value))
-            last = number == len(features)
-            phone.submit(now.get_by_role("button", name="Show the result" if last else "and another feature"))
+            phone.submit(now.get_by_role("button", name="and another feature" if left else "Show the result"))
     expect = step["expect"]
     ranking = page.locator("ol.ranking")
     for seat, total in enumerate(expect["totals"]):

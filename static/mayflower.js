@@ -1,4 +1,9 @@
-/* Carcassonne – Mayflower's table: a tile's second and third feature take their settlers from the strip.
+/* Carcassonne – Mayflower's pages: − and + beside the sizes; on the play page a tile's second and third
+ * feature take their settlers from the strip, and the completion form says what Score would do.
+ *
+ * The − and + buttons come with the page (type="button", aria-controls naming the field), hidden; with
+ * this script they show and step the number, never below the field's min nor above its max. Clicks are
+ * caught on the document, so content the live refresh swaps in works too.
  *
  * Without this script "and another feature" opens a list of the settlers to tick. With it, the list
  * stays hidden: a settler tapped on the strip while another feature is open belongs to that feature
@@ -7,12 +12,25 @@
 (function () {
   "use strict";
 
-  document.documentElement.classList.add("mf-js");
+  document.documentElement.classList.add("mf-js", "steppers");
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button.step[aria-controls]") : null;
+    var field = button && document.getElementById(button.getAttribute("aria-controls"));
+    if (!field) { return; }
+    var step = parseInt(button.getAttribute("data-step"), 10) || 0;
+    var value = parseInt(field.value, 10);
+    var low = field.hasAttribute("min") ? parseInt(field.getAttribute("min"), 10) : -Infinity;
+    var high = field.hasAttribute("max") ? parseInt(field.getAttribute("max"), 10) : Infinity;
+    value = Math.min(high, Math.max(low, (isNaN(value) ? (isFinite(low) ? low : 0) : value) + step));
+    field.value = String(value);
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.dispatchEvent(new Event("change", { bubbles: true }));
+  });
 
   // After every entry the page opens on the table (#mf-table): the turn, the strip and the actions. The
   // browser's own jump to it can land short when the page grows while loading, or restore an old
   // position; this puts the table at the top once the page is laid out.
-  if ("scrollRestoration" in window.history) { window.history.scrollRestoration = "manual"; }
+  if (document.getElementById("mf-table")) { window.history.scrollRestoration = "manual"; }
   function showTheTable() {
     var table = document.getElementById("mf-table");
     if (table && window.location.hash === "#mf-table") { table.scrollIntoView({ block: "start" }); }
@@ -53,5 +71,27 @@
         box.name = box.getAttribute("data-first-name");
       }
     });
+    preview();
   }, true);
+
+  // What Score would do, as the completion form is filled: the companion's own preview of the form's
+  // fields, shown in place. The newest answer wins; content the live refresh swaps in asks again.
+  var asked = 0, shown = document.getElementById("mf-preview"), timer;
+  function preview() {
+    clearTimeout(timer);
+    timer = setTimeout(function () {  // after the strip's boxes took their feature's name
+      var box = shown = document.getElementById("mf-preview"), mine = ++asked;
+      var query = new URLSearchParams(new FormData(document.getElementById("mf-complete-form")));
+      query.delete("complete-csrf_token");
+      fetch(box.getAttribute("data-url") + "?" + query).then(function (answer) { return answer.text(); })
+        .then(function (html) { if (mine === asked) { box.innerHTML = html; } }, function () {});
+    }, 120);
+  }
+  document.addEventListener("input", function (event) {  // ticks, typing and the steppers alike
+    if (event.target.form && event.target.form.id === "mf-complete-form") { preview(); }
+  });
+  new MutationObserver(function () {
+    var box = document.getElementById("mf-preview");
+    if (box && shown && box !== shown) { preview(); }
+  }).observe(document.body, { childList: true, subtree: true });
 }());

@@ -563,11 +563,12 @@ def test_final_tally_example_6(client, db):
     client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "52"})
     page, _ = tally_page(client, play_id)
     words = text_of(page.text)
-    assert "Anna 52 (lap 1 + 2)" in words and "Feature 1: tap its settlers" in words
+    assert "Anna 52 (lap 1 + 2)" in words and "Feature 1: the city with Anna's sheriff in column 2" in words
     assert "<select" not in page.text  # no drop-downs: settlers are tapped
     response = tally_tap(client, play_id, page.text, ["0-1"], tiles=3, flags=1)
     words = text_of(response.text)
-    assert "Feature 2: tap its settlers" in words and "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words
+    assert "Feature 2: the farm with Ben's farmer in column 3" in words
+    assert "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words
     assert 'value="0-1"' not in response.text  # a settler entered is no longer offered
     response = tally_tap(client, play_id, response.text, ["1-1"], neighbours=5)
     response = tally_tap(client, play_id, response.text, ["0-2", "0-3", "1-2", "1-3"], more=False, animals=3)

@@ -955,6 +955,27 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
     return None
 
 
+def preview_completion(
+    state: PlayState, payload: Mapping[str, Any]
+) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
+    """What a ``complete`` event would do: its scorings, the points per seat, the west question it waits on.
+
+    The question is its column, or None. With one open, the scorings end at the feature whose surveyor
+    move waits on the answer: its points and evictions do not (the eastmost column stays either way).
+    """
+    scorings = apply_event(state, "complete", payload).last_scoring
+    column = west_question(state, payload)
+    if column is not None:
+        asks = [s.scored and s.surveyors_before.north == s.surveyors_before.south == column for s in scorings]
+        scorings = scorings[:asks.index(True) + 1]
+    return scorings, tuple(map(sum, zip(*(s.points for s in scorings), strict=True))), column
+
+
+def next_evictions(state: PlayState) -> tuple[Settler, ...]:
+    """The settlers the next scored feature's eviction sends home, whatever feature and map it finds."""
+    return evict_east_of_surveyors(state.settlers, move_surveyor(state.surveyors, None)[0])
+
+
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
     """Refuse an entry the table must answer a question for first; apply_event has accepted it.
 

@@ -42,6 +42,7 @@ from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
 from companion.web.database import get_db
 from companion.web.gate import plays_of
+from companion.web.i18n import translated
 
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
 plays_of(bp, mayflower.GAME.slug)
@@ -92,6 +93,19 @@ class FeatureReport:
 
 
 @dataclass(frozen=True)
+class Preview:
+    """What Score would do with the completion form as filled, or why the rules or the form refuse it.
+
+    ``west_question`` is the column whose "is there a tile west of it?" the report's last move waits on.
+    """
+
+    report: tuple[FeatureReport, ...] = ()
+    points: tuple[int, ...] = ()
+    west_question: int | None = None
+    refused: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Screen:
     """What the Mayflower part of the play page shows, and its forms."""
 
@@ -105,6 +119,8 @@ class Screen:
     complete: FlaskForm
     west_edge_form: FlaskForm
     no_settler: FlaskForm | None = None
+    leaving: frozenset[str] = frozenset()  # ids of the settlers the next scoring's eviction sends home
+    preview: Preview | None = None
     phone_seat: int | None = None  # the phone's own player, whose buttons these are whatever the turn
     turn_moved: TurnMovedOn | None = None  # a placement held back: whose turn ended since the page was drawn
 
@@ -141,11 +157,31 @@ def strip_columns(state: mayflower.PlayState) -> tuple[StripColumn, ...]:
     )
 
 
-def feature_reports(state: mayflower.PlayState) -> tuple[FeatureReport, ...]:
-    """The last completion's scorings, with the settlers they name looked up."""
+def feature_reports(state: mayflower.PlayState,
+                    scorings: Sequence[mayflower.FeatureScoring] | None = None) -> tuple[FeatureReport, ...]:
+    """The scorings (else the last completion's), with the settlers they name looked up."""
     return tuple(FeatureReport(r, tuple(zip(map(state.settler, r.returned), r.settler_bonus, strict=True)),
                                tuple(map(state.settler, r.evicted)))
-                 for r in state.last_scoring)
+                 for r in (state.last_scoring if scorings is None else scorings))
+
+
+def completion_preview(state: mayflower.PlayState, form) -> Preview | None:
+    """What Score would do with the completion form as filled; None before anything is tapped."""
+    if not form.used_entries():
+        return None
+    if not form.validate():
+        return Preview(refused=tuple(_error_messages(form.errors)))
+    try:
+        scorings, points, column = mayflower.preview_completion(state, form.payload())
+    except Refused as error:
+        return Preview(refused=(translated(error),))
+    return Preview(feature_reports(state, scorings), points, column)
+
+
+def _error_messages(errors) -> list[str]:
+    """The messages of a form's nested ``errors``, in order."""
+    return [message for value in errors.values()
+            for message in (_error_messages(value) if isinstance(value, Mapping) else value)]
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
@@ -188,7 +224,9 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
                            state.in_supply(s.seat)) for s in play.seats)
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
-        report=feature_reports(state), pickable=tuple(pickable_settlers(state.settlers)),
+        report=feature_reports(state), leaving=frozenset(s.id for s in mayflower.next_evictions(state)),
+        preview=completion_preview(state, complete) if "complete" in forms and not complete.errors else None,
+        pickable=tuple(pickable_settlers(state.settlers)),
         place=place, complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
         no_settler=none, phone_seat=own,
@@ -286,6 +324,17 @@ def complete(play_id: int):
     play = g.play
     state = table_of(play).game_state
     return _record(play, "complete", complete_form(state.settlers, _names(play)))
+
+
+@bp.get("/preview")
+def preview(play_id: int):
+    """What Score would do with the completion form as it is filled (its fields in the query)."""
+    play = g.play
+    state = table_of(play).game_state
+    form = complete_form(state.settlers, _names(play), formdata=request.args, meta={"csrf": False})
+    shown = completion_preview(state, form)
+    return render_template("games/mayflower/_preview.html", play=play, preview=shown, words=WORDS), (
+        400 if shown and shown.refused else 200)
 
 
 @bp.post("/west-edge")
