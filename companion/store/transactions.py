@@ -37,7 +37,7 @@ WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
 
 # A long write holds the write lock for a step of this long (and one item more) at a time; after each
 # step it pauses, for the writers that wait to take the lock
-STEP_SECONDS = 0.05
+STEP_SECONDS = 0.1
 STEP_PAUSE_SECONDS = 0.005
 
 _commits = itertools.count(1)  # this process's commits; ``next`` is atomic
