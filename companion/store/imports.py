@@ -37,10 +37,9 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
 
     Seats name players of the group, the new ones included (compared as names are: by name_key).
     A name the group already has, or a seat naming nobody, refuses the whole import before anything
-    is stored. The plays go in in steps (``write_in_steps``), so that a large import keeps no other
-    writer waiting (the group's pages may show the first ones meanwhile); an import that fails on the
-    way removes what it wrote. One cut off by the process's end keeps what it wrote: importing the file
-    again adds the rest, as plays the history has are left out.
+    is stored. The plays go in in steps (``write_in_steps``): the group's pages may show the first ones
+    meanwhile, and an import that fails removes them (one cut off by the process's end does not; the
+    file imported again adds the rest, as plays the history has are left out).
     """
     with write_transaction(db):
         stamp = now()

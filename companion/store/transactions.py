@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from sqlite_utils import Database
 
@@ -35,10 +35,8 @@ LOG_RESTART_WAIT_MS = 50  # how long the restart waits for the readers of the lo
 # a writer's pauses before it tries again to take the write lock (seconds), the last repeated
 WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
 
-# A long write holds the write lock for a step of this long (and one item more) at a time; after each
-# step it pauses, for the writers that wait to take the lock
-STEP_SECONDS = 0.1
-STEP_PAUSE_SECONDS = 0.005
+STEP_SECONDS = 0.1  # a long write holds the write lock this long at a time (and one item more) …
+STEP_PAUSE_SECONDS = 0.005  # … then pauses this long, for the writers waiting for the lock
 
 _commits = itertools.count(1)  # this process's commits; ``next`` is atomic
 
@@ -111,25 +109,20 @@ def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sq
     return cursor
 
 
-Item = TypeVar("Item")
-
-
-def write_in_steps(db: Database, items: Iterable[Item], write: Callable[[Item], Any],
+def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], Any],
                    written: list[Any] | None = None) -> None:
     """``write`` each item, in transactions of about STEP_SECONDS each, so that a large write (an
     import) never keeps other writers waiting long; each step commits what it wrote, and what ``write``
     returned for its items then goes to ``written`` (what a write that fails on the way must remove).
     """
-    pending = iter(items)
-    more = True
+    pending, more = iter(items), True
     while more:
         step, more = [], False
         with write_transaction(db):
             ends = time.monotonic() + STEP_SECONDS
             for item in pending:
                 step.append(write(item))
-                if time.monotonic() >= ends:
-                    more = True
+                if more := time.monotonic() >= ends:
                     break
         if written is not None:
             written.extend(step)
