@@ -5,7 +5,8 @@ page of each game, the unchanged live poll, the group page, an entry, a static f
 loaded by wrk with gzip accepted, side by side with a bare Flask app answering the very same bytes
 (the two servers run at once and are loaded in turn, three rounds); the server CPU an idle phone
 costs and how many idle phones two cores hold; every page's weight as a phone transfers it; an
-entry's cost at 10 and at 3,000 events; the statistics page at 10,000 and 100,000 plays.
+entry's cost at 10 and at 3,000 events; the statistics page at 10,000 and 100,000 plays; a 30 MB
+backup imported while phones of other groups write (``bench/imports.py``).
 """
 
 from __future__ import annotations
@@ -356,13 +357,19 @@ def print_table(rows: list[Row]) -> None:
     print(line)
 
 
+def backup_import_rows(workers: int) -> list[Row]:
+    from bench.imports import import_rows  # not at the top: it imports this module's gunicorn
+
+    return import_rows(workers)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each wrk run")
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("rules", "pages", "weights", "entries", "statistics"),
+    parser.add_argument("--only", choices=("rules", "pages", "weights", "entries", "statistics", "imports"),
                         action="append", help="run only these sections (repeatable); all by default")
     args = parser.parse_args()
     sections: dict[str, Callable[[], list[Row]]] = {
@@ -371,6 +378,7 @@ def main() -> None:
         "weights": page_weight_rows,
         "entries": entry_rows,
         "statistics": lambda: stats_rows(args.seconds * 2),
+        "imports": lambda: backup_import_rows(args.workers),
     }
     rows: list[Row] = [("measure", "value", "note")]
     load = os.getloadavg()[0]

@@ -142,7 +142,7 @@ def test_a_large_import_writes_in_short_steps_and_a_failed_one_leaves_nothing(ap
     """Other groups' writers get the lock between steps; the group shows only once complete."""
     from companion.store import archive as archive_module
 
-    monkeypatch.setattr(archive_module, "ROWS_PER_TRANSACTION", 20)
+    monkeypatch.setattr(store.transactions, "STEP_SECONDS", 0)  # a play per step
     other = db.execute("SELECT COUNT(*) FROM groups").fetchone()[0]
     written = archive_module._restore_play
     steps: list[tuple[int, int]] = []

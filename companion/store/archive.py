@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +14,9 @@ from sqlite_utils import Database
 from companion.store.custom_games import add_version, insert_game
 from companion.store.errors import StoreError
 from companion.store.groups import Group, _delete_groups, _new_join_code, check_distinct_names, get_group
+from companion.store.imports import remove_plays
 from companion.store.sharing import GroupSettings, group_settings, write_settings
-from companion.store.transactions import now, write_transaction
+from companion.store.transactions import now, write_in_steps, write_transaction
 
 # --- a whole group, for the backup and its import -------------------------------------------------
 
@@ -165,9 +166,6 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
                         _archived_games(db, group_id), group_settings(db, group_id))
 
 
-ROWS_PER_TRANSACTION = 2_000  # rows of plays, seats, events and results written while holding the lock
-
-
 def restore_group(db: Database, archive: GroupArchive) -> Group:
     """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
 
@@ -177,9 +175,9 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
 
     A large history is written in short transactions, so that other groups' writes never wait long:
     the group is made in the trash (no page, link or code finds it, and no phone is a member yet),
-    its plays are added a few at a time, and the last short transaction takes it out of the trash.
-    An import that fails on the way removes what it wrote; one cut off by the process dying stays in
-    the trash, where the trash's own purge removes it.
+    its plays are added in steps (``write_in_steps``), and the last short transaction takes it out of
+    the trash. An import that fails on the way removes what it wrote, in steps too; one cut off by the
+    process dying stays in the trash, where the trash's own purge removes it.
     """
     check_distinct_names([p.name for p in archive.players])
     group_id = None
@@ -202,14 +200,13 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
             ]
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
-        for chunk in _chunks(archive.plays):
-            with write_transaction(db):
-                for play in chunk:
-                    _restore_play(db, group_id, play, player_ids, renames)
+        write_in_steps(db, archive.plays, lambda play: _restore_play(db, group_id, play, player_ids, renames))
         with write_transaction(db):
             db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
     except BaseException as error:
         if group_id is not None:
+            remove_plays(db, [play_id for (play_id,) in db.execute("SELECT id FROM plays WHERE group_id = ?",
+                                                                   [group_id])])
             with write_transaction(db):
                 _delete_groups(db, "id = ?", [group_id])
         if isinstance(error, sqlite3.IntegrityError):
@@ -217,18 +214,6 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
                              error=str(error)) from None
         raise
     return get_group(db, group_id)
-
-
-def _chunks(plays: Sequence[ArchivedPlay]) -> Iterator[Sequence[ArchivedPlay]]:
-    """The plays in runs of about ROWS_PER_TRANSACTION rows each (a play is never split)."""
-    start, rows = 0, 0
-    for n, play in enumerate(plays):
-        rows += 1 + len(play.seats) + len(play.events) + len(play.results)
-        if rows >= ROWS_PER_TRANSACTION:
-            yield plays[start:n + 1]
-            start, rows = n + 1, 0
-    if start < len(plays):
-        yield plays[start:]
 
 
 def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: Sequence[int],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ from companion.store.errors import StoreError
 from companion.store.groups import check_free_name
 from companion.store.plays import FINAL_EVENT, ResultInput
 from companion.store.table import insert_finished_play
-from companion.store.transactions import now, write_transaction
+from companion.store.transactions import now, write_in_steps, write_transaction
 
 
 @dataclass(frozen=True)
@@ -36,24 +36,39 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
     """Add the new players (name, colour) and the finished plays to the group: all of it or nothing.
 
     Seats name players of the group, the new ones included (compared as names are: by name_key).
-    A name the group already has, or a seat naming nobody, refuses the whole import.
+    A name the group already has, or a seat naming nobody, refuses the whole import before anything
+    is stored. The plays go in in steps (``write_in_steps``): the group's pages may show the first ones
+    meanwhile, and an import that fails removes them (one cut off by the process's end does not; the
+    file imported again adds the rest, as plays the history has are left out).
     """
     with write_transaction(db):
         stamp = now()
+        added = []
         for name, colour in new_players:
             check_free_name(db, group_id, name)
-            db.execute("INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
-                       [group_id, name, colour, stamp])
+            added.append(db.execute("INSERT INTO players (group_id, name, colour, created_at) "
+                                    "VALUES (?, ?, ?, ?)", [group_id, name, colour, stamp]).lastrowid)
         ids = {name_key(name): player_id for player_id, name in db.execute(
             "SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()}
-        for play in plays:
-            missing = [name for name, _ in play.seats if name_key(name) not in ids]
-            if missing:
-                raise StoreError("The group has no player called %(name)s.", name=missing[0])
-            insert_finished_play(db, group_id, play.game,
-                                 [(ids[name_key(name)], colour) for name, colour in play.seats],
-                                 play.options, play.final_payload, play.results, play.started_at,
-                                 play.ended_at, play.counted)
+        missing = [name for play in plays for name, _ in play.seats if name_key(name) not in ids]
+        if missing:
+            raise StoreError("The group has no player called %(name)s.", name=missing[0])
+    written: list[int] = []
+    try:
+        write_in_steps(db, plays, lambda play: insert_finished_play(
+            db, group_id, play.game, [(ids[name_key(name)], colour) for name, colour in play.seats],
+            play.options, play.final_payload, play.results, play.started_at, play.ended_at, play.counted),
+            written)
+    except BaseException:
+        remove_plays(db, written)
+        with write_transaction(db):
+            db.conn.executemany("DELETE FROM players WHERE id = ?", [(player_id,) for player_id in added])
+        raise
+
+
+def remove_plays(db: Database, play_ids: Iterable[int]) -> None:
+    """Delete these plays for good, in steps: what an import wrote before it failed."""
+    write_in_steps(db, play_ids, lambda play_id: db.execute("DELETE FROM plays WHERE id = ?", [play_id]))
 
 
 def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:

@@ -5,7 +5,8 @@ of its own. Three things keep an entry quick when many phones write at once, eac
 threads storing entries for 10 s, interleaved with the code without it (docs/deploy.md has the
 numbers): a writer that finds the lock taken tries again after short pauses (``_while_busy``), the
 threads of a process take turns for a transaction of several statements (``_turn``), and the log is
-copied into the database file after a commit, not inside it (``after_commit``).
+copied into the database file after a commit, not inside it (``after_commit``). A long write (an
+import) goes in short steps with pauses between them (``write_in_steps``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +34,9 @@ LOG_RESTART_WAIT_MS = 50  # how long the restart waits for the readers of the lo
 
 # a writer's pauses before it tries again to take the write lock (seconds), the last repeated
 WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
+
+STEP_SECONDS = 0.1  # a long write holds the write lock this long at a time (and one item more) …
+STEP_PAUSE_SECONDS = 0.005  # … then pauses this long, for the writers waiting for the lock
 
 _commits = itertools.count(1)  # this process's commits; ``next`` is atomic
 
@@ -105,6 +109,35 @@ def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sq
     return cursor
 
 
+def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], Any],
+                   written: list[Any] | None = None) -> None:
+    """``write`` each item, in transactions of about STEP_SECONDS each, so that a large write (an
+    import) never keeps other writers waiting long; each step commits what it wrote, and what ``write``
+    returned for its items then goes to ``written`` (what a write that fails on the way must remove).
+    """
+    pending, more = iter(items), True
+    while more:
+        step, more = [], False
+        with write_transaction(db):
+            ends = time.monotonic() + STEP_SECONDS
+            for item in pending:
+                step.append(write(item))
+                if more := time.monotonic() >= ends:
+                    break
+        if written is not None:
+            written.extend(step)
+        if more:
+            between_steps(db)
+
+
+def between_steps(db: Database) -> None:
+    """Copy the log that a step made long, and pause: without the pause the threads waiting for their
+    turn and the processes trying the lock again every millisecond (``_while_busy``) would seldom find
+    it free, and would wait for step after step."""
+    copy_log(db)
+    time.sleep(STEP_PAUSE_SECONDS)
+
+
 def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
     """Run a statement that takes the write lock; while SQLite finds it taken, try again after
     pauses from WRITER_PAUSES, for up to the busy timeout; then SQLite's error.
@@ -144,6 +177,11 @@ def after_commit(db: Database) -> None:
         return
     with contextlib.suppress(sqlite3.OperationalError):
         forget_old_requests(db)
+    copy_log(db)
+
+
+def copy_log(db: Database) -> None:
+    """Copy the write-ahead log into the database file, and restart it if it has grown long."""
     if db in connection.LOG_KEPT_BY_REPLICA:
         return  # Litestream copies the log, then checkpoints it itself
     with contextlib.suppress(sqlite3.OperationalError):
