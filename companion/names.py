@@ -26,6 +26,12 @@ import unicodedata
 from companion.messages import Refused
 
 NAME_MAX = 40
+LOCATION_MAX = 80  # where a group plays (its settings, a BG Stats location)
+BGG_ID_MAX = 10 ** 8  # a BoardGameGeek id a group types in
+NEW_PLAYER = 0  # the choice "a new player of this name" for a BG Stats player (no player has id 0)
+# Join codes avoid letters and digits that look alike when read off a phone (0/O, 1/I/L).
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
 
 # Spaces folded into one " ": the categories Zs (space separators), Zl and Zp, and the ASCII
 # whitespace controls a pasted name may carry.

@@ -80,9 +80,7 @@ def forbidden_reached(layer: str, forbidden: tuple[str, ...]) -> list[tuple[str,
     ("companion.games", ("companion.store", "companion.views", "companion.forms", "companion.web",
                          "flask", "sqlite_utils")),
     ("companion.store", ("companion.games", "companion.views", "companion.forms", "companion.web", "flask")),
-    ("companion.forms", ("companion.views",)),
-    pytest.param("companion.forms", ("companion.store",), marks=pytest.mark.xfail(
-        strict=True, reason="forms still take Player, GroupSettings and HistoryFilter from the store")),
+    ("companion.forms", ("companion.views", "companion.store")),
     ("companion.api", ("companion.store", "companion.views", "companion.web", "companion.exchange.backup",
                        "companion.exchange.bgstats_import", "companion.exchange.common")),
     # a file format never reaches into the API or the web; the API shares only the strict validator

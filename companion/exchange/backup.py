@@ -12,12 +12,12 @@ from typing import IO, Any
 
 from jsonschema.exceptions import best_match
 
-from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX, POINTS_LIMIT, known_time_zones
+from companion.exchange.common import POINTS_LIMIT, known_time_zones
 from companion.exchange.validation import StrictValidator, json_path
 from companion.games import custom, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import check_final_tally, fold, ranked_tally
-from companion.names import NAME_MAX, NameProblem, clean_name, refused_character
+from companion.names import BGG_ID_MAX, LOCATION_MAX, NAME_MAX, NameProblem, clean_name, refused_character
 from companion.store import (
     CORRECTION_EVENT,
     ArchivedEvent,

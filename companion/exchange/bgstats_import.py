@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.common import LOCATION_MAX, POINTS_LIMIT, as_local
+from companion.exchange.common import POINTS_LIMIT, as_local
 from companion.games import RULES, custom, table_tools
 from companion.games.common import GameInfo, RulesError
 from companion.games.table import ranked_tally
 from companion.messages import Message, Refused
-from companion.names import NAME_MAX, NameProblem, clean_name, name_key
+from companion.names import LOCATION_MAX, NAME_MAX, NEW_PLAYER, NameProblem, clean_name, name_key
 from companion.store import GroupGame, ImportedPlay, Player, ResultInput
 
 SOURCE = "BG Stats"
@@ -367,9 +367,6 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
 def _signature(play: ImportablePlay, names: Mapping[int, str]) -> PlaySignature:
     return play_signature(play.game.slug, play.started_at,
                           [names.get(score.player, GUEST_NAME % -score.player) for score in play.scores])
-
-
-NEW_PLAYER = 0  # the choice "a new player of this name" in the mapping
 
 
 def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Player]) -> dict[int, int]:

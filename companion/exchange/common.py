@@ -17,8 +17,6 @@ SOURCE_NAME = "Game-Night Companion"
 POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
 # The verified ids: Great Western Trail's per edition; for the other games a group sets its own.
 GWT_BGG_IDS: Mapping[int, int] = {options["edition"]: ref for ref, options in gwt.BGG_IDS.items()}
-BGG_ID_MAX = 10 ** 8
-LOCATION_MAX = 80
 
 
 @functools.cache

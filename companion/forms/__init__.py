@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
@@ -20,8 +21,7 @@ from wtforms.validators import (
 )
 
 from companion.games.common import GameInfo
-from companion.names import NAME_MAX, NameProblem, clean_name
-from companion.store import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, Player
+from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, NAME_MAX, NameProblem, clean_name
 
 # Player colours: the pieces' colours of the three games, plus a few for larger groups.
 COLOURS: dict[str, str] = {
@@ -29,6 +29,14 @@ COLOURS: dict[str, str] = {
     "black": _l("black"), "white": _l("white"), "purple": _l("purple"), "orange": _l("orange"),
     "grey": _l("grey"), "pink": _l("pink"),
 }
+
+
+class GroupPlayer(Protocol):
+    """What the forms read of a group's player."""
+
+    id: int
+    name: str
+    colour: str
 
 
 def choices(pairs) -> list[SelectChoice]:
@@ -180,7 +188,7 @@ class SeatForm(Form):
 OPTION_FORMS: dict[str, type[Form]] = {}
 
 
-def seat_count(game: GameInfo, players: Sequence[Player], asked: str | None) -> int:
+def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None) -> int:
     """How many seats the new-play form shows: the count asked for, else one per player.
 
     Always within the game's player range.
@@ -192,7 +200,7 @@ def seat_count(game: GameInfo, players: Sequence[Player], asked: str | None) -> 
     return max(game.min_players, min(game.max_players, count))
 
 
-def new_play_form(game: GameInfo, players: Sequence[Player], seats: int, formdata=None) -> FlaskForm:
+def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, formdata=None) -> FlaskForm:
     """The form that starts a play: the game's options, then a player and colour for each of ``seats``.
 
     Seat n starts with the n-th player; a seat left at "the player's colour" takes its player's colour.

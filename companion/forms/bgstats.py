@@ -11,9 +11,8 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import HiddenField, SelectField
 from wtforms.validators import InputRequired
 
-from companion.exchange.bgstats_import import NEW_PLAYER
-from companion.forms import choices
-from companion.store import Player
+from companion.forms import GroupPlayer, choices
+from companion.names import NEW_PLAYER
 
 
 class BgStatsUploadForm(FlaskForm):
@@ -26,8 +25,8 @@ def player_field_name(ref: int) -> str:
     return f"player_{ref}"
 
 
-def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[Player], suggested: Mapping[int, int],
-                 formdata=None) -> FlaskForm:
+def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[GroupPlayer],
+                 suggested: Mapping[int, int], formdata=None) -> FlaskForm:
     """A choice per BG Stats player: one of the group's players, or a new player of that name.
 
     The file's plays travel with the form (``export_data``) and are read and checked again on sending.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
+from typing import Any, NamedTuple, Protocol
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
@@ -12,11 +13,9 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.exchange.common import BGG_ID_MAX, LOCATION_MAX
-from companion.forms import VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import GroupPlayer, VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games.common import GameInfo
-from companion.names import refused_character
-from companion.store import GroupSettings, HistoryFilter, Period, Player
+from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
 from companion.web.labels import ROW_LABELS
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
@@ -36,7 +35,7 @@ class HistoryFilterForm(Form):
     until = StringField(_l("To"), validators=[Optional()], render_kw={"type": "date"})
     page = WholeNumberField(_l("Page"), validators=[Optional(), NumberRange(1, LAST_PAGE)])
 
-    def __init__(self, formdata, games: Mapping[str, GameInfo], players: Sequence[Player]) -> None:
+    def __init__(self, formdata, games: Mapping[str, GameInfo], players: Sequence[GroupPlayer]) -> None:
         super().__init__(formdata)
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
         self.player.choices = choices([("", _l("Everybody")), *((str(p.id), p.name) for p in players)])
@@ -68,11 +67,11 @@ class HistoryFilterForm(Form):
         if since and field.data and not self.since.errors and field.data < since:
             raise ValidationError(_l("The last day is before the first day."))
 
-    def chosen(self) -> HistoryFilter:
-        """The filter; call after validate()."""
-        return HistoryFilter(game=self.game.data or None,
-                             player_id=int(self.player.data) if self.player.data else None,
-                             since=_day(self.since.data), until=_day(self.until.data))
+    def chosen(self) -> dict[str, Any]:
+        """The filter's game, player, first and last day (None: any); call after validate()."""
+        player = int(self.player.data) if self.player.data else None
+        return {"game": self.game.data or None, "player_id": player, "since": _day(self.since.data),
+                "until": _day(self.until.data)}
 
     @property
     def page_number(self) -> int:
@@ -82,6 +81,13 @@ class HistoryFilterForm(Form):
         """The query string of another page of the same filter."""
         values = {name: getattr(self, name).data for name in ("game", "player", "since", "until")}
         return {**{k: v for k, v in values.items() if v}, "page": page}
+
+
+class Period(NamedTuple):
+    """The plays that ended from ``start`` up to, not including, ``end`` (aware times)."""
+
+    start: datetime
+    end: datetime
 
 
 def _midnight(day: date, zone: tzinfo | None) -> datetime:
@@ -166,6 +172,14 @@ class CountedForm(FlaskForm):
     counted = HiddenField(validators=[AnyOf(["0", "1"], message=_l("Reload the page and try again."))])
 
 
+class ExportSettings(Protocol):
+    """What the settings form shows of a group's settings."""
+
+    time_zone: str | None  # None: the server's
+    location: str
+    bgg_ids: Mapping[str, int]
+
+
 class GroupSettingsForm(FlaskForm):
     """Where and in which time zone the group plays, and BoardGameGeek ids for its exports."""
 
@@ -189,16 +203,16 @@ class GroupSettingsForm(FlaskForm):
             raise ValidationError(_l("Type the place as plain text."))
 
 
-def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], settings: GroupSettings,
+def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], settings: ExportSettings,
                         formdata=None) -> GroupSettingsForm:
     """The settings form, with a BoardGameGeek id field for each game whose id the companion lacks."""
 
     class Form(GroupSettingsForm):
-        def chosen(self) -> GroupSettings:
-            """The settings; call after validate()."""
+        def chosen(self) -> dict[str, Any]:
+            """The settings' values by the names of ``ExportSettings``; call after validate()."""
             ids = {game.slug: self[bgg_field_name(game.slug)].data for game in games}
-            return GroupSettings(self.time_zone.data or None, self.location.data or "",
-                                 {slug: value for slug, value in ids.items() if value})
+            return {"time_zone": self.time_zone.data or None, "location": self.location.data or "",
+                    "bgg_ids": {slug: value for slug, value in ids.items() if value}}
 
         def bgg_fields(self) -> list[WholeNumberField]:
             return [self[bgg_field_name(game.slug)] for game in games]

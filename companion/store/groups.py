@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from companion.names import duplicate_name, name_key
+from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import NotFound, StoreError
 from companion.store.transactions import now, write_transaction
 
@@ -30,10 +30,6 @@ class Player:
     name: str
     colour: str
     retired: bool = False  # left out of new plays, kept in the history
-
-# Join codes avoid letters and digits that look alike when read off a phone (0/O, 1/I/L).
-JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-JOIN_CODE_LENGTH = 8
 
 
 # --- groups and players --------------------------------------------------------------------------

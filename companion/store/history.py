@@ -19,16 +19,6 @@ SCORE_PERIODS = 24  # most points per line on the scores-over-time chart (then: 
 
 
 @dataclass(frozen=True)
-class HistoryFilter:
-    """Which finished plays the history shows; None means any."""
-
-    game: str | None = None
-    player_id: int | None = None
-    since: date | None = None  # first day shown
-    until: date | None = None  # last day shown
-
-
-@dataclass(frozen=True)
 class Standing:
     """One player's place in a finished play."""
 
@@ -65,22 +55,16 @@ class HistoryPage:
         return self.offset + len(self.entries) < self.total
 
 
-def _history_where(group_id: int, chosen: HistoryFilter) -> tuple[str, list[Any]]:
-    where, params = ["p.group_id = ?", "p.status = 'finished'", "p.deleted_at IS NULL"], [group_id]
-    if chosen.game is not None:
-        where.append("p.game = ?")
-        params.append(chosen.game)
-    if chosen.player_id is not None:
-        where.append("EXISTS (SELECT 1 FROM seats s WHERE s.play_id = p.id AND s.player_id = ?)")
-        params.append(chosen.player_id)
-    # ended_at is an ISO timestamp, so whole days compare as text prefixes
-    if chosen.since is not None:
-        where.append("p.ended_at >= ?")
-        params.append(chosen.since.isoformat())
-    if chosen.until is not None:
-        where.append("p.ended_at < ?")
-        params.append((chosen.until + timedelta(days=1)).isoformat())
-    return " AND ".join(where), params
+def _history_where(group_id: int, game: str | None, player_id: int | None, since: date | None,
+                   until: date | None) -> tuple[str, list[Any]]:
+    conditions = {"p.game = ?": game,
+                  "EXISTS (SELECT 1 FROM seats s WHERE s.play_id = p.id AND s.player_id = ?)": player_id,
+                  # ended_at is an ISO timestamp, so whole days compare as text prefixes
+                  "p.ended_at >= ?": since and since.isoformat(),
+                  "p.ended_at < ?": until and (until + timedelta(days=1)).isoformat()}
+    chosen = {condition: value for condition, value in conditions.items() if value is not None}
+    return (" AND ".join(["p.group_id = ? AND p.status = 'finished' AND p.deleted_at IS NULL", *chosen]),
+            [group_id, *chosen.values()])
 
 
 def _standings(db: Database, play_ids: Sequence[int]) -> dict[int, list[Standing]]:
@@ -99,10 +83,12 @@ def _standings(db: Database, play_ids: Sequence[int]) -> dict[int, list[Standing
     return by_play
 
 
-def history(db: Database, group_id: int, chosen: HistoryFilter = HistoryFilter(),
-            offset: int = 0, limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
-    """A page of the group's finished plays matching ``chosen``, newest first."""
-    where, params = _history_where(group_id, chosen)
+def history(db: Database, group_id: int, game: str | None = None, player_id: int | None = None,
+            since: date | None = None, until: date | None = None, offset: int = 0,
+            limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
+    """A page of the group's finished plays of ``game`` with ``player_id`` that ended from day ``since``
+    to day ``until`` (None: any), newest first."""
+    where, params = _history_where(group_id, game, player_id, since, until)
     total = db.execute(f"SELECT COUNT(*) FROM plays p WHERE {where}", params).fetchone()[0]
     rows = db.execute(
         f"SELECT p.id, p.game, p.ended_at, p.counted FROM plays p WHERE {where} "
@@ -171,18 +157,6 @@ class ScorePeriod:
     first: str  # ended_at of the period's first and last play
     last: str
     averages: Mapping[int, float]  # player id → average score; players who did not play are absent
-
-
-@dataclass(frozen=True)
-class Period:
-    """The plays the statistics cover: those that ended from ``start`` up to, not including, ``end``."""
-
-    start: datetime  # aware; compared in UTC
-    end: datetime
-
-    def bounds(self) -> dict[str, str]:
-        """The bounds as the stored end times are written (ISO 8601 in UTC), for a text range query."""
-        return {"start": self.start.astimezone(UTC).isoformat(), "end": self.end.astimezone(UTC).isoformat()}
 
 
 @dataclass(frozen=True)
@@ -385,7 +359,14 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
                     lambda plays: _periods(db, params, plays, periods))
 
 
-def _period_sources(db: Database, group_id: int, game: str | None, period: Period, periods: int) -> _Sources:
+def _bounds(period: tuple[datetime, datetime]) -> dict[str, str]:
+    """A period's start and end as the end times are stored (ISO 8601 in UTC), for a range query."""
+    start, end = (moment.astimezone(UTC).isoformat() for moment in period)
+    return {"start": start, "end": end}
+
+
+def _period_sources(db: Database, group_id: int, game: str | None, period: tuple[datetime, datetime],
+                    periods: int) -> _Sources:
     """The sources counted from the results of the counted plays that ended within ``period``.
 
     One range query on the results' end (an index: group, counted, end), so the cost grows with the
@@ -397,7 +378,7 @@ def _period_sources(db: Database, group_id: int, game: str | None, period: Perio
         "FROM results INDEXED BY results_by_end "
         f"WHERE group_id = :group AND counted = 1 AND ended_at >= :start AND ended_at < :end{scope} "
         "ORDER BY ended_at, play_id, rank",
-        {"group": group_id, "game": game, **period.bounds()}).fetchall()
+        {"group": group_id, "game": game, **_bounds(period)}).fetchall()
     by_record: dict[tuple[str, int], list] = {}
     by_game: dict[str, list] = {}  # plays, latest
     by_play: dict[int, list[tuple[int, int]]] = {}
@@ -449,7 +430,7 @@ def _periods_of_rows(rows: list[tuple], plays: int, periods: int) -> tuple[Score
 
 
 def statistics(db: Database, group_id: int, game: str | None = None,
-               periods: int = SCORE_PERIODS, period: Period | None = None) -> Statistics:
+               periods: int = SCORE_PERIODS, period: tuple[datetime, datetime] | None = None) -> Statistics:
     """The group's statistics over its counted finished plays, of all games or of one, of all time or
     of the plays that ended within ``period``.
 
@@ -498,10 +479,10 @@ def statistics(db: Database, group_id: int, game: str | None = None,
 
 
 def winners_row_points(db: Database, group_id: int, game: str,
-                       period: Period | None = None) -> dict[str, tuple[int, int]]:
+                       period: tuple[datetime, datetime] | None = None) -> dict[str, tuple[int, int]]:
     """Row → (everyone's points, the winners' points) over the counted results of ``game``: of all
     time from the sums kept on write, else of the plays that ended within ``period``."""
-    params = {"group": group_id, "game": game, **(period.bounds() if period else {})}
+    params = {"group": group_id, "game": game, **(_bounds(period) if period else {})}
     if period is None:
         sql = ("SELECT a.row, SUM(a.points), COALESCE(MAX(w.points), 0) FROM row_points a "
                "LEFT JOIN winner_row_points w ON (w.group_id, w.game, w.row) = (a.group_id, a.game, a.row) "

@@ -23,6 +23,7 @@ from companion.forms.history import (
     CountedForm,
     HistoryFilterForm,
     ImportForm,
+    Period,
     StatisticsFilterForm,
     correction_form,
     group_settings_form,
@@ -115,7 +116,7 @@ def index(group_id: int):
     form = HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
     if not form.validate():
         return render_template("history/index.html", group=group, form=form, page=None), 400
-    page = store.history(db, group.id, form.chosen(),
+    page = store.history(db, group.id, **form.chosen(),
                          offset=(form.page_number - 1) * store.HISTORY_PAGE_SIZE)
     return render_template("history/index.html", group=group, form=form, page=page)
 
@@ -138,7 +139,7 @@ def statistics(group_id: int):
                            winners=winners_of(group.id, stats, period, found))
 
 
-def _days_of(period: store.Period | None) -> tuple[str, str] | None:
+def _days_of(period: Period | None) -> tuple[str, str] | None:
     """The first and last day of ``period`` (its bounds are midnights in the group's time zone), written."""
     if period is None:
         return None
@@ -166,7 +167,7 @@ def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup])
     return rated
 
 
-def winners_of(group_id: int, stats: store.Statistics, period: store.Period | None,
+def winners_of(group_id: int, stats: store.Statistics, period: Period | None,
                found: dict[str, Markup]) -> dict[str, tuple[float | None, float | None]]:
     """Row → (a winner's average points, everyone else's) of a game scored in rows; adds their chart."""
     if stats.game is None or not set(stats.rows) - {"total"}:
@@ -340,7 +341,7 @@ def settings(group_id: int):
                                store.group_settings(db, group.id),
                                formdata=request.form if request.method == "POST" else None)
     if form.validate_on_submit():
-        store.save_group_settings(db, group.id, form.chosen())
+        store.save_group_settings(db, group.id, store.GroupSettings(**form.chosen()))
         flash(_("Saved. The exports use these settings from now on."))
         return redirect(url_for("history.index", group_id=group.id, _anchor="export-h"))
     status = 400 if request.method == "POST" else 200
