@@ -76,7 +76,7 @@ def test_two_copies_sent_at_once_are_stored_once(app, db, table, points):
     def write() -> None:
         db = store.connect(app.config["DATABASE"])
         try:
-            store.expect_request(db, store.RequestId("same-request-id-0001", (phone.token,), None, table))
+            store.expect_request(db, store.RequestId("same-request-id-0001", phone.id, table))
             start.wait(120)
             store.append_event(db, table, "adjust", {"seat": 0, "points": int(points), "note": "once"},
                                check=None if int(points) > 0 else lambda _log: None)
@@ -177,7 +177,7 @@ def test_request_ids_are_forgotten_after_their_days(db, table, monkeypatch):
     phone = store.list_memberships(db, group_id)[0]
     db.execute("INSERT INTO seen_requests (request_id, membership_id, group_id, play_id, at) "
                "VALUES (?, ?, ?, ?, ?)", ["sent-long-ago-0000001", phone.id, group_id, table, old])
-    long_ago, just_now = (store.RequestId(value, (phone.token,), None, table)
+    long_ago, just_now = (store.RequestId(value, phone.id, table)
                           for value in ("sent-long-ago-0000001", "sent-just-now-0000001"))
     assert store.seen_request(db, long_ago) is not None
     store.expect_request(db, just_now)

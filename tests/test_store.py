@@ -179,7 +179,7 @@ def test_an_entry_in_one_statement_notes_its_request_id_for_the_phone_that_sent_
     entry = {"seat": 0, "points": 3, "note": ""}
 
     def send(phone: store.Membership) -> int | None:
-        store.expect_request(db, store.RequestId("same-id-from-phones", (phone.token,), None, play.id))
+        store.expect_request(db, store.RequestId("same-id-from-phones", phone.id, play.id))
         try:
             return store.append_to_active_play(db, play.id, "adjust", entry)
         finally:

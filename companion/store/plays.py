@@ -11,7 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.store.errors import NotFound, StaleVersion, StoreError
-from companion.store.request_ids import entry_phone, expected_request, request_noted, seen_request
+from companion.store.request_ids import expected_request, request_noted, seen_request
 from companion.store.transactions import now, write_one_statement, write_transaction
 
 # The event that closes a play: its payload is the final tally (the rules read it by the same kind).
@@ -312,16 +312,23 @@ class EventLog(Sequence[Event]):
         return iter(self._all())
 
 
+# The phone an entry came with a request id from (``events.membership_id``), while it is in the group
+_PHONE = "(SELECT id FROM memberships WHERE id = ?)"
+
+
+def _phone(db: Database) -> int | None:
+    request = expected_request(db)
+    return request and request.membership_id
+
+
 def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
                   stamp: str | None = None) -> None:
-    """Append an event to the play's log; it brings the play to ``version`` (``_m015``), and notes the
-    phone it came from when the connection expects a request id (``entry_phone``)."""
-    phone, phone_values = entry_phone(expected_request(db))
+    """Append an event to the play's log; it brings the play to ``version`` (``_m015``)."""
     db.execute(
         "INSERT INTO events (play_id, seq, kind, payload, created_at, version, membership_id) "
         "SELECT p.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), ?, ?, ?, ?, "
-        f"{phone} FROM plays p WHERE p.id = ?",
-        [kind, json.dumps(dict(payload)), stamp or now(), version, *phone_values, play_id],
+        f"{_PHONE} FROM plays p WHERE p.id = ?",
+        [kind, json.dumps(dict(payload)), stamp or now(), version, _phone(db), play_id],
     )
 
 
@@ -351,16 +358,15 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
     is stored); ``RepeatedRequest`` if the phone sent the request id before.
     """
     request = expected_request(db)
-    phone, phone_values = entry_phone(request)
     try:
         appended = write_one_statement(
             db,
             "INSERT INTO events "
             "(play_id, seq, kind, payload, created_at, version, request_id, membership_id) "
             "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), "
-            f"?, ?, ?, version + 1, ?, {phone} FROM plays p WHERE id = ? AND status = 'active' "
+            f"?, ?, ?, version + 1, ?, {_PHONE} FROM plays p WHERE id = ? AND status = 'active' "
             "AND deleted_at IS NULL AND (SELECT deleted_at FROM groups WHERE id = p.group_id) IS NULL",
-            [kind, json.dumps(dict(payload)), now(), request and request.value, *phone_values, play_id])
+            [kind, json.dumps(dict(payload)), now(), request and request.value, _phone(db), play_id])
     except sqlite3.IntegrityError:
         repeated = request and seen_request(db, request)
         if not repeated:

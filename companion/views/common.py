@@ -16,7 +16,6 @@ from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.messages import Refused
 from companion.web.database import get_db
 from companion.web.i18n import translated
-from companion.web.security import membership_tokens
 
 
 def utc_now() -> datetime:
@@ -110,7 +109,7 @@ def claim_request_id():
     if not REQUEST_ID.fullmatch(request_id):
         message = _("This form carries a request id the companion does not understand. Reload the page.")
         return render_template("error.html", code=400, message=message), 400
-    sent = store.RequestId(request_id, tuple(membership_tokens()), *place)
+    sent = store.RequestId(request_id, g.membership.id, place[1])  # the phone the gate let in
     seen = store.seen_request(get_db(), sent)
     if seen is not None:
         return already_stored(seen)
