@@ -227,11 +227,6 @@ def trash_play(db: Database, play_id: int, at: str) -> None:
                    [at, play_id])
 
 
-def trashed_plays(db: Database, group_id: int) -> list[TrashedPlay]:
-    """The group's plays in the trash, most recently deleted first."""
-    return group_plays(db, group_id, 0, 0).trashed
-
-
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
     """Take a play of the group out of the trash; NotFound if the trash holds no such play."""
     with write_transaction(db):
