@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import secrets
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,8 +12,16 @@ from sqlite_utils import Database
 
 from companion.store.custom_games import add_version, insert_game
 from companion.store.errors import StoreError
-from companion.store.groups import Group, _delete_groups, _new_join_code, check_distinct_names, get_group
+from companion.store.groups import (
+    Group,
+    check_distinct_names,
+    delete_groups,
+    get_group,
+    insert_group,
+    insert_player,
+)
 from companion.store.imports import remove_plays
+from companion.store.plays import insert_seats
 from companion.store.sharing import GroupSettings, group_settings, write_settings
 from companion.store.transactions import now, write_in_steps, write_transaction
 
@@ -183,21 +190,9 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
     group_id = None
     try:
         with write_transaction(db):
-            while True:
-                code = _new_join_code()
-                if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
-                    break
-            stamp = now()
-            group_id = db.execute(
-                "INSERT INTO groups (name, token, join_code, created_at, deleted_at) VALUES (?, ?, ?, ?, ?)",
-                [archive.name, secrets.token_urlsafe(24), code, stamp, stamp],
-            ).lastrowid
-            player_ids = [
-                db.execute("INSERT INTO players (group_id, name, colour, created_at, uid) "
-                           "VALUES (?, ?, ?, ?, ?)",
-                           [group_id, p.name, p.colour, p.created_at, p.uid]).lastrowid
-                for p in archive.players
-            ]
+            group_id = insert_group(db, archive.name, deleted_at=now())
+            player_ids = [insert_player(db, group_id, p.name, p.colour, created_at=p.created_at, uid=p.uid)
+                          for p in archive.players]
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
         write_in_steps(db, archive.plays, lambda play: _restore_play(db, group_id, play, player_ids, renames))
@@ -208,7 +203,7 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
             remove_plays(db, [play_id for (play_id,) in db.execute("SELECT id FROM plays WHERE group_id = ?",
                                                                    [group_id])])
             with write_transaction(db):
-                _delete_groups(db, "id = ?", [group_id])
+                delete_groups(db, "id = ?", [group_id])
         if isinstance(error, sqlite3.IntegrityError):
             raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
                              error=str(error)) from None
@@ -225,9 +220,7 @@ def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: S
         [group_id, game, json.dumps(options), play.status, int(play.counted),
          play.started_at, play.ended_at, play.version, play.uid],
     ).lastrowid
-    db.conn.executemany(
-        "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
-        [(play_id, n, player_ids[s.player], s.colour) for n, s in enumerate(play.seats)])
+    insert_seats(db, play_id, [(player_ids[s.player], s.colour) for s in play.seats])
     db.conn.executemany(
         "INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
         [(play_id, e.seq, e.kind, json.dumps(dict(e.payload)), e.created_at) for e in play.events])

@@ -1,13 +1,7 @@
-"""Connections to the database: how each is opened, one per thread, and snapshots for long reads.
+"""Connections: one per thread, kept (opening one reads the whole schema), and snapshots for long reads.
 
-Opening a SQLite connection is the dearest part of a small request: the first query reads the whole
-schema, and closing the last connection runs a checkpoint. So each thread keeps its connection for
-as long as it lives (``ThreadConnections``). A connection runs in autocommit mode: every read is its
-own short transaction and sees everything committed before it, so a connection kept for many
-requests never reads an old snapshot; writes group their statements with ``write_transaction``.
-
-A server that forks after a connection was opened (gunicorn's ``--preload``) must not use the
-parent's connection in the child, so each thread's connection remembers the process that opened it.
+A connection runs in autocommit mode, so a kept one never reads an old snapshot; writes group their
+statements with ``transactions.write_transaction``.
 """
 
 from __future__ import annotations
@@ -31,11 +25,7 @@ LOG_SIZE_LIMIT = 16 * 1024 * 1024
 
 @contextlib.contextmanager
 def owner_only_files() -> Iterator[None]:
-    """Files created inside are readable and writable by their owner only (umask 077).
-
-    The umask is set before the files exist rather than their mode changed after: there is no moment
-    in which another user of the machine could open them.
-    """
+    """Files created inside are their owner's only (umask 077): never, for a moment, anyone else's."""
     previous = os.umask(0o077)
     try:
         yield
@@ -44,22 +34,16 @@ def owner_only_files() -> Iterator[None]:
 
 
 def connect(path: str | Path) -> Database:
-    """Open the database with the settings every connection needs.
-
-    The first connection creates the file, readable by its owner only; SQLite gives the ``-wal`` and
-    ``-shm`` files it creates later the database file's permissions.
-    """
+    """Open the database with the settings every connection needs; a new file is its owner's only (and so
+    are the ``-wal`` and ``-shm`` files SQLite makes later)."""
     with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
                                isolation_level=None)
         conn.execute("PRAGMA foreign_keys = ON")
-        # with WAL, a commit is safe from a crash of the app or of the process without waiting for
-        # the disk; only a power loss or a crash of the machine can lose the last commits before the
-        # next checkpoint (docs/deploy.md says so)
+        # with WAL a commit outlives a crash of the process; a power loss may lose the last (docs/deploy.md)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA journal_size_limit = {LOG_SIZE_LIMIT}")
-        # SQLite's own checkpoint runs inside a commit, holding the write lock with every other
-        # writer waiting on it; ``transactions.after_commit`` runs it after the commit instead
+        # the checkpoint runs after a commit (``transactions.after_commit``), not inside it holding the lock
         conn.execute("PRAGMA wal_autocheckpoint = 0")
         # no sqlite-utils plugins, no recursive triggers (the statistics triggers never recurse)
         db = Database(conn, recursive_triggers=False, execute_plugins=False)
@@ -76,13 +60,11 @@ def connect_read_only(path: str | Path) -> Database:
 
 @contextlib.contextmanager
 def snapshot(db: Database) -> Iterator[Database]:
-    """A copy of the database in a temporary file, read-only, for a read that takes long (a backup).
+    """A read-only copy of the database in a temporary file, for a long read (a backup).
 
-    SQLite's backup API copies the pages in one step, a read of the database as fast as the disk (a
-    30 MB database in well under a second); the long part (building and sending the file) then reads
-    the copy, and the write-ahead log can be restarted meanwhile instead of growing for as long as
-    the download lasts. It costs a copy of the whole database file. One step, not several: a copy in
-    steps starts again whenever another phone writes in between. The file is removed after the block.
+    The copy is one step of SQLite's backup API (a 30 MB database in well under a second; in several
+    steps it would start again at every write), so the write-ahead log need not grow while the
+    download lasts.
     """
     # next to the database: on the same disk, where there is room for it, and as private
     folder = os.path.dirname(db.execute("PRAGMA database_list").fetchone()[2]) or None
@@ -90,29 +72,21 @@ def snapshot(db: Database) -> Iterator[Database]:
         handle, name = tempfile.mkstemp(suffix=".sqlite3", prefix=".snapshot-", dir=folder)
     os.close(handle)
     try:
-        target = sqlite3.connect(name)
-        try:
+        with contextlib.closing(sqlite3.connect(name)) as target:
             db.conn.backup(target)
             target.execute("PRAGMA journal_mode = DELETE")  # read alone: no log files beside it
-        finally:
-            target.close()
-        copy = connect_read_only(name)
-        try:
+        with connect_read_only(name) as copy:
             yield copy
-        finally:
-            copy.close()
     finally:
         os.unlink(name)
 
 
-# Connections inherited through fork: never used and never closed in the child (closing one there
-# could disturb the parent's locks), only kept so that garbage collection does not close them either.
+# Connections inherited through fork (gunicorn's --preload): a child neither uses nor closes them (that
+# could disturb the parent's locks), and keeps them from garbage collection, which would close them.
 _inherited: list[Database] = []
 
-
-# Connections to a database that Litestream replicates: it copies the write-ahead log and checkpoints
-# it itself, and a checkpoint of the site's racing its copy makes it start a new snapshot of the whole
-# database (https://litestream.io/tips/, "Disable autocheckpoints"; benbjohnson/litestream#547).
+# Connections to a database Litestream replicates: it checkpoints the log itself, and a checkpoint
+# racing its copy makes it copy the whole database again (https://litestream.io/tips/).
 LOG_KEPT_BY_REPLICA: weakref.WeakSet[Database] = weakref.WeakSet()
 
 

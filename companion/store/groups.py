@@ -1,9 +1,8 @@
-"""Groups, their players, and the join-code rate limit."""
+"""Groups, their players and phones (memberships), the trash, and the limits on join codes and imports."""
 
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -12,6 +11,11 @@ from sqlite_utils import Database
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import NotFound, StoreError
 from companion.store.transactions import now, write_transaction
+
+INVITE_TOKEN_BYTES = 24
+# 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
+MEMBERSHIP_TOKEN_BYTES = 16
+TRASH_DAYS = 30  # how long a deleted group or play can be restored
 
 
 @dataclass(frozen=True)
@@ -32,31 +36,56 @@ class Player:
     retired: bool = False  # left out of new plays, kept in the history
 
 
-# --- groups and players --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Membership:
+    """A phone's place in a group; the phone's cookie holds ``token``."""
 
-def _new_join_code() -> str:
-    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+    id: int
+    token: str
+    group_id: int
+    name: str  # what the phone was called on the group page; "" until someone names it
+    joined_at: str
+    last_seen: str
+    player_id: int | None = None  # whose phone it is (None: the table shares it)
 
+
+@dataclass(frozen=True)
+class TrashedGroup:
+    group: Group
+    deleted_at: str
+
+
+class DuplicateName(StoreError):
+    """A player name the group already has."""
+
+
+_GROUP_COLUMNS = "id, name, token, join_code, created_at"
+_PLAYER_COLUMNS = "id, group_id, name, colour, retired"
+_MEMBERSHIP_COLUMNS = "id, token, group_id, name, joined_at, last_seen, player_id"
+# a group in the trash is found by no page, link or code: only its members' trash lists show it
+_LIVE = "deleted_at IS NULL"
+
+
+# --- groups ---------------------------------------------------------------------------------------
 
 def _free_join_code(db: Database) -> str:
     """A join code no group has (in the trash or not); call it inside the write transaction."""
     while True:  # a clash of join codes is astronomically rare; draw again if it happens
-        code = _new_join_code()
+        code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
         if not db.execute("SELECT 1 FROM groups WHERE join_code = ?", [code]).fetchone():
             return code
 
 
-INVITE_TOKEN_BYTES = 24
+def insert_group(db: Database, name: str, deleted_at: str | None = None) -> int:
+    """A new group's row with a fresh invite token and join code, inside a write transaction."""
+    return db["groups"].insert({"name": name, "token": secrets.token_urlsafe(INVITE_TOKEN_BYTES),
+                                "join_code": _free_join_code(db), "created_at": now(),
+                                "deleted_at": deleted_at}).last_pk
 
 
 def create_group(db: Database, name: str) -> Group:
-    """Create a group with a fresh invite token and join code."""
     with write_transaction(db):
-        cursor = db.execute(
-            "INSERT INTO groups (name, token, join_code, created_at) VALUES (?, ?, ?, ?)",
-            [name, secrets.token_urlsafe(INVITE_TOKEN_BYTES), _free_join_code(db), now()],
-        )
-        group_id = cursor.lastrowid
+        group_id = insert_group(db, name)
     return get_group(db, group_id)
 
 
@@ -68,42 +97,37 @@ def new_invite(db: Database, group_id: int) -> Group:
     return get_group(db, group_id)
 
 
-def _group(row: sqlite3.Row | tuple | None) -> Group:
+def _live_group(db: Database, column: str, value: object) -> tuple | None:
+    return db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE {column} = ? AND {_LIVE}",
+                      [value]).fetchone()
+
+
+def _group(row: tuple | None) -> Group:
     if row is None:
         raise NotFound("group")
     return Group(*row)
 
 
-_GROUP_COLUMNS = "id, name, token, join_code, created_at"
-# a group in the trash is found by no page, link or code: only its members' trash lists show it
-_LIVE = "deleted_at IS NULL"
-
-
 def get_group(db: Database, group_id: int) -> Group:
-    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id = ? AND {_LIVE}",
-                             [group_id]).fetchone())
+    return _group(_live_group(db, "id", group_id))
 
 
 def group_by_token(db: Database, token: str) -> Group:
-    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE token = ? AND {_LIVE}",
-                             [token]).fetchone())
+    return _group(_live_group(db, "token", token))
 
 
 def group_by_join_code(db: Database, code: str) -> Group:
-    return _group(db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ? AND {_LIVE}",
-                             [code]).fetchone())
+    return _group(_live_group(db, "join_code", code))
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ",".join("?" * len(values))
 
 
 def groups_by_ids(db: Database, group_ids: Sequence[int]) -> list[Group]:
     """The groups that still exist (outside the trash) among ``group_ids``, by name."""
-    if not group_ids:
-        return []
-    marks = ",".join("?" * len(group_ids))
-    rows = db.execute(
-        f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id IN ({marks}) AND {_LIVE} "
-        "ORDER BY name COLLATE NOCASE, id",
-        list(group_ids),
-    ).fetchall()
+    rows = db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id IN ({_marks(group_ids)}) AND {_LIVE} "
+                      "ORDER BY name COLLATE NOCASE, id", list(group_ids)).fetchall()
     return [Group(*row) for row in rows]
 
 
@@ -115,25 +139,17 @@ def rename_group(db: Database, group_id: int, name: str) -> None:
 def delete_group(db: Database, group_id: int) -> None:
     """Delete a group for good, with its players, plays, events, results and memberships."""
     with write_transaction(db):
-        _delete_groups(db, "id = ?", [group_id])
+        delete_groups(db, "id = ?", [group_id])
 
 
-def _delete_groups(db: Database, where: str, params: Sequence[object]) -> int:
+def delete_groups(db: Database, where: str, params: Sequence[object]) -> int:
+    """Delete the groups ``where`` holds inside a write; how many."""
     # results and seats point at players too, so remove the plays first
     db.execute(f"DELETE FROM plays WHERE group_id IN (SELECT id FROM groups WHERE {where})", params)
     return db.execute(f"DELETE FROM groups WHERE {where}", params).rowcount
 
 
 # --- the trash: deleted groups and plays stay restorable for a while -----------------------------
-
-TRASH_DAYS = 30
-
-
-@dataclass(frozen=True)
-class TrashedGroup:
-    group: Group
-    deleted_at: str
-
 
 def trash_group(db: Database, group_id: int, at: str) -> None:
     """Move a group to the trash: no page, link or code finds it; its members can restore it."""
@@ -142,7 +158,6 @@ def trash_group(db: Database, group_id: int, at: str) -> None:
 
 
 def restore_trashed_group(db: Database, group_id: int) -> Group:
-    """Take a group out of the trash, as it was."""
     with write_transaction(db):
         db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
     return get_group(db, group_id)
@@ -159,40 +174,31 @@ def purge_trash(db: Database, before: str) -> int:
 
     Cheap when there is nothing to purge (two index lookups, no write lock).
     """
-    due = db.execute(
-        "SELECT EXISTS (SELECT 1 FROM groups WHERE deleted_at < ?) "
-        "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
+    due = db.execute("SELECT EXISTS (SELECT 1 FROM groups WHERE deleted_at < ?) "
+                     "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
     if not due:
         return 0
     with write_transaction(db):
         plays = db.execute("DELETE FROM plays WHERE deleted_at < ?", [before]).rowcount
-        return plays + _delete_groups(db, "deleted_at < ?", [before])
+        return plays + delete_groups(db, "deleted_at < ?", [before])
 
 
-_PLAYER_COLUMNS = "id, group_id, name, colour, retired"
-
+# --- players ----------------------------------------------------------------------------------------
 
 def _player(row: tuple) -> Player:
-    player_id, group_id, name, colour, retired = row
-    return Player(player_id, group_id, name, colour, bool(retired))
+    return Player(*row[:4], bool(row[4]))
 
 
 def list_players(db: Database, group_id: int, retired: bool | None = None) -> list[Player]:
     """The group's players by name; only those retired (or not) when ``retired`` says so."""
-    where, params = "group_id = ?", [group_id]
-    if retired is not None:
-        where += " AND retired = ?"
-        params.append(int(retired))
-    rows = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE {where} ORDER BY name COLLATE NOCASE",
-                      params).fetchall()
+    rows = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE group_id = ? AND (? IS NULL OR "
+                      "retired = ?) ORDER BY name COLLATE NOCASE", [group_id, retired, retired]).fetchall()
     return [_player(row) for row in rows]
 
 
 def get_player(db: Database, group_id: int, player_id: int) -> Player:
-    row = db.execute(
-        f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ? AND group_id = ?",
-        [player_id, group_id],
-    ).fetchone()
+    row = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ? AND group_id = ?",
+                     [player_id, group_id]).fetchone()
     if row is None:
         raise NotFound("player")
     return _player(row)
@@ -202,16 +208,13 @@ def set_player_retired(db: Database, group_id: int, player_id: int, retired: boo
     """Retire a player (left out of new plays, kept in the history), or bring them back."""
     with write_transaction(db):
         db.execute("UPDATE players SET retired = ? WHERE id = ? AND group_id = ?",
-                   [int(retired), player_id, group_id])
+                   [retired, player_id, group_id])
 
 
 def player_play_count(db: Database, group_id: int, player_id: int) -> int:
     """How many plays of the group, finished or not, the player has a seat in."""
-    return db.execute(
-        "SELECT COUNT(*) FROM seats s JOIN plays p ON p.id = s.play_id "
-        "WHERE s.player_id = ? AND p.group_id = ?",
-        [player_id, group_id],
-    ).fetchone()[0]
+    return db.execute("SELECT COUNT(*) FROM seats s JOIN plays p ON p.id = s.play_id "
+                      "WHERE s.player_id = ? AND p.group_id = ?", [player_id, group_id]).fetchone()[0]
 
 
 def delete_player(db: Database, group_id: int, player_id: int) -> None:
@@ -223,16 +226,8 @@ def delete_player(db: Database, group_id: int, player_id: int) -> None:
         db.execute("DELETE FROM players WHERE id = ? AND group_id = ?", [player_id, group_id])
 
 
-class DuplicateName(StoreError):
-    """A player name the group already has."""
-
-
 def check_free_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
-    """Refuse a name the group already has: the one check of player names, by their comparison key.
-
-    Two names are the same player when ``companion.names.name_key`` says so (case, spaces and
-    invisible characters aside). Call it inside the write transaction that stores the name.
-    """
+    """Refuse a name the group already has (as ``names.name_key`` compares them); inside the write."""
     key = name_key(name)
     taken = db.execute("SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()
     clash = next((other for player_id, other in taken if player_id != except_id and name_key(other) == key),
@@ -249,15 +244,17 @@ def check_distinct_names(names: Sequence[str], path: str = "players") -> None:
                             name=names[index])
 
 
+def insert_player(db: Database, group_id: int, name: str, colour: str, **columns: str | None) -> int:
+    """A new player's row inside a write (its name checked by the caller); ``columns``: created_at, uid."""
+    return db["players"].insert({"group_id": group_id, "name": name, "colour": colour, "created_at": now(),
+                                 **columns}).last_pk
+
+
 def add_player(db: Database, group_id: int, name: str, colour: str) -> int:
     """Add a player to a group; a name the group already has (see check_free_name) is refused."""
     with write_transaction(db):
         check_free_name(db, group_id, name)
-        cursor = db.execute(
-            "INSERT INTO players (group_id, name, colour, created_at) VALUES (?, ?, ?, ?)",
-            [group_id, name, colour, now()],
-        )
-        return cursor.lastrowid
+        return insert_player(db, group_id, name, colour)
 
 
 def update_player(db: Database, group_id: int, player_id: int, name: str, colour: str) -> None:
@@ -266,37 +263,19 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])
 
+
 # --- memberships: which phones are in a group -----------------------------------------------------
-
-@dataclass(frozen=True)
-class Membership:
-    """A phone's place in a group; the phone's cookie holds ``token``."""
-
-    id: int
-    token: str
-    group_id: int
-    name: str  # what the phone was called on the group page; "" until someone names it
-    joined_at: str
-    last_seen: str
-    player_id: int | None = None  # whose phone it is (None: the table shares it)
-
-
-# 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
-MEMBERSHIP_TOKEN_BYTES = 16
-_MEMBERSHIP_COLUMNS = "id, token, group_id, name, joined_at, last_seen, player_id"
-
 
 def create_membership(db: Database, group_id: int) -> Membership:
     """Let a phone into a group: a new membership with a fresh random token."""
     stamp = now()
     with write_transaction(db):
-        if not db.execute(f"SELECT 1 FROM groups WHERE id = ? AND {_LIVE}", [group_id]).fetchone():
+        if not _live_group(db, "id", group_id):
             raise NotFound("group")
-        cursor = db.execute(
-            "INSERT INTO memberships (token, group_id, joined_at, last_seen) VALUES (?, ?, ?, ?)",
-            [secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES), group_id, stamp, stamp],
-        )
-    return get_membership(db, group_id, cursor.lastrowid)
+        membership_id = db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
+                                                  "group_id": group_id, "joined_at": stamp,
+                                                  "last_seen": stamp}).last_pk
+    return get_membership(db, group_id, membership_id)
 
 
 def get_membership(db: Database, group_id: int, membership_id: int) -> Membership:
@@ -309,22 +288,17 @@ def get_membership(db: Database, group_id: int, membership_id: int) -> Membershi
 
 def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
     """Which of ``tokens`` still belong to a membership (removed phones and purged groups drop out)."""
-    if not tokens:
-        return set()
-    marks = ",".join("?" * len(tokens))
-    return {row[0] for row in db.execute(f"SELECT token FROM memberships WHERE token IN ({marks})",
-                                         list(tokens))}
+    rows = db.execute(f"SELECT token FROM memberships WHERE token IN ({_marks(tokens)})", list(tokens))
+    return {row[0] for row in rows}
 
 
 def trashed_memberships(db: Database, tokens: Sequence[str]) -> list[tuple[Membership, str]]:
     """The memberships among ``tokens`` of groups in the trash, with the group name, oldest deletion first."""
-    if not tokens:
-        return []
     columns = ", ".join(f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", "))
     rows = db.execute(
         f"SELECT {columns}, g.name FROM memberships m JOIN groups g ON g.id = m.group_id "
-        f"WHERE m.token IN ({','.join('?' * len(tokens))}) AND g.deleted_at IS NOT NULL "
-        "ORDER BY g.deleted_at, g.id", list(tokens)).fetchall()
+        f"WHERE m.token IN ({_marks(tokens)}) AND g.deleted_at IS NOT NULL ORDER BY g.deleted_at, g.id",
+        list(tokens)).fetchall()
     return [(Membership(*row[:-1]), row[-1]) for row in rows]
 
 
@@ -336,14 +310,10 @@ def member_groups(db: Database, tokens: Sequence[str]) -> list[Group]:
 
 def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: str) -> list[tuple]:
     """The groups these membership tokens were made for, where ``where`` holds: their columns, deleted_at."""
-    if not tokens:
-        return []
     return db.execute(
-        "SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m "
-        f"JOIN groups g ON g.id = m.group_id WHERE m.token IN ({','.join('?' * len(tokens))}) "
-        f"AND {where} ORDER BY {order}",
-        list(tokens),
-    ).fetchall()
+        "SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m JOIN "
+        f"groups g ON g.id = m.group_id WHERE m.token IN ({_marks(tokens)}) AND {where} ORDER BY {order}",
+        list(tokens)).fetchall()
 
 
 def list_memberships(db: Database, group_id: int) -> list[Membership]:
@@ -376,18 +346,16 @@ def touch_membership(db: Database, membership_id: int, at: str, unless_seen_sinc
                           [at, membership_id, unless_seen_since or at]).rowcount == 1
 
 
-# --- join-code rate limit ------------------------------------------------------------------------
+# --- the limits on wrong join codes and on imports per address ----------------------------------
 
 @dataclass(frozen=True)
 class JoinCodeLimits:
     """How many wrong join codes are checked within ``window`` seconds: per address, and in all.
 
-    Every wrong code is a wrong guess at every group's code, so the codes checked over all addresses
-    together are what guessing one of them takes (docs/security.md has the arithmetic). Once
-    ``in_all`` wrong codes came in within the window, a code is still checked for an address that
-    sent no wrong code for ``new_address_memory`` seconds, up to ``from_new_addresses`` more: a phone
-    typing the code it was given is not locked out by guessers elsewhere, and the guessers cannot
-    get more than ``in_all + from_new_addresses`` codes checked per window however many they are.
+    Every wrong code is a guess at every group's code, so the limit over all addresses is what
+    guessing takes (docs/security.md). Past ``in_all``, an address that sent no wrong code for
+    ``new_address_memory`` seconds still gets up to ``from_new_addresses`` more checked: a phone typing
+    the code it was given is not locked out by guessers elsewhere.
     """
 
     window: float
@@ -399,6 +367,10 @@ class JoinCodeLimits:
 
 class TooManyWrongCodes(StoreError):
     """Too many wrong join codes lately, from this address or from everywhere."""
+
+
+class TooManyImports(StoreError):
+    """Too many backups imported lately from this address."""
 
 
 # how long a wrong code is kept at least: a day of history is more than a window looks at
@@ -421,10 +393,6 @@ def count_join_failures(db: Database, client: str, since: float) -> int:
                       [client, since]).fetchone()[0]
 
 
-class TooManyImports(StoreError):
-    """Too many backups imported lately from this address."""
-
-
 def note_import(db: Database, client: str, at: float, allowed: int, window: float) -> None:
     """Count a backup import from ``client``; TooManyImports if it started ``allowed`` within ``window``
     seconds already. Counted under the write lock, so processes answering at once allow no more."""
@@ -438,13 +406,11 @@ def note_import(db: Database, client: str, at: float, allowed: int, window: floa
 
 
 def group_for_join_code(db: Database, code: str, client: str, at: float, limits: JoinCodeLimits) -> Group:
-    """The group with this join code, checked against the limits of wrong codes in one transaction.
+    """The group with this join code, checked against the limits of wrong codes in one write transaction
+    (so server processes answering at once cannot check more codes than allowed).
 
-    Counting the wrong codes, looking the code up and noting a wrong one happen under the write
-    lock, so server processes answering at once cannot together check more codes than allowed.
-    TooManyWrongCodes when a limit is reached (even for the right code): this address's own, or
-    the one over all addresses for an address that sent a wrong code lately; NotFound for a wrong
-    code, which is then counted.
+    TooManyWrongCodes when a limit is reached (even for the right code): this address's own, or the one
+    over all addresses for an address that sent a wrong code lately; NotFound for a wrong code, counted.
     """
     since = at - limits.window
     with write_transaction(db):
@@ -456,9 +422,8 @@ def group_for_join_code(db: Database, code: str, client: str, at: float, limits:
                 or count_join_failures(db, client, at - limits.new_address_memory))):
             raise TooManyWrongCodes(
                 "Too many wrong codes. Wait a quarter of an hour, or use the invite link.")
-        row = db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE join_code = ? AND {_LIVE}",
-                         [code]).fetchone()
+        row = _live_group(db, "join_code", code)
         if row is None:
-            keep = max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory)
-            _record_join_failure(db, client, at, keep)
+            _record_join_failure(db, client, at,
+                                 max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory))
     return _group(row)

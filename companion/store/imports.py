@@ -11,10 +11,10 @@ from sqlite_utils import Database
 
 from companion.names import name_key
 from companion.store.errors import StoreError
-from companion.store.groups import check_free_name
+from companion.store.groups import check_free_name, insert_player
 from companion.store.plays import FINAL_EVENT, ResultInput
 from companion.store.table import insert_finished_play
-from companion.store.transactions import now, write_in_steps, write_transaction
+from companion.store.transactions import write_in_steps, write_transaction
 
 
 @dataclass(frozen=True)
@@ -42,12 +42,10 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
     file imported again adds the rest, as plays the history has are left out).
     """
     with write_transaction(db):
-        stamp = now()
         added = []
         for name, colour in new_players:
             check_free_name(db, group_id, name)
-            added.append(db.execute("INSERT INTO players (group_id, name, colour, created_at) "
-                                    "VALUES (?, ?, ?, ?)", [group_id, name, colour, stamp]).lastrowid)
+            added.append(insert_player(db, group_id, name, colour))
         ids = {name_key(name): player_id for player_id, name in db.execute(
             "SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()}
         missing = [name for play in plays for name, _ in play.seats if name_key(name) not in ids]

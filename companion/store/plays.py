@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from sqlite_utils import Database
@@ -16,6 +17,9 @@ from companion.store.transactions import now, write_one_statement, write_transac
 
 # The event that closes a play: its payload is the final tally (the rules read it by the same kind).
 FINAL_EVENT = "final"
+# A finished play's tally corrected afterwards: its payload holds per seat the new breakdowns, totals and
+# ranks, and under "previous" the results it replaced, so that undoing it puts them back exactly.
+CORRECTION_EVENT = "correction"
 
 
 @dataclass(frozen=True)
@@ -62,94 +66,19 @@ class ResultRow:
 
 
 @dataclass(frozen=True)
+class ResultInput:
+    """One seat's final score as the rules computed it."""
+
+    seat: int
+    total: int
+    rank: int
+    breakdown: Mapping[str, int]
+
+
+@dataclass(frozen=True)
 class FinishedPlay:
     play: Play
     results: tuple[ResultRow, ...]
-
-# --- plays and their event logs -------------------------------------------------------------------
-
-def start_play(
-    db: Database,
-    group_id: int,
-    game: str,
-    seats: Sequence[tuple[int, str]],
-    options: Mapping[str, Any] | None = None,
-) -> int:
-    """Start a play with ``seats`` as (player id, colour) in turn order; returns the play id."""
-    with write_transaction(db):
-        for player_id, _ in seats:
-            if not db.execute("SELECT 1 FROM players WHERE id = ? AND group_id = ?",
-                              [player_id, group_id]).fetchone():
-                raise NotFound("player")
-        cursor = db.execute(
-            "INSERT INTO plays (group_id, game, options, started_at) VALUES (?, ?, ?, ?)",
-            [group_id, game, json.dumps(dict(options or {})), now()],
-        )
-        play_id = cursor.lastrowid
-        db.conn.executemany(
-            "INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
-            [(play_id, seat, player_id, colour) for seat, (player_id, colour) in enumerate(seats)],
-        )
-    return play_id
-
-
-def _seats(db: Database, play_id: int) -> tuple[SeatRow, ...]:
-    rows = db.execute(
-        "SELECT s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = s.player_id "
-        "WHERE s.play_id = ? ORDER BY s.seat",
-        [play_id],
-    ).fetchall()
-    return tuple(SeatRow(*row) for row in rows)
-
-
-_PLAY_COLUMNS = "id, group_id, game, options, status, started_at, ended_at, version"
-
-
-def _play(db: Database, row: tuple | None) -> Play:
-    if row is None:
-        raise NotFound("play")
-    return _play_of(row, _seats(db, row[0]))
-
-
-def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
-    play_id, group_id, game, options, status, started_at, ended_at, version = row
-    return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
-
-
-def _seats_of(db: Database, play_ids: Sequence[int]) -> dict[int, list[SeatRow]]:
-    """The seats of several plays, in one query."""
-    seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
-    if not play_ids:
-        return seats
-    rows = db.execute(
-        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour "
-        "FROM seats s JOIN players p ON p.id = s.player_id "
-        f"WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
-        list(play_ids),
-    ).fetchall()
-    for play_id, *seat in rows:
-        seats[play_id].append(SeatRow(*seat))
-    return seats
-
-
-def get_play(db: Database, play_id: int) -> Play:
-    """The play, unless it or its group is in the trash (then NotFound, as for a play that does not exist)."""
-    row = db.execute(
-        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ? AND deleted_at IS NULL AND EXISTS "
-        "(SELECT 1 FROM groups g WHERE g.id = plays.group_id AND g.deleted_at IS NULL)", [play_id]).fetchone()
-    return _play(db, row)
-
-
-_LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
-                 "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
-_LATEST = f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}"
-
-
-def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
-    """Plays of a group with this status (outside the trash), most recent first."""
-    rows = db.execute(_LATEST, [group_id, status, limit]).fetchall()
-    seats = _seats_of(db, [row[0] for row in rows])
-    return [_play_of(row, tuple(seats[row[0]])) for row in rows]
 
 
 @dataclass(frozen=True)
@@ -167,17 +96,94 @@ class GroupPlays:
     trashed: list[TrashedPlay]
 
 
+@dataclass(frozen=True)
+class ReopenedTally:
+    """The final tally of a reopened play, as it was entered before the play was reopened."""
+
+    payload: Mapping[str, Any]
+    changed_since: bool  # the play has changed since it was reopened (an entry added, say)
+
+
+_PLAY_COLUMNS = "id, group_id, game, options, status, started_at, ended_at, version"
+_EVENT_COLUMNS = "seq, kind, payload, created_at, version, membership_id"
+_LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
+                 "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
 _LISTED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays {_LATEST_ORDER}"
 _TRASHED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays WHERE group_id = ? AND deleted_at IS NOT NULL"
+# The phone an entry came with a request id from (``events.membership_id``), while it is in the group
+_PHONE = "(SELECT id FROM memberships WHERE id = ?)"
+
+
+# --- plays ------------------------------------------------------------------------------------------
+
+def check_players(db: Database, group_id: int, seats: Sequence[tuple[int, str]]) -> None:
+    """NotFound unless every seat's (player id, colour) names a player of the group."""
+    for player_id, _ in seats:
+        if not db.execute("SELECT 1 FROM players WHERE id = ? AND group_id = ?",
+                          [player_id, group_id]).fetchone():
+            raise NotFound("player")
+
+
+def insert_seats(db: Database, play_id: int, seats: Sequence[tuple[int, str]]) -> None:
+    """The play's seats as (player id, colour) in turn order, inside a write transaction."""
+    db.conn.executemany("INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
+                        [(play_id, seat, *player_and_colour) for seat, player_and_colour in enumerate(seats)])
+
+
+def start_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
+               options: Mapping[str, Any] | None = None) -> int:
+    """Start a play with ``seats`` as (player id, colour) in turn order; returns the play id."""
+    with write_transaction(db):
+        check_players(db, group_id, seats)
+        play_id = db.execute("INSERT INTO plays (group_id, game, options, started_at) VALUES (?, ?, ?, ?)",
+                             [group_id, game, json.dumps(dict(options or {})), now()]).lastrowid
+        insert_seats(db, play_id, seats)
+    return play_id
+
+
+def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
+    play_id, group_id, game, options, status, started_at, ended_at, version = row
+    return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
+
+
+def _seats_of(db: Database, play_ids: Sequence[int]) -> dict[int, list[SeatRow]]:
+    """The seats of several plays, in one query."""
+    seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
+    rows = db.execute(
+        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
+        f"s.player_id WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
+        list(play_ids)).fetchall()
+    for play_id, *seat in rows:
+        seats[play_id].append(SeatRow(*seat))
+    return seats
+
+
+def _plays(db: Database, rows: Sequence[tuple]) -> list[Play]:
+    seats = _seats_of(db, [row[0] for row in rows])
+    return [_play_of(row, tuple(seats[row[0]])) for row in rows]
+
+
+def get_play(db: Database, play_id: int) -> Play:
+    """The play, unless it or its group is in the trash (then NotFound, as for a play that does not exist)."""
+    rows = db.execute(
+        f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ? AND deleted_at IS NULL AND EXISTS "
+        "(SELECT 1 FROM groups g WHERE g.id = plays.group_id AND g.deleted_at IS NULL)", [play_id]).fetchall()
+    if not rows:
+        raise NotFound("play")
+    return _plays(db, rows)[0]
+
+
+def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
+    """Plays of a group with this status (outside the trash), most recent first."""
+    return _plays(db, db.execute(f"SELECT {_PLAY_COLUMNS} FROM plays {_LATEST_ORDER}",
+                                 [group_id, status, limit]).fetchall())
 
 
 def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_limit: int = 10,
                 with_trash: bool = True) -> GroupPlays:
-    """The group's plays going on, its latest finished ones and (``with_trash``) those in its trash.
-
-    With their seats and results, in one query. Active and finished plays in the order of
-    ``list_plays``, the trash most recently deleted first.
-    """
+    """The group's plays going on, its latest finished ones and (``with_trash``) those in its trash, with
+    their seats and results, in one query: in the order of ``list_plays``, the trash most recently
+    deleted first."""
     selects = [_LISTED, _LISTED, *([_TRASHED] if with_trash else [])]
     params = [group_id, "active", active_limit, group_id, "finished", finished_limit,
               *([group_id] if with_trash else [])]
@@ -213,6 +219,11 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
     )
 
 
+def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
+    """The group's most recently finished plays with their results."""
+    return group_plays(db, group_id, 0, limit, with_trash=False).recent
+
+
 def delete_play(db: Database, play_id: int) -> None:
     """Delete a play for good, with its events and results."""
     with write_transaction(db):
@@ -236,79 +247,73 @@ def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
         raise NotFound("play")
 
 
-def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
-    """The play's events after ``after_seq``, in order."""
-    rows = db.execute(
-        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
-        "WHERE play_id = ? AND seq > ? ORDER BY seq",
-        [play_id, after_seq],
-    ).fetchall()
-    return [_event(row) for row in rows]
-
-
-def newest_events(db: Database, play_id: int, count: int, before_seq: int | None = None) -> list[Event]:
-    """The play's newest ``count`` events (of those before event ``before_seq``, if given), in order."""
-    rows = db.execute(
-        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
-        "WHERE play_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-        [play_id, 2**63 - 1 if before_seq is None else before_seq, count],
-    ).fetchall()
-    return [_event(row) for row in reversed(rows)]
-
-
-def last_event(db: Database, play_id: int) -> Event | None:
-    """The play's most recent event, if it has any."""
-    row = db.execute(
-        "SELECT seq, kind, payload, created_at, version, membership_id FROM events "
-        "WHERE play_id = ? ORDER BY seq DESC LIMIT 1",
-        [play_id],
-    ).fetchone()
-    return _event(row) if row else None
-
+# --- the event log -----------------------------------------------------------------------------------
 
 def _event(row: tuple) -> Event:
     seq, kind, payload, created_at, version, membership_id = row
     return Event(seq, kind, json.loads(payload), created_at, version, membership_id)
 
 
+def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
+    """The play's events after ``after_seq``, in order."""
+    rows = db.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE play_id = ? AND seq > ? ORDER BY seq",
+                      [play_id, after_seq]).fetchall()
+    return [_event(row) for row in rows]
+
+
+def newest_events(db: Database, play_id: int, count: int, before_seq: int | None = None) -> list[Event]:
+    """The play's newest ``count`` events (of those before event ``before_seq``, if given), in order."""
+    rows = db.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE play_id = ? AND seq < ? ORDER BY seq DESC "
+                      "LIMIT ?", [play_id, 2**63 - 1 if before_seq is None else before_seq, count]).fetchall()
+    return [_event(row) for row in reversed(rows)]
+
+
+def last_event(db: Database, play_id: int) -> Event | None:
+    newest = newest_events(db, play_id, 1)
+    return newest[0] if newest else None
+
+
+def _current_version(db: Database, play_id: int) -> tuple[int, str]:
+    """The play's version (it grows with every change to its log) and status."""
+    row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
+    if row is None:
+        raise NotFound("play")
+    return row
+
+
+def check_version(version: int, expected: int | None) -> None:
+    if expected is not None and expected != version:
+        raise StaleVersion(
+            "Another phone changed this play since you opened it. Here is the current state: "
+            "check it and try again."
+        )
+
+
 def play_version(db: Database, play_id: int) -> int:
-    """The play's version: it grows with every change to its log."""
     return _current_version(db, play_id)[0]
 
 
 def check_play_version(db: Database, play_id: int, expected: int) -> None:
     """Refuse (StaleVersion) a change drawn from a version of the play that another phone changed since."""
-    _check_version(_current_version(db, play_id)[0], expected)
+    check_version(play_version(db, play_id), expected)
 
 
 class EventLog(Sequence[Event]):
-    """A play's event log as of ``version``, read only when its events are asked for.
-
-    ``append_event`` hands it to its check: a check that keeps the folded table elsewhere needs only
-    the version and the newest events, not the whole log.
-    """
+    """A play's event log as of ``version``, read only when its events are asked for (a check that keeps
+    the folded table elsewhere needs only the version and the newest events)."""
 
     def __init__(self, db: Database, play_id: int, version: int) -> None:
         self.db, self.play_id, self.version = db, play_id, version
-        self._events: list[Event] | None = None
 
-    def _all(self) -> list[Event]:
-        if self._events is None:
-            self._events = list_events(self.db, self.play_id)
-        return self._events
+    @cached_property
+    def _events(self) -> list[Event]:
+        return list_events(self.db, self.play_id)
 
     def __getitem__(self, index):  # type: ignore[override]
-        return self._all()[index]
+        return self._events[index]
 
     def __len__(self) -> int:
-        return len(self._all())
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._all())
-
-
-# The phone an entry came with a request id from (``events.membership_id``), while it is in the group
-_PHONE = "(SELECT id FROM memberships WHERE id = ?)"
+        return len(self._events)
 
 
 def _phone(db: Database) -> int | None:
@@ -318,7 +323,7 @@ def _phone(db: Database) -> int | None:
 
 def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
                   stamp: str | None = None) -> None:
-    """Append an event to the play's log; it brings the play to ``version`` (``_m015``)."""
+    """Append an event to the play's log; it brings the play to ``version`` (``m015``)."""
     db.execute(
         "INSERT INTO events (play_id, seq, kind, payload, created_at, version, membership_id) "
         "SELECT p.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), ?, ?, ?, ?, "
@@ -327,30 +332,12 @@ def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, A
     )
 
 
-def _current_version(db: Database, play_id: int) -> tuple[int, str]:
-    row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
-    if row is None:
-        raise NotFound("play")
-    return row
-
-
-def _check_version(version: int, expected: int | None) -> None:
-    if expected is not None and expected != version:
-        raise StaleVersion(
-            "Another phone changed this play since you opened it. Here is the current state: "
-            "check it and try again."
-        )
-
-
-EventCheck = Callable[[EventLog], None]
-
-
 def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
     """Append an event to the play if it is going on, in one statement (``write_one_statement``) that
-    finds the play so, appends to its log, brings the play to its next version and notes the request
-    id the connection expects, if any (``events.membership_id``: the phone it came from). Returns the
-    event's row id, or None if the play is not going on, or it or its group is in the trash (nothing
-    is stored); ``RepeatedRequest`` if the phone sent the request id before.
+    also brings the play to its next version and notes the request id the connection expects.
+
+    Returns the event's row id, or None (nothing stored) if the play is not going on or it or its group
+    is in the trash; ``RepeatedRequest`` if the phone sent the request id before.
     """
     request = expected_request(db)
     try:
@@ -374,22 +361,14 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
     return appended.lastrowid
 
 
-def append_event(
-    db: Database,
-    play_id: int,
-    kind: str,
-    payload: Mapping[str, Any],
-    check: EventCheck | None = None,
-    expected_version: int | None = None,
-) -> int:
+def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
+                 check: Callable[[EventLog], None] | None = None, expected_version: int | None = None) -> int:
     """Append an event to an active play; returns the play's new version.
 
-    ``check`` sees the log as it is stored (with the write lock held) and raises an error if the
-    new event does not fit it, so two phones entering at once cannot both pass a stale check.
-    ``expected_version`` refuses the event if the play changed since the phone looked at it.
-
-    An event without either needs nothing but the play going on: it is stored in one statement
-    (``append_to_active_play``).
+    ``check`` sees the log as stored (with the write lock held) and raises if the new event does not
+    fit it, so two phones entering at once cannot both pass a stale check; ``expected_version``
+    refuses the event if the play changed since the phone looked at it. Without either, the event is
+    stored in one statement (``append_to_active_play``).
     """
     if check is None and expected_version is None:
         rowid = append_to_active_play(db, play_id, kind, payload)
@@ -398,7 +377,7 @@ def append_event(
         # not stored: the play is finished or gone, and the checks below say which
     with write_transaction(db):
         version, status = _current_version(db, play_id)
-        _check_version(version, expected_version)
+        check_version(version, expected_version)
         if status != "active":
             raise StoreError("This play is finished. Undo the final tally to change it.")
         if check is not None:
@@ -415,7 +394,7 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
     """
     with write_transaction(db):
         version, _ = _current_version(db, play_id)
-        _check_version(version, expected_version)
+        check_version(version, expected_version)
         event = last_event(db, play_id)
         if event is None:
             return None
@@ -434,52 +413,37 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
         return event
 
 
-@dataclass(frozen=True)
-class ResultInput:
-    """One seat's final score as the rules computed it."""
+# --- results -----------------------------------------------------------------------------------------
 
-    seat: int
-    total: int
-    rank: int
-    breakdown: Mapping[str, int]
+def _seat_players(db: Database, play_id: int) -> dict[int, int]:
+    return dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]).fetchall())
 
 
-def finish_play(
-    db: Database,
-    play_id: int,
-    payload: Mapping[str, Any],
-    results: Sequence[ResultInput],
-    expected_version: int | None = None,
-) -> None:
+def write_results(db: Database, play_id: int, seat_players: Mapping[int, int] | Sequence[int],
+                  results: Sequence[ResultInput]) -> None:
+    """Replace the play's results, inside a write transaction; ``seat_players``: seat → player id."""
+    db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
+    db.conn.executemany(
+        "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
+        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown))) for r in results],
+    )
+
+
+def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results: Sequence[ResultInput],
+                expected_version: int | None = None) -> None:
     """Record the final tally as the play's last event, store the results and close the play."""
     with write_transaction(db):
         version, status = _current_version(db, play_id)
-        _check_version(version, expected_version)
+        check_version(version, expected_version)
         if status != "active":
             raise StoreError("This play is already finished.")
-        seat_players = dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]))
         stamp = now()
         # a play finished again after being reopened keeps the date it was first finished on
         first = db.execute("SELECT first_ended_at FROM plays WHERE id = ?", [play_id]).fetchone()[0]
         _insert_event(db, play_id, FINAL_EVENT, payload, version + 1, stamp)
-        db.conn.executemany(
-            "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-            [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
-             for r in results],
-        )
-        db.execute(
-            "UPDATE plays SET status = 'finished', ended_at = ?, "
-            "reopened_tally = NULL, reopened_at_version = NULL WHERE id = ?",
-            [first or stamp, play_id],
-        )
-
-
-@dataclass(frozen=True)
-class ReopenedTally:
-    """The final tally of a reopened play, as it was entered before the play was reopened."""
-
-    payload: Mapping[str, Any]
-    changed_since: bool  # the play has changed since it was reopened (an entry added, say)
+        write_results(db, play_id, _seat_players(db, play_id), results)
+        db.execute("UPDATE plays SET status = 'finished', ended_at = ?, reopened_tally = NULL, "
+                   "reopened_at_version = NULL WHERE id = ?", [first or stamp, play_id])
 
 
 def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:
@@ -500,34 +464,7 @@ def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:
         "WHERE r.play_id = ? ORDER BY r.rank, s.seat",
         [play_id],
     ).fetchall()
-    return tuple(ResultRow(pid, name, seat, total, rank, json.loads(bd))
-                 for pid, name, seat, total, rank, bd in rows)
-
-
-def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
-    """The group's most recently finished plays with their results."""
-    return group_plays(db, group_id, 0, limit, with_trash=False).recent
-
-
-# --- corrections of finished plays ---------------------------------------------------------------
-
-# A finished play's tally corrected afterwards. The event follows the final event; its payload holds
-# per seat the new breakdowns, totals and ranks, and under "previous" the results it replaced, so that
-# undoing it puts them back exactly.
-CORRECTION_EVENT = "correction"
-
-
-def _seat_players(db: Database, play_id: int) -> dict[int, int]:
-    return dict(db.execute("SELECT seat, player_id FROM seats WHERE play_id = ?", [play_id]).fetchall())
-
-
-def _write_results(db: Database, play_id: int, seat_players: Mapping[int, int],
-                   results: Sequence[ResultInput]) -> None:
-    db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
-    db.conn.executemany(
-        "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown))) for r in results],
-    )
+    return tuple(ResultRow(*row[:5], json.loads(row[5])) for row in rows)
 
 
 def _is_points(value: object) -> bool:
@@ -560,56 +497,41 @@ def _restore_results(db: Database, play_id: int, previous: object) -> None:
     if results is None:
         raise StoreError("This correction does not say which scores it replaced, so it cannot be undone. "
                          "Correct the scores again instead.")
-    _write_results(db, play_id, seat_players, results)
+    write_results(db, play_id, seat_players, results)
 
 
-def _result_dicts(db: Database, play_id: int) -> list[dict[str, Any]]:
-    rows = db.execute(
-        "SELECT s.seat, r.total, r.rank, r.breakdown FROM results r "
-        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-        "WHERE r.play_id = ? ORDER BY s.seat",
-        [play_id],
-    ).fetchall()
-    return [{"seat": seat, "total": total, "rank": rank, "breakdown": json.loads(breakdown)}
-            for seat, total, rank, breakdown in rows]
-
-
-def correct_results(
-    db: Database,
-    play_id: int,
-    results: Sequence[ResultInput],
-    expected_version: int | None = None,
-) -> int:
-    """Replace a finished play's results with a corrected tally; returns the play's new version.
-
-    One transaction appends a "correction" event after the final event and rewrites the results.
-    """
+def correct_results(db: Database, play_id: int, results: Sequence[ResultInput],
+                    expected_version: int | None = None) -> int:
+    """Replace a finished play's results with a corrected tally (a correction event after the final
+    event); returns the play's new version."""
     with write_transaction(db):
         version, status = _current_version(db, play_id)
-        _check_version(version, expected_version)
+        check_version(version, expected_version)
         if status != "finished":
             raise StoreError("Only a finished play can be corrected; finish this one with the final tally.")
         seat_players = _seat_players(db, play_id)
         by_seat = sorted(results, key=lambda r: r.seat)
         if [r.seat for r in by_seat] != sorted(seat_players):
             raise StoreError("A correction needs the scores of every player at the table.")
+        previous = db.execute("SELECT s.seat, r.total, r.rank, r.breakdown FROM results r JOIN seats s "
+                              "ON s.play_id = r.play_id AND s.player_id = r.player_id WHERE r.play_id = ? "
+                              "ORDER BY s.seat", [play_id]).fetchall()
         payload = {
             "breakdowns": [dict(r.breakdown) for r in by_seat],
             "totals": [r.total for r in by_seat],
             "ranks": [r.rank for r in by_seat],
-            "previous": _result_dicts(db, play_id),
+            "previous": [{"seat": seat, "total": total, "rank": rank, "breakdown": json.loads(breakdown)}
+                         for seat, total, rank, breakdown in previous],
         }
         _insert_event(db, play_id, CORRECTION_EVENT, payload, version + 1)
-        _write_results(db, play_id, seat_players, by_seat)
+        write_results(db, play_id, seat_players, by_seat)
         return version + 1
 
 
 def final_payload(db: Database, play_id: int) -> Mapping[str, Any] | None:
     """The payload of the play's final event (the tally the results came from), if it has one."""
-    row = db.execute(
-        "SELECT payload FROM events WHERE play_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
-        [play_id, FINAL_EVENT],
-    ).fetchone()
+    row = db.execute("SELECT payload FROM events WHERE play_id = ? AND kind = ? ORDER BY seq DESC LIMIT 1",
+                     [play_id, FINAL_EVENT]).fetchone()
     return json.loads(row[0]) if row else None
 
 
@@ -624,7 +546,6 @@ def play_counted(db: Database, play_id: int) -> bool:
 def set_play_counted(db: Database, play_id: int, counted: bool) -> None:
     """Count a finished play in the statistics, or leave it out (a teaching game, a test run)."""
     with write_transaction(db):
-        _, status = _current_version(db, play_id)
-        if status != "finished":
+        if _current_version(db, play_id)[1] != "finished":
             raise StoreError("Only a finished play can be left out of the statistics.")
-        db.execute("UPDATE plays SET counted = ? WHERE id = ?", [int(counted), play_id])
+        db.execute("UPDATE plays SET counted = ? WHERE id = ?", [counted, play_id])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from sqlite_utils import Database
 
@@ -33,9 +33,7 @@ def group_settings(db: Database, group_id: int) -> GroupSettings:
     """The group's settings; the defaults for a group that never changed them."""
     row = db.execute("SELECT time_zone, location, bgg_ids FROM group_settings WHERE group_id = ?",
                      [group_id]).fetchone()
-    if row is None:
-        return GroupSettings()
-    return GroupSettings(row[0], row[1], json.loads(row[2]))
+    return GroupSettings(row[0], row[1], json.loads(row[2])) if row else GroupSettings()
 
 
 def save_group_settings(db: Database, group_id: int, settings: GroupSettings) -> None:
@@ -45,11 +43,8 @@ def save_group_settings(db: Database, group_id: int, settings: GroupSettings) ->
 
 def write_settings(db: Database, group_id: int, settings: GroupSettings) -> None:
     """Store the settings inside a write transaction the caller holds."""
-    db.execute(
-        "INSERT INTO group_settings (group_id, time_zone, location, bgg_ids) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (group_id) DO UPDATE SET time_zone = excluded.time_zone, location = excluded.location, "
-        "bgg_ids = excluded.bgg_ids",
-        [group_id, settings.time_zone, settings.location, json.dumps(dict(settings.bgg_ids), sort_keys=True)])
+    bgg_ids = json.dumps(dict(settings.bgg_ids), sort_keys=True)
+    db["group_settings"].upsert({**asdict(settings), "group_id": group_id, "bgg_ids": bgg_ids}, pk="group_id")
 
 
 def stable_ids(db: Database, play_id: int) -> StableIds:

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.store import plays
 from companion.store.errors import NotFound
-from companion.store.plays import FINAL_EVENT, ResultInput, _check_version
 from companion.store.transactions import write_transaction
 
 # The play's note and variant carry a revision of their own in its options: the play's version moves
@@ -19,11 +19,8 @@ NOTE_REVISION = "note_revision"
 
 def change_play_options(db: Database, play_id: int,
                         change: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> int:
-    """Replace the play's options with ``change(options)``; returns the play's new version.
-
-    ``change`` sees the options with the write lock held (two phones tapping the timer at once see
-    each other's tap) and may refuse by raising. Every phone notices the new version.
-    """
+    """Replace the play's options with ``change(options)``, which sees them under the write lock (two
+    phones tapping the timer at once see each other's tap) and may refuse; returns the new version."""
     with write_transaction(db):
         row = db.execute("SELECT options, version FROM plays WHERE id = ?", [play_id]).fetchone()
         if row is None:
@@ -41,15 +38,11 @@ def note_revision(options: Mapping[str, Any]) -> int:
 
 
 def save_play_note(db: Database, play_id: int, fields: Mapping[str, str], expected_revision: int) -> int:
-    """Store the play's note and variant (``fields``) as typed on a page showing ``expected_revision``.
-
-    StaleVersion, nothing stored, if another phone saved the note since that page was shown: the
-    check is made under the write lock, so of two phones saving at once one is refused. Returns the
-    note's new revision.
-    """
+    """Store the play's note and variant (``fields``) as typed on a page showing ``expected_revision``;
+    StaleVersion if another phone saved the note since (checked under the write lock). The new revision."""
     def change(options: Mapping[str, Any]) -> dict[str, Any]:
         revision = note_revision(options)
-        _check_version(revision, expected_revision)
+        plays.check_version(revision, expected_revision)
         return {**options, **fields, NOTE_REVISION: revision + 1}
 
     change_play_options(db, play_id, change)
@@ -57,37 +50,29 @@ def save_play_note(db: Database, play_id: int, fields: Mapping[str, str], expect
 
 
 def log_past_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
-                  options: Mapping[str, Any], payload: Mapping[str, Any], results: Sequence[ResultInput],
-                  started_at: str, ended_at: str) -> int:
+                  options: Mapping[str, Any], payload: Mapping[str, Any],
+                  results: Sequence[plays.ResultInput], started_at: str, ended_at: str) -> int:
     """Keep a play that was played earlier, finished, in one transaction; returns its id."""
     with write_transaction(db):
-        for player_id, _ in seats:
-            if not db.execute("SELECT 1 FROM players WHERE id = ? AND group_id = ?",
-                              [player_id, group_id]).fetchone():
-                raise NotFound("player")
+        plays.check_players(db, group_id, seats)
         return insert_finished_play(db, group_id, game, seats, options, payload, results, started_at,
                                     ended_at)
 
 
 def insert_finished_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
                          options: Mapping[str, Any], payload: Mapping[str, Any],
-                         results: Sequence[ResultInput], started_at: str, ended_at: str,
+                         results: Sequence[plays.ResultInput], started_at: str, ended_at: str,
                          counted: bool = True) -> int:
     """Insert a finished play with its final tally and results; call it inside a write transaction."""
     play_id = db.execute(
         "INSERT INTO plays (group_id, game, options, counted, started_at, first_ended_at) "
         "VALUES (?, ?, ?, ?, ?, ?)",
         [group_id, game, json.dumps(dict(options)), int(counted), started_at, ended_at]).lastrowid
-    seat_players = [player_id for player_id, _ in seats]
-    db.conn.executemany("INSERT INTO seats (play_id, seat, player_id, colour) VALUES (?, ?, ?, ?)",
-                        [(play_id, n, player_id, colour) for n, (player_id, colour) in enumerate(seats)])
+    plays.insert_seats(db, play_id, seats)
     db.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, 1, ?, ?, ?)",
-               [play_id, FINAL_EVENT, json.dumps(dict(payload)), ended_at])
+               [play_id, plays.FINAL_EVENT, json.dumps(dict(payload)), ended_at])
     # finished before the results go in: their triggers copy the play's end into the statistics
     db.execute("UPDATE plays SET status = 'finished', ended_at = ?, version = 1 WHERE id = ?",
                [ended_at, play_id])
-    db.conn.executemany(
-        "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown)))
-         for r in results])
+    plays.write_results(db, play_id, [player_id for player_id, _ in seats], results)
     return play_id

@@ -1,12 +1,10 @@
 """Transactions: reads that see one state, writes that take the lock at once, and a bounded log.
 
-A write takes SQLite's write lock with ``BEGIN IMMEDIATE``; an entry is one statement, a transaction
-of its own. Three things keep an entry quick when many phones write at once, each measured with 32
-threads storing entries for 10 s, interleaved with the code without it (docs/deploy.md has the
-numbers): a writer that finds the lock taken tries again after short pauses (``_while_busy``), the
-threads of a process take turns for a transaction of several statements (``_turn``), and the log is
-copied into the database file after a commit, not inside it (``after_commit``). A long write (an
-import) goes in short steps with pauses between them (``write_in_steps``).
+An entry is one statement, a transaction of its own. Three things keep it quick under many writers,
+each measured (docs/deploy.md): a writer finding the lock taken retries after short pauses
+(``_while_busy``), a process's threads take turns for a transaction (``_turn``), and the log is
+checkpointed after a commit, not inside it (``after_commit``). A long write (an import) goes in short
+steps with pauses between them (``write_in_steps``).
 """
 
 from __future__ import annotations
@@ -26,14 +24,10 @@ from sqlite_utils import Database
 from companion.store import connection
 from companion.store.request_ids import expected_request, forget_old_requests, note_request, request_noted
 
-# Every this many commits of the process, old request ids are forgotten and the log looked at
-CHECKPOINT_EVERY = 200
-# The write-ahead log is restarted once it holds this many pages (16 MB of SQLite's 4 KB pages)
-LOG_RESTART_PAGES = 4096
-LOG_RESTART_WAIT_MS = 50  # how long the restart waits for the readers of the log
-
-# a writer's pauses before it tries again to take the write lock (seconds), the last repeated
-WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)
+CHECKPOINT_EVERY = 200  # commits of the process between forgetting old request ids and checkpoints
+LOG_RESTART_PAGES = 4096  # the log is restarted once it holds this many pages (16 MB of 4 KB)
+LOG_RESTART_WAIT_MS = 50  # how long the restart waits for the log's readers
+WRITER_PAUSES = (0.00005, 0.0001, 0.0002, 0.0005, 0.001)  # seconds before retrying the lock; last repeats
 
 STEP_SECONDS = 0.1  # a long write holds the write lock this long at a time (and one item more) …
 STEP_PAUSE_SECONDS = 0.005  # … then pauses this long, for the writers waiting for the lock
@@ -44,9 +38,9 @@ _commits = itertools.count(1)  # this process's commits; ``next`` is atomic
 _turn = threading.RLock()
 
 
-def _new_turn() -> None:
+def _new_turn() -> None:  # a forked child's own: one held by another thread at the fork stays so
     global _turn
-    _turn = threading.RLock()  # a forked child's own: one held by another thread at the fork stays so
+    _turn = threading.RLock()
 
 
 os.register_at_fork(after_in_child=_new_turn)
@@ -57,31 +51,18 @@ def now() -> str:
     return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
-@contextlib.contextmanager
-def read_transaction(db: Database) -> Iterator[Database]:
+def read_transaction(db: Database) -> contextlib.AbstractContextManager[Database]:
     """Several reads that see the same state of the database (inside a write, its transaction)."""
-    if db.conn.in_transaction:
-        yield db
-        return
-    db.execute("BEGIN")
-    try:
-        yield db
-    finally:
-        db.execute("COMMIT")
+    return db.atomic()
 
 
 @contextlib.contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
-    """A transaction that takes the write lock at once, so that read-check-write is race free.
+    """A transaction that takes the write lock at once, so that read-check-write is race free; it notes
+    the request id the connection expects (``request_ids``).
 
-    The request id the connection expects (``request_ids.expect_request``) is noted in it: a second
-    request with the same id finds it and stores nothing.
-
-    The threads of a process take turns on a lock first: between the statements of a transaction
-    Python runs, and other threads get to run first, so the write lock stays taken meanwhile. Waiting
-    on a thread lock, the others sleep until it is their turn, where waiting on SQLite's lock they
-    would keep trying and take the time the holder needs to finish. The processes (the server's
-    workers) wait for each other on SQLite's lock (``_while_busy``).
+    A process's threads take turns on a thread lock first: waiting there they sleep, where retrying
+    SQLite's lock they would take the time the holder needs to finish. Processes wait on SQLite's lock.
     """
     request = expected_request(db)
     with _turn:
@@ -100,8 +81,8 @@ def write_transaction(db: Database) -> Iterator[Database]:
 
 
 def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
-    """A write of one statement, which SQLite makes a transaction of its own (inside an open
-    transaction, a part of it): it holds the write lock only while SQLite runs it."""
+    """A write of one statement, a transaction of its own (or part of the open one): it holds the write
+    lock only while SQLite runs it."""
     if db.conn.in_transaction:
         return db.conn.execute(sql, parameters)
     cursor = _while_busy(db, sql, parameters)
@@ -139,13 +120,9 @@ def between_steps(db: Database) -> None:
 
 
 def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
-    """Run a statement that takes the write lock; while SQLite finds it taken, try again after
-    pauses from WRITER_PAUSES, for up to the busy timeout; then SQLite's error.
-
-    Not SQLite's busy handler: it sleeps 1, 2, 5, 10 … 100 ms, twenty times as long as an entry holds
-    the lock and more, so under a stream of entries a waiting writer seldom finds the lock free when
-    it looks: with it alone an entry's p99 was about 100 ms, twice as long as with these pauses.
-    """
+    """Run a statement that takes the write lock, retrying after WRITER_PAUSES while it is taken, up to
+    the busy timeout. SQLite's busy handler sleeps 1–100 ms, far longer than an entry holds the lock:
+    with it an entry's p99 was twice as long."""
     conn = db.conn
     conn.execute("PRAGMA busy_timeout = 0")
     try:
@@ -163,16 +140,9 @@ def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlit
 
 
 def after_commit(db: Database) -> None:
-    """Count a commit; every CHECKPOINT_EVERY commits of the process, forget old request ids, copy
-    the write-ahead log into the database file, and restart the log if it has grown long.
-
-    The copy runs here, after the commit, not inside it as SQLite's own would (``connection.connect``
-    turns that off), so no writer waits on it. Under a steady stream of readers a copy never starts
-    the log file afresh: a restart does. It waits for the readers in the log, holding the write lock,
-    so only for a moment: a long read leaves the log to the next time (a backup reads a snapshot,
-    ``connection.snapshot``). The write is committed whatever happens here: a step that fails is
-    left to the next time.
-    """
+    """Every CHECKPOINT_EVERY commits: forget old request ids, checkpoint the log (here no writer waits on
+    it) and restart it once it is long (readers keep a checkpoint from shrinking it). A step that fails
+    is left to the next time."""
     if next(_commits) % CHECKPOINT_EVERY:
         return
     with contextlib.suppress(sqlite3.OperationalError):
@@ -191,11 +161,8 @@ def copy_log(db: Database) -> None:
 
 
 def restart_log(db: Database) -> None:
-    """Copy the whole log into the database file, so that the next writer starts the log afresh.
-
-    It waits for the readers still in the log for LOG_RESTART_WAIT_MS at most: with them the log is
-    left as it is, to the next time.
-    """
+    """Checkpoint the whole log so that the next writer starts it afresh; it waits LOG_RESTART_WAIT_MS
+    at most (holding the write lock) for the log's readers, else it leaves the log to the next time."""
     db.execute(f"PRAGMA busy_timeout = {LOG_RESTART_WAIT_MS}")
     try:
         db.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
