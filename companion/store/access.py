@@ -1,24 +1,12 @@
 """The one gate: whether the phone holding these membership tokens may see a group or a play.
 
-Every page of a group or play, and the read cache in front of them, asks ``reach``; nothing else
-decides. Its one query also brings what the pages need first: the membership, the group, the play
-with its seats, and the version stamps the read cache keys its answers by.
+Every page of a group or play, and the read cache in front of them, asks ``reach``; its one query also
+brings the membership, the group, the play with its seats, and the version stamps the read cache
+keys its answers by: the group's grows with every change its page shows (triggers of
+``m014_group_versions``), the play's with each of its entries.
 
-What a member may see of the trash, decided here once:
-
-- A group in the trash shows no page; only its restore (``restoring="group"``) reaches it: a
-  membership outlives its group's time in the trash, not its purge.
-- A play in the trash, or any play of a group in the trash, shows no page; only its restore
-  (``restoring="play"``) reaches it, through a group outside the trash.
-
-A group's version (``groups.version``) grows with every change its page shows; triggers raise it, and
-nothing else does (migration ``_m014_group_versions``): the group's name, invite and trash state
-(``groups``); its players' names, colours and retirement (``players``); its plays' game, state,
-times and trash (``plays``), their seats (``seats``) and results (``results``), but not their
-entries, since the group page shows no running score; its own games' names (``group_games``); its
-phones' names and last visits (``memberships``). A play's version (``plays.version``) grows with
-each of its entries. tests/test_group_page_cache.py checks that every change the page shows raises
-the stamp.
+The trash: a group in it, a play in it or any play of a group in it shows no page; only their restore
+(``restoring``) reaches them, a play's through a group outside the trash.
 """
 
 from __future__ import annotations
@@ -90,11 +78,8 @@ class Reach:
 
 def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play_id: int | None = None,
           restoring: Restoring = None) -> Reach | None:
-    """What these tokens reach of the group and/or play; None when they reach nothing (answer 404).
-
-    With both ids, the play must be one of that group's. ``restoring`` names what a restore may find
-    in the trash (see the module's description); one indexed query.
-    """
+    """What these tokens reach of the group and/or play (with both, the play must be the group's); None
+    when they reach nothing (answer 404)."""
     if not tokens or (group_id is None and play_id is None):
         return None
     marks = ",".join("?" * len(tokens))

@@ -10,22 +10,14 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.store import groups
 from companion.store.custom_games import add_version, insert_game
 from companion.store.errors import StoreError
-from companion.store.groups import (
-    Group,
-    check_distinct_names,
-    delete_groups,
-    get_group,
-    insert_group,
-    insert_player,
-)
 from companion.store.imports import remove_plays
 from companion.store.plays import insert_seats
 from companion.store.sharing import GroupSettings, group_settings, write_settings
 from companion.store.transactions import now, write_in_steps, write_transaction
 
-# --- a whole group, for the backup and its import -------------------------------------------------
 
 @dataclass(frozen=True)
 class ArchivedPlayer:
@@ -74,11 +66,8 @@ class ArchivedPlay:
 
 @dataclass(frozen=True)
 class ArchivedGame:
-    """A group's own game with every version of its score sheet.
-
-    ``key`` and the versions' keys are the ids the group had: its plays name the game as
-    ``custom-<key>`` and the sheet version in their options (``"sheet": <version key>``).
-    """
+    """A group's own game with every version of its score sheet, keyed by the ids the group had: its
+    plays name the game ``custom-<key>`` and the sheet version in their options (``"sheet": <key>``)."""
 
     key: int
     name: str
@@ -138,7 +127,7 @@ def _renamed(play: ArchivedPlay, renames: Mapping[str, Any]) -> tuple[str, dict[
 
 def dump_group(db: Database, group_id: int) -> GroupArchive:
     """The whole group: players, plays with options, seats, events, results and counted flags."""
-    group = get_group(db, group_id)
+    group = groups.get_group(db, group_id)
     players = db.execute("SELECT id, name, colour, created_at, uid FROM players WHERE group_id = ? "
                          "ORDER BY id", [group_id]).fetchall()
     index = {row[0]: n for n, row in enumerate(players)}
@@ -173,26 +162,23 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
                         _archived_games(db, group_id), group_settings(db, group_id))
 
 
-def restore_group(db: Database, archive: GroupArchive) -> Group:
-    """Create a new group holding exactly what ``archive`` holds; all of it or, on any error, nothing.
+def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
+    """Create a new group holding exactly what the checked ``archive`` holds (``exchange.backup``); all of
+    it or, on a StoreError (two players that are one, a clash the database finds), nothing.
 
-    The archive must have been checked (companion.exchange.backup.parse_backup does); two players
-    that are the same person (check_distinct_names) or a clash the database still finds is a
-    StoreError and leaves the database as it was.
-
-    A large history is written in short transactions, so that other groups' writes never wait long:
-    the group is made in the trash (no page, link or code finds it, and no phone is a member yet),
-    its plays are added in steps (``write_in_steps``), and the last short transaction takes it out of
-    the trash. An import that fails on the way removes what it wrote, in steps too; one cut off by the
-    process dying stays in the trash, where the trash's own purge removes it.
+    Written in short transactions, so that other groups' writes never wait long: the group is made in
+    the trash (nothing finds it), its plays added in steps (``write_in_steps``), then it leaves the
+    trash. An import that fails removes what it wrote, in steps too; one cut off by the process dying
+    is left to the trash's purge.
     """
-    check_distinct_names([p.name for p in archive.players])
+    groups.check_distinct_names([p.name for p in archive.players])
     group_id = None
     try:
         with write_transaction(db):
-            group_id = insert_group(db, archive.name, deleted_at=now())
-            player_ids = [insert_player(db, group_id, p.name, p.colour, created_at=p.created_at, uid=p.uid)
-                          for p in archive.players]
+            group_id = groups.insert_group(db, archive.name, deleted_at=now())
+            player_ids = [groups.insert_player(db, group_id, player.name, player.colour,
+                                               created_at=player.created_at, uid=player.uid)
+                          for player in archive.players]
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
         write_in_steps(db, archive.plays, lambda play: _restore_play(db, group_id, play, player_ids, renames))
@@ -203,12 +189,12 @@ def restore_group(db: Database, archive: GroupArchive) -> Group:
             remove_plays(db, [play_id for (play_id,) in db.execute("SELECT id FROM plays WHERE group_id = ?",
                                                                    [group_id])])
             with write_transaction(db):
-                delete_groups(db, "id = ?", [group_id])
+                groups.delete_groups(db, "id = ?", [group_id])
         if isinstance(error, sqlite3.IntegrityError):
             raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
                              error=str(error)) from None
         raise
-    return get_group(db, group_id)
+    return groups.get_group(db, group_id)
 
 
 def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: Sequence[int],

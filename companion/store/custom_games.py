@@ -1,8 +1,5 @@
-"""Any other game a group plays: its name and the versions of its score sheet.
-
-The sheet is kept as JSON exactly as ``companion.games.custom.ScoreSheet.to_json`` writes it; the
-store neither reads nor checks it (the rules do). Each edit adds a version; plays keep theirs.
-"""
+"""Any other game a group plays: its name and the versions of its score sheet (JSON the rules write and
+check: ``games.custom``). Each edit adds a version; plays keep theirs."""
 
 from __future__ import annotations
 
@@ -13,7 +10,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import NotFound, StoreError
+from companion.store.errors import StoreError, found
 from companion.store.transactions import now, write_transaction
 
 
@@ -81,9 +78,7 @@ _NEWEST = "v.id = (SELECT MAX(id) FROM group_game_versions WHERE game_id = g.id)
 
 
 def _group_game(row: tuple | None, plays: int = 0) -> GroupGame:
-    if row is None:
-        raise NotFound("game")
-    game_id, group_id, name, bgg_id, version_id, sheet = row
+    game_id, group_id, name, bgg_id, version_id, sheet = found(row, "game")
     return GroupGame(game_id, group_id, name, bgg_id, version_id, json.loads(sheet), plays)
 
 

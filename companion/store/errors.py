@@ -15,3 +15,10 @@ class StaleVersion(StoreError):
 
 class NotFound(LookupError):
     """A row that does not exist (or not in the group asked about)."""
+
+
+def found(row: tuple | None, what: str) -> tuple:
+    """The row a query found, or NotFound(``what``)."""
+    if row is None:
+        raise NotFound(what)
+    return row

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
-from companion.store.errors import NotFound, StoreError
+from companion.store.errors import NotFound, StoreError, found
 from companion.store.transactions import now, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -103,9 +103,7 @@ def _live_group(db: Database, column: str, value: object) -> tuple | None:
 
 
 def _group(row: tuple | None) -> Group:
-    if row is None:
-        raise NotFound("group")
-    return Group(*row)
+    return Group(*found(row, "group"))
 
 
 def get_group(db: Database, group_id: int) -> Group:
@@ -170,10 +168,8 @@ def trashed_groups(db: Database, tokens: Sequence[str]) -> list[TrashedGroup]:
 
 
 def purge_trash(db: Database, before: str) -> int:
-    """Delete for good the groups and plays that went to the trash before ``before``; how many.
-
-    Cheap when there is nothing to purge (two index lookups, no write lock).
-    """
+    """Delete for good the groups and plays that went to the trash before ``before``; how many (nothing
+    to purge costs two index lookups and no write lock)."""
     due = db.execute("SELECT EXISTS (SELECT 1 FROM groups WHERE deleted_at < ?) "
                      "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
     if not due:
@@ -197,11 +193,8 @@ def list_players(db: Database, group_id: int, retired: bool | None = None) -> li
 
 
 def get_player(db: Database, group_id: int, player_id: int) -> Player:
-    row = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ? AND group_id = ?",
-                     [player_id, group_id]).fetchone()
-    if row is None:
-        raise NotFound("player")
-    return _player(row)
+    return _player(found(db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ? AND group_id = ?",
+                                    [player_id, group_id]).fetchone(), "player"))
 
 
 def set_player_retired(db: Database, group_id: int, player_id: int, retired: bool) -> None:
@@ -281,9 +274,7 @@ def create_membership(db: Database, group_id: int) -> Membership:
 def get_membership(db: Database, group_id: int, membership_id: int) -> Membership:
     row = db.execute(f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE id = ? AND group_id = ?",
                      [membership_id, group_id]).fetchone()
-    if row is None:
-        raise NotFound("membership")
-    return Membership(*row)
+    return Membership(*found(row, "membership"))
 
 
 def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
@@ -336,11 +327,8 @@ def rename_membership(db: Database, group_id: int, membership_id: int, name: str
 
 
 def touch_membership(db: Database, membership_id: int, at: str, unless_seen_since: str | None = None) -> bool:
-    """Note when the phone last opened the group (never earlier than noted); whether it was noted.
-
-    With ``unless_seen_since``, a visit already noted after then is left as it is: when many requests
-    of one phone find the note due at once, one writes it (and changes the group's pages once).
-    """
+    """Note when the phone last opened the group (never earlier than noted; with ``unless_seen_since``,
+    not if noted after then: of many requests finding it due at once, one writes); whether it was."""
     with write_transaction(db):
         return db.execute("UPDATE memberships SET last_seen = ? WHERE id = ? AND last_seen <= ?",
                           [at, membership_id, unless_seen_since or at]).rowcount == 1
@@ -350,13 +338,10 @@ def touch_membership(db: Database, membership_id: int, at: str, unless_seen_sinc
 
 @dataclass(frozen=True)
 class JoinCodeLimits:
-    """How many wrong join codes are checked within ``window`` seconds: per address, and in all.
-
-    Every wrong code is a guess at every group's code, so the limit over all addresses is what
-    guessing takes (docs/security.md). Past ``in_all``, an address that sent no wrong code for
-    ``new_address_memory`` seconds still gets up to ``from_new_addresses`` more checked: a phone typing
-    the code it was given is not locked out by guessers elsewhere.
-    """
+    """How many wrong join codes are checked within ``window`` seconds: per address, and in all (every
+    wrong code guesses at every group's: docs/security.md). Past ``in_all``, an address without a wrong
+    code for ``new_address_memory`` seconds gets ``from_new_addresses`` more, so that a phone typing the
+    code it was given is not locked out by guessers elsewhere."""
 
     window: float
     per_client: int
@@ -406,12 +391,9 @@ def note_import(db: Database, client: str, at: float, allowed: int, window: floa
 
 
 def group_for_join_code(db: Database, code: str, client: str, at: float, limits: JoinCodeLimits) -> Group:
-    """The group with this join code, checked against the limits of wrong codes in one write transaction
-    (so server processes answering at once cannot check more codes than allowed).
-
-    TooManyWrongCodes when a limit is reached (even for the right code): this address's own, or the one
-    over all addresses for an address that sent a wrong code lately; NotFound for a wrong code, counted.
-    """
+    """The group with this join code, checked against the limits under the write lock (processes answering
+    at once check no more codes than allowed): TooManyWrongCodes when a limit is reached, even for the
+    right code; NotFound for a wrong code, which is counted."""
     since = at - limits.window
     with write_transaction(db):
         mine, everyone = db.execute(

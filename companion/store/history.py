@@ -1,9 +1,9 @@
-"""History and statistics of a group's finished plays, and corrections of their results."""
+"""History and statistics of a group's finished plays."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -11,8 +11,6 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.store.transactions import write_transaction
-
-# --- history and statistics ----------------------------------------------------------------------
 
 HISTORY_PAGE_SIZE = 30
 SCORE_PERIODS = 24  # most points per line on the scores-over-time chart (then: averages over time)
@@ -69,8 +67,6 @@ def _history_where(group_id: int, game: str | None, player_id: int | None, since
 
 def _standings(db: Database, play_ids: Sequence[int]) -> dict[int, list[Standing]]:
     by_play: dict[int, list[Standing]] = {play_id: [] for play_id in play_ids}
-    if not play_ids:
-        return by_play
     marks = ",".join("?" * len(play_ids))
     rows = db.execute(
         "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
@@ -96,17 +92,16 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
         [*params, limit, offset],
     ).fetchall()
     standings = _standings(db, [row[0] for row in rows])
-    entries = tuple(HistoryEntry(play_id, game, ended_at, bool(counted), tuple(standings[play_id]))
-                    for play_id, game, ended_at, counted in rows)
+    entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings[play_id]))
+                    for play_id, slug, ended_at, counted in rows)
     return HistoryPage(entries, total, offset, limit)
 
 
 def played_games(db: Database, group_id: int) -> list[str]:
     """The games the group has finished plays of, by slug."""
-    rows = db.execute(
-        "SELECT game FROM game_records WHERE group_id = ? AND finished > 0 ORDER BY game", [group_id]
-    ).fetchall()
-    return [row[0] for row in rows]
+    rows = db.execute("SELECT game FROM game_records WHERE group_id = ? AND finished > 0 ORDER BY game",
+                      [group_id])
+    return [row[0] for row in rows.fetchall()]
 
 
 @dataclass(frozen=True)
@@ -206,11 +201,8 @@ _EMPTY_RECORD = [0, 0, 0, None, None, 0, 0, "", 0]
 
 
 def refresh_records(db: Database, group_id: int) -> None:
-    """Bring the group's player records that changes have marked up to date.
-
-    Results added after a record's last play continue it (streaks go on); any other change (a play
-    deleted, corrected, left out, or finished with an earlier date) recounts that record alone.
-    """
+    """Bring the group's player records that changes marked up to date: results added after a record's
+    last play continue it (streaks go on); any other change recounts that record alone."""
     if not db.execute("SELECT 1 FROM player_records WHERE group_id = ? AND stale > 0 LIMIT 1",
                       [group_id]).fetchone():
         return
@@ -225,32 +217,10 @@ def refresh_records(db: Database, group_id: int) -> None:
                 record, later = list(_EMPTY_RECORD), _record_results(db, group_id, game, player_id, ("", 0))
             record = _continued(record, later)
             if record[0] == 0:
-                db.execute("DELETE FROM player_records WHERE group_id = ? AND game = ? AND player_id = ?",
-                           [group_id, game, player_id])
-                continue
-            db.execute(
-                "UPDATE player_records SET plays = ?, wins = ?, points = ?, best = ?, worst = ?, "
-                "current_streak = ?, longest_streak = ?, last_ended_at = ?, last_play_id = ?, pending = 0, "
-                "stale = 0 WHERE group_id = ? AND game = ? AND player_id = ?",
-                [*record, group_id, game, player_id])
-
-
-def _records(db: Database, group_id: int, game: str | None) -> list[tuple]:
-    """(game, player, plays, wins, points, best, worst, current streak, longest streak) per game played,
-    of all games or of one."""
-    scope = "game <> ''" if game is None else "game = :game"
-    return db.execute(
-        "SELECT game, player_id, plays, wins, points, best, worst, current_streak, longest_streak "
-        f"FROM player_records WHERE group_id = :group AND {scope} ORDER BY game, player_id",
-        {"group": group_id, "game": game},
-    ).fetchall()
-
-
-def _all_games_streaks(db: Database, group_id: int) -> dict[int, tuple[int, int]]:
-    """Player id → (current streak, longest streak) over all games together."""
-    rows = db.execute("SELECT player_id, current_streak, longest_streak FROM player_records "
-                      "WHERE group_id = ? AND game = ''", [group_id]).fetchall()
-    return {player_id: (current, longest) for player_id, current, longest in rows}
+                db["player_records"].delete((group_id, game, player_id))
+            else:
+                db["player_records"].update((group_id, game, player_id), {
+                    **dict(zip(_RECORD_COLUMNS.split(", "), record, strict=True)), "pending": 0, "stale": 0})
 
 
 def _rivalries(db: Database, params: Mapping[str, Any]) -> dict[tuple[int, int], Rivalry]:
@@ -271,31 +241,26 @@ def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) 
     where = ("p.group_id = :group AND p.status = 'finished' AND p.counted = 1 AND p.deleted_at IS NULL "
              "AND p.game = :game")
     if plays <= periods:
-        rows = db.execute(
-            f"SELECT p.id, p.ended_at, p.ended_at, r.player_id, r.total FROM plays p "
-            f"JOIN results r ON r.play_id = p.id WHERE {where} ORDER BY p.ended_at, p.id", params).fetchall()
-        return _joined_periods(rows)
+        return _per_play(db.execute(
+            f"SELECT p.id, p.ended_at, r.player_id, r.total FROM plays p "
+            f"JOIN results r ON r.play_id = p.id WHERE {where} ORDER BY p.ended_at, p.id", params).fetchall())
     months = db.execute(
         "SELECT month, player_id, results, points FROM monthly_scores "
         "WHERE group_id = :group AND game = :game AND results > 0", params).fetchall()
-    found = []
-    for numbers, players in _stretches(months, periods):
-        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
-        # the first and last play of the stretch: two index lookups
-        start, end = db.execute(
-            f"SELECT (SELECT MIN(p.ended_at) FROM plays p WHERE {where} AND p.ended_at >= :since), "
-            f"(SELECT MAX(p.ended_at) FROM plays p WHERE {where} AND p.ended_at < :until)",
-            {**params, "since": since, "until": until}).fetchone()
-        averages = {pid: points / results for pid, (results, points) in players.items()}
-        found.append(ScorePeriod(start, end, averages))
-    return tuple(found)
+    # the first and last play of a stretch: two index lookups
+    return _stretches(months, periods, lambda since, until: db.execute(
+        f"SELECT (SELECT MIN(p.ended_at) FROM plays p WHERE {where} AND p.ended_at >= :since), "
+        f"(SELECT MAX(p.ended_at) FROM plays p WHERE {where} AND p.ended_at < :until)",
+        {**params, "since": since, "until": until}).fetchone())
 
 
-def _stretches(months: Sequence[tuple], periods: int) -> list[tuple[list[int], dict[int, list[int]]]]:
-    """(month numbers, player → [results, points]) per stretch of equally many months, in order, from
-    (month, player, results, points) rows; stretches without plays are left out."""
+def _stretches(months: Sequence[tuple], periods: int,
+               first_and_last: Callable[[str, str], tuple[str, str]]) -> tuple[ScorePeriod, ...]:
+    """The average scores per stretch of equally many months, in order, from (month, player, results,
+    points) rows; ``first_and_last(since, until)``: the ends of its first and last play. Stretches
+    without plays are left out."""
     if not months:
-        return []
+        return ()
     index = {month: _month_number(month) for month, *_ in months}
     first = min(index.values())
     span = max(index.values()) - first + 1
@@ -306,7 +271,10 @@ def _stretches(months: Sequence[tuple], periods: int) -> list[tuple[list[int], d
         mine = sums.setdefault(stretch, {}).setdefault(player_id, [0, 0])
         mine[0], mine[1] = mine[0] + results, mine[1] + points
         stretch_months.setdefault(stretch, []).append(index[month])
-    return [(stretch_months[stretch], players) for stretch, players in sorted(sums.items())]
+    return tuple(ScorePeriod(*first_and_last(_month_text(min(stretch_months[stretch])),
+                                             _month_text(max(stretch_months[stretch]) + 1)),
+                             {pid: points / results for pid, (results, points) in players.items()})
+                 for stretch, players in sorted(sums.items()))
 
 
 def _month_number(month: str) -> int:
@@ -318,15 +286,14 @@ def _month_text(number: int) -> str:
     return f"{number // 12:04d}-{number % 12 + 1:02d}"
 
 
-def _joined_periods(rows: list[tuple]) -> tuple[ScorePeriod, ...]:
-    spans: dict[int, list[str]] = {}
-    averages: dict[int, dict[int, float]] = {}
-    for period, start, end, player_id, average in rows:
-        span = spans.setdefault(period, [start, end])
-        span[0], span[1] = min(span[0], start), max(span[1], end)
-        averages.setdefault(period, {})[player_id] = average
-    ordered = sorted(spans, key=lambda period: (spans[period][0], period))
-    return tuple(ScorePeriod(spans[p][0], spans[p][1], averages[p]) for p in ordered)
+def _per_play(rows: Iterable[tuple]) -> tuple[ScorePeriod, ...]:
+    """A point per play from (play, end, player, score) rows in the order of their end."""
+    ends: dict[int, str] = {}
+    scores: dict[int, dict[int, float]] = {}
+    for play_id, ended_at, player_id, total in rows:
+        ends[play_id] = ended_at
+        scores.setdefault(play_id, {})[player_id] = total
+    return tuple(ScorePeriod(ended_at, ended_at, scores[play_id]) for play_id, ended_at in ends.items())
 
 
 @dataclass(frozen=True)
@@ -345,10 +312,15 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
     """The sources from the records kept as plays are finished, corrected or deleted."""
     refresh_records(db, group_id)
     params = {"group": group_id, "game": game}
-    records = _records(db, group_id, game)
-    streaks = _all_games_streaks(db, group_id) if game is None else {
-        player_id: (current, longest) for _, player_id, *_rest, current, longest in records}
     scope = "" if game is None else " AND game = :game"
+    records = db.execute(
+        "SELECT game, player_id, plays, wins, points, best, worst, current_streak, longest_streak "
+        f"FROM player_records WHERE group_id = :group AND game <> ''{scope} ORDER BY game, player_id",
+        params).fetchall()
+    # the streaks over what the page shows: the one game's, or all games' together (game '')
+    streaks = {player_id: (current, longest) for player_id, current, longest in db.execute(
+        "SELECT player_id, current_streak, longest_streak FROM player_records WHERE group_id = ? "
+        "AND game = ?", [group_id, game or ""]).fetchall()}
     game_rows = db.execute(
         f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} AND plays > 0", params
     ).fetchall()
@@ -367,11 +339,8 @@ def _bounds(period: tuple[datetime, datetime]) -> dict[str, str]:
 
 def _period_sources(db: Database, group_id: int, game: str | None, period: tuple[datetime, datetime],
                     periods: int) -> _Sources:
-    """The sources counted from the results of the counted plays that ended within ``period``.
-
-    One range query on the results' end (an index: group, counted, end), so the cost grows with the
-    plays inside the period, not with the group's whole history.
-    """
+    """The sources counted from the results of the counted plays that ended within ``period``: one range
+    query on an index of their end, so the cost grows with the plays inside the period alone."""
     scope = "" if game is None else " AND game = :game"
     rows = db.execute(
         "SELECT play_id, game, player_id, ended_at, rank, total, breakdown "
@@ -414,30 +383,24 @@ def _period_sources(db: Database, group_id: int, game: str | None, period: tuple
 def _periods_of_rows(rows: list[tuple], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
     """The scores-over-time chart of a period's results, in the stretches ``_periods`` makes."""
     if plays <= periods:
-        return _joined_periods([(play_id, ended_at, ended_at, player_id, total)
-                                for play_id, _game, player_id, ended_at, _rank, total, _b in rows])
+        return _per_play((play_id, ended_at, player_id, total)
+                         for play_id, _game, player_id, ended_at, _rank, total, _b in rows)
     months: dict[tuple[str, int], list[int]] = {}
     for _play, _game, player_id, ended_at, _rank, total, _b in rows:
         sums = months.setdefault((ended_at[:7], player_id), [0, 0])
         sums[0], sums[1] = sums[0] + 1, sums[1] + total
-    found = []
-    for numbers, players in _stretches([(m, pid, *sums) for (m, pid), sums in months.items()], periods):
-        since, until = _month_text(min(numbers)), _month_text(max(numbers) + 1)
+
+    def first_and_last(since: str, until: str) -> tuple[str, str]:
         ends = [row[3] for row in rows if since <= row[3] < until]
-        averages = {pid: points / results for pid, (results, points) in players.items()}
-        found.append(ScorePeriod(min(ends), max(ends), averages))
-    return tuple(found)
+        return min(ends), max(ends)
+    return _stretches([(m, pid, *sums) for (m, pid), sums in months.items()], periods, first_and_last)
 
 
 def statistics(db: Database, group_id: int, game: str | None = None,
                periods: int = SCORE_PERIODS, period: tuple[datetime, datetime] | None = None) -> Statistics:
-    """The group's statistics over its counted finished plays, of all games or of one, of all time or
-    of the plays that ended within ``period``.
-
-    For all time every figure comes from the records kept as plays are finished, corrected or deleted
-    (a few rows per player and game), so the page costs the same at a hundred plays and at a hundred
-    thousand; a period counts its plays' results.
-    """
+    """The group's statistics over its counted finished plays, of all games or of one, of all time (from
+    the records kept on every write: the page costs the same at a hundred plays and a hundred thousand)
+    or of the plays that ended within ``period`` (start, end: aware times), counted from their results."""
     sources = (_kept_sources(db, group_id, game, periods) if period is None
                else _period_sources(db, group_id, game, period, periods))
     records = sources.records

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import NotFound, StaleVersion, StoreError
+from companion.store.errors import NotFound, StaleVersion, StoreError, found
 from companion.store.request_ids import expected_request, request_noted, seen_request
 from companion.store.transactions import now, write_one_statement, write_transaction
 
@@ -275,10 +275,7 @@ def last_event(db: Database, play_id: int) -> Event | None:
 
 def _current_version(db: Database, play_id: int) -> tuple[int, str]:
     """The play's version (it grows with every change to its log) and status."""
-    row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
-    if row is None:
-        raise NotFound("play")
-    return row
+    return found(db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone(), "play")
 
 
 def check_version(version: int, expected: int | None) -> None:
@@ -333,12 +330,9 @@ def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, A
 
 
 def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
-    """Append an event to the play if it is going on, in one statement (``write_one_statement``) that
-    also brings the play to its next version and notes the request id the connection expects.
-
-    Returns the event's row id, or None (nothing stored) if the play is not going on or it or its group
-    is in the trash; ``RepeatedRequest`` if the phone sent the request id before.
-    """
+    """Append an event to the play if it is going on, in one statement that also brings the play to its
+    next version and notes the request id expected (``m015``): the event's row id, or None (nothing
+    stored); ``RepeatedRequest`` if the phone sent the request id before."""
     request = expected_request(db)
     try:
         appended = write_one_statement(
@@ -365,10 +359,9 @@ def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, An
                  check: Callable[[EventLog], None] | None = None, expected_version: int | None = None) -> int:
     """Append an event to an active play; returns the play's new version.
 
-    ``check`` sees the log as stored (with the write lock held) and raises if the new event does not
-    fit it, so two phones entering at once cannot both pass a stale check; ``expected_version``
-    refuses the event if the play changed since the phone looked at it. Without either, the event is
-    stored in one statement (``append_to_active_play``).
+    ``check`` sees the log under the write lock and raises if the event does not fit it (two phones
+    entering at once cannot both pass a stale check); ``expected_version`` refuses it if the play changed
+    since the phone looked. Without either, it is one statement (``append_to_active_play``).
     """
     if check is None and expected_version is None:
         rowid = append_to_active_play(db, play_id, kind, payload)
@@ -387,11 +380,8 @@ def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, An
 
 
 def undo_last_event(db: Database, play_id: int, expected_version: int | None = None) -> Event | None:
-    """Remove the play's last event and return it (None if there was none).
-
-    Undoing the final tally reopens the play and drops its results; undoing a correction puts back
-    the results it replaced.
-    """
+    """Remove the play's last event and return it (None if there was none). Undoing the final tally
+    reopens the play and drops its results; undoing a correction puts back the results it replaced."""
     with write_transaction(db):
         version, _ = _current_version(db, play_id)
         check_version(version, expected_version)
@@ -537,10 +527,7 @@ def final_payload(db: Database, play_id: int) -> Mapping[str, Any] | None:
 
 def play_counted(db: Database, play_id: int) -> bool:
     """Whether the play counts in the group's statistics."""
-    row = db.execute("SELECT counted FROM plays WHERE id = ?", [play_id]).fetchone()
-    if row is None:
-        raise NotFound("play")
-    return bool(row[0])
+    return bool(found(db.execute("SELECT counted FROM plays WHERE id = ?", [play_id]).fetchone(), "play")[0])
 
 
 def set_play_counted(db: Database, play_id: int, counted: bool) -> None:

@@ -1,9 +1,5 @@
-"""Skill ratings: kept per rated play, computed again from the first play a change touched.
-
-The store does not know how a rating is computed: ``refresh_ratings`` is given the function that rates
-one play (companion.games.ratings.rate_play) and replays the counted plays from where the ratings went
-stale (the triggers of migration 8 note that) in the order they ended.
-"""
+"""Skill ratings: kept per rated play, computed again from the first play a change touched (noted by
+the triggers of ``m008_ratings``), with the rules' function that rates one play."""
 
 from __future__ import annotations
 
@@ -44,8 +40,8 @@ class RatedPlay:
 
 
 def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str, str, list, object, bool]]:
-    """The counted finished plays from ``since`` on, in order, with (player, rank), the teams recorded and
-    whether the play was cooperative (its final tally says whether the table won: ``won`` true or false)."""
+    """The counted finished plays from ``since`` on, in order, with (seat, player, rank), the teams recorded
+    and whether the play was cooperative (its final tally says whether the table ``won``)."""
     plays = db.execute(
         "SELECT id, game, ended_at FROM plays WHERE group_id = ? AND status = 'finished' AND counted = 1 "
         "AND deleted_at IS NULL AND ended_at >= ? ORDER BY ended_at, id", [group_id, since]).fetchall()

@@ -1,9 +1,8 @@
 """How far Litestream's copy of the database in a folder (a ``file://`` replica) is behind.
 
-Litestream copies the write-ahead log in batches: each is an LTX file named ``<first>-<last>.ltx``
-(transaction ids) under the replica's ``ltx/<level>/``; those of level 0 name in their header the
-part of the log they hold: its salts (which change each time SQLite starts the log afresh) and the
-byte range. A commit is in the replica once a batch reaches the log's end as it was after the commit.
+Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx``
+(transaction ids); a level-0 header names the part of the log it holds (the log's salts, which change
+each time SQLite starts it afresh, and a byte range). A commit is copied once a batch reaches past it.
 """
 
 from __future__ import annotations
@@ -48,10 +47,8 @@ def replica_folder(url: str) -> Path | None:
 
 
 def log_position(database: str | Path) -> LogPosition | None:
-    """The end of the last commit in the database's write-ahead log (None: no log, all in the file).
-
-    Frames left over from the log's previous run carry the old salts; the log ends before them.
-    """
+    """The end of the last commit in the database's write-ahead log (None: no log, all in the file);
+    frames left over from the log's previous run (with the old salts) are not part of it."""
     try:
         with open(f"{database}-wal", "rb") as log:
             header = log.read(WAL_HEADER_BYTES)
@@ -118,11 +115,8 @@ def holds(replica: Path, position: LogPosition | None) -> bool:
 
 
 def state(database: str | Path, replica: Path, now: float | None = None) -> ReplicaState:
-    """How far the replica in the folder ``replica`` is behind ``database``.
-
-    The lag counts from the replica's newest batch: every commit it lacks came after that batch, so
-    the replica is never further behind than this.
-    """
+    """How far the replica in the folder ``replica`` is behind ``database``: at most the time since its
+    newest batch, since every commit it lacks came after that."""
     batches = _batches(replica)
     if not batches:
         return ReplicaState(0, None)

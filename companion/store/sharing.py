@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 
 from sqlite_utils import Database
 
-from companion.store.errors import NotFound
+from companion.store.errors import found
 from companion.store.transactions import write_transaction
 
 
@@ -49,9 +49,7 @@ def write_settings(db: Database, group_id: int, settings: GroupSettings) -> None
 
 def stable_ids(db: Database, play_id: int) -> StableIds:
     """The stable ids of a play and of the players seated in it."""
-    play = db.execute("SELECT uid FROM plays WHERE id = ?", [play_id]).fetchone()
-    if play is None:
-        raise NotFound("play")
+    play = found(db.execute("SELECT uid FROM plays WHERE id = ?", [play_id]).fetchone(), "play")
     players = db.execute("SELECT p.id, p.uid FROM seats s JOIN players p ON p.id = s.player_id "
                          "WHERE s.play_id = ?", [play_id]).fetchall()
     return StableIds(play[0], dict(players))

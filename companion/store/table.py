@@ -9,7 +9,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from companion.store import plays
-from companion.store.errors import NotFound
+from companion.store.errors import found
 from companion.store.transactions import write_transaction
 
 # The play's note and variant carry a revision of their own in its options: the play's version moves
@@ -22,9 +22,8 @@ def change_play_options(db: Database, play_id: int,
     """Replace the play's options with ``change(options)``, which sees them under the write lock (two
     phones tapping the timer at once see each other's tap) and may refuse; returns the new version."""
     with write_transaction(db):
-        row = db.execute("SELECT options, version FROM plays WHERE id = ?", [play_id]).fetchone()
-        if row is None:
-            raise NotFound("play")
+        row = found(db.execute("SELECT options, version FROM plays WHERE id = ?", [play_id]).fetchone(),
+                    "play")
         options = dict(change(json.loads(row[0])))
         db.execute("UPDATE plays SET options = ?, version = version + 1 WHERE id = ?",
                    [json.dumps(options), play_id])

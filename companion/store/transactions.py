@@ -58,12 +58,9 @@ def read_transaction(db: Database) -> contextlib.AbstractContextManager[Database
 
 @contextlib.contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
-    """A transaction that takes the write lock at once, so that read-check-write is race free; it notes
-    the request id the connection expects (``request_ids``).
-
-    A process's threads take turns on a thread lock first: waiting there they sleep, where retrying
-    SQLite's lock they would take the time the holder needs to finish. Processes wait on SQLite's lock.
-    """
+    """A transaction that takes the write lock at once (read-check-write is race free) and notes the
+    request id the connection expects. A process's threads take turns on a thread lock first: there
+    they sleep, where retrying SQLite's lock they would take the time the holder needs to finish."""
     request = expected_request(db)
     with _turn:
         _while_busy(db, "BEGIN IMMEDIATE")

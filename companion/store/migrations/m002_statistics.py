@@ -1,4 +1,9 @@
-"""Migration 2: indexes, copies and running sums that make the group statistics index scans."""
+"""Migration 2: copies and running sums that turn the group statistics into index scans.
+
+Each result carries its play's group, game, counted flag and end, so a player's results come out of one
+index in time order; ``row_points`` sums each player's breakdown rows per game, ``rivalries`` counts
+who finished ahead of whom. Triggers keep them right on every write (a result's triggers see its
+play's other results: row triggers run per row)."""
 
 from __future__ import annotations
 
@@ -11,17 +16,6 @@ _ADD_PAIRS = ("ON CONFLICT (group_id, game, player_id, opponent_id) DO UPDATE SE
 
 
 def m002_statistics(db: Database) -> None:
-    """Indexes, copies and running sums that turn the group statistics into plain index scans.
-
-    - Each result row carries a copy of its play's group, game, counted flag and end time, so a
-      player's results come out of one index in time order (streaks need neither sort nor join).
-    - ``row_points`` keeps each player's sum per breakdown row and game over the counted plays, so the
-      average breakdown needs no JSON parsing when the page is shown.
-    - ``rivalries`` keeps, per game, how often each player finished ahead of each other player and how
-      often they played together: the self-join on results, done once per play as it is stored.
-    Triggers keep all three right on every write: finishing, correcting, undoing, counting, deleting
-    and importing. A result row's triggers see its play's other results (row triggers run per row).
-    """
     for statement in (
         "ALTER TABLE results ADD COLUMN group_id INTEGER",
         "ALTER TABLE results ADD COLUMN game TEXT",

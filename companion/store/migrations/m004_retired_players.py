@@ -6,5 +6,4 @@ from sqlite_utils import Database
 
 
 def m004_retired_players(db: Database) -> None:
-    """A retired player is left out of new plays and kept in the history."""
     db.execute("ALTER TABLE players ADD COLUMN retired INTEGER NOT NULL DEFAULT 0")

@@ -1,4 +1,7 @@
-"""Migration 5: any other game a group plays: its definition, and each version of its score sheet."""
+"""Migration 5: any other game a group plays, and each version of its score sheet.
+
+A play of one has the slug ``custom-<group game id>`` and keeps its sheet version's id in its options,
+so editing the sheet never changes old plays."""
 
 from __future__ import annotations
 
@@ -6,11 +9,6 @@ from sqlite_utils import Database
 
 
 def m005_group_games(db: Database) -> None:
-    """Any other game a group plays: its definition, and each version of its score sheet.
-
-    A play of such a game has the slug ``custom-<group game id>`` and keeps the id of the sheet
-    version it was scored with in its options, so editing the sheet never changes old plays.
-    """
     db.executescript(
         """
         CREATE TABLE group_games (

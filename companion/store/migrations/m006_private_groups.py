@@ -1,4 +1,7 @@
-"""Migration 6: group and play ids that are never reused, memberships on the server, and a trash."""
+"""Migration 6: group and play ids never reused, memberships on the server, and a trash.
+
+A phone that kept a deleted group's id never finds a later group under it; its cookie carries only
+its memberships' random tokens; a play in the trash counts in no statistics."""
 
 from __future__ import annotations
 
@@ -8,13 +11,10 @@ from sqlite_utils import Database
 
 
 def _rebuild_with_autoincrement(db: Database, table: str) -> None:
-    """Rebuild ``table`` so that its ``id`` is AUTOINCREMENT: an id once used is never handed out again.
+    """Rebuild ``table`` with an AUTOINCREMENT ``id`` (a plain one reuses the largest id once deleted).
 
-    SQLite's plain rowid ids reuse the largest id after it is deleted, so a new group could take the id
-    of a deleted one. This follows SQLite's twelve-step recipe: the table is built anew from its own
-    stored definition (columns added by later migrations included), its rows copied with their ids,
-    and its indexes and triggers (and other tables' triggers that name it) put back as they were.
-    Runs with foreign keys off (see ``migrate``), so that dropping the old table cascades nowhere.
+    SQLite's twelve-step recipe: built anew from its stored definition, its rows copied with their ids,
+    its indexes and triggers (and others' triggers naming it) put back; with foreign keys off (``migrate``).
     """
     definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
                             [table]).fetchone()[0]
@@ -45,15 +45,6 @@ def _rebuild_with_autoincrement(db: Database, table: str) -> None:
 
 
 def m006_private_groups(db: Database) -> None:
-    """Group and play ids that are never reused, memberships on the server, and a trash.
-
-    - ``groups`` and ``plays`` become AUTOINCREMENT: a phone that kept a deleted group's id can never
-      find a later group under it.
-    - ``memberships``: a phone's place in a group. The phone's signed cookie carries only the random
-      tokens of its memberships; a membership is checked against the group it was made for.
-    - ``deleted_at`` on groups and plays: deleting moves them to a trash for 30 days. A play in the
-      trash counts in no statistics: the statistics triggers treat it like a play left out of them.
-    """
     _rebuild_with_autoincrement(db, "groups")
     _rebuild_with_autoincrement(db, "plays")
     for statement in (
@@ -78,12 +69,8 @@ def m006_private_groups(db: Database) -> None:
 
 
 def _count_only_plays_outside_the_trash(db: Database) -> None:
-    """Make the statistics triggers of ``m002_statistics`` treat a play in the trash as not counted.
-
-    The triggers are the same text with "counted" read as "counted and not in the trash", and the
-    play's trigger also fires when ``deleted_at`` changes. ``results.counted`` (the copy the
-    statistics read) follows.
-    """
+    """The statistics triggers of ``m002_statistics`` with "counted" read as "counted and not in the trash"
+    (and the play's also fired by ``deleted_at``); ``results.counted``, the copy they read, follows."""
     rewrites = (
         ("p.counted = 1", "p.counted = 1 AND p.deleted_at IS NULL"),
         ("OLD.counted = 1", "OLD.counted = 1 AND OLD.deleted_at IS NULL"),

@@ -1,4 +1,7 @@
-"""Migration 7: a group's export settings, and ids of players and plays that a backup keeps."""
+"""Migration 7: a group's export settings, and ids of players and plays that a backup keeps.
+
+``uid`` outlives backup and restore, so an app that got a play before (BG Stats) matches it when it
+is sent again instead of keeping it twice."""
 
 from __future__ import annotations
 
@@ -8,13 +11,6 @@ _RANDOM_UID = "lower(hex(randomblob(16)))"
 
 
 def m007_group_settings_and_stable_ids(db: Database) -> None:
-    """A group's settings for its exports, and an id per player and play that a backup keeps.
-
-    ``group_settings`` holds the time zone the exports show times in (NULL: the server's), where the
-    group plays, and BoardGameGeek ids the group set for games the companion has none for (JSON).
-    ``uid`` is a random id that outlives backup and restore, so an app that got a play before (BG
-    Stats) matches it when it is sent again instead of keeping it twice; a trigger gives every new row one.
-    """
     for statement in (
         """CREATE TABLE group_settings (
             group_id INTEGER PRIMARY KEY REFERENCES groups(id) ON DELETE CASCADE,

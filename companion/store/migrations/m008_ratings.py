@@ -1,4 +1,6 @@
-"""Migration 8: skill ratings per player and game, kept per rated play, and where they went stale."""
+"""Migration 8: each player's rating per game ('' for all) after each counted play, and where they
+went stale: triggers note the earliest play a change touched, and the ratings are computed again from
+there when next shown."""
 
 from __future__ import annotations
 
@@ -6,13 +8,6 @@ from sqlite_utils import Database
 
 
 def m008_ratings(db: Database) -> None:
-    """Skill ratings per player per game and overall, kept per rated play, and where they went stale.
-
-    ``ratings`` holds each player's rating after each counted play (scope: the game's slug, or '' for
-    every game). Triggers note in ``ratings_stale`` the earliest play a change touched (finishing,
-    correcting, reopening, deleting, counting, importing); the ratings are computed again from there
-    the next time they are shown.
-    """
     db.executescript(
         """
         CREATE TABLE ratings (

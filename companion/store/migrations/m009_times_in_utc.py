@@ -1,4 +1,7 @@
-"""Migration 9: every stored time in UTC with its offset, as the companion writes them."""
+"""Migration 9: every stored time in UTC with its offset, as the companion writes them.
+
+Backups imported before times were checked could bring stamps without an offset (which the
+statistics cannot compare) or with another one (which sort wrongly as text)."""
 
 from __future__ import annotations
 
@@ -17,12 +20,6 @@ def _in_utc(stamp: str) -> str:
 
 
 def m009_times_in_utc(db: Database) -> None:
-    """Every stored time in UTC with its offset, as the companion writes them.
-
-    Backups imported before the import checked times could bring stamps without an offset (which the
-    statistics cannot compare with the others) or with another offset (which sort wrongly as text).
-    Changing a play's end runs the statistics trigger, which moves its results' copy along.
-    """
     for table, column in (("plays", "started_at"), ("plays", "ended_at"), ("plays", "first_ended_at"),
                           ("events", "created_at"), ("players", "created_at")):
         rows = db.execute(f"SELECT id, {column} FROM {table} "

@@ -6,7 +6,6 @@ from sqlite_utils import Database
 
 
 def m010_request_ids(db: Database) -> None:
-    """The request ids of phones' writes, so that a write sent twice (an offline resend) is stored once."""
     for statement in (
         """CREATE TABLE seen_requests (
             request_id TEXT PRIMARY KEY,

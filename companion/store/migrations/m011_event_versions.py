@@ -1,4 +1,5 @@
-"""Migration 11: each event keeps the play version it brought."""
+"""Migration 11: each event keeps the play version it brought, so a table folded up to an event can be
+trusted while that event is in the log (an undone and re-entered event has a new version)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,4 @@ from sqlite_utils import Database
 
 
 def m011_event_versions(db: Database) -> None:
-    """Each event keeps the play version it brought, so a table folded up to an event can be trusted
-    as long as that event is still in the log (an undone and re-entered event has a new version)."""
     db.execute("ALTER TABLE events ADD COLUMN version INTEGER NOT NULL DEFAULT 0")

@@ -1,31 +1,22 @@
-"""Migration 12: records kept per player and game, counts per game and sums per game and month."""
+"""Migration 12: records kept per player and game, counts per game and sums per game and month.
+
+The statistics page then reads a few rows per player and game instead of every result. A play in the
+trash counts as left out."""
 
 from __future__ import annotations
 
 from sqlite_utils import Database
 
-# A month's sums of each player's scores in one game (the scores-over-time chart): add to a row that exists.
+# A month's sums of each player's scores in one game (the chart over time): add to a row that exists.
 _ADD_MONTH = ("ON CONFLICT (group_id, game, player_id, month) DO UPDATE SET "
               "results = results + excluded.results, points = points + excluded.points")
-# A player's record must be brought up to date before it is read (see store.history): ``pending``
-# counts results added since (when they all came after the record's last play it just goes on from
-# there), ``stale`` = 2 asks for a recount from that player's results.
+# Triggers only mark a player's record as behind, for ``store.history`` to bring up to date before it
+# reads it: ``pending`` results added after its last play (it goes on from there), or ``stale`` = 2: recount.
 _MARK_RECORD = ("ON CONFLICT (group_id, game, player_id) DO UPDATE SET "
                 "pending = pending + excluded.pending, stale = MAX(stale, excluded.stale)")
 
 
 def m012_kept_statistics(db: Database) -> None:
-    """Records kept per player and game, counts per game and sums per game and month.
-
-    So that the statistics page reads a few rows per player and game instead of every result:
-    - ``player_records``: per group, game (a slug; '' for all games together) and player the counted
-      plays, wins, points, best, worst, streaks and the last play they continue from. The triggers only
-      mark a record as behind; the statistics bring marked records up to date before reading them,
-      going on from the last play when only later results were added, else recounting that one record.
-    - ``game_records``: per group and game the finished plays, the counted ones and the latest end.
-    A play in the trash counts as left out, as in ``m006_private_groups``.
-    - ``monthly_scores``: per group, game, player and month (YYYY-MM) the counted results and points.
-    """
     for statement in (
         """CREATE TABLE player_records (
             group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
-"""Migration 13: an index on the results' end time within a group."""
+"""Migration 13: an index on the results' end within a group, so a period's statistics read its plays."""
 
 from __future__ import annotations
 
@@ -6,5 +6,4 @@ from sqlite_utils import Database
 
 
 def m013_results_by_end(db: Database) -> None:
-    """An index on the results' end time within a group, so statistics over a period read only its plays."""
     db.execute("CREATE INDEX results_by_end ON results(group_id, counted, ended_at)")

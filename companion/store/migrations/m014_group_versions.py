@@ -1,4 +1,5 @@
-"""Migration 14: a version per group that grows with every change its page shows."""
+"""Migration 14: a version per group that grows with every change its page shows (not a play's entries:
+the page shows no running scores), raised by triggers so that no write path can forget it."""
 
 from __future__ import annotations
 
@@ -16,12 +17,6 @@ _GROUP_PAGE_ROWS = (
 
 
 def m014_group_versions(db: Database) -> None:
-    """A version per group that grows with every change its page shows, so the page is kept per version.
-
-    Triggers raise it on every write of what the page shows: the group's name, invite and trash
-    state, its players, its plays' state, seats and results (not their entries: the page shows no
-    running scores), its own games and its phones. No write path can forget it.
-    """
     db.execute("ALTER TABLE groups ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
     db.execute("""CREATE TRIGGER groups_version AFTER UPDATE OF name, token, join_code, deleted_at ON groups
         BEGIN UPDATE groups SET version = version + 1 WHERE id = NEW.id; END""")

@@ -1,4 +1,7 @@
-"""Migration 16: a request id belongs to the phone (its membership) and the play it was sent for."""
+"""Migration 16: a request id belongs to the phone (its membership) and the play it was sent for.
+
+Ids were kept for the whole site, so an id first sent to one group made another group's write
+"already saved". The ids kept so far belonged to no phone and are forgotten."""
 
 from __future__ import annotations
 
@@ -6,16 +9,6 @@ from sqlite_utils import Database
 
 
 def m016_request_ids_per_phone(db: Database) -> None:
-    """The same request id from another phone, or for another group or play, is another request.
-
-    Ids were noted for the whole site: an id first sent to one group made another group's write with
-    it "already saved", and nothing was stored. Now the key is the id, the membership that sent it and
-    the play (0 for a write to the group itself). The ids noted so far belonged to no phone and are
-    forgotten: an unsent form kept from before the upgrade is stored once more if it is sent twice.
-
-    ``events.membership_id`` is the phone an entry came from, so that an entry stored in one statement
-    notes its request id (``events_request_id``) for that phone.
-    """
     db.execute("DROP TRIGGER events_request_id")
     db["seen_requests"].drop()
     db.execute("""CREATE TABLE seen_requests (

@@ -1,4 +1,5 @@
-"""Migration 17: a phone can say whose phone it is."""
+"""Migration 17: a phone can say whose phone it is (NULL: shared); its pages change with it, so the
+group's version grows."""
 
 from __future__ import annotations
 
@@ -6,12 +7,6 @@ from sqlite_utils import Database
 
 
 def m017_phone_player(db: Database) -> None:
-    """``memberships.player_id``: the player whose phone this is (NULL, the default: a shared phone).
-
-    Its role and ledger buttons then enter that player's settlers and points whatever the turn. A
-    player deleted from the group leaves the phone shared again. The group's version grows when a
-    phone names its player, since the pages that phone is shown change with it.
-    """
     db.execute("ALTER TABLE memberships ADD COLUMN player_id INTEGER "
                "REFERENCES players(id) ON DELETE SET NULL")
     db.execute("DROP TRIGGER memberships_group_version_update")

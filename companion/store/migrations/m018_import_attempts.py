@@ -6,6 +6,5 @@ from sqlite_utils import Database
 
 
 def m018_import_attempts(db: Database) -> None:
-    """``import_attempts``: one row per backup import an address started (its network, the time)."""
     db["import_attempts"].create({"client": str, "at": float}, not_null={"client", "at"})
     db["import_attempts"].create_index(["client", "at"])
