@@ -191,8 +191,8 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
         "SELECT listed.*, s.seat, s.player_id, pl.name, s.colour, r.total, r.rank, r.breakdown FROM ("
         + " UNION ALL ".join(f"SELECT * FROM ({select})" for select in selects) + ") AS listed "
         "LEFT JOIN seats s ON s.play_id = listed.id LEFT JOIN players pl ON pl.id = s.player_id "
-        "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id "
-        "ORDER BY listed.id, s.seat",
+        "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id ORDER BY "
+        "COALESCE(listed.deleted_at, listed.ended_at, listed.started_at) DESC, listed.id DESC, s.seat",
         params,
     ).fetchall()
     width = len(_PLAY_COLUMNS.split(","))
@@ -207,15 +207,11 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
             results.append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
     plays = [(_play_of(play, tuple(seats)), deleted_at, results)
              for play, deleted_at, seats, results in found.values()]
-    plays.sort(key=lambda item: (item[0].ended_at or item[0].started_at, item[0].id), reverse=True)
-    listed = [(play, results) for play, deleted_at, results in plays if deleted_at is None]
-    trashed = sorted((TrashedPlay(play, deleted_at) for play, deleted_at, _ in plays if deleted_at),
-                     key=lambda trashed: (trashed.deleted_at, trashed.play.id), reverse=True)
     return GroupPlays(
-        active=[play for play, _ in listed if play.status == "active"],
+        active=[play for play, deleted_at, _ in plays if not deleted_at and play.status == "active"],
         recent=[FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))
-                for play, results in listed if play.status == "finished"],
-        trashed=trashed,
+                for play, deleted_at, results in plays if not deleted_at and play.status == "finished"],
+        trashed=[TrashedPlay(play, deleted_at) for play, deleted_at, _ in plays if deleted_at],
     )
 
 
