@@ -102,20 +102,16 @@ def _live_group(db: Database, column: str, value: object) -> tuple | None:
                       [value]).fetchone()
 
 
-def _group(row: tuple | None) -> Group:
-    return Group(*found(row, "group"))
-
-
 def get_group(db: Database, group_id: int) -> Group:
-    return _group(_live_group(db, "id", group_id))
+    return Group(*found(_live_group(db, "id", group_id), "group"))
 
 
 def group_by_token(db: Database, token: str) -> Group:
-    return _group(_live_group(db, "token", token))
+    return Group(*found(_live_group(db, "token", token), "group"))
 
 
 def group_by_join_code(db: Database, code: str) -> Group:
-    return _group(_live_group(db, "join_code", code))
+    return Group(*found(_live_group(db, "join_code", code), "group"))
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -408,4 +404,4 @@ def group_for_join_code(db: Database, code: str, client: str, at: float, limits:
         if row is None:
             _record_join_failure(db, client, at,
                                  max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory))
-    return _group(row)
+    return Group(*found(row, "group"))

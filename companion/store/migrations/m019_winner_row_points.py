@@ -1,4 +1,5 @@
-"""Migration 19: the winners' points per breakdown row, kept like ``row_points``."""
+"""Migration 19: the winners' (rank 1) points per group, game and breakdown row, so that "where the
+winners' points come from" reads a few rows; kept like ``row_points``, by triggers like its (m002, m006)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,6 @@ def _winners_points(play: str, sign: str) -> str:
 
 
 def m019_winner_row_points(db: Database) -> None:
-    """``winner_row_points``: per group, game and breakdown row the points of the counted results that
-    won (rank 1), so that "where the winners' points come from" reads a few rows, not every result.
-
-    Everyone's points per row are ``row_points``; the triggers here follow that table's (m002, m006).
-    """
     for statement in (
         """CREATE TABLE winner_row_points (
             group_id INTEGER NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
