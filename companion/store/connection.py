@@ -61,7 +61,8 @@ def connect_read_only(path: str | Path) -> Database:
 @contextlib.contextmanager
 def snapshot(db: Database) -> Iterator[Database]:
     """A read-only copy of the database in a temporary file, for a long read (a backup), so that the log
-    need not grow while it lasts: one step of SQLite's backup API (30 MB in well under a second)."""
+    need not grow while it lasts: one step of SQLite's backup API (30 MB in well under a second; copied
+    in steps, it would start again at every write)."""
     # next to the database: on the same disk, where there is room for it, and as private
     folder = os.path.dirname(db.execute("PRAGMA database_list").fetchone()[2]) or None
     with owner_only_files():

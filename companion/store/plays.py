@@ -196,9 +196,9 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
         params,
     ).fetchall()
     width = len(_PLAY_COLUMNS.split(","))
-    found: dict[int, tuple[tuple, str | None, list[SeatRow], list[ResultRow]]] = {}
+    by_id: dict[int, tuple[tuple, str | None, list[SeatRow], list[ResultRow]]] = {}
     for row in rows:
-        _play_row, _deleted_at, seats, results = found.setdefault(row[0], (row[:width], row[width], [], []))
+        _play_row, _deleted_at, seats, results = by_id.setdefault(row[0], (row[:width], row[width], [], []))
         seat, player_id, name, colour, total, rank, breakdown = row[width + 1:]
         if seat is None:
             continue  # a play without seats
@@ -206,7 +206,7 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
         if rank is not None:
             results.append(ResultRow(player_id, name, seat, total, rank, json.loads(breakdown)))
     plays = [(_play_of(play, tuple(seats)), deleted_at, results)
-             for play, deleted_at, seats, results in found.values()]
+             for play, deleted_at, seats, results in by_id.values()]
     return GroupPlays(
         active=[play for play, deleted_at, _ in plays if not deleted_at and play.status == "active"],
         recent=[FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))

@@ -38,9 +38,9 @@ _commits = itertools.count(1)  # this process's commits; ``next`` is atomic
 _turn = threading.RLock()
 
 
-def _new_turn() -> None:  # a forked child's own: one held by another thread at the fork stays so
+def _new_turn() -> None:
     global _turn
-    _turn = threading.RLock()
+    _turn = threading.RLock()  # a forked child's own: one held by another thread at the fork stays so
 
 
 os.register_at_fork(after_in_child=_new_turn)
