@@ -13,7 +13,6 @@ from sqlite_utils import Database
 from companion.store import groups
 from companion.store.custom_games import add_version, insert_game
 from companion.store.errors import StoreError
-from companion.store.imports import remove_plays
 from companion.store.plays import insert_seats
 from companion.store.sharing import GroupSettings, group_settings, write_settings
 from companion.store.transactions import now, write_in_steps, write_transaction
@@ -186,10 +185,7 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
             db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
     except BaseException as error:
         if group_id is not None:
-            remove_plays(db, [play_id for (play_id,) in db.execute("SELECT id FROM plays WHERE group_id = ?",
-                                                                   [group_id])])
-            with write_transaction(db):
-                groups.delete_groups(db, "id = ?", [group_id])
+            groups.delete_group(db, group_id)
         if isinstance(error, sqlite3.IntegrityError):
             raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
                              error=str(error)) from None

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sqlite_utils import Database
 
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import NotFound, StoreError, found
-from companion.store.transactions import now, write_transaction
+from companion.store.transactions import now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
 # 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
@@ -132,6 +132,7 @@ def rename_group(db: Database, group_id: int, name: str) -> None:
 
 def delete_group(db: Database, group_id: int) -> None:
     """Delete a group for good, with its players, plays, events, results and memberships."""
+    _delete_plays_where(db, "group_id = ?", [group_id])
     with write_transaction(db):
         delete_groups(db, "id = ?", [group_id])
 
@@ -141,6 +142,21 @@ def delete_groups(db: Database, where: str, params: Sequence[object]) -> int:
     # results and seats point at players too, so remove the plays first
     db.execute(f"DELETE FROM plays WHERE group_id IN (SELECT id FROM groups WHERE {where})", params)
     return db.execute(f"DELETE FROM groups WHERE {where}", params).rowcount
+
+
+def remove_plays(db: Database, play_ids: Iterable[int], where: str = "1",
+                 params: Sequence[object] = ()) -> int:
+    """Delete these plays for good, in steps (``write_in_steps``): thousands of them never keep other
+    groups' writes waiting. A play that no longer meets ``where`` when its step comes stays."""
+    deleted: list[int] = []
+    write_in_steps(db, play_ids, lambda play_id: db.execute(
+        f"DELETE FROM plays WHERE id = ? AND ({where})", [play_id, *params]).rowcount, deleted)
+    return sum(deleted)
+
+
+def _delete_plays_where(db: Database, where: str, params: Sequence[object]) -> int:
+    ids = [play_id for (play_id,) in db.execute(f"SELECT id FROM plays WHERE {where}", params)]
+    return remove_plays(db, ids, where, params)
 
 
 # --- the trash: deleted groups and plays stay restorable for a while -----------------------------
@@ -170,8 +186,9 @@ def purge_trash(db: Database, before: str) -> int:
                      "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
     if not due:
         return 0
+    plays = _delete_plays_where(
+        db, "deleted_at < ? OR group_id IN (SELECT id FROM groups WHERE deleted_at < ?)", [before, before])
     with write_transaction(db):
-        plays = db.execute("DELETE FROM plays WHERE deleted_at < ?", [before]).rowcount
         return plays + delete_groups(db, "deleted_at < ?", [before])
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +11,7 @@ from sqlite_utils import Database
 
 from companion.names import name_key
 from companion.store.errors import StoreError
-from companion.store.groups import check_free_name, insert_player
+from companion.store.groups import check_free_name, insert_player, remove_plays
 from companion.store.plays import FINAL_EVENT, ResultInput
 from companion.store.table import insert_finished_play
 from companion.store.transactions import write_in_steps, write_transaction
@@ -60,11 +60,6 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
         with write_transaction(db):
             db.conn.executemany("DELETE FROM players WHERE id = ?", [(player_id,) for player_id in added])
         raise
-
-
-def remove_plays(db: Database, play_ids: Iterable[int]) -> None:
-    """Delete these plays for good, in steps: what an import wrote before it failed."""
-    write_in_steps(db, play_ids, lambda play_id: db.execute("DELETE FROM plays WHERE id = ?", [play_id]))
 
 
 def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
