@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from flask import Blueprint, Flask, current_app, jsonify
+from flask import Blueprint, current_app, jsonify
 
 from companion import config as settings
 from companion.store import MIGRATIONS, schema_version
@@ -58,7 +58,3 @@ def _answer(status: int, word: str, reason: str | None = None, **details):
     response.status_code = status
     response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -88,7 +88,3 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
     except (KeyError, store.NotFound):
         abort(400)
     return None
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

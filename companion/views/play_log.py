@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, g, render_template, request
+from flask import Blueprint, abort, g, render_template, request
 
 from companion import store
 from companion.views.catalogue import get_game
@@ -23,7 +23,3 @@ def show(play_id: int):
     events = store.newest_events(get_db(), play.id, LOG_PAGE, int(before) if before else None)
     return render_template("play_log.html", play=play, game=get_game(play.game),
                            group=g.group, events=events)
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, g, render_template
+from flask import Blueprint, abort, g, render_template
 
 from companion import store
 from companion.games import ratings
@@ -39,7 +39,3 @@ def show(group_id: int, player_id: int):
         record=next((p for p in overall.players if p.player_id == player.id), None),
         rating=store.player_ratings(db, group.id).get(player.id), per_game=per_game,
         rivals=sorted(rivals, key=lambda r: r[0].name.casefold()))
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
