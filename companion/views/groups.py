@@ -83,7 +83,7 @@ def add_player(group_id: int):
     return to_group(group_id, "players")
 
 
-def _member_player(group_id: int, player_id: int) -> store.Player:
+def member_player(group_id: int, player_id: int) -> store.Player:
     try:
         return store.get_player(get_db(), group_id, player_id)
     except store.NotFound:
@@ -92,7 +92,7 @@ def _member_player(group_id: int, player_id: int) -> store.Player:
 
 @bp.route("/players/<int:player_id>", methods=["GET", "POST"])
 def edit_player(group_id: int, player_id: int):
-    player = _member_player(group_id, player_id)
+    player = member_player(group_id, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
     if form.validate_on_submit():
         try:
@@ -110,7 +110,7 @@ def edit_player(group_id: int, player_id: int):
 @bp.post("/players/<int:player_id>/retire")
 def retire_player(group_id: int, player_id: int):
     """Retire a player (kept in the history, not offered for new plays), or bring them back."""
-    player = _member_player(group_id, player_id)
+    player = member_player(group_id, player_id)
     form = RetireForm()
     if not form.validate_on_submit():
         reload_and_try_again()
@@ -127,7 +127,7 @@ def retire_player(group_id: int, player_id: int):
 @bp.route("/players/<int:player_id>/delete", methods=["GET", "POST"])
 def delete_player(group_id: int, player_id: int):
     """Delete a player who has no play, after asking; one with plays can only be retired."""
-    player = _member_player(group_id, player_id)
+    player = member_player(group_id, player_id)
     back = url_for("groups.edit_player", group_id=group_id, player_id=player.id)
     page = ask_to_confirm(
         _("Delete %(name)s?", name=player.name),
