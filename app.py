@@ -29,7 +29,6 @@ from companion.views import (
     members,
     past_plays,
     phone_player,
-    play_log,
     players,
     plays,
     table_tools,
@@ -159,9 +158,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     gate.init_app(app)  # who may see the group or play the address names: after the CSRF check
     compression.init_app(app)
     read_cache.init_app(app)
-    for module in (home, groups, members, plays, play_log, phone_player, table_tools, live,
-                   great_western_trail, history, players, custom_games, past_plays, bgstats, api, health,
-                   errors, common):
+    for module in (home, groups, members, plays, phone_player, table_tools, live, great_western_trail,
+                   history, players, custom_games, past_plays, bgstats, api, health, errors, common):
         app.register_blueprint(module.bp)  # errors: error pages; common: request ids, stale edits (409)
     gold_west.init_app(app)
     mayflower.init_app(app)

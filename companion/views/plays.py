@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -29,6 +29,7 @@ from companion.web.database import get_db
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
 LOG_ON_PAGE = 20  # the newest entries the play page shows; the whole log is a page of its own
+LOG_PAGE = 100  # entries per page of the whole log
 
 
 def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None = None):
@@ -63,6 +64,17 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
 @bp.get("")
 def show(play_id: int):
     return render_play(g.play)
+
+
+@bp.get("/log")
+def log(play_id: int):
+    """The newest entries of the play's whole log, or those before entry ``before`` (its number)."""
+    before = request.args.get("before")
+    if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
+        abort(400)
+    events = store.newest_events(get_db(), play_id, LOG_PAGE, int(before) if before else None)
+    return render_template("play_log.html", play=g.play, game=get_game(g.play.game), group=g.group,
+                           events=events)
 
 
 @bp.post("/adjust")
