@@ -173,11 +173,8 @@ def final_score_response(rows: Iterable[str], slug: str) -> dict:
 
 
 def checked_player_names(names: list[str], path: str = "players[{index}]") -> list[str]:
-    """The names as kept (``companion.names.clean_name``), refusing two names of one player.
-
-    ``path`` is the detail path of the name at ``{index}``: ``players[{index}].name`` where a player is
-    an object.
-    """
+    """The names as kept (``companion.names.clean_name``), refusing two names of one player; ``path`` is
+    the detail path of the name at ``{index}``."""
     cleaned = []
     for index, raw in enumerate(names):
         where = path.format(index=index)

@@ -234,11 +234,8 @@ class PastPlayForm(FlaskForm, SheetScores):
 
 def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str | None,
                         last_play: Sequence[int] | None) -> list[int]:
-    """Who the past-play form starts with, in seat order (player ids).
-
-    The first N players when N players are asked for (within the game's range); else the players of
-    the group's last play of the game who still play, if enough of them; else one seat per player.
-    """
+    """Who the past-play form starts with (player ids): the first N when N are asked for; else those of
+    the group's last play of the game who still play, if enough; else one seat per player."""
     ids = [player.id for player in players]
     if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
         return ids[:max(sheet.min_players, min(sheet.max_players, int(asked)))]

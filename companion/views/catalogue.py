@@ -1,9 +1,5 @@
-"""Every game a page may name: the three with their own rules, and each group's other games.
-
-A group's other game has the slug ``custom-<id>``; this is the one place that turns such a slug into
-the game (its name, players and rows, from the group's stored definition), so the history,
-statistics and exports treat it like the three.
-"""
+"""Every game a page may name: the three with their own rules, and each group's other games (slug
+``custom-<id>``), turned into games here alone so the history, statistics and exports treat them alike."""
 
 from __future__ import annotations
 

@@ -104,12 +104,8 @@ def final_tally_url(play: store.Play) -> str:
 @bp.before_app_request
 def claim_request_id():
     """Before a phone's write: a request id this phone sent before for this play or group answers
-    "already saved" and stores nothing.
-
-    Otherwise the store notes the id in the same transaction as the write, so that of two copies sent
-    at once only one is stored. Forms sent without an id (no JavaScript) are stored as they come; their
-    version numbers still refuse most repeats.
-    """
+    "already saved"; else the store notes it with the write, so of two copies sent at once one is stored.
+    (A form without an id, from a page without JavaScript, is stored as it comes.)"""
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None

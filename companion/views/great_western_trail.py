@@ -1,8 +1,5 @@
-"""Great Western Trail screens: delivered herds during play, and the final tally as one card per player.
-
-A card is its own event, so players filling in their cards on their own phones at the same time never
-overwrite each other; the card that completes the set closes the play.
-"""
+"""Great Western Trail screens: delivered herds, and the final tally as one card per player (each its own
+event, filled in on the player's phone; the card that completes the set closes the play)."""
 
 from __future__ import annotations
 
@@ -147,11 +144,8 @@ def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
 
 
 def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: str | None = None):
-    """Finish the play if every card is in and the cards agree; else say what is still needed.
-
-    ``version`` is the play's version ``state`` was read at (or before): a change by another phone in
-    between makes the finish fail as stale instead of storing an outdated result.
-    """
+    """Finish the play if every card is in and the cards agree, else say what is still needed; a change
+    since ``version`` (that ``state`` was read at) makes it fail as stale, not store an outdated result."""
     if announce is not None:
         flash(_("%(name)s's card is in.", name=announce))
     if not state.all_cards_in:

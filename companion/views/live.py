@@ -1,9 +1,5 @@
-"""At the table: the live state of a play for other phones, the installable app and its offline page.
-
-Every phone watching a play asks ``state.json`` every couple of seconds whether the play's version
-moved on; the page script then reloads the play page's content. The web app manifest and the service
-worker make the site installable and give it an offline page.
-"""
+"""At the table: the live state of a play for other phones (polled by the page script), the web app
+manifest and the service worker that make the site installable and give it an offline page."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Whose phone it is: "This is Anna's phone", kept with the phone's membership, changeable, off by default.
-
-A phone that names its player enters that player's settlers (Carcassonne – Mayflower) and ledger points
-(Gold West) whatever the turn; a shared phone follows the turn.
-"""
+"""Whose phone it is ("This is Anna's phone", kept with the membership; off by default): it enters its
+player's settlers and ledger points whatever the turn; a shared phone follows the turn."""
 
 from __future__ import annotations
 

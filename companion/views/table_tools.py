@@ -1,8 +1,5 @@
-"""At the table, for every game: the play's timer, who starts, its note and variant.
-
-The play page (and a finished play's record page) include ``_table_tools.html``; its forms post here,
-and every phone showing the play follows along: each change moves the play's version on.
-"""
+"""At the table, for every game: the play's timer, who starts, its note and variant (the forms of
+``_table_tools.html``; each change moves the play's version on, so every phone follows)."""
 
 from __future__ import annotations
 
@@ -26,11 +23,8 @@ bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
 
 @bp.app_template_global()
 def table_tools(play: store.Play) -> dict[str, Any]:
-    """What the partial shows of a play: timer, first player and turn order, note and variant.
-
-    Nothing here depends on the time of the request (the play page is cached per version): a running
-    timer is shown by when it started, and the page script counts on from there.
-    """
+    """What the partial shows of a play; nothing depends on the time of the request (the play page is
+    cached per version): a running timer is shown by when it started, the page script counts on."""
     options = play.options
     elapsed, since = tools.stored_timer(options) or (0, None)
     names = [seat.name for seat in play.seats]

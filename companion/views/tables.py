@@ -113,7 +113,11 @@ class TableCache:
             self._entries.change(play_id, lambda entry: entry and replace(entry, unseen=entry.unseen + 1))
             entry = self._entries.get(play_id)
             if entry is not None and entry.unseen >= CATCH_UP_EVERY:
-                self._catch_up(db, play_id, entry)
+                # folded as ``table`` does, another phone's events too; unless another thread put a table
+                # meanwhile (events it counted are in this read too)
+                caught_up = _refreshed(db, play_id, entry)
+                self._entries.change(play_id, lambda now: caught_up if now is not None
+                                     and now.snapshots is entry.snapshots else None)
         except Exception:
             logger.exception("the table of play %s was not brought up to date", play_id)
 
@@ -135,13 +139,6 @@ class TableCache:
             self._entries.change(play.id, advanced)
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
-
-    def _catch_up(self, db: Database, play_id: int, entry: _Entry) -> None:
-        """Fold the events stored after the kept table into it, another phone's too, as ``table`` does."""
-        caught_up = _refreshed(db, play_id, entry)
-        # unless another thread put a table meanwhile (events it counted are in this read too)
-        self._entries.change(play_id, lambda now: caught_up if now is not None
-                             and now.snapshots is entry.snapshots else None)
 
     def clear(self) -> None:
         self._entries.clear()

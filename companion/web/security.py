@@ -25,15 +25,8 @@ csrf = CSRFProtect()
 
 # Everything the pages load comes from this site: no inline scripts or style attributes, no CDN.
 # "data:" images are allowed for small icons inlined into the stylesheet.
-CONTENT_SECURITY_POLICY = "; ".join((
-    "default-src 'self'",
-    "img-src 'self' data:",
-    "style-src 'self'",
-    "script-src 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-))
+CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                           "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -191,13 +184,9 @@ _PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-
 
 
 def site_url(endpoint: str, **values) -> str:
-    """The full address of a page, for links shown to other phones (invite links, their QR codes).
-
-    Its host is never the request's Host header as it comes (another site's name pointing at this
-    machine would hand out links to that site): ``COMPANION_BASE_URL`` when set; behind a proxy the
-    X-Forwarded-Host; else the Host header if it names this machine (a LAN address, loopback, its host
-    name or ``SERVER_NAME``), otherwise the LAN address ``make run`` prints.
-    """
+    """The full address of a page for links shown to other phones: ``COMPANION_BASE_URL``, else the host
+    behind a proxy, else the Host header only if it names this machine (another site's name pointing here
+    would hand out links to that site), otherwise the LAN address ``make run`` prints."""
     config = current_app.config
     path = url_for(endpoint, **values)
     if config.get("COMPANION_BASE_URL"):
@@ -229,13 +218,9 @@ def add_security_headers(response: Response) -> Response:
 
 
 def configure_cookies(app: Flask) -> None:
-    """Over HTTPS (``COMPANION_HTTPS``) the session cookie is ``Secure``; behind a reverse proxy the
-    client's address, scheme and host come from the proxy's headers.
-
-    Leave ``COMPANION_HTTPS`` off for the plain-HTTP laptop on the Wi-Fi: browsers do not send a Secure
-    cookie over http://, so nobody could stay in a group. (HttpOnly and SameSite=Lax are the defaults in
-    ``create_app``: Lax, so that an invite link opened from a chat app still finds the phone's groups.)
-    """
+    """Over HTTPS (``COMPANION_HTTPS``; off for the laptop on the Wi-Fi, where browsers would not send a
+    Secure cookie) the session cookie is ``Secure``; behind a reverse proxy the client's address, scheme
+    and host come from the proxy's headers."""
     if app.config.get("COMPANION_HTTPS"):
         app.config["SESSION_COOKIE_SECURE"] = True
     if app.config.get("COMPANION_BEHIND_PROXY"):
