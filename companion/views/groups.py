@@ -65,10 +65,6 @@ def show(group_id: int):
     return _render_group(g.group)
 
 
-def _duplicate_name(form: PlayerForm) -> None:
-    form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
-
-
 @bp.post("/players")
 def add_player(group_id: int):
     form = PlayerForm()
@@ -77,7 +73,7 @@ def add_player(group_id: int):
     try:
         store.add_player(get_db(), group_id, form.name.data, form.colour.data)
     except store.DuplicateName:
-        _duplicate_name(form)
+        form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
         return _render_group(g.group, form, 400)
     flash(_("%(name)s joined the group.", name=form.name.data))
     return to_group(group_id, "players")
@@ -98,7 +94,7 @@ def edit_player(group_id: int, player_id: int):
         try:
             store.update_player(get_db(), group_id, player.id, form.name.data, form.colour.data)
         except store.DuplicateName:
-            _duplicate_name(form)
+            form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
         else:
             flash(_("Saved."))
             return to_group(group_id, "players")
