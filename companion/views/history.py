@@ -319,9 +319,11 @@ def import_backup():
             group = store.restore_group(get_db(), archive)
         except TooManyGroups as error:
             form.backup.errors.append(str(error))
+        except store.TooManyImports as error:
+            form.backup.errors.append(translated(error))
+            status = 429
         except Refused as error:
             form.backup.errors.append(translated(error))
-            status = 429 if isinstance(error, store.TooManyImports) else status
         else:
             join_group(group.id)
             flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
