@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion.api import ENDPOINTS
-from companion.api.core import ApiError, Endpoint, respond
+from companion.api.core import ApiError, Endpoint, respond, rules_error_body
 from companion.api.openapi import openapi_document
 from companion.games import GAMES
 from companion.web.security import csrf
@@ -40,9 +40,9 @@ def _view(endpoint: Endpoint):
         try:
             status, answer = respond(endpoint, _json_body())
         except ApiError as error:
-            return jsonify(error.to_json()), 400
+            return jsonify(rules_error_body(error)), 400
         except RecursionError:  # a body nested deeper than the parser or the schema can follow
-            return jsonify(ApiError("The request body is nested too deeply.").to_json()), 400
+            return jsonify(rules_error_body(ApiError("The request body is nested too deeply."))), 400
         return jsonify(answer), status
 
     view.__name__ = endpoint.operation_id
