@@ -29,7 +29,6 @@ from companion.views import (
     members,
     past_plays,
     phone_player,
-    play_log,
     players,
     plays,
     table_tools,
@@ -154,15 +153,15 @@ def create_app(test_config: dict | None = None) -> Flask:
     i18n.init_app(app)
     # these read nothing of the body, and must come before the CSRF check, which reads the form
     app.before_request(errors.refuse_json_to_forms)
-    app.before_request(history.allow_a_whole_backup)
-    app.before_request(bgstats.allow_a_whole_export)
+    app.before_request(history.allow_whole_imports)
     security.init_app(app)  # CSRF check, cookies, security headers, "last seen", ProxyFix
     gate.init_app(app)  # who may see the group or play the address names: after the CSRF check
     compression.init_app(app)
     read_cache.init_app(app)
-    for module in (home, groups, plays, api, errors, gold_west, great_western_trail, live, history,
-                   mayflower, health, custom_games, table_tools, past_plays, bgstats, players, members,
-                   play_log, common, phone_player):
-        module.init_app(app)  # blueprints and error handlers; common: request ids, stale edits (409)
+    for module in (home, groups, members, plays, phone_player, table_tools, live, great_western_trail,
+                   history, players, custom_games, past_plays, bgstats, api, health, errors, common):
+        app.register_blueprint(module.bp)  # errors: error pages; common: request ids, stale edits (409)
+    gold_west.init_app(app)
+    mayflower.init_app(app)
     app.jinja_env.globals.update(games=AnyGame(), row_labels=ROW_LABELS, row_label=row_label)
     return app

@@ -10,7 +10,7 @@ import pytest
 from companion import store
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import fold
-from companion.views import play_log, tables
+from companion.views import plays, tables
 from tests.conftest import add_players, create_group, start_play
 
 ANNA, BEN, CARA = 0, 1, 2
@@ -488,7 +488,7 @@ def test_every_scoring_in_the_log_says_who_scored_what_and_why(client, db, play_
 def test_a_long_log_keeps_the_turn_and_tells_its_scorings_on_the_log_pages(client, db, play_id, monkeypatch):
     # short log pages and few kept tables: each earlier page starts from a table in the middle of the log
     monkeypatch.setattr(tables, "SNAPSHOT_EVERY", 4)
-    monkeypatch.setattr(play_log, "LOG_PAGE", 5)
+    monkeypatch.setattr(plays, "LOG_PAGE", 5)
     play_steps(client, db, play_id, [("west", 3), ("walk", CARA, 3), ("place", BEN, "sheriff", 1),
                                      ("place", ANNA, "bandit", 2)])
     complete(client, db, play_id, {"kind": "road", "tiles": 3, "trading_posts": 1,

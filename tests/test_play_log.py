@@ -7,7 +7,7 @@ import re
 import pytest
 
 from companion import store
-from companion.views import play_log, plays
+from companion.views import plays
 from tests.conftest import add_players, create_group, start_play
 
 
@@ -54,7 +54,7 @@ def test_the_play_page_shows_the_newest_entries_and_links_to_the_earlier_ones(cl
 
 
 def test_the_log_pages_hold_every_entry_once_newest_first(client, play_id, monkeypatch):
-    monkeypatch.setattr(play_log, "LOG_PAGE", 10)
+    monkeypatch.setattr(plays, "LOG_PAGE", 10)
     enter_points(client, play_id, plays.LOG_ON_PAGE + 25)
     page = client.get(f"/plays/{play_id}").text
     seen = log_lines(page)

@@ -1,8 +1,5 @@
-"""The JSON scoring API: every endpoint, game by game in the registry's order.
-
-The endpoints of a game live in the module of ``companion.api`` named like its rules module in
-``companion.games`` (``companion.api.gold_west`` for ``companion.games.gold_west``), as ``ENDPOINTS``.
-"""
+"""The JSON scoring API: every endpoint, game by game in the registry's order, from the ``ENDPOINTS`` of
+the module named like the game's rules module (``api.gold_west`` for ``games.gold_west``)."""
 
 from __future__ import annotations
 

@@ -20,9 +20,6 @@ class ApiError(RulesError):
         super().__init__(message)
         self.details = [{"path": path, "message": text} for path, text in details]
 
-    def to_json(self) -> dict:
-        return {"error": self.message, "details": self.details}
-
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -107,10 +104,11 @@ def validate_body(schema: dict, body: Any) -> None:
 
 
 def rules_error_body(error: RulesError) -> dict:
-    """The 400 body for a request that passed the schema but broke a rule."""
+    """The 400 body of a refused request: what is wrong, and where."""
     if isinstance(error, ApiError):
-        return error.to_json()
-    details = [{"path": error.path, "message": error.message}] if error.path else []
+        details = error.details
+    else:
+        details = [{"path": error.path, "message": error.message}] if error.path else []
     return {"error": error.message, "details": details}
 
 
@@ -173,11 +171,8 @@ def final_score_response(rows: Iterable[str], slug: str) -> dict:
 
 
 def checked_player_names(names: list[str], path: str = "players[{index}]") -> list[str]:
-    """The names as kept (``companion.names.clean_name``), refusing two names of one player.
-
-    ``path`` is the detail path of the name at ``{index}``: ``players[{index}].name`` where a player is
-    an object.
-    """
+    """The names as kept (``companion.names.clean_name``), refusing two names of one player; ``path`` is
+    the detail path of the name at ``{index}``."""
     cleaned = []
     for index, raw in enumerate(names):
         where = path.format(index=index)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from flask_babel import gettext
@@ -52,12 +52,17 @@ def collapse_spaces(value: str | None) -> str | None:
     return " ".join(value.split()) if isinstance(value, str) else value
 
 
-class TypedName:
-    """Validator of a player's or group's name by the rules of names (``companion.names``).
+def listed(message: str) -> Callable:
+    """A validator: the field's data is one of its choices (set after the form was made), else ``message``."""
+    def check(_form, field: SelectField) -> None:
+        if field.data not in {choice.value for choice in field.choices}:
+            raise ValidationError(message)
+    return check
 
-    The field's data becomes the name as it is kept (trimmed, spaces folded, NFC); a name that breaks a
-    rule gets the rule's sentence in the reader's language.
-    """
+
+class TypedName:
+    """Validator of a name by the rules of names (``companion.names``): the field's data becomes the name
+    as it is kept (trimmed, spaces folded, NFC); a broken rule gives its sentence in the reader's language."""
 
     def __init__(self, missing: str | None, most: int = NAME_MAX) -> None:
         self.missing = missing  # None: the field may stay empty
@@ -76,11 +81,8 @@ class TypedName:
 
 
 class WholeNumberField(IntegerField):
-    """A whole number of at most a few digits; a minus typed as the minus sign (−) counts too.
-
-    Longer input is refused before WTForms' range check, which turns the number into a float that a
-    huge one overflows.
-    """
+    """A whole number of at most a few digits (longer input is refused before WTForms' range check, whose
+    float a huge one overflows); a minus typed as the minus sign (−) counts too."""
 
     max_digits = 6
 
@@ -177,7 +179,8 @@ def seat_choices(names: Sequence[str]) -> list[SelectChoice]:
 
 
 class SeatForm(Form):
-    player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False)
+    player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False,
+                         validators=[listed(_l("Pick a player of the group."))])
     # empty: the seat takes its player's colour
     colour = SelectField(_l("Colour"), choices=[SelectChoice("", _l("the player's colour")), *COLOUR_CHOICES],
                          default="", validate_choice=False)
@@ -189,10 +192,8 @@ OPTION_FORMS: dict[str, type[Form]] = {}
 
 
 def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None) -> int:
-    """How many seats the new-play form shows: the count asked for, else one per player.
-
-    Always within the game's player range.
-    """
+    """How many seats the new-play form shows: the count asked for, else one per player; always within
+    the game's player range."""
     if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
         count = int(asked)
     else:
@@ -201,10 +202,8 @@ def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None
 
 
 def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, formdata=None) -> FlaskForm:
-    """The form that starts a play: the game's options, then a player and colour for each of ``seats``.
-
-    Seat n starts with the n-th player; a seat left at "the player's colour" takes its player's colour.
-    """
+    """The form that starts a play: the game's options, then a player and colour for each of ``seats``
+    (seat n starts with the n-th player; left at "the player's colour", a seat takes its player's)."""
     colour_of = {player.id: player.colour for player in players}
 
     class NewPlayForm(FlaskForm):
@@ -214,20 +213,15 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
             if not super().validate(extra_validators):
                 return False
             chosen = [entry.player.data for entry in self.seat_entries]
-            if not all(chosen):
-                self.form_errors.append(_l("Pick a player for every seat."))
-                return False
-            if len(set(chosen)) != len(chosen):
-                self.form_errors.append(_l("Each player can take only one seat."))
-                return False
             colours = [colour for _player, colour in self.chosen_seats()]
-            if any(colour not in COLOURS for colour in colours):
-                self.form_errors.append(_l("Pick a colour for every seat."))
-                return False
-            if len(set(colours)) != len(colours):
-                self.form_errors.append(_l("Two seats have the same colour."))
-                return False
-            return True
+            problem = next((message for broken, message in (
+                (not all(chosen), _l("Pick a player for every seat.")),
+                (len(set(chosen)) != len(chosen), _l("Each player can take only one seat.")),
+                (any(colour not in COLOURS for colour in colours), _l("Pick a colour for every seat.")),
+                (len(set(colours)) != len(colours), _l("Two seats have the same colour."))) if broken), None)
+            if problem is not None:
+                self.form_errors.append(problem)
+            return problem is None
 
         @property
         def seat_entries(self) -> list[SeatForm]:
@@ -252,29 +246,14 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
         entry.player.choices = player_choices
         if formdata is None and n < len(players):
             entry.player.data = players[n].id
-        entry.player.pre_validate = _choice_check(entry.player)
     return form
-
-
-def _choice_check(field: SelectField):
-    valid = {choice.value for choice in field.choices}
-
-    def check(_form) -> None:
-        if field.data not in valid:
-            raise ValidationError(_l("Pick a player of the group."))
-    return check
 
 
 def tally_form(names: Sequence[str], formdata=None) -> FlaskForm:
     """The generic final tally: one total per player."""
-
-    class TallyForm(VersionedForm):
-        pass
-
-    for seat, name in enumerate(names):
-        setattr(TallyForm, f"total_{seat}", WholeNumberField(
-            # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
-            name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
-                              NumberRange(-999, 9999)],
-            render_kw={"inputmode": "numeric"}))
-    return TallyForm(formdata=formdata)
+    fields = {f"total_{seat}": WholeNumberField(
+        # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
+        name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
+                          NumberRange(-999, 9999)], render_kw={"inputmode": "numeric"})
+        for seat, name in enumerate(names)}
+    return type("TallyForm", (VersionedForm,), fields)(formdata=formdata)

@@ -21,26 +21,20 @@ class BgStatsUploadForm(FlaskForm):
                        render_kw={"accept": "application/json,.json"})
 
 
-def player_field_name(ref: int) -> str:
-    return f"player_{ref}"
-
-
 def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[GroupPlayer],
                  suggested: Mapping[int, int], formdata=None) -> FlaskForm:
-    """A choice per BG Stats player: one of the group's players, or a new player of that name.
-
-    The file's plays travel with the form (``export_data``) and are read and checked again on sending.
-    """
+    """A choice per BG Stats player: one of the group's players, or a new player of that name; the file's
+    plays travel with the form (``export_data``) and are read and checked again on sending."""
 
     class MappingForm(FlaskForm):
         export_data = HiddenField(validators=[InputRequired(_l("Upload the BG Stats export again."))])
 
         def mapping(self) -> dict[int, int]:
-            return {ref: self[player_field_name(ref)].data for ref in bg_players}
+            return {ref: self[f"player_{ref}"].data for ref in bg_players}
 
     existing = [(player.id, player.name) for player in group_players]
     for ref, name in bg_players.items():
-        setattr(MappingForm, player_field_name(ref), SelectField(
+        setattr(MappingForm, f"player_{ref}", SelectField(
             name, coerce=int, default=suggested.get(ref, NEW_PLAYER),
             # gettext, not _l: a lazy string counts as safe HTML, and the name is the file's
             choices=choices([(NEW_PLAYER, gettext("New player “%(name)s”", name=name)), *existing]),

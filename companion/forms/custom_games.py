@@ -96,62 +96,75 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
         "tie_breaker_wins": sheet.tie_breaker_wins or ""})
 
 
-def outcome_field() -> RadioField:
+def points_field_name(seat: int, row: int) -> str:
+    return f"points-{seat}-{row}"
+
+
+def _seat_fields(sheet: custom.ScoreSheet, seat: int, labels: Mapping[str, str],
+                 name: str | None = None) -> dict[str, WholeNumberField]:
+    """A number field per row of ``sheet`` for ``seat`` (whose player is ``name`` if known)."""
+    fields = {}
+    for n, key in enumerate(sheet.row_keys):
+        label = labels.get(key, key)
+        # gettext at request time: a lazy string counts as safe HTML, and names are user input
+        required = (gettext("Enter the points for %(row)s.", row=label) if name is None
+                    else gettext("Enter %(name)s's points for %(row)s.", name=name, row=label))
+        lowest = -custom.POINTS_LIMIT if not sheet.rows or sheet.rows[n].negative else 0
+        fields[points_field_name(seat, n)] = WholeNumberField(
+            label, validators=[InputRequired(required), NumberRange(lowest, custom.POINTS_LIMIT)],
+            render_kw={"inputmode": "numeric"})
+    return fields
+
+
+def _team_field(label: str, default: str | None = None) -> SelectField:
+    return SelectField(label, default=default, choices=choices(
+        (team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES))
+
+
+def _outcome_field() -> RadioField:
     """Whether the table beat a cooperative game."""
     return RadioField(_l("How did it end?"), choices=choices([("yes", _l("We won")), ("no", _l("We lost"))]),
                       validators=[InputRequired(_l("Say whether the table won or lost."))])
 
 
-def points_field_name(seat: int, row: int) -> str:
-    return f"points-{seat}-{row}"
+class SheetScores:
+    """The scores of a form built on a sheet (its ``seated()``): points per row, teams, outcome."""
+
+    sheet: custom.ScoreSheet
+
+    def seat_fields(self, seat: int) -> list:
+        return [self[points_field_name(seat, n)] for n in range(len(self.sheet.row_keys))]
+
+    def breakdowns(self) -> list[dict[str, int]]:
+        keys = self.sheet.row_keys
+        return [{key: field.data for key, field in zip(keys, self.seat_fields(seat), strict=True)}
+                for seat in self.seated()]
+
+    def teams_chosen(self) -> list[str] | None:
+        return [self[f"team-{seat}"].data for seat in self.seated()] if self.sheet.teams else None
+
+    def won_chosen(self) -> bool | None:
+        return self.won.data == "yes" if self.sheet.cooperative else None
 
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
-                     current: Sequence[Mapping[str, int]] | None = None,
-                     teams: Sequence[str] | None = None, won: bool | None = None,
-                     base: type[FlaskForm] = VersionedForm) -> FlaskForm:
+                     current: Sequence[Mapping[str, int]] | None = None) -> FlaskForm:
     """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked."""
-
-    class SheetTallyForm(base):
-        def breakdowns(self) -> list[dict[str, int]]:
-            return [{key: self[points_field_name(seat, n)].data for n, key in enumerate(sheet.row_keys)}
-                    for seat in range(len(names))]
-
-        def seat_fields(self, seat: int) -> list:
-            return [self[points_field_name(seat, n)] for n in range(len(sheet.row_keys))]
-
-        def teams_chosen(self) -> list[str] | None:
-            return [self[f"team-{seat}"].data for seat in range(len(names))] if sheet.teams else None
-
-        def won_chosen(self) -> bool | None:
-            return self.won.data == "yes" if sheet.cooperative else None
-
+    fields: dict[str, Any] = {"sheet": sheet, "seated": lambda self: list(range(len(names)))}
     data: dict[str, Any] = {}
+    labels = {} if sheet.rows else {custom.TOTAL_ROW: gettext("Total")}
     for seat, name in enumerate(names):
-        for n, key in enumerate(sheet.row_keys):
-            negative = not sheet.rows or sheet.rows[n].negative
-            label = gettext("Total") if not sheet.rows else key
-            setattr(SheetTallyForm, points_field_name(seat, n), WholeNumberField(
-                label,
-                # gettext at request time: a lazy string counts as safe HTML, and names are user input
-                validators=[InputRequired(gettext("Enter %(name)s's points for %(row)s.",
-                                                  name=name, row=label)),
-                            NumberRange(-custom.POINTS_LIMIT if negative else 0, custom.POINTS_LIMIT)],
-                render_kw={"inputmode": "numeric"}))
-            if current is not None:
-                data[points_field_name(seat, n)] = current[seat].get(key, 0)
+        fields |= _seat_fields(sheet, seat, labels, name)
+        if current is not None:
+            data |= {points_field_name(seat, n): current[seat].get(key, 0)
+                     for n, key in enumerate(sheet.row_keys)}
         if sheet.teams:
-            setattr(SheetTallyForm, f"team-{seat}", SelectField(
-                gettext("Team of %(name)s", name=name),
-                choices=choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)))
-            data[f"team-{seat}"] = (teams or custom.default_teams(len(names)))[seat]
+            fields[f"team-{seat}"] = _team_field(gettext("Team of %(name)s", name=name))
+            data[f"team-{seat}"] = custom.default_teams(len(names))[seat]
     if sheet.cooperative:
-        SheetTallyForm.won = outcome_field()
-        if won is not None:
-            data["won"] = "yes" if won else "no"
-    if formdata is not None:
-        return SheetTallyForm(formdata=formdata)
-    return SheetTallyForm(formdata=None, data=data)
+        fields["won"] = _outcome_field()
+    form_class = type("SheetTallyForm", (VersionedForm, SheetScores), fields)
+    return form_class(formdata=formdata) if formdata is not None else form_class(formdata=None, data=data)
 
 
 # --- a play logged afterwards ----------------------------------------------------------------------
@@ -159,7 +172,9 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
 LONGEST_MINUTES = 7 * 24 * 60
 
 
-class PastPlayBase(FlaskForm):
+class PastPlayForm(FlaskForm, SheetScores):
+    """A finished play entered afterwards (built by ``past_play_form``)."""
+
     ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],
                            render_kw={"type": "date"})
     ended_at = StringField(_l("Finished at (optional)"), validators=[Optional()], render_kw={"type": "time"})
@@ -171,6 +186,13 @@ class PastPlayBase(FlaskForm):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
     zone: tzinfo | None = None  # the group's time zone; None: the server's
+
+    def seated(self) -> list[int]:
+        """The seats taken; a seat left at "nobody" is not part of the play."""
+        return [seat for seat in range(self.sheet.max_players) if self[f"player-{seat}"].data]
+
+    def chosen_players(self) -> list[int]:
+        return [self[f"player-{seat}"].data for seat in self.seated()]
 
     def validate_ended_on(self, field: StringField) -> None:
         try:
@@ -186,6 +208,22 @@ class PastPlayBase(FlaskForm):
         except ValueError:
             raise ValidationError(_l("Use a time like 21:30.")) from None
 
+    def validate(self, extra_validators=None) -> bool:
+        for seat in range(self.sheet.max_players):
+            raw = self[f"player-{seat}"].raw_data
+            if not raw or raw[0] in ("", "0"):  # the points of an empty seat are not asked for
+                for field in self.seat_fields(seat):
+                    field.validators = [Optional()]
+        if not super().validate(extra_validators):
+            return False
+        chosen = self.chosen_players()
+        if len(set(chosen)) != len(chosen):
+            self.form_errors.append(gettext("Each player can take only one seat."))
+        elif not self.sheet.min_players <= len(chosen) <= self.sheet.max_players:
+            self.form_errors.append(gettext("This game is played by %(min)d to %(max)d players.",
+                                            min=self.sheet.min_players, max=self.sheet.max_players))
+        return not self.form_errors
+
     def finished(self) -> datetime:
         """When the play ended, in UTC: the day and time as the group's clocks showed them (21:00 on
         that day when no time was given, an evening's end that keeps the day in every export)."""
@@ -196,11 +234,8 @@ class PastPlayBase(FlaskForm):
 
 def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str | None,
                         last_play: Sequence[int] | None) -> list[int]:
-    """Who the past-play form starts with, in seat order (player ids).
-
-    The first N players when N players are asked for (within the game's range); else the players of
-    the group's last play of the game who still play, if enough of them; else one seat per player.
-    """
+    """Who the past-play form starts with (player ids): the first N when N are asked for; else those of
+    the group's last play of the game who still play, if enough; else one seat per player."""
     ids = [player.id for player in players]
     if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
         return ids[:max(sheet.min_players, min(sheet.max_players, int(asked)))]
@@ -212,76 +247,26 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
                    zone: tzinfo | None = None, formdata=None,
-                   preselect: Sequence[int] | None = None) -> FlaskForm:
-    """A finished play entered afterwards: its day and length, who sat where, and each seat's points.
-
-    A seat left at "nobody" is not part of the play (its points are not asked for). The seats start
-    with ``preselect`` (player ids), else one per player. The day and time are the group's (``zone``;
-    None: the server's), and the time's label says which zone that is.
-    """
+                   preselect: Sequence[int] | None = None) -> PastPlayForm:
+    """The past-play form of ``sheet``: its seats start with ``preselect`` (player ids), else one per
+    player; its day and time are the group's (``zone``; None: the server's), as the time's label says."""
     seats = sheet.max_players
-
-    class PastPlayForm(PastPlayBase):
-        def seated(self) -> list[int]:
-            return [seat for seat in range(seats) if self[f"player-{seat}"].data]
-
-        def seat_fields(self, seat: int) -> list:
-            return [self[points_field_name(seat, n)] for n in range(len(sheet.row_keys))]
-
-        def chosen_players(self) -> list[int]:
-            return [self[f"player-{seat}"].data for seat in self.seated()]
-
-        def breakdowns(self) -> list[dict[str, int]]:
-            return [{key: self[points_field_name(seat, n)].data for n, key in enumerate(sheet.row_keys)}
-                    for seat in self.seated()]
-
-        def teams_chosen(self) -> list[str] | None:
-            return [self[f"team-{seat}"].data for seat in self.seated()] if sheet.teams else None
-
-        def won_chosen(self) -> bool | None:
-            return self.won.data == "yes" if sheet.cooperative else None
-
-        def validate(self, extra_validators=None) -> bool:
-            # the points of an empty seat are not asked for
-            for seat in range(seats):
-                if not self[f"player-{seat}"].raw_data or self[f"player-{seat}"].raw_data[0] in ("", "0"):
-                    for field in self.seat_fields(seat):
-                        field.validators = [Optional()]
-            if not super().validate(extra_validators):
-                return False
-            chosen = self.chosen_players()
-            if len(set(chosen)) != len(chosen):
-                self.form_errors.append(gettext("Each player can take only one seat."))
-                return False
-            if not sheet.min_players <= len(chosen) <= sheet.max_players:
-                self.form_errors.append(gettext("This game is played by %(min)d to %(max)d players.",
-                                                min=sheet.min_players, max=sheet.max_players))
-                return False
-            return True
-
+    fields: dict[str, Any] = {"sheet": sheet, "zone": zone}
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
     data: dict[str, Any] = {}
     starts = [player.id for player in players] if preselect is None else list(preselect)
     for seat in range(seats):
-        setattr(PastPlayForm, f"player-{seat}", SelectField(
-            gettext("Seat %(n)d", n=seat + 1), coerce=int, choices=player_choices, default=0))
+        fields[f"player-{seat}"] = SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int,
+                                               choices=player_choices, default=0)
         data[f"player-{seat}"] = starts[seat] if seat < len(starts) else 0
-        for n, key in enumerate(sheet.row_keys):
-            negative = not sheet.rows or sheet.rows[n].negative
-            label = labels.get(key, key)
-            setattr(PastPlayForm, points_field_name(seat, n), WholeNumberField(
-                label, validators=[InputRequired(gettext("Enter the points for %(row)s.", row=label)),
-                                   NumberRange(-custom.POINTS_LIMIT if negative else 0, custom.POINTS_LIMIT)],
-                render_kw={"inputmode": "numeric"}))
+        fields |= _seat_fields(sheet, seat, labels)
         if sheet.teams:
-            setattr(PastPlayForm, f"team-{seat}", SelectField(
-                gettext("Team"), default=custom.default_teams(seats)[seat],
-                choices=choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)))
+            fields[f"team-{seat}"] = _team_field(gettext("Team"), default=custom.default_teams(seats)[seat])
             data[f"team-{seat}"] = custom.default_teams(seats)[seat]
     if sheet.cooperative:
-        PastPlayForm.won = outcome_field()
-    PastPlayForm.zone = zone
-    form = PastPlayForm(formdata=formdata) if formdata is not None else PastPlayForm(formdata=None, data=data)
+        fields["won"] = _outcome_field()
+    form_class = type("PastPlayForm", (PastPlayForm,), fields)
+    form = form_class(formdata=formdata) if formdata is not None else form_class(formdata=None, data=data)
     # a plain str, escaped when shown: a lazy string would count as safe HTML
     form.ended_at.label.text = gettext("Finished at (%(zone)s time, optional)",
                                        zone=str(zone) if zone else gettext("the server's"))

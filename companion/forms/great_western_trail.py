@@ -85,24 +85,17 @@ class DeliveryForm(FlaskForm):
                        examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
         validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
 
-    @property
-    def fixed_crest(self) -> int | None:
-        """What the city's crests are worth if the rules fix it, else None."""
-        return gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None
-
     def payload(self) -> dict:
         """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""
         crest_vp = self.crest_vp.data
         if crest_vp is None:
-            crest_vp = 0 if self.fixed_crest is None else self.fixed_crest
+            crest_vp = (gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None) or 0
         return {"seat": self.seat.data, "city": self.city.data, "crest_vp": crest_vp}
 
 
 def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) -> DeliveryForm:
-    """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked.
-
-    ``turn`` is for a form not sent yet: a sent form without a player is refused, never given one.
-    """
+    """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked (a
+    form not sent yet: a sent form without a player is refused, never given one)."""
     form = DeliveryForm(formdata=formdata, data=None if turn is None else {"seat": turn})
     form.seat.choices = seat_choices(names)
     return form
@@ -128,20 +121,6 @@ def station_master_label(master: gwt.StationMaster, edition: int):
         "none": _l("Paid at once (certificates or money): no VP now"),
     }
     return labels[master.key]
-
-
-def _count_labels(edition: int) -> dict:
-    teepees = _l("Teepee pairs (green + blue)") if edition == 1 else _l("Outlaw pairs (green + orange)")
-    return {"teepee_pairs": teepees, "hazards": _l("Hazard tiles"), "certificates": _l("Certificates"),
-            "stations": _l("Stations holding your disc"), "buildings": _l("Private buildings on the map")}
-
-
-def _breeds_by_value() -> dict[int, str]:
-    names: dict[int, list[str]] = {}
-    for breed in gwt.CATTLE_BREEDS:
-        for value in breed.vp_values:
-            names.setdefault(value, []).append(breed.name)
-    return {value: ", ".join(breeds) for value, breeds in names.items()}
 
 
 def _number(label, low: int, high: int, required=None, description=""):
@@ -279,9 +258,12 @@ def card_form(state: gwt.PlayState, seat: int, formdata=None) -> CardForm:
 
 def _pad_fields(edition: int) -> dict:
     """The card's fields other than the objective rows, in the scoring pad's order."""
-    breeds = _breeds_by_value()
-    counts = _count_labels(edition)
-    fields = {
+    breeds = {value: ", ".join(breed.name for breed in gwt.CATTLE_BREEDS if value in breed.vp_values)
+              for value in CATTLE_VALUES}
+    teepees = _l("Teepee pairs (green + blue)") if edition == 1 else _l("Outlaw pairs (green + orange)")
+    counts = {"teepee_pairs": teepees, "hazards": _l("Hazard tiles"), "certificates": _l("Certificates"),
+              "stations": _l("Stations holding your disc"), "buildings": _l("Private buildings on the map")}
+    return {
         "dollars": _number(_l("Money ($)"), 0, gwt.VP_MAX, _l("Enter your dollars (0 if none)."),
                            _l("1 VP per full %(n)d $, rounded down.", n=gwt.DOLLARS_PER_VP)),
         "building_tiles": MultiCheckboxField(_l("Private buildings on the map"), choices=choices(
@@ -316,7 +298,6 @@ def _pad_fields(edition: int) -> dict:
         "job_market_token": BooleanField(_l("I hold the job-market token (+%(vp)d VP)",
                                             vp=gwt.JOB_MARKET_TOKEN_VP)),
     }
-    return fields
 
 
 def _tiles_in_order() -> list[tuple[str, int]]:

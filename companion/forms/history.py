@@ -13,7 +13,7 @@ from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import GroupPlayer, VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import GroupPlayer, VersionedForm, WholeNumberField, choices, collapse_spaces, listed
 from companion.games.common import GameInfo
 from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
 from companion.web.labels import ROW_LABELS
@@ -26,46 +26,35 @@ def _day(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
 
 
+def _a_day(_form, field: StringField) -> None:
+    try:
+        _day(field.data)
+    except ValueError:
+        raise ValidationError(_l("Use a date like 2024-05-31.")) from None
+
+
+def _not_before_since(form: Form, field: StringField) -> None:
+    if form.since.data and field.data and not (form.since.errors or field.errors) \
+            and _day(field.data) < _day(form.since.data):
+        raise ValidationError(_l("The last day is before the first day."))
+
+
 class HistoryFilterForm(Form):
     """The history's filter, read from the query string (a GET form: no CSRF token)."""
 
-    game = SelectField(_l("Game"), default="", validate_choice=False)
-    player = SelectField(_l("Player"), default="", validate_choice=False)
-    since = StringField(_l("From"), validators=[Optional()], render_kw={"type": "date"})
-    until = StringField(_l("To"), validators=[Optional()], render_kw={"type": "date"})
+    game = SelectField(_l("Game"), default="", validate_choice=False,
+                       validators=[listed(_l("Pick one from the list."))])
+    player = SelectField(_l("Player"), default="", validate_choice=False,
+                         validators=[listed(_l("Pick one from the list."))])
+    since = StringField(_l("From"), validators=[Optional(), _a_day], render_kw={"type": "date"})
+    until = StringField(_l("To"), validators=[Optional(), _a_day, _not_before_since],
+                        render_kw={"type": "date"})
     page = WholeNumberField(_l("Page"), validators=[Optional(), NumberRange(1, LAST_PAGE)])
 
     def __init__(self, formdata, games: Mapping[str, GameInfo], players: Sequence[GroupPlayer]) -> None:
         super().__init__(formdata)
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
         self.player.choices = choices([("", _l("Everybody")), *((str(p.id), p.name) for p in players)])
-
-    @staticmethod
-    def _check_choice(field: SelectField) -> None:
-        if field.data not in {choice.value for choice in field.choices}:
-            raise ValidationError(_l("Pick one from the list."))
-
-    @staticmethod
-    def _check_day(field: StringField) -> None:
-        try:
-            _day(field.data)
-        except ValueError:
-            raise ValidationError(_l("Use a date like 2024-05-31.")) from None
-
-    def validate_game(self, field: SelectField) -> None:
-        self._check_choice(field)
-
-    def validate_player(self, field: SelectField) -> None:
-        self._check_choice(field)
-
-    def validate_since(self, field: StringField) -> None:
-        self._check_day(field)
-
-    def validate_until(self, field: StringField) -> None:
-        self._check_day(field)
-        since = self.since.data
-        if since and field.data and not self.since.errors and field.data < since:
-            raise ValidationError(_l("The last day is before the first day."))
 
     def chosen(self) -> dict[str, Any]:
         """The filter's game, player, first and last day (None: any); call after validate()."""
@@ -115,37 +104,26 @@ STATISTICS_PERIODS = (("", _l("All time")), ("year", _l("This year")), ("months"
 class StatisticsFilterForm(Form):
     """Which game the statistics are about ('' for all games) and over which period (a GET form)."""
 
-    game = SelectField(_l("Game"), default="", validate_choice=False)
-    period = SelectField(_l("Period"), default="", validate_choice=False)
+    game = SelectField(_l("Game"), default="", validate_choice=False,
+                       validators=[listed(_l("There is no such game; pick one from the list."))])
+    period = SelectField(_l("Period"), default="", validate_choice=False,
+                         validators=[listed(_l("Pick one from the list."))])
     # (not Optional(): that would skip the check that a custom period has both days)
-    since = StringField(_l("From"), render_kw={"type": "date"})
-    until = StringField(_l("To"), render_kw={"type": "date"})
+    since = StringField(_l("From"), validators=[_a_day], render_kw={"type": "date"})
+    until = StringField(_l("To"), validators=[_a_day, _not_before_since], render_kw={"type": "date"})
 
     def __init__(self, formdata, games: Mapping[str, GameInfo]) -> None:
         super().__init__(formdata)
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
         self.period.choices = choices(list(STATISTICS_PERIODS))
 
-    def validate_game(self, field: SelectField) -> None:
-        if field.data not in {choice.value for choice in field.choices}:
-            raise ValidationError(_l("There is no such game; pick one from the list."))
-
-    def validate_period(self, field: SelectField) -> None:
-        if field.data not in {choice.value for choice in field.choices}:
-            raise ValidationError(_l("Pick one from the list."))
-
     def validate_since(self, field: StringField) -> None:
-        HistoryFilterForm._check_day(field)
         if self.period.data == "custom" and not field.data:
             raise ValidationError(_l("Give the first day of the period."))
 
     def validate_until(self, field: StringField) -> None:
-        HistoryFilterForm._check_day(field)
         if self.period.data == "custom" and not field.data:
             raise ValidationError(_l("Give the last day of the period."))
-        if self.since.data and field.data and not self.since.errors \
-                and _day(field.data) < _day(self.since.data):
-            raise ValidationError(_l("The last day is before the first day."))
 
     def chosen_period(self, today: date, zone: tzinfo | None) -> Period | None:
         """The period chosen, with ``today`` the date in the group's time zone ``zone`` (None: the
@@ -183,7 +161,8 @@ class ExportSettings(Protocol):
 class GroupSettingsForm(FlaskForm):
     """Where and in which time zone the group plays, and BoardGameGeek ids for its exports."""
 
-    time_zone = SelectField(_l("Time zone"), default="", validate_choice=False)
+    time_zone = SelectField(_l("Time zone"), default="", validate_choice=False,
+                            validators=[listed(_l("Pick a time zone from the list."))])
     location = StringField(_l("Where the group plays"), filters=[collapse_spaces],
                            validators=[Optional(), Length(max=LOCATION_MAX)],
                            render_kw={"autocomplete": "off", "placeholder": _l("e.g. Anna's kitchen")})
@@ -192,11 +171,6 @@ class GroupSettingsForm(FlaskForm):
         super().__init__(*args, **kwargs)
         self.time_zone.choices = choices([("", _l("The server's time zone")),
                                           *((zone, zone) for zone in zones)])
-        self._zones = frozenset(zones)
-
-    def validate_time_zone(self, field: SelectField) -> None:
-        if field.data and field.data not in self._zones:
-            raise ValidationError(_l("Pick a time zone from the list."))
 
     def validate_location(self, field: StringField) -> None:
         if field.data and refused_character(field.data) is not None:
@@ -225,8 +199,7 @@ def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], setting
             render_kw={"inputmode": "numeric"}))
     if formdata is not None:
         return Form(formdata=formdata, zones=zones)
-    return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "",
-                location=settings.location,
+    return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "", location=settings.location,
                 **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games})
 
 
@@ -260,15 +233,13 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
     for seat, name in enumerate(names):
         for row in rows:
             label = ROW_LABELS.get(row, row)
+            # gettext at request time: a lazy string counts as safe HTML, and the name is user input
+            required = gettext("Enter %(name)s's points for %(row)s.", name=name, row=label)
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
-                label,
-                # gettext at request time: a lazy string counts as safe HTML, and the name is user input
-                validators=[InputRequired(gettext("Enter %(name)s's points for %(row)s.", name=name,
-                                                  row=label)),
-                            NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
+                label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
                 render_kw={"inputmode": "numeric"}))
     if formdata is not None:
         return CorrectionForm(formdata=formdata)
-    data = {correction_field_name(seat, row): breakdown.get(row, 0)
-            for seat, breakdown in enumerate(current) for row in rows}
-    return CorrectionForm(formdata=None, version=str(version), **data)
+    return CorrectionForm(formdata=None, version=str(version), **{
+        correction_field_name(seat, row): breakdown.get(row, 0) for seat, breakdown in enumerate(current)
+        for row in rows})

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, jsonify, request
+from flask import Blueprint, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion.api import ENDPOINTS
-from companion.api.core import ApiError, Endpoint, respond
+from companion.api.core import ApiError, Endpoint, respond, rules_error_body
 from companion.api.openapi import openapi_document
 from companion.games import GAMES
 from companion.web.security import csrf
@@ -29,10 +29,7 @@ def openapi():
 def _json_body() -> object:
     if not request.is_json:
         raise ApiError("Send the request as JSON with the header Content-Type: application/json.")
-    try:
-        body = request.get_json(silent=True)
-    except RecursionError:
-        raise ApiError("The request body is nested too deeply.") from None
+    body = request.get_json(silent=True)
     if body is None and request.get_data() != b"null":
         raise ApiError("The request body is not valid JSON.")
     return body
@@ -43,9 +40,9 @@ def _view(endpoint: Endpoint):
         try:
             status, answer = respond(endpoint, _json_body())
         except ApiError as error:
-            return jsonify(error.to_json()), 400
-        except RecursionError:  # a body nested deeper than anything the schema allows
-            return jsonify(ApiError("The request body is nested too deeply.").to_json()), 400
+            return jsonify(rules_error_body(error)), 400
+        except RecursionError:  # a body nested deeper than the parser or the schema can follow
+            return jsonify(rules_error_body(ApiError("The request body is nested too deeply."))), 400
         return jsonify(answer), status
 
     view.__name__ = endpoint.operation_id
@@ -62,7 +59,3 @@ def api_error(error: HTTPException):
     # keep what the error says about itself, such as Allow on a 405
     headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
     return jsonify(body), error.code, headers
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
 
@@ -14,8 +14,9 @@ from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.messages import Refused
 from companion.views.catalogue import group_games
-from companion.views.common import translated
+from companion.views.common import form_status, translated
 from companion.web.database import get_db
+from companion.web.i18n import decimal
 
 bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg-stats")
 
@@ -66,12 +67,10 @@ def upload(group_id: int):
             form.export.errors.append(translated(error))
         else:
             return _confirm_page(group, file, _mapping_form(group, file))
-    status = 400 if request.method == "POST" else 200
     return render_template("history/bgstats_upload.html", group=group, form=form,
                            games=group_games(group.id), max_plays=format_decimal(bgstats_import.MAX_PLAYS),
                            max_players=format_decimal(bgstats_import.MAX_PLAYERS),
-                           limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
-                                                format="#,##0.#")), status
+                           limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20)), form_status()
 
 
 @bp.post("/confirm")
@@ -104,15 +103,3 @@ def confirm(group_id: int):
                        "%(num)d plays were already in the history and were not imported again.",
                        plan.duplicates))
     return redirect(url_for("history.index", group_id=group.id))
-
-
-def allow_a_whole_export() -> None:
-    """Raise the request size limit for the import: an export, and the confirmation carrying its plays
-    in a form field, may be as large as a backup. It runs before anything reads the form (CSRF)."""
-    if request.endpoint in ("bgstats.upload", "bgstats.confirm"):
-        request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
-        request.max_form_memory_size = current_app.config["BACKUP_MAX_BYTES"]
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

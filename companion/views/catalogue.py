@@ -1,20 +1,16 @@
-"""Every game a page may name: the three with their own rules, and each group's other games.
-
-A group's other game has the slug ``custom-<id>``; this is the one place that turns such a slug into
-the game (its name, players and rows, from the group's stored definition), so the history,
-statistics and exports treat it like the three.
-"""
+"""Every game a page may name: the three with their own rules, and each group's other games (slug
+``custom-<id>``), turned into games here alone so the history, statistics and exports treat them alike."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from flask import g
 
 from companion import store
 from companion.games import GAMES, custom
-from companion.games.common import GameInfo, UnknownGame
+from companion.games.common import FinalResult, GameInfo, UnknownGame
 from companion.web.database import get_db
 
 
@@ -59,6 +55,13 @@ def play_sheet(play: store.Play) -> tuple[store.GroupGame, custom.ScoreSheet]:
     return game, custom.parse_sheet(game.sheet)
 
 
+def rank_by_sheet(play: store.Play, breakdowns: Sequence[Mapping[str, int]], teams: list[str] | None,
+                  won: bool | None) -> FinalResult:
+    """A group game's play ranked by the sheet it is scored with."""
+    scores = list(zip((seat.name for seat in play.seats), breakdowns, strict=True))
+    return custom.rank_sheet(play.game, play_sheet(play)[1], scores, teams, won)
+
+
 def listed_group_games(group_id: int) -> list[store.GroupGame]:
     """The group's own games by name, kept for the rest of the request: naming their plays asks no more."""
     games = store.list_group_games(get_db(), group_id)
@@ -68,10 +71,7 @@ def listed_group_games(group_id: int) -> list[store.GroupGame]:
 
 def group_games(group_id: int) -> dict[str, GameInfo]:
     """The games a group can play: the three, then its own by name."""
-    found = dict(GAMES)
-    for game in listed_group_games(group_id):
-        found[custom.slug_for(game.id)] = info_of(game)
-    return found
+    return {**GAMES, **{custom.slug_for(game.id): info_of(game) for game in listed_group_games(group_id)}}
 
 
 class AnyGame(Mapping[str, GameInfo]):

@@ -5,17 +5,22 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from flask import Flask, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.forms import ConfirmForm
+from companion.forms import ConfirmForm, VersionedForm
 from companion.games import custom
 from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.messages import Refused
 from companion.web.database import get_db
 from companion.web.i18n import translated
+
+bp = Blueprint("common", __name__)  # its hooks apply to every request
+
+# A request id: what static/live.js puts into each form it sends (random, URL-safe).
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 def utc_now() -> datetime:
@@ -24,9 +29,9 @@ def utc_now() -> datetime:
     return clock() if clock else datetime.now(UTC)
 
 
-def timestamp(moment: datetime) -> str:
-    """A time as the store keeps it: ISO 8601 in UTC, to the second."""
-    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+def timestamp(moment: datetime | None = None) -> str:
+    """A time (by default now) as the store keeps it: ISO 8601 in UTC, to the second."""
+    return (moment or utc_now()).astimezone(UTC).replace(microsecond=0).isoformat()
 
 
 def purge_old_trash() -> None:
@@ -35,14 +40,28 @@ def purge_old_trash() -> None:
 
 
 def ask_to_confirm(title: str, message: str, action: str, back: str) -> str | None:
-    """The page asking to confirm an action, or None when this request confirms it (a valid POST).
-
-    A view of such an action: ``page = ask_to_confirm(...)``, returns ``page`` if there is one, else acts.
-    """
+    """The page asking to confirm an action, or None when this request confirms it (a valid POST)."""
     form = ConfirmForm()
     if form.validate_on_submit():
         return None
     return render_template("confirm.html", form=form, title=title, message=message, action=action, back=back)
+
+
+def form_status() -> int:
+    """The status of a page that shows a form: 400 when it shows a sent form again (refused)."""
+    return 400 if request.method == "POST" else 200
+
+
+def reload_and_try_again() -> None:
+    flash(_("Reload the page and try again."), "error")
+
+
+def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused) -> None:
+    """Say on the form why it was refused; what the phone typed stays, and is checked against the play
+    as it is now when sent again."""
+    note_stale(error)
+    form.form_errors.append(translated(error))
+    form.version.data = str(store.get_play(get_db(), play.id).version)
 
 
 def result_inputs(result: FinalResult) -> list[store.ResultInput]:
@@ -60,21 +79,20 @@ def to_play(play_id: int, anchor: str | None = None) -> Response:
     return redirect(url_for("plays.show", play_id=play_id, _anchor=anchor))
 
 
+def to_group(group_id: int, anchor: str | None = None) -> Response:
+    return redirect(url_for("groups.show", group_id=group_id, _anchor=anchor))
+
+
 def flash_rules_error(error: Refused) -> None:
     note_stale(error)
     flash(translated(error), "error")
-
-
-def game_blueprint_name(game_slug: str) -> str:
-    """The blueprint of a game's own screens is named after its slug: ``great_western_trail``."""
-    return game_slug.replace("-", "_")
 
 
 def final_tally_url(play: store.Play) -> str:
     """The game's own final tally if it has one, else the generic total per player."""
     if custom.game_id_of(play.game) is not None:
         return url_for("custom_games.final_tally", play_id=play.id)
-    endpoint = f"{game_blueprint_name(play.game)}.final_tally"
+    endpoint = f"{play.game.replace('-', '_')}.final_tally"  # a game's blueprint is named after its slug
     if endpoint in current_app.view_functions:
         return url_for(endpoint, play_id=play.id)
     return url_for("plays.finish", play_id=play.id)
@@ -82,34 +100,21 @@ def final_tally_url(play: store.Play) -> str:
 
 # --- every phone write stored once; every stale edit answered 409 ------------------------------------
 
-# A request id: what static/live.js puts into each form it sends (random, URL-safe).
-REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
-
-
-def _request_place() -> tuple[int | None, int | None] | None:
-    """The group and play a form writes into, from the address (None for other requests)."""
+@bp.before_app_request
+def claim_request_id():
+    """Before a phone's write: a request id this phone sent before for this play or group answers
+    "already saved"; else the store notes it with the write, so of two copies sent at once one is stored.
+    (A form without an id, from a page without JavaScript, is stored as it comes.)"""
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None
-    return args.get("group_id"), args.get("play_id")
-
-
-def claim_request_id():
-    """Before a phone's write: a request id this phone sent before for this play or group answers
-    "already saved" and stores nothing.
-
-    Otherwise the store notes the id in the same transaction as the write (``store.expect_request``),
-    so that of two copies sent at once only one is stored. Forms sent without an id (no JavaScript)
-    are stored as they come; their version numbers still refuse most repeats.
-    """
-    place = _request_place()
-    request_id = request.form.get("request_id") if place else None
+    request_id = request.form.get("request_id")
     if request_id is None:
         return None
     if not REQUEST_ID.fullmatch(request_id):
         message = _("This form carries a request id the companion does not understand. Reload the page.")
         return render_template("error.html", code=400, message=message), 400
-    sent = store.RequestId(request_id, g.membership.id, place[1])  # the phone the gate let in
+    sent = store.RequestId(request_id, g.membership.id, args.get("play_id"))  # the phone the gate let in
     seen = store.seen_request(get_db(), sent)
     if seen is not None:
         return already_stored(seen)
@@ -118,12 +123,14 @@ def claim_request_id():
     return None
 
 
+@bp.teardown_app_request
 def release_request_id(_error: BaseException | None = None) -> None:
     """After the request: the connection's next request expects no id but its own."""
     if g.pop("request_id", None) is not None:
         store.expect_request(get_db(), None)
 
 
+@bp.app_errorhandler(store.RepeatedRequest)
 def already_stored(seen: store.RepeatedRequest):
     """The answer to a write sent again after it was stored: the page it went to, and a note."""
     flash(_("Already saved: this phone had sent it before."))
@@ -138,12 +145,10 @@ def note_stale(error: Refused) -> None:
         g.stale_edit = error
 
 
+@bp.after_app_request
 def answer_stale_with_409(response: Response) -> Response:
-    """A stale edit answers 409 however the view showed it (a page with the form again, a redirect).
-
-    A redirect becomes a page with the message and a link to where the redirect led, so that a phone
-    (and its script) can tell the refusal from a success.
-    """
+    """A stale edit answers 409 however the view showed it; a redirect becomes a page with the message
+    and a link to where it led, so that a phone (and its script) can tell the refusal from a success."""
     error = g.pop("stale_edit", None)
     if error is None or request.method != "POST" or response.status_code == 409:
         return response
@@ -155,9 +160,3 @@ def answer_stale_with_409(response: Response) -> Response:
         response.status_code = 409
     return response
 
-
-def init_app(app: Flask) -> None:
-    app.before_request(claim_request_id)
-    app.teardown_request(release_request_id)
-    app.after_request(answer_stale_with_409)
-    app.register_error_handler(store.RepeatedRequest, already_stored)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Flask, abort, render_template, request
+from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
 from companion.views.api import api_error
+
+bp = Blueprint("errors", __name__)
 
 
 def _messages() -> dict[int, str]:
@@ -24,20 +26,16 @@ def _messages() -> dict[int, str]:
     }
 
 
+@bp.app_errorhandler(HTTPException)
 def handle_http_error(error: HTTPException):
     if request.path.startswith("/api/"):
         return api_error(error)
     code = error.code or 500
     message = _messages().get(code, error.description)
+    if isinstance(error, CSRFError):  # a 400 of its own
+        message = _("The form had expired or came from another site. Reload the page and send it again.")
     headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
     return render_template("error.html", code=code, message=message), code, headers
-
-
-def handle_csrf_error(error: CSRFError):
-    if request.path.startswith("/api/"):
-        return api_error(error)
-    message = _("The form had expired or came from another site. Reload the page and send it again.")
-    return render_template("error.html", code=400, message=message), 400
 
 
 def refuse_json_to_forms() -> None:
@@ -45,8 +43,3 @@ def refuse_json_to_forms() -> None:
     numbers and lists where every field expects text. The JSON API lives under /api/."""
     if request.method != "GET" and request.is_json and not request.path.startswith("/api/"):
         abort(415)
-
-
-def init_app(app: Flask) -> None:
-    app.register_error_handler(CSRFError, handle_csrf_error)
-    app.register_error_handler(HTTPException, handle_http_error)

@@ -1,28 +1,25 @@
-"""Great Western Trail screens: delivered herds during play, and the final tally as one card per player.
-
-Each player may fill in their own card on their own phone at the same time: a card is its own event,
-so cards of different seats never overwrite each other. The card that completes the set closes the play.
-"""
+"""Great Western Trail screens: delivered herds, and the final tally as one card per player (each its own
+event, filled in on the player's phone; the card that completes the set closes the play)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
 from companion.forms import VersionedForm
 from companion.forms.great_western_trail import CardForm, card_form, delivery_form
 from companion.games import great_western_trail as gwt
-from companion.games.table import apply
 from companion.messages import Refused
 from companion.views.common import (
     flash_rules_error,
     note_stale,
+    reload_and_try_again,
     result_inputs,
     to_play,
     translated,
 )
-from companion.views.plays import render_play, table_of
+from companion.views.plays import append_checked, render_play, table_of
 from companion.web.database import get_db
 from companion.web.gate import plays_of
 
@@ -30,8 +27,13 @@ bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>
 plays_of(bp, gwt.GAME.slug)
 
 
+@bp.app_template_global("great_western_trail_delivery_form")
+def next_delivery_form(play: store.Play, state: gwt.PlayState):
+    """The play page's delivery form, on the seat the rules expect to deliver next."""
+    return delivery_form([seat.name for seat in play.seats], turn=state.next_seat)
+
+
 def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
-    """The rules' state of the play, from ``events`` or from the stored log."""
     return table_of(play, events).game_state
 
 
@@ -49,10 +51,8 @@ def deliver(play_id: int):
     form = delivery_form([seat.name for seat in play.seats], request.form)
     if not form.validate_on_submit():
         return render_play(play, status=400, delivery_form=form)
-    payload = form.payload()
     try:
-        store.append_event(get_db(), play.id, gwt.DELIVERY_EVENT, payload,
-                           check=lambda events: apply(table_of(play, events), gwt.DELIVERY_EVENT, payload))
+        append_checked(play, gwt.DELIVERY_EVENT, form.payload())
     except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
@@ -99,7 +99,7 @@ def finish(play_id: int):
     play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
+        reload_and_try_again()
         return to_overview(play)
     return close_play(play, play_state(play), form.version_number)
 
@@ -144,19 +144,15 @@ def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
 
 
 def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: str | None = None):
-    """Finish the play if every card is in and the cards agree; else say what is still needed.
-
-    ``version`` is the play's version ``state`` was read at (or before), so a change by another phone
-    in between makes the finish fail as stale instead of storing an outdated result.
-    """
+    """Finish the play if every card is in and the cards agree, else say what is still needed; a change
+    since ``version`` (that ``state`` was read at) makes it fail as stale, not store an outdated result."""
     if announce is not None:
         flash(_("%(name)s's card is in.", name=announce))
     if not state.all_cards_in:
         return to_overview(play)
     try:
         result = gwt.result_from_cards(state)
-        store.finish_play(get_db(), play.id, gwt.final_tally_input(state),
-                          result_inputs(result),
+        store.finish_play(get_db(), play.id, gwt.final_tally_input(state), result_inputs(result),
                           expected_version=version)
     except store.StaleVersion as error:
         # another phone changed the play meanwhile; the overview shows where it stands now. From the
@@ -167,12 +163,3 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
     except Refused:
         return to_overview(play)  # which lists the missing cards or how the cards disagree
     return to_result(play)
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
-    # The play page is the generic one; its Great Western Trail section builds its delivery form here,
-    # on the seat the rules expect to deliver next.
-    app.add_template_global(lambda play, state: delivery_form([seat.name for seat in play.seats],
-                                                              turn=state.next_seat),
-                            "great_western_trail_delivery_form")

@@ -5,44 +5,39 @@ from __future__ import annotations
 from functools import lru_cache
 
 import segno
-from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup
 
 from companion import store
-from companion.forms import (
-    COLOURS,
-    GroupForm,
-    PlayerForm,
-    RetireForm,
-    new_play_form,
-    seat_count,
-)
+from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, RetireForm, new_play_form, seat_count
 from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
 from companion.views.catalogue import group_games, listed_group_games
-from companion.views.common import ask_to_confirm, flash_rules_error, translated
-from companion.views.members import access_context, trash_group
+from companion.views.common import (
+    ask_to_confirm,
+    flash_rules_error,
+    form_status,
+    reload_and_try_again,
+    timestamp,
+    to_group,
+    translated,
+)
+from companion.views.members import phone_label, play_trash
 from companion.web.database import get_db
+from companion.web.security import site_url
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
 
+@bp.app_template_global("qr_svg")
 @lru_cache(maxsize=512)
 def invite_qr_svg(url: str) -> Markup:
-    """The invite link as an inline SVG QR code (no request to another server).
-
-    Encoding a QR code costs more than the rest of the page, and a group's link never changes.
-    """
-    svg = segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=url)
-    return Markup(svg)
-
-
-def _free_colour(players: list[store.Player]) -> str:
-    used = {p.colour for p in players}
-    return next((c for c in COLOURS if c not in used), "red")
+    """A link as an inline SVG QR code (no request to another server); encoding one costs more than the
+    rest of the page, and a group's link never changes."""
+    return Markup(segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=url))
 
 
 def _render_group(group: store.Group, player_form: PlayerForm | None = None, status: int = 200):
@@ -50,12 +45,18 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
     db = get_db()
     players = store.list_players(db, group.id)
     if player_form is None:
-        player_form = PlayerForm(formdata=None, colour=_free_colour(players))
+        used = {p.colour for p in players}
+        player_form = PlayerForm(formdata=None, colour=next((c for c in COLOURS if c not in used), "red"))
     plays = store.group_plays(db, group.id)
+    phones = store.list_memberships(db, group.id)
+    invite_url = site_url("home.join_by_link", token=group.token)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form,
         group_games=listed_group_games(group.id), active=plays.active, recent=plays.recent,
-        **access_context(group, plays.trashed),
+        invite_url=invite_url, invite_qr=invite_qr_svg(invite_url),
+        phones=[(phone, phone_label(phones, phone)) for phone in phones], this_phone=g.membership,
+        trashed_plays=play_trash(group.id, plays.trashed), trash_days=store.TRASH_DAYS,
+        access_form=ConfirmForm(),
     ), status
 
 
@@ -66,69 +67,64 @@ def show(group_id: int):
 
 @bp.post("/players")
 def add_player(group_id: int):
-    group = g.group
     form = PlayerForm()
     if not form.validate_on_submit():
-        return _render_group(group, form, 400)
+        return _render_group(g.group, form, 400)
     try:
-        store.add_player(get_db(), group.id, form.name.data, form.colour.data)
+        store.add_player(get_db(), group_id, form.name.data, form.colour.data)
     except store.DuplicateName:
         form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
-        return _render_group(group, form, 400)
+        return _render_group(g.group, form, 400)
     flash(_("%(name)s joined the group.", name=form.name.data))
-    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+    return to_group(group_id, "players")
 
 
-def _member_player(group: store.Group, player_id: int) -> store.Player:
+def member_player(group_id: int, player_id: int) -> store.Player:
     try:
-        return store.get_player(get_db(), group.id, player_id)
+        return store.get_player(get_db(), group_id, player_id)
     except store.NotFound:
         abort(404)
 
 
 @bp.route("/players/<int:player_id>", methods=["GET", "POST"])
 def edit_player(group_id: int, player_id: int):
-    group = g.group
-    player = _member_player(group, player_id)
+    player = member_player(group_id, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
     if form.validate_on_submit():
         try:
-            store.update_player(get_db(), group.id, player.id, form.name.data, form.colour.data)
+            store.update_player(get_db(), group_id, player.id, form.name.data, form.colour.data)
         except store.DuplicateName:
             form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
         else:
             flash(_("Saved."))
-            return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
-    status = 400 if request.method == "POST" else 200
-    return render_template("player_edit.html", group=group, player=player, form=form,
+            return to_group(group_id, "players")
+    return render_template("player_edit.html", group=g.group, player=player, form=form,
                            retire_form=RetireForm(formdata=None),
-                           plays=store.player_play_count(get_db(), group.id, player.id)), status
+                           plays=store.player_play_count(get_db(), group_id, player.id)), form_status()
 
 
 @bp.post("/players/<int:player_id>/retire")
 def retire_player(group_id: int, player_id: int):
     """Retire a player (kept in the history, not offered for new plays), or bring them back."""
-    group = g.group
-    player = _member_player(group, player_id)
+    player = member_player(group_id, player_id)
     form = RetireForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
-        return redirect(url_for("groups.edit_player", group_id=group.id, player_id=player.id))
+        reload_and_try_again()
+        return redirect(url_for("groups.edit_player", group_id=group_id, player_id=player.id))
     retired = form.retired.data == "1"
-    store.set_player_retired(get_db(), group.id, player.id, retired)
+    store.set_player_retired(get_db(), group_id, player.id, retired)
     if retired:
         flash(_("%(name)s is retired: kept in the history, not offered for new plays.", name=player.name))
     else:
         flash(_("%(name)s is back among the players for new plays.", name=player.name))
-    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+    return to_group(group_id, "players")
 
 
 @bp.route("/players/<int:player_id>/delete", methods=["GET", "POST"])
 def delete_player(group_id: int, player_id: int):
     """Delete a player who has no play, after asking; one with plays can only be retired."""
-    group = g.group
-    player = _member_player(group, player_id)
-    back = url_for("groups.edit_player", group_id=group.id, player_id=player.id)
+    player = member_player(group_id, player_id)
+    back = url_for("groups.edit_player", group_id=group_id, player_id=player.id)
     page = ask_to_confirm(
         _("Delete %(name)s?", name=player.name),
         _("%(name)s has no plays; the player is removed from the group for every phone.", name=player.name),
@@ -136,24 +132,22 @@ def delete_player(group_id: int, player_id: int):
     if page is not None:
         return page
     try:
-        store.delete_player(get_db(), group.id, player.id)
+        store.delete_player(get_db(), group_id, player.id)
     except Refused as error:
         flash_rules_error(error)
         return redirect(back)
     flash(_("%(name)s was deleted.", name=player.name))
-    return redirect(url_for("groups.show", group_id=group.id, _anchor="players"))
+    return to_group(group_id, "players")
 
 
 @bp.route("/rename", methods=["GET", "POST"])
 def rename(group_id: int):
-    group = g.group
-    form = GroupForm(obj=group if request.method == "GET" else None)
+    form = GroupForm(obj=g.group if request.method == "GET" else None)
     if form.validate_on_submit():
-        store.rename_group(get_db(), group.id, form.name.data)
+        store.rename_group(get_db(), group_id, form.name.data)
         flash(_("Saved."))
-        return redirect(url_for("groups.show", group_id=group.id))
-    status = 400 if request.method == "POST" else 200
-    return render_template("group_rename.html", group=group, form=form), status
+        return to_group(group_id)
+    return render_template("group_rename.html", group=g.group, form=form), form_status()
 
 
 @bp.route("/delete", methods=["GET", "POST"])
@@ -167,7 +161,7 @@ def delete(group_id: int):
         _("Delete the group"), url_for("groups.show", group_id=group.id))
     if page is not None:
         return page
-    trash_group(group)
+    store.trash_group(get_db(), group.id, timestamp())
     flash(_("The group %(name)s was deleted. Its phones can restore it from their home page for "
             "%(days)d days.", name=group.name, days=store.TRASH_DAYS))
     return redirect(url_for("home.index"))
@@ -175,41 +169,31 @@ def delete(group_id: int):
 
 @bp.route("/plays/new/<game_slug>", methods=["GET", "POST"])
 def new_play(group_id: int, game_slug: str):
-    group = g.group
-    game = group_games(group.id).get(game_slug) or abort(404)
-    players = store.list_players(get_db(), group.id, retired=False)
+    game = group_games(group_id).get(game_slug) or abort(404)
+    players = store.list_players(get_db(), group_id, retired=False)
     posted = request.form if request.method == "POST" else None
-    form = new_play_form(game, players, seat_count(game, players, asked_seat_count(posted)), formdata=posted)
-    if request.method == "POST" and form.validate():
+    if posted is None:
+        asked = request.args.get("players")
+    else:  # the player count chosen, else the seats the form fills in
+        asked = posted.get("seat_count") or str(sum(1 for key in posted
+                                                    if key.startswith("seat_") and key.endswith("-player")))
+    form = new_play_form(game, players, seat_count(game, players, asked), formdata=posted)
+    if posted is not None and form.validate():
         seats, options = form.chosen_seats(), form.chosen_options()
         if custom.game_id_of(game.slug) is not None:  # the play keeps the sheet it is scored with
-            options[custom.SHEET_OPTION] = store.get_group_game(get_db(), group.id,
+            options[custom.SHEET_OPTION] = store.get_group_game(get_db(), group_id,
                                                                 custom.game_id_of(game.slug)).version_id
         names = {p.id: p.name for p in players}
         try:
             # the game itself decides whether it can start like this (player count per edition …)
             initial_table(PlaySetup(game.slug, tuple(Seat(names[pid], colour) for pid, colour in seats),
                                     options))
-            play_id = store.start_play(get_db(), group.id, game.slug, seats, options)
+            play_id = store.start_play(get_db(), group_id, game.slug, seats, options)
         except Refused as error:
             form.form_errors.append(translated(error))
         except (store.NotFound, KeyError):
             abort(400)
         else:
             return redirect(url_for("plays.show", play_id=play_id))
-    status = 400 if request.method == "POST" else 200
-    return render_template("play_new.html", group=group, game=game, form=form, players=players,
-                           seats=len(form.seat_entries)), status
-
-
-def asked_seat_count(posted) -> str | None:
-    """The player count chosen: the form's, else the seats a posted form fills in, else the address's."""
-    if posted is not None:
-        if posted.get("seat_count"):
-            return posted["seat_count"]
-        return str(sum(1 for key in posted if key.startswith("seat_") and key.endswith("-player")))
-    return request.args.get("players")
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
+    return render_template("play_new.html", group=g.group, game=game, form=form, players=players,
+                           seats=len(form.seat_entries)), form_status()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from flask import Blueprint, Flask, current_app, jsonify
+from flask import Blueprint, current_app, jsonify
 
 from companion import config as settings
 from companion.store import MIGRATIONS, schema_version
@@ -19,13 +19,9 @@ bp = Blueprint("health", __name__)
 @bp.get("/healthz")
 @csrf.exempt
 def healthz():
-    """200 ``{"status": "ok"}`` when the database opens and is up to date, else 503 with the reason.
-
-    It reads the database without creating it (a missing file is reported, not made) and never
-    touches the session, so a supervisor polling it gets no cookie. With COMPANION_REPLICA_URL set it
-    adds ``replica``: its URL and, for a folder (``file://``), ``lag_seconds``, how far at most it is
-    behind (0: it holds every commit; null: nothing copied yet, or not known for other replicas).
-    """
+    """200 ``{"status": "ok"}`` when the database opens (never created here) and is up to date, else 503
+    with the reason; no session, so no cookie. With a replica, its URL and for a folder ``lag_seconds``,
+    how far at most it is behind (0: it holds every commit; null: nothing copied yet, or not known)."""
     try:
         db = connect_read_only(current_app.config["DATABASE"])
         try:
@@ -54,11 +50,4 @@ def _replica() -> dict:
 
 def _answer(status: int, word: str, reason: str | None = None, **details):
     body = {"status": word, **details} | ({"reason": reason} if reason else {})
-    response = jsonify(body)
-    response.status_code = status
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
+    return jsonify(body), status, {"Cache-Control": "no-store"}

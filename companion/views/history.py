@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import format_date, format_decimal
 from flask_babel import gettext as _
 from markupsafe import Markup
@@ -34,24 +34,20 @@ from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
 from companion.views import charts
-from companion.views.catalogue import AnyGame, get_game, group_games, play_sheet
+from companion.views.catalogue import AnyGame, get_game, group_games, rank_by_sheet
 from companion.views.common import (
     flash_rules_error,
-    note_stale,
+    form_status,
+    refuse_on_form,
+    reload_and_try_again,
     result_inputs,
     translated,
 )
 from companion.views.plays import table_of
 from companion.web.database import get_db
-from companion.web.i18n import day
+from companion.web.i18n import day, decimal
 from companion.web.labels import row_label
-from companion.web.security import (
-    TooManyGroups,
-    check_room_for_another_group,
-    client_network,
-    join_group,
-    too_many_groups_message,
-)
+from companion.web.security import TooManyGroups, client_network, join_group, room_for_another_group
 
 bp = Blueprint("history", __name__)
 
@@ -61,11 +57,9 @@ bp = Blueprint("history", __name__)
 def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence[Mapping[str, int]],
                      final_payload: Mapping[str, Any] | None) -> FinalResult:
     """Totals as the row sums and ranks recomputed, with the game's tie-breakers where recorded."""
-    names = [seat.name for seat in play.seats]
     if custom.game_id_of(play.game) is not None:
-        teams, won = custom.outcome_from_payload(final_payload, len(names))
-        return custom.rank_sheet(play.game, play_sheet(play)[1], list(zip(names, breakdowns, strict=True)),
-                                 teams, won)
+        return rank_by_sheet(play, breakdowns, *custom.outcome_from_payload(final_payload, len(play.seats)))
+    names = [seat.name for seat in play.seats]
     return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload,
                         table_of(play, store.list_events(get_db(), play.id)))
 
@@ -224,22 +218,17 @@ def correct(play_id: int):
     current = [r.breakdown for r in sorted(store.play_results(db, play.id), key=lambda r: r.seat)]
     form = correction_form([s.name for s in play.seats], current, play.version,
                            formdata=request.form if request.method == "POST" else None)
+    status = form_status()
     if form.validate_on_submit():
         result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
         try:
-            store.correct_results(db, play.id, result_inputs(result),
-                                  expected_version=form.version_number)
+            store.correct_results(db, play.id, result_inputs(result), expected_version=form.version_number)
         except Refused as error:
-            # what the phone typed stays on the form; sent again, it is checked against the play as it is now
-            note_stale(error)
-            form.form_errors.append(translated(error))
-            form.version.data = str(store.get_play(db, play.id).version)
+            refuse_on_form(form, play, error)
             status = 409
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
             return redirect(url_for("history.play", play_id=play.id))
-    else:
-        status = 400 if request.method == "POST" else 200
     return render_template("history/correct.html", play=play, game=get_game(play.game), form=form), status
 
 
@@ -248,7 +237,7 @@ def undo_correction(play_id: int):
     play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
+        reload_and_try_again()
         return _render_record(play, 400)
     events = store.list_events(get_db(), play.id)
     if not events or events[-1].kind != store.CORRECTION_EVENT:
@@ -268,7 +257,7 @@ def counted(play_id: int):
     play = g.play
     form = CountedForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
+        reload_and_try_again()
         return _render_record(play, 400)
     try:
         store.set_play_counted(get_db(), play.id, form.counted.data == "1")
@@ -294,75 +283,61 @@ def _time_zone(settings: store.GroupSettings) -> zoneinfo.ZoneInfo | None:
     return zoneinfo.ZoneInfo(settings.time_zone) if settings.time_zone else None
 
 
-def _csv(group_id: int, delimiter: str, suffix: str) -> Response:
-    group = g.group
-    db = get_db()
-    archive = store.dump_group(db, group.id)
+@bp.get("/groups/<int:group_id>/export/plays.csv", endpoint="export_csv", defaults={"delimiter": ","})
+@bp.get("/groups/<int:group_id>/export/plays-excel.csv", endpoint="export_csv_semicolon",
+        defaults={"delimiter": ";"})  # for spreadsheets that split columns at semicolons (Excel in German …)
+def export_plays_csv(group_id: int, delimiter: str):
+    archive = store.dump_group(get_db(), group_id)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group.id), _time_zone(archive.settings),
+    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group_id), _time_zone(archive.settings),
                                         delimiter)
-    return _download(text, "text/csv; charset=utf-8", group, suffix)
-
-
-@bp.get("/groups/<int:group_id>/export/plays.csv")
-def export_csv(group_id: int):
-    return _csv(group_id, ",", "plays.csv")
-
-
-@bp.get("/groups/<int:group_id>/export/plays-excel.csv")
-def export_csv_semicolon(group_id: int):
-    """The CSV for spreadsheets that split columns at semicolons (Excel set to German, among others)."""
-    return _csv(group_id, ";", "plays-excel.csv")
+    # the file is named like its address: plays.csv, plays-excel.csv
+    return _download(text, "text/csv; charset=utf-8", g.group, request.path.rpartition("/")[2])
 
 
 @bp.get("/groups/<int:group_id>/export/backup.json")
 def export_backup(group_id: int):
-    group = g.group
     with store.snapshot(get_db()) as copy:  # a long read: of a copy, so the log can restart meanwhile
-        archive = store.dump_group(copy, group.id)
-    return _download(backup.backup_json(archive, store.now()), "application/json", group, "backup.json")
+        archive = store.dump_group(copy, group_id)
+    return _download(backup.backup_json(archive, store.now()), "application/json", g.group, "backup.json")
 
 
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
-    group = g.group
-    archive = store.dump_group(get_db(), group.id)
-    return _download(bgg_xml.bgg_plays_xml(archive, group_games(group.id), _time_zone(archive.settings)),
-                     "application/xml", group, "bgg-plays.xml")
+    archive = store.dump_group(get_db(), group_id)
+    return _download(bgg_xml.bgg_plays_xml(archive, group_games(group_id), _time_zone(archive.settings)),
+                     "application/xml", g.group, "bgg-plays.xml")
 
 
 @bp.route("/groups/<int:group_id>/settings", methods=["GET", "POST"])
 def settings(group_id: int):
     """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
-    group = g.group
-    db = get_db()
     form = group_settings_form(sorted(common.known_time_zones()),
                                [game for game in GAMES.values() if common.needs_bgg_id(game)],
-                               store.group_settings(db, group.id),
+                               store.group_settings(get_db(), group_id),
                                formdata=request.form if request.method == "POST" else None)
     if form.validate_on_submit():
-        store.save_group_settings(db, group.id, store.GroupSettings(**form.chosen()))
+        store.save_group_settings(get_db(), group_id, store.GroupSettings(**form.chosen()))
         flash(_("Saved. The exports use these settings from now on."))
-        return redirect(url_for("history.index", group_id=group.id, _anchor="export-h"))
-    status = 400 if request.method == "POST" else 200
-    return render_template("history/settings.html", group=group, form=form), status
+        return redirect(url_for("history.index", group_id=group_id, _anchor="export-h"))
+    return render_template("history/settings.html", group=g.group, form=form), form_status()
 
 
 @bp.route("/groups/import", methods=["GET", "POST"])
 def import_backup():
     """A backup becomes a new group (a new invite link and join code), on this phone."""
     form = ImportForm()
-    status = 400 if request.method == "POST" else 200
+    status = form_status()
     if form.validate_on_submit():
         config = current_app.config
         try:
-            check_room_for_another_group()
+            room_for_another_group()
             store.note_import(get_db(), client_network(), time.time(), config["IMPORTS_ALLOWED"],
                               config["IMPORT_WINDOW_SECONDS"])
             archive = backup.parse_backup(form.backup.data.stream, GAMES, COLOURS)
             group = store.restore_group(get_db(), archive)
-        except TooManyGroups:
-            form.backup.errors.append(too_many_groups_message())
+        except TooManyGroups as error:
+            form.backup.errors.append(str(error))
         except store.TooManyImports as error:
             form.backup.errors.append(translated(error))
             status = 429
@@ -374,19 +349,17 @@ def import_backup():
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=group.id))
     return render_template("history/import.html", form=form,
-                           limit=format_decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20,
-                                                format="#,##0.#"),
+                           limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20),
                            max_plays=format_decimal(backup.MAX_PLAYS),
                            max_players=format_decimal(backup.MAX_PLAYERS),
                            max_events=format_decimal(backup.MAX_EVENTS), name_max=NAME_MAX), status
 
 
-def allow_a_whole_backup() -> None:
-    """Raise the request size limit for the import page alone: a group's whole history is the one upload
-    larger than the site-wide limit. It must run before the CSRF check, which reads the form."""
-    if request.endpoint == "history.import_backup":
+def allow_whole_imports() -> None:
+    """Raise the request size limit for the imports: a group's whole history (or a BG Stats export, and
+    the confirmation carrying its plays in a form field) is larger than the site-wide limit. It must run
+    before anything reads the form (the CSRF check)."""
+    if request.endpoint in ("history.import_backup", "bgstats.upload", "bgstats.confirm"):
         request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
+    if request.endpoint in ("bgstats.upload", "bgstats.confirm"):
+        request.max_form_memory_size = current_app.config["BACKUP_MAX_BYTES"]

@@ -5,17 +5,7 @@ from __future__ import annotations
 import time
 from urllib.parse import urlsplit
 
-from flask import (
-    Blueprint,
-    Flask,
-    current_app,
-    flash,
-    make_response,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, current_app, flash, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
@@ -27,43 +17,44 @@ from companion.web.database import get_db
 from companion.web.i18n import LANGUAGE_COOKIE, LANGUAGES
 from companion.web.security import (
     TooManyGroups,
-    check_room_for_another_group,
     client_network,
     join_group,
-    joined_groups,
     membership_tokens,
-    too_many_groups_message,
+    room_for_another_group,
 )
 
 bp = Blueprint("home", __name__)
 
 
-def _render_home(group_form: GroupForm, join_form: JoinCodeForm, status: int = 200):
+def _render_home(group_form: GroupForm | None = None, join_form: JoinCodeForm | None = None,
+                 status: int = 200):
+    """The home page; the form not sent starts empty."""
     db = get_db()
-    my_groups = joined_groups()
-    active = {g.id: store.list_plays(db, g.id, "active", limit=3) for g in my_groups}
-    trashed = group_trash(store.trashed_groups(db, membership_tokens()))
-    return render_template("home.html", groups=my_groups, active=active, trashed=trashed,
-                           trash_days=store.TRASH_DAYS,
-                           restore_form=ConfirmForm(), group_form=group_form, join_form=join_form), status
+    groups = store.member_groups(db, membership_tokens())
+    active = {group.id: store.list_plays(db, group.id, "active", limit=3) for group in groups}
+    return render_template(
+        "home.html", groups=groups, active=active,
+        trashed=group_trash(store.trashed_groups(db, membership_tokens())), trash_days=store.TRASH_DAYS,
+        restore_form=ConfirmForm(), group_form=group_form or GroupForm(formdata=None),
+        join_form=join_form or JoinCodeForm(formdata=None)), status
 
 
 @bp.get("/")
 def index():
     purge_old_trash()
-    return _render_home(GroupForm(), JoinCodeForm())
+    return _render_home()
 
 
 @bp.post("/groups")
 def create_group():
     form = GroupForm()
     if not form.validate_on_submit():
-        return _render_home(form, JoinCodeForm(formdata=None), 400)
+        return _render_home(form, status=400)
     try:
-        check_room_for_another_group()
-    except TooManyGroups:
-        form.name.errors = [too_many_groups_message()]
-        return _render_home(form, JoinCodeForm(formdata=None), 409)
+        room_for_another_group()
+    except TooManyGroups as error:
+        form.name.errors = [str(error)]
+        return _render_home(form, status=409)
     group = store.create_group(get_db(), form.name.data)
     join_group(group.id)
     flash(_("Group created. Add the players, then invite the others with the code or QR code."))
@@ -75,7 +66,7 @@ def join_by_code():
     """Join by the short code; wrong codes are limited per address and over all addresses together."""
     form = JoinCodeForm()
     if not form.validate_on_submit():
-        return _render_home(GroupForm(formdata=None), form, 400)
+        return _render_home(join_form=form, status=400)
     config = current_app.config
     limits = store.JoinCodeLimits(window=config["JOIN_FAILURE_WINDOW_SECONDS"],
                                   per_client=config["JOIN_FAILURES_ALLOWED"],
@@ -86,10 +77,10 @@ def join_by_code():
         group = store.group_for_join_code(get_db(), form.code.data, client_network(), time.time(), limits)
     except store.TooManyWrongCodes:
         form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
-        return _render_home(GroupForm(formdata=None), form, 429)
+        return _render_home(join_form=form, status=429)
     except store.NotFound:
         form.code.errors = [_("No group has this code. Check it with the group's page.")]
-        return _render_home(GroupForm(formdata=None), form, 400)
+        return _render_home(join_form=form, status=400)
     return _joined(group)
 
 
@@ -97,8 +88,8 @@ def _joined(group: store.Group):
     """Join ``group`` on this phone and open it, or say why this phone cannot join another group."""
     try:
         join_group(group.id)
-    except TooManyGroups:
-        flash(too_many_groups_message(), "error")
+    except TooManyGroups as error:
+        flash(str(error), "error")
         return redirect(url_for("home.index"))
     flash(_("You joined %(name)s.", name=group.name))
     return redirect(url_for("groups.show", group_id=group.id))
@@ -119,16 +110,12 @@ def join_by_link(token: str):
 
 
 def _page_to_return_to(target: str) -> str:
-    """``target`` if it is a page of this site that can be opened again, else the home page.
-
-    Only paths, never another host; and only pages a GET can show: a page shown in answer to a
-    refused form has the form's address, which cannot be opened again.
-    """
+    """``target`` if it is a page of this site a GET can show again (only paths, never another host; not
+    a page shown in answer to a refused form: its address is the form's), else the home page."""
     if not target.startswith("/") or target.startswith("//"):
         return url_for("home.index")
-    adapter = current_app.url_map.bind("localhost")
     try:
-        adapter.match(urlsplit(target).path, method="GET")
+        current_app.url_map.bind("localhost").match(urlsplit(target).path, method="GET")
     except HTTPException:
         return url_for("home.index")
     return target
@@ -142,7 +129,3 @@ def set_language():
         response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True,
                             secure=current_app.config.get("SESSION_COOKIE_SECURE", False))
     return response
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -1,9 +1,5 @@
-"""At the table: the live state of a play for other phones, the installable app and its offline page.
-
-Every phone watching a play asks ``state.json`` every couple of seconds whether the play's version
-moved on; the page script then reloads the play page's content. The web app manifest and the
-service worker make the site installable and give it an offline page.
-"""
+"""At the table: the live state of a play for other phones (polled by the page script), the web app
+manifest and the service worker that make the site installable and give it an offline page."""
 
 from __future__ import annotations
 
@@ -12,13 +8,12 @@ import json
 import os
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, current_app, g, render_template, request, session, url_for
+from flask import Blueprint, Response, current_app, g, render_template, request, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from companion import store
 from companion.games.common import RulesError
-from companion.views.groups import invite_qr_svg
 from companion.views.plays import table_of
 from companion.web.database import get_db
 
@@ -31,40 +26,15 @@ ICON_SIZES = (192, 512)
 MAX_VERSION = 2**53  # what a phone's script can count up to exactly
 
 
-class QuietResponse(Response):
-    """A response that leaves the session cookie alone unless the request changed the session.
-
-    Flask re-sends a permanent session's cookie with every response. A poll or a worker update that
-    was asked before a form was sent, and answered after it, would then put back the cookie from
-    before the form: the phone would lose the form's message ("Undone.") or a group it just joined.
-    """
-
-    def set_cookie(self, key: str, *args, **kwargs) -> None:
-        if key == current_app.config["SESSION_COOKIE_NAME"] and not session.modified:
-            return
-        super().set_cookie(key, *args, **kwargs)
-
-
-def _json(body: dict, status: int = 200) -> QuietResponse:
-    response = QuietResponse(json.dumps(body, ensure_ascii=False), status=status, mimetype="application/json")
-    response.headers["Cache-Control"] = "no-store"
-    return response
-
-
-def _since(value: str | None) -> int | None:
-    """The version the asking page shows; None when absent; ValueError when not a version."""
-    if value is None:
-        return None
-    if not (value.isascii() and value.isdigit()) or len(value) > 16 or int(value) > MAX_VERSION:
-        raise ValueError(value)
-    return int(value)
+def _answer(body: str | dict, mimetype: str, status: int = 200, cache: str = "no-cache") -> Response:
+    if isinstance(body, dict):
+        body = json.dumps(body, ensure_ascii=False)
+    return Response(body, status, {"Cache-Control": cache}, mimetype=mimetype)
 
 
 def _scores(play: store.Play) -> list[dict] | None:
-    """Each seat's score as the page shows it: running scores in play, final totals once finished.
-
-    None if the stored events no longer fold (the page then shows the rules' message itself).
-    """
+    """Each seat's score as the page shows it: running scores in play, final totals once finished; None
+    if the stored events no longer fold (the page then shows the rules' message itself)."""
     if play.status == "finished":
         totals = {r.seat: r.total for r in store.play_results(get_db(), play.id)}
         points = [totals.get(seat.seat, 0) for seat in play.seats]
@@ -81,16 +51,17 @@ def _scores(play: store.Play) -> list[dict] | None:
 def state(play_id: int):
     """The play's version; when it differs from ``since``, also where to fetch the page and the scores."""
     play = g.play
-    try:
-        since = _since(request.args.get("since"))
-    except ValueError:
-        return _json({"error": _("“since” must be the version number the page shows, e.g. since=3.")}, 400)
+    since = request.args.get("since")
+    if since is not None and not (since.isascii() and since.isdigit() and len(since) <= 16
+                                  and int(since) <= MAX_VERSION):
+        return _answer({"error": _("“since” must be the version number the page shows, e.g. since=3.")},
+                       "application/json", 400, "no-store")
     body: dict = {"play": play.id, "version": play.version, "status": play.status,
-                  "changed": since != play.version}
+                  "changed": since is None or int(since) != play.version}
     if body["changed"]:
         page = "plays.result" if play.status == "finished" else "plays.show"
         body.update(url=url_for(page, play_id=play.id), scores=_scores(play))
-    return _json(body)
+    return _answer(body, "application/json", cache="no-store")
 
 
 def _static_fingerprint(folder: str) -> str:
@@ -104,24 +75,10 @@ def _static_fingerprint(folder: str) -> str:
     return hashlib.sha256(repr(sorted(entries)).encode()).hexdigest()[:12]
 
 
-def _precached() -> list[str]:
-    """What the worker stores on installation: the offline page and everything it needs."""
-    return [
-        url_for("live.offline"),
-        url_for("static", filename="style.css"),
-        url_for("static", filename="live.js"),
-        url_for("static", filename="icon.svg"),
-        url_for("static", filename="icons/icon-192.png"),
-    ]
-
-
 @bp.get("/sw.js")
 def service_worker():
-    """The service worker, at the site root so that it may look after every page.
-
-    Its settings go in front of the script: the cache version follows the static files, so a changed
-    style sheet reaches the phones, and the URLs come from the routes.
-    """
+    """The service worker, at the site root so that it may look after every page; its settings go in
+    front of the script (the cache version follows the static files, the URLs come from the routes)."""
     static = current_app.static_folder
     settings = {
         "version": _static_fingerprint(static),
@@ -129,25 +86,18 @@ def service_worker():
         # shown only if even the offline page is missing from the phone's cache
         "offline_text": _("You are offline: the companion cannot be reached just now."),
         "static": url_for("static", filename=""),
-        "precache": _precached(),
+        # what the worker stores on installation: the offline page and everything it needs
+        "precache": [url_for("live.offline"), *(url_for("static", filename=name) for name in (
+            "style.css", "live.js", "icon.svg", "icons/icon-192.png"))],
     }
     script = Path(static, "sw.js").read_text(encoding="utf-8")
-    response = QuietResponse(f"self.COMPANION = {json.dumps(settings)};\n{script}",
-                             mimetype="text/javascript")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return _answer(f"self.COMPANION = {json.dumps(settings)};\n{script}", "text/javascript")
 
 
 @bp.get("/manifest.webmanifest")
 def manifest():
     """The web app manifest: the home-screen name, colours and icons, in the phone's language."""
-    icons = [
-        {"src": url_for("static", filename=f"icons/{kind}-{size}.png"), "sizes": f"{size}x{size}",
-         "type": "image/png", "purpose": purpose}
-        for kind, purpose in (("icon", "any"), ("maskable", "maskable"))
-        for size in ICON_SIZES
-    ]
-    body = {
+    return _answer({
         "id": url_for("home.index"),
         "name": _("Game-Night Companion"),
         "short_name": _("Game Night"),
@@ -159,19 +109,19 @@ def manifest():
         "display": "standalone",
         "background_color": BACKGROUND_COLOUR,
         "theme_color": THEME_COLOUR,
-        "icons": icons,
-    }
-    response = QuietResponse(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+        "icons": [{"src": url_for("static", filename=f"icons/{kind}-{size}.png"), "sizes": f"{size}x{size}",
+                   "type": "image/png", "purpose": purpose}
+                  for kind, purpose in (("icon", "any"), ("maskable", "maskable")) for size in ICON_SIZES],
+    }, "application/manifest+json")
 
 
 @bp.get("/offline")
 def offline():
     """The page the service worker shows when the companion cannot be reached."""
-    return QuietResponse(render_template("offline.html"), mimetype="text/html")
+    return render_template("offline.html")
 
 
+@bp.app_template_global()
 def live_strings() -> dict[str, str]:
     """The sentences the page script shows, translated; ``{count}`` is filled in by the script."""
     return {
@@ -188,8 +138,3 @@ def live_strings() -> dict[str, str]:
         "still_offline": _("Still offline. Send it again when this phone is back online."),
         "wider": _("Wider than the screen: swipe the table sideways to see every column."),
     }
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
-    app.jinja_env.globals.update(qr_svg=invite_qr_svg, live_strings=live_strings)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
 from companion.forms import ConfirmForm, PhoneNameForm
 from companion.views.catalogue import get_game
-from companion.views.common import ask_to_confirm, purge_old_trash, timestamp, utc_now
+from companion.views.common import ask_to_confirm, form_status, purge_old_trash, to_group
 from companion.web.database import get_db
 from companion.web.gate import restores
-from companion.web.security import forget_membership, site_url
+from companion.web.security import forget_membership
 
 bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
 
@@ -34,42 +34,28 @@ class TrashEntry(NamedTuple):
 
 
 def play_trash(group_id: int, trashed: list[store.TrashedPlay]) -> list[TrashEntry]:
-    """The group's deleted plays: their game, who played, and where each is restored."""
     return [TrashEntry(get_game(t.play.game).name, ", ".join(seat.name for seat in t.play.seats),
                        t.deleted_at, url_for("members.restore_play", group_id=group_id, play_id=t.play.id))
             for t in trashed]
 
 
 def group_trash(trashed: list[store.TrashedGroup]) -> list[TrashEntry]:
-    """A phone's deleted groups, and where each is restored."""
     return [TrashEntry(t.group.name, "", t.deleted_at, url_for("members.restore_group", group_id=t.group.id),
                        url_for("members.leave_deleted", group_id=t.group.id))
             for t in trashed]
 
 
-def access_context(group: store.Group, trashed_plays: list[store.TrashedPlay]) -> dict:
-    """What the group page shows about access: the invite, the phones in the group, the play trash."""
-    from companion.views.groups import invite_qr_svg  # the QR code's cache lives with the group page
-
-    phones = store.list_memberships(get_db(), group.id)
-    invite_url = site_url("home.join_by_link", token=group.token)
-    return {
-        "invite_url": invite_url, "invite_qr": invite_qr_svg(invite_url),
-        "phones": [(phone, phone_label(phones, phone)) for phone in phones],
-        "this_phone": g.membership, "trashed_plays": play_trash(group.id, trashed_plays),
-        "trash_days": store.TRASH_DAYS, "access_form": ConfirmForm(),
-    }
-
-
-def _to_group(group_id: int, anchor: str | None = None):
-    return redirect(url_for("groups.show", group_id=group_id, _anchor=anchor))
+def _leave(group_id: int, message: str):
+    """Take this phone out of the group; the group and its history stay for the other phones."""
+    store.delete_membership(get_db(), group_id, g.membership.id)
+    forget_membership(g.membership.token)
+    flash(message)
+    return redirect(url_for("home.index"))
 
 
 @bp.route("/leave", methods=["GET", "POST"])
 def leave(group_id: int):
-    """Take this phone out of the group; the group and its history stay for the other phones."""
     group = g.group
-    mine = g.membership
     page = ask_to_confirm(
         _("Leave %(name)s?", name=group.name),
         _("This phone will no longer see the group. The group, its players and its plays stay for the "
@@ -77,33 +63,25 @@ def leave(group_id: int):
         _("Leave the group"), url_for("groups.show", group_id=group.id, _anchor="phones"))
     if page is not None:
         return page
-    store.delete_membership(get_db(), group.id, mine.id)
-    forget_membership(mine.token)
-    flash(_("This phone left the group. The invite link or join code brings it back."))
-    return redirect(url_for("home.index"))
+    return _leave(group.id, _("This phone left the group. The invite link or join code brings it back."))
 
 
 @bp.post("/leave-deleted")
 @restores("group")  # a membership outlives its group's time in the trash
 def leave_deleted(group_id: int):
     """Take this phone out of a deleted group (from the home page's trash), to make room, say."""
-    mine = g.membership
-    if not store.trashed_memberships(get_db(), [mine.token]):
+    if not store.trashed_memberships(get_db(), [g.membership.token]):
         abort(404)  # a group outside the trash is left from its page, after a confirmation
     if not ConfirmForm().validate_on_submit():
         abort(400)
-    store.delete_membership(get_db(), group_id, mine.id)
-    forget_membership(mine.token)
-    flash(_("This phone left the deleted group."))
-    return redirect(url_for("home.index"))
+    return _leave(group_id, _("This phone left the deleted group."))
 
 
 @bp.route("/phones/<int:membership_id>/remove", methods=["GET", "POST"])
 def remove_phone(group_id: int, membership_id: int):
     """Take another phone out of the group (a lost phone, someone who left the club)."""
     group = g.group
-    mine = g.membership
-    if membership_id == mine.id:
+    if membership_id == g.membership.id:
         return redirect(url_for("members.leave", group_id=group.id))
     phones = store.list_memberships(get_db(), group.id)
     phone = next((p for p in phones if p.id == membership_id), None) or abort(404)
@@ -117,21 +95,18 @@ def remove_phone(group_id: int, membership_id: int):
         return page
     store.delete_membership(get_db(), group.id, phone.id)
     flash(_("%(phone)s is no longer in the group.", phone=label))
-    return _to_group(group.id, "phones")
+    return to_group(group.id, "phones")
 
 
 @bp.route("/phones/name", methods=["GET", "POST"])
 def name_phone(group_id: int):
     """Give this phone a name the others recognise in the group's list of phones."""
-    group = g.group
-    mine = g.membership
-    form = PhoneNameForm(data={"name": mine.name} if request.method == "GET" else None)
+    form = PhoneNameForm(data={"name": g.membership.name} if request.method == "GET" else None)
     if form.validate_on_submit():
-        store.rename_membership(get_db(), group.id, mine.id, form.name.data)
+        store.rename_membership(get_db(), group_id, g.membership.id, form.name.data)
         flash(_("Saved."))
-        return _to_group(group.id, "phones")
-    status = 400 if request.method == "POST" else 200
-    return render_template("phone_name.html", group=group, form=form), status
+        return to_group(group_id, "phones")
+    return render_template("phone_name.html", group=g.group, form=form), form_status()
 
 
 @bp.route("/invite/new", methods=["GET", "POST"])
@@ -147,7 +122,7 @@ def new_invite(group_id: int):
         return page
     store.new_invite(get_db(), group.id)
     flash(_("The group has a new invite link and join code. The old ones no longer work."))
-    return _to_group(group.id, "invite")
+    return to_group(group.id, "invite")
 
 
 @bp.post("/restore")
@@ -159,34 +134,18 @@ def restore_group(group_id: int):
         abort(400)
     group = store.restore_trashed_group(get_db(), group_id)
     flash(_("%(name)s is back, with all its plays.", name=group.name))
-    return _to_group(group.id)
+    return to_group(group.id)
 
 
 @bp.post("/trash/plays/<int:play_id>/restore")
 @restores("play")
 def restore_play(group_id: int, play_id: int):
-    """Take a deleted play out of the group's trash."""
-    group = g.group
     purge_old_trash()
     if not ConfirmForm().validate_on_submit():
         abort(400)
     try:
-        store.restore_trashed_play(get_db(), group.id, play_id)
+        store.restore_trashed_play(get_db(), group_id, play_id)
     except store.NotFound:
         abort(404)
     flash(_("The play is back in the group's history."))
     return redirect(url_for("plays.show", play_id=play_id))
-
-
-def trash_group(group: store.Group) -> None:
-    """Move the group to the trash (its members can restore it for a while)."""
-    store.trash_group(get_db(), group.id, timestamp(utc_now()))
-
-
-def trash_play(play: store.Play) -> None:
-    """Move the play to its group's trash."""
-    store.trash_play(get_db(), play.id, timestamp(utc_now()))
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from flask import Blueprint, Flask, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
@@ -14,7 +14,7 @@ from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
 from companion.views.catalogue import group_games
-from companion.views.common import result_inputs, translated
+from companion.views.common import form_status, result_inputs, translated
 from companion.web.database import get_db
 from companion.web.labels import row_label
 
@@ -22,12 +22,9 @@ bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/
 
 
 def _sheet_of(group: store.Group, slug: str, by_rows: bool) -> tuple[custom.ScoreSheet, dict]:
-    """The sheet the play is entered with, and the play's options for it.
-
-    A group's own game uses its newest sheet; one of the three is entered as a total per player, or
-    row by row with the rows of its scoring pad (each may be negative: the rules checked them at the
-    table, not here).
-    """
+    """The sheet the play is entered with (a group's own game: its newest; one of the three: a total per
+    player, or its scoring pad's rows, each may be negative: the rules checked them at the table), and
+    the play's options for it."""
     game_id = custom.game_id_of(slug)
     if game_id is not None:
         game = store.get_group_game(get_db(), group.id, game_id)
@@ -52,14 +49,13 @@ def new(group_id: int, game_slug: str):
                                     last and [seat.player_id for seat in last.seats])
     form = past_play_form(sheet, players, labels, zone,
                           formdata=request.form if request.method == "POST" else None, preselect=preselect)
-    if request.method == "POST" and form.validate_on_submit():
+    if form.validate_on_submit():
         play_id = _log(group, game.slug, sheet, options, players, form)
         if play_id is not None:
             flash(_("The play of %(game)s is kept in the history.", game=game.name))
             return redirect(url_for("history.play", play_id=play_id))
-    status = 400 if request.method == "POST" else 200
     return render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
-                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None), status
+                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None), form_status()
 
 
 def _log(group, slug, sheet, options, players, form) -> int | None:
@@ -88,7 +84,3 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
     except (KeyError, store.NotFound):
         abort(400)
     return None
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

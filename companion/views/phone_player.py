@@ -1,12 +1,9 @@
-"""Whose phone it is: "This is Anna's phone", kept with the phone's membership, changeable, off by default.
-
-A phone that names its player enters that player's settlers (Carcassonne – Mayflower) and ledger points
-(Gold West) whatever the turn; a shared phone follows the turn.
-"""
+"""Whose phone it is ("This is Anna's phone", kept with the membership; off by default): it enters its
+player's settlers and ledger points whatever the turn; a shared phone follows the turn."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, flash, g
+from flask import Blueprint, flash, g
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import SelectField
@@ -30,6 +27,7 @@ class PhonePlayerForm(FlaskForm):
     player = SelectField(_l("Whose phone is this?"), validate_choice=True)
 
 
+@bp.app_template_global()
 def phone_player_form(play: store.Play, **bind) -> PhonePlayerForm:
     """The form with the play's players to pick from and the phone's player picked."""
     seat = phone_seat(play)
@@ -39,6 +37,7 @@ def phone_player_form(play: store.Play, **bind) -> PhonePlayerForm:
     return form
 
 
+@bp.app_template_global()
 def phone_seat(play: store.Play) -> int | None:
     """The seat of the phone's player in ``play`` (None: a shared phone, or its player does not play)."""
     found = g.get("membership")  # the gate's, on every page of a play
@@ -55,12 +54,6 @@ def set_player(play_id: int):
     if not form.validate_on_submit():
         flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
         return render_play(play, status=400)
-    found = g.membership
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
-    set_phone_player(get_db(), found.id, player_id)
+    set_phone_player(get_db(), g.membership.id, player_id)
     return to_play(play.id)
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
-    app.jinja_env.globals.update(phone_seat=phone_seat, phone_player_form=phone_player_form)

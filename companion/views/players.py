@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Flask, abort, g, render_template
+from flask import Blueprint, g, render_template
 
 from companion import store
 from companion.games import ratings
 from companion.views.catalogue import AnyGame
+from companion.views.groups import member_player
 from companion.web.database import get_db
 
 bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<int:player_id>")
@@ -16,10 +17,7 @@ bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<
 def show(group_id: int, player_id: int):
     group = g.group
     db = get_db()
-    try:
-        player = store.get_player(db, group.id, player_id)
-    except store.NotFound:
-        abort(404)
+    player = member_player(group.id, player_id)
     store.refresh_ratings(db, group.id, ratings.rate_play)
     overall = store.statistics(db, group.id)
     games = AnyGame()
@@ -39,7 +37,3 @@ def show(group_id: int, player_id: int):
         record=next((p for p in overall.players if p.player_id == player.id), None),
         rating=store.player_ratings(db, group.id).get(player.id), per_game=per_game,
         rivals=sorted(rivals, key=lambda r: r[0].name.casefold()))
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)

@@ -1,15 +1,12 @@
-"""At the table, for every game: the play's timer, who starts, its note and variant.
-
-The play page (and a finished play's record page) include ``_table_tools.html``; its forms post here,
-and every phone showing the play follows along, because each change moves the play's version on.
-"""
+"""At the table, for every game: the play's timer, who starts, its note and variant (the forms of
+``_table_tools.html``; each change moves the play's version on, so every phone follows)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import Blueprint, Flask, flash, g, redirect, render_template, url_for
+from flask import Blueprint, flash, g, redirect, render_template, url_for
 from flask_babel import gettext as _
 from werkzeug.wrappers import Response
 
@@ -17,19 +14,17 @@ from companion import store
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
 from companion.messages import Refused
-from companion.views.common import flash_rules_error, note_stale
+from companion.views.common import flash_rules_error, note_stale, reload_and_try_again
 from companion.web.database import get_db
 from companion.web.i18n import translated
 
 bp = Blueprint("table_tools", __name__, url_prefix="/plays/<int:play_id>")
 
 
+@bp.app_template_global()
 def table_tools(play: store.Play) -> dict[str, Any]:
-    """What the partial shows of a play: timer, first player and turn order, note and variant.
-
-    Nothing here depends on the time of the request (the play page is cached per version): a running
-    timer is shown by when it started, and the page script counts on from there.
-    """
+    """What the partial shows of a play; nothing depends on the time of the request (the play page is
+    cached per version): a running timer is shown by when it started, the page script counts on."""
     options = play.options
     elapsed, since = tools.stored_timer(options) or (0, None)
     names = [seat.name for seat in play.seats]
@@ -44,16 +39,15 @@ def table_tools(play: store.Play) -> dict[str, Any]:
         "duration": None if duration is None else tools.clock(duration),
         "first": first,
         "order": tools.turn_order(names, first) if first is not None else [],
-        "note": options.get(tools.NOTE, "") if isinstance(options.get(tools.NOTE), str) else "",
-        "variant": options.get(tools.VARIANT, "") if isinstance(options.get(tools.VARIANT), str) else "",
+        "note": options[tools.NOTE] if isinstance(options.get(tools.NOTE), str) else "",
+        "variant": options[tools.VARIANT] if isinstance(options.get(tools.VARIANT), str) else "",
         "note_version": store.note_revision(options),
     }
 
 
 def _back(play: store.Play) -> Response:
-    if play.status == "finished":
-        return redirect(url_for("history.play", play_id=play.id, _anchor="table-tools"))
-    return redirect(url_for("plays.show", play_id=play.id, _anchor="table-tools"))
+    page = "history.play" if play.status == "finished" else "plays.show"
+    return redirect(url_for(page, play_id=play.id, _anchor="table-tools"))
 
 
 def _change(play: store.Play, change) -> bool:
@@ -70,7 +64,7 @@ def timer(play_id: int):
     play = g.play
     form = TimerForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
+        reload_and_try_again()
     elif play.status != "active":
         flash(_("This play is finished; its timer stopped with it."), "error")
     else:
@@ -84,7 +78,7 @@ def first_player(play_id: int):
     play = g.play
     form = FirstPlayerForm()
     if not form.validate_on_submit():
-        flash(_("Reload the page and try again."), "error")
+        reload_and_try_again()
         return _back(play)
     chosen = int(form.seat.data) if form.seat.data else None
     if _change(play, lambda options: {**options, tools.FIRST_SEAT: tools.pick_first_seat(len(play.seats),
@@ -116,6 +110,7 @@ def notes(play_id: int):
     return _back(play)
 
 
+@bp.app_template_global()
 def table_tools_strings() -> dict[str, str]:
     """The sentences static/table-tools.js shows, translated."""
     return {
@@ -124,8 +119,3 @@ def table_tools_strings() -> dict[str, str]:
         "asleep": _("This phone may dim its screen: the browser did not let the companion keep it on."),
         "picking": _("Picking who starts…"),
     }
-
-
-def init_app(app: Flask) -> None:
-    app.register_blueprint(bp)
-    app.jinja_env.globals.update(table_tools=table_tools, table_tools_strings=table_tools_strings)

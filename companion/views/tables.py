@@ -1,21 +1,17 @@
 """A play's table state kept between requests, so that an entry does not replay the whole event log.
 
-Folding a log through the rules costs time in proportion to its length, and every entry (its check
-runs under the write lock) and every page of a play needs the table. So each process keeps, per play,
-tables folded up to some of its events (snapshots: the latest few, and one every so many events) and
-brings the newest up to date with the events that followed it.
-
-A snapshot is trusted while the event it was folded up to is still in the log with the version it
-brought (``store.Event.version``): an undone event that is entered again comes back with a new one.
-Since only the last event can be undone, every event before a trusted one is unchanged too, so an undo
-costs a refold from the snapshot before it, not from the start.
+Each process keeps, per play, tables folded up to some of its events (snapshots: the latest few, and
+one every so many events) and brings the newest up to date with the events that followed it. A snapshot
+is trusted while the event it was folded up to is still in the log with the version it brought (an
+undone event entered again gets a new one); only the last event can be undone, so every event before a
+trusted one is unchanged too, and an undo costs a refold from the snapshot before it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import Flask
@@ -59,8 +55,8 @@ class TableCache:
 
     def table(self, db: Database, play: store.Play, setup: PlaySetup,
               version: int | None = None) -> TableState:
-        """The play's table as its log is stored now, or as of ``version`` if the caller knows that to
-        be the current one (a check, under the write lock)."""
+        """The play's table as its log is stored now, or as of ``version`` if the caller knows that to be
+        the current one (a check, under the write lock)."""
         identity = (play.game, play.seats, dict(play.options), play.started_at)
         entry = self._entries.get(play.id)
         if entry is None or entry.identity != identity:
@@ -73,10 +69,8 @@ class TableCache:
         return refreshed.snapshots[-1].table
 
     def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
-        """The play's table just before its event ``seq``, folded from the nearest snapshot before it.
-
-        A page that shows the newest events as they happened so costs the same however long the log is.
-        """
+        """The play's table just before its event ``seq``, folded from the nearest snapshot before it (a
+        page showing the newest events as they happened costs the same however long the log is)."""
         self.table(db, play, setup)  # the snapshots now follow the stored log
         entry = self._entries.get(play.id)
         snapshots = entry.snapshots if entry is not None else ()
@@ -94,14 +88,10 @@ class TableCache:
 
     def append(self, db: Database, play: store.Play, setup: PlaySetup, kind: str,
                payload: Mapping[str, Any]) -> None:
-        """Append an event the rules accept on the play's table as stored.
-
-        ``Refused`` if they do not, and nothing is stored. An event the rules accept on every table (a
-        correction that adds points) is stored without a look at the table, in one statement
-        (``stored_unseen`` says what the kept table does then). Any other is checked against the table
-        under the write lock, and the table it makes is kept. Either way the next entry and the page
-        that follows need no long read of the log.
-        """
+        """Append an event the rules accept on the play's table as stored; ``Refused`` (nothing stored) if
+        they do not. An event the rules accept on every table (points added) is stored in one statement
+        without a look at the table; any other is checked against it under the write lock, and the table
+        it makes is kept."""
         if accepted_on_every_table(setup, kind, payload):
             if store.append_to_active_play(db, play.id, kind, payload) is None:
                 store.append_event(db, play.id, kind, payload)  # not going on: refused, and told why
@@ -116,32 +106,24 @@ class TableCache:
         self._advance(play, version, made[-1])
 
     def stored_unseen(self, db: Database, play_id: int) -> None:
-        """Note an event stored in the play without a look at its table (``append_to_active_play``).
-
-        Every CATCH_UP_EVERY such events the kept table catches up with the log, in one read of the
-        events since it, so a long run of entries leaves the page that follows them no long log to
-        fold, and the entries between cost no read at all. Failures are logged, never passed on: the
-        event is stored.
-        """
-        def counted(entry: _Entry | None) -> _Entry | None:
-            return None if entry is None else _Entry(entry.identity, entry.version, entry.snapshots,
-                                                     entry.unseen + 1)
-
+        """Note an event stored in the play without a look at its table: every CATCH_UP_EVERY of them the
+        kept table catches up with the log in one read, and the entries between cost no read at all.
+        Failures are logged, never passed on: the event is stored."""
         try:
-            self._entries.change(play_id, counted)
+            self._entries.change(play_id, lambda entry: entry and replace(entry, unseen=entry.unseen + 1))
             entry = self._entries.get(play_id)
             if entry is not None and entry.unseen >= CATCH_UP_EVERY:
-                self._catch_up(db, play_id, entry)
+                # folded as ``table`` does, another phone's events too; unless another thread put a table
+                # meanwhile (events it counted are in this read too)
+                caught_up = _refreshed(db, play_id, entry)
+                self._entries.change(play_id, lambda now: caught_up if now is not None
+                                     and now.snapshots is entry.snapshots else None)
         except Exception:
             logger.exception("the table of play %s was not brought up to date", play_id)
 
     def _advance(self, play: store.Play, version: int, made: TableState) -> None:
-        """Keep ``made`` as the play's table at ``version`` if the kept table is the one just before.
-
-        An entry of another phone in between, or a closed table, leave the kept table as it was. The
-        event is stored: keeping its table only saves a read, so a failure here is logged, never
-        passed on.
-        """
+        """Keep ``made`` as the play's table at ``version`` if the kept table is the one just before (not
+        after another phone's entry, nor a closed one); a failure is logged, never passed on."""
         identity = (play.game, play.seats, dict(play.options), play.started_at)
 
         def advanced(entry: _Entry | None) -> _Entry | None:
@@ -157,13 +139,6 @@ class TableCache:
             self._entries.change(play.id, advanced)
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
-
-    def _catch_up(self, db: Database, play_id: int, entry: _Entry) -> None:
-        """Fold the events stored after the kept table into it, another phone's too, as ``table`` does."""
-        caught_up = _refreshed(db, play_id, entry)
-        # unless another thread put a table meanwhile (events it counted are in this read too)
-        self._entries.change(play_id, lambda now: caught_up if now is not None
-                             and now.snapshots is entry.snapshots else None)
 
     def clear(self) -> None:
         self._entries.clear()

@@ -1,9 +1,8 @@
 """Gzip for text answers, so that a page with its stylesheet and script stays small on a phone.
 
-A static file's compressed form has its own ETag (the file's with ``-gzip``), and a phone
-revalidating it gets 304 Not Modified; the read cache keeps the answer per version of the file, so
-it is compressed once. Scripts and style sheets keep their comments for their readers; compressed,
-they are sent without them, minified by rjsmin and rcssmin (maintained minifiers).
+A static file's compressed form has its own ETag (the file's with ``-gzip``, so a phone revalidating
+it gets 304); the read cache keeps it per version of the file, so it is minified (rjsmin, rcssmin: the
+files keep their comments for their readers) and compressed once.
 """
 
 from __future__ import annotations
@@ -30,29 +29,18 @@ def accepts_gzip(accept_encoding: str) -> bool:
     named: dict[str, float] = {}
     for item in accept_encoding.lower().split(","):
         coding, _, parameters = item.partition(";")
-        quality = 1.0
         name, _, value = parameters.strip().partition("=")
-        if name.strip() == "q":
-            try:
-                quality = float(value)
-            except ValueError:
-                quality = 0.0
-        named[coding.strip()] = quality
-    for coding in ("gzip", "x-gzip", "*"):
-        if coding in named:
-            return named[coding] > 0
-    return False
+        try:
+            named[coding.strip()] = float(value) if name.strip() == "q" else 1.0
+        except ValueError:
+            named[coding.strip()] = 0.0
+    return next((named[coding] > 0 for coding in ("gzip", "x-gzip", "*") if coding in named), False)
 
 
-def _jsmin(script: bytes) -> bytes:
-    return rjsmin.jsmin(script, keep_bang_comments=True)  # "/*! …": a licence stays with its code
-
-
-def _cssmin(style: bytes) -> bytes:
-    return rcssmin.cssmin(style, keep_bang_comments=True)
-
-
-MINIFIERS = {"text/css": _cssmin, "text/javascript": _jsmin, "application/javascript": _jsmin}
+# "/*! …": a licence stays with its code
+_jsmin = functools.partial(rjsmin.jsmin, keep_bang_comments=True)
+MINIFIERS = {"text/css": functools.partial(rcssmin.cssmin, keep_bang_comments=True),
+             "text/javascript": _jsmin, "application/javascript": _jsmin}
 
 
 def compress(body: bytes, level: int = LEVEL) -> bytes:
@@ -67,8 +55,7 @@ def _compressible(response: Response) -> bool:
 
 
 def _static_response(response: Response) -> Response:
-    """A static file: 304 if the phone has its compressed copy already, else that copy (the read cache
-    keeps it per version of the file, so it is minified and compressed once)."""
+    """A static file: 304 if the phone has its compressed copy already, else that copy."""
     etag, weak = response.get_etag()
     if not etag or (response.content_length is not None and response.content_length < MIN_SIZE):
         return response

@@ -1,8 +1,5 @@
-"""The app's database: this thread's connection (``get_db``), and the ``init-db`` and ``backup`` commands.
-
-How connections are opened and kept, one per thread, is the store's (``store.connection``); this
-module ties them to the app's configured file and to Flask's request teardown.
-"""
+"""The app's database: this thread's connection (``get_db``, kept by ``store.connection``), and the
+``init-db`` and ``backup`` commands."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
 """The one hook that lets a phone onto the pages of a group or a play, or answers 404.
 
 Every address naming a ``group_id`` or ``play_id`` passes here before its view runs: the gate
-(``store.access.reach``) decides, and the view finds what it reached on ``g``: ``g.membership``,
-``g.group`` and, for a play's address, ``g.play``. 404, not 403: a phone must not learn that a group
-it has not joined exists. A view that restores from the trash says so with ``@restores``.
+(``store.access.reach``) decides, and the view finds what it reached on ``g`` (``membership``,
+``group``, ``play``). 404, not 403: a phone must not learn that a group it has not joined exists.
 """
 
 from __future__ import annotations

@@ -34,12 +34,8 @@ def page_to_return_to() -> str:
 
 
 def translated(message: Refused | str) -> str:
-    """A refusal (or a Message) in the reader's language, its values filled in.
-
-    The template is looked up in the catalogue; values that are messages themselves or game words
-    (Term) are translated too. Text without a template, or a translation that does not fit its values,
-    stays the English sentence.
-    """
+    """A refusal (or a Message) in the reader's language, its values (messages, game words) translated
+    too; text without a template, or a translation that does not fit its values, stays English."""
     sentence = message.message if isinstance(message, Refused) else message
     if not isinstance(sentence, Message):
         return str(sentence)

@@ -1,9 +1,7 @@
 """Print the addresses the phones at the table should open: ``python -m companion.web.lan 5000``.
 
-The address comes from the routing table, the way the system itself would pick it: connecting a
-UDP socket sends nothing, it only chooses the route and the local address for it, which
-``getsockname`` then tells. This works the same on Linux and macOS, needs no ``hostname -I`` and
-never lists the addresses of Docker bridges, which no route to the network uses.
+The address comes from the routing table, as the system would pick it (connecting a UDP socket sends
+nothing): the same on Linux and macOS, and never a Docker bridge's, which no route to the network uses.
 """
 
 from __future__ import annotations

@@ -1,24 +1,16 @@
 """The read cache in front of Flask: what phones ask most, answered again while it is still true.
 
-Every phone at the table polls ``/plays/<id>/state.json`` every couple of seconds, opens the play
-page after every entry and goes back to the group page between plays; they change only when the play
-or the group does. So this WSGI middleware keeps the app's own answers to these GETs, and the static
-files, and gives them again without running Flask's request (session, language, CSRF, views). It
-renders nothing: on a miss the views answer, and their answer is kept. Every other request, and every
-POST, goes to Flask.
+Phones poll a play's ``state.json``, open the play page after every entry and the group page between
+plays; these change only when the play or the group does. This WSGI middleware keeps the app's own
+answers to these GETs (and to static files) and gives them again without running Flask's request. It
+renders nothing: on a miss the views answer, and their answer is kept.
 
-- Which page is asked for comes from the app's own routing (``url_map``, remembered per address); who
-  asks, from Flask's own session interface (remembered per Cookie header for
-  ``VERIFIED_SESSION_SECONDS``).
-- The gate (``store.access.reach``) is asked on every request, in one indexed query that also
-  reads the version stamps: a removed phone, a deleted group or play, a cookie without a membership
-  go to the views, which answer 404. So does a visit the views should note ("last seen"), and a
-  session with a pending message.
-- ``_key`` names everything a kept answer depends on, and is the only invalidation: a change of the
-  play or group (their versions, raised on every change their pages show; see ``store.access``), of
-  the phone (its membership, its session's CSRF token), its language, its encoding, or the address
-  it used makes another key. The oldest answers are forgotten first.
-- Only 200 answers (and a static file's 304) that set no cookie are kept.
+- The page comes from the app's routing (``url_map``), who asks from Flask's session interface.
+- The gate (``store.access.reach``) is asked on every request, in one query that also reads the
+  version stamps; whatever it refuses, a visit to note ("last seen") or a pending message go to Flask.
+- The key names everything a kept answer depends on and is the only invalidation: the play's and
+  group's versions, the phone (membership, CSRF token), its language, encoding and the address used.
+- Only 200 answers (and a static file's 304) that set no cookie are kept; the oldest are forgotten first.
 """
 
 from __future__ import annotations
@@ -127,10 +119,8 @@ class ReadCache:
         return accepts_gzip(request.headers.get("Accept-Encoding", ""))
 
     def _session(self, request: Request) -> tuple[SessionMixin | None, str | None]:
-        """The phone's session as Flask opens it (None without a valid cookie), and its language cookie.
-
-        Both are remembered per Cookie header; the session is verified again after a minute.
-        """
+        """The phone's session as Flask opens it (None without a valid cookie) and its language cookie,
+        remembered per Cookie header; the session is verified again after a minute."""
         cookie = request.environ.get("HTTP_COOKIE", "")
         if self.app.config["SESSION_COOKIE_NAME"] not in cookie:
             return None, None

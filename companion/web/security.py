@@ -6,7 +6,7 @@ import functools
 import ipaddress
 import re
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -25,15 +25,8 @@ csrf = CSRFProtect()
 
 # Everything the pages load comes from this site: no inline scripts or style attributes, no CDN.
 # "data:" images are allowed for small icons inlined into the stylesheet.
-CONTENT_SECURITY_POLICY = "; ".join((
-    "default-src 'self'",
-    "img-src 'self' data:",
-    "style-src 'self'",
-    "script-src 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-))
+CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                           "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -59,14 +52,12 @@ LAST_SEEN_EVERY_SECONDS = 300
 class TooManyGroups(Exception):
     """This phone already belongs to as many groups as its cookie can hold."""
 
-
-def too_many_groups_message() -> str:
-    return _("This phone is already in %(count)d groups, the most one phone can keep. Leave a group "
-             "you no longer play with (on its page), then try again.", count=MAX_GROUPS_PER_PHONE)
+    def __str__(self) -> str:
+        return _("This phone is already in %(count)d groups, the most one phone can keep. Leave a group "
+                 "you no longer play with (on its page), then try again.", count=MAX_GROUPS_PER_PHONE)
 
 
 def membership_tokens() -> list[str]:
-    """The membership tokens in this phone's signed cookie (anything odd in it is ignored)."""
     return tokens_in(session)
 
 
@@ -84,21 +75,9 @@ def _keep_tokens(tokens: list[str]) -> None:
     session.permanent = True
 
 
-def membership(group_id: int) -> store.Membership | None:
-    """This phone's membership of ``group_id`` (outside the trash), as the gate finds it."""
-    mine = g.get("membership")
-    if mine is None or mine.group_id != group_id:
-        found = reach(get_db(), membership_tokens(), group_id)
-        mine = found.membership if found else None
-    return mine
-
-
 def note_last_seen(response: Response) -> Response:
-    """After a page of a group was shown, note when this phone was last seen in the group.
-
-    Only for pages shown (a GET answered 200), so that a refused request changes nothing, and at most
-    every few minutes, so that looking at a play costs no write.
-    """
+    """After a page of a group was shown (a GET answered 200: a refused request changes nothing), note
+    when this phone was last seen in the group; at most every few minutes, so looking costs no write."""
     opened = g.get("membership")
     if opened is None or request.method != "GET" or response.status_code != 200:
         return response
@@ -109,21 +88,13 @@ def note_last_seen(response: Response) -> Response:
     return response
 
 
-def _live_tokens() -> list[str]:
-    """The cookie's tokens whose memberships still exist (a removed phone's token drops out)."""
+def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
+    """The cookie's tokens of memberships that still exist, and the deleted groups this phone must leave
+    to make room for one more (those deleted longest ago first: groups in the trash do not count against
+    the limit, but their tokens take room in the cookie). TooManyGroups if the groups it sees fill it."""
     held = membership_tokens()
     alive = store.existing_tokens(get_db(), held)
-    return [token for token in held if token in alive]
-
-
-def _room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
-    """The cookie's live tokens, and the deleted groups this phone must leave to make room for one more.
-
-    Groups in the trash do not count against the limit (the phone no longer sees them), but their
-    tokens take room in the cookie: the groups deleted longest ago give theirs up first.
-    TooManyGroups if the groups outside the trash fill the cookie.
-    """
-    tokens = _live_tokens()
+    tokens = [token for token in held if token in alive]
     excess = len(tokens) + 1 - MAX_GROUPS_PER_PHONE
     if excess <= 0:
         return tokens, []
@@ -133,40 +104,22 @@ def _room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, s
     return tokens, trashed[:excess]
 
 
-def check_room_for_another_group() -> None:
-    """Raise TooManyGroups if this phone cannot join one more group."""
-    _room_for_another_group()
-
-
-def join_group(group_id: int) -> store.Membership:
-    """Let this phone into ``group_id``: a new membership, its token put into the cookie.
-
-    A phone already in the group keeps its membership. Tokens of memberships that no longer exist
-    (a removed phone, a purged group) leave the cookie here; if the cookie is full, the phone leaves
-    the deleted groups it must (and is told so). TooManyGroups if the groups it sees fill the cookie.
-    """
-    current = membership(group_id)
-    if current is not None:
-        return current
-    tokens, to_leave = _room_for_another_group()
+def join_group(group_id: int) -> None:
+    """Let this phone into ``group_id`` (unless it is in already): a new membership, its token put into
+    the cookie, leaving the deleted groups it must to make room (and saying so)."""
+    if reach(get_db(), membership_tokens(), group_id) is not None:
+        return
+    tokens, to_leave = room_for_another_group()
     for left, name in to_leave:
         store.delete_membership(get_db(), left.group_id, left.id)
         tokens.remove(left.token)
         flash(_("To make room, this phone left the deleted group %(name)s.", name=name))
-    joined = store.create_membership(get_db(), group_id)
-    _keep_tokens([joined.token, *tokens])
-    return joined
+    _keep_tokens([store.create_membership(get_db(), group_id).token, *tokens])
 
 
 def forget_membership(token: str) -> None:
-    """Take a token out of this phone's cookie."""
     _keep_tokens([t for t in membership_tokens() if t != token])
     g.pop("membership", None)
-
-
-def joined_groups() -> list[store.Group]:
-    """The groups this phone may open, by name."""
-    return store.member_groups(get_db(), membership_tokens())
 
 
 # --- who guesses join codes ----------------------------------------------------------------------
@@ -194,12 +147,8 @@ _LOCAL_NETWORKS = tuple(ipaddress.ip_network(network) for network in (
 
 
 def _may_be_the_proxy(address: str) -> bool:
-    """Whether a request from ``address`` may have come through the site's reverse proxy.
-
-    The proxy runs on this machine or in the local network (another container, say); a request from
-    anywhere else reached the site past the proxy, and the X-Forwarded-* headers it carries are its
-    own invention.
-    """
+    """Whether a request from ``address`` may have come through the site's reverse proxy (on this machine
+    or in the local network); from anywhere else, its X-Forwarded-* headers are its own invention."""
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
@@ -207,21 +156,15 @@ def _may_be_the_proxy(address: str) -> bool:
     return parsed.is_loopback or any(parsed in network for network in _LOCAL_NETWORKS)
 
 
-class TrustedProxyFix:
-    """ProxyFix for the requests that may have come through the proxy, and for no others.
+def trusted_proxy_fix(wsgi_app: Callable) -> Callable:
+    """ProxyFix for the requests that may have come through the proxy, and for no others: a client can
+    neither pose as many addresses to the join-code limit nor choose the host of invite links."""
+    fixed = ProxyFix(wsgi_app, x_for=1, x_proto=1, x_host=1)
 
-    A forged X-Forwarded-For from past the proxy is ignored, so a client can neither pose as many
-    addresses to the join-code limit nor choose the scheme and host of invite links.
-    """
-
-    def __init__(self, app) -> None:
-        self.app = app
-        self.fixed = ProxyFix(app, x_for=1, x_proto=1, x_host=1)
-
-    def __call__(self, environ, start_response):
-        if _may_be_the_proxy(environ.get("REMOTE_ADDR", "")):
-            return self.fixed(environ, start_response)
-        return self.app(environ, start_response)
+    def app(environ: dict, start_response: Callable):
+        trusted = _may_be_the_proxy(environ.get("REMOTE_ADDR", ""))
+        return (fixed if trusted else wsgi_app)(environ, start_response)
+    return app
 
 
 # --- the address in invite links -----------------------------------------------------------------
@@ -240,19 +183,14 @@ def _this_machines_names() -> frozenset[str]:
 _PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
-def site_address() -> str:
-    """Where phones reach the site (``scheme://host[:port]``), for invite links and their QR codes.
-
-    Never taken from a request's Host header as it comes: a page reached under a forged name
-    (another site's name pointing at this machine) would hand out invite links to that site.
-    ``COMPANION_BASE_URL`` when set; behind a proxy (``COMPANION_BEHIND_PROXY``) the host the proxy
-    passes on in X-Forwarded-Host; else the Host header only if it names this machine (a LAN address,
-    loopback, its host name or ``SERVER_NAME``), otherwise the LAN address ``make run`` prints.
-    """
+def site_url(endpoint: str, **values) -> str:
+    """The full address of a page for links shown to other phones: ``COMPANION_BASE_URL``, else the host
+    behind a proxy, else the Host header only if it names this machine (another site's name pointing here
+    would hand out links to that site), otherwise the LAN address ``make run`` prints."""
     config = current_app.config
-    configured = config.get("COMPANION_BASE_URL")
-    if configured:
-        return str(configured).rstrip("/")
+    path = url_for(endpoint, **values)
+    if config.get("COMPANION_BASE_URL"):
+        return str(config["COMPANION_BASE_URL"]).rstrip("/") + path
     # only a web address: a forwarded "javascript" scheme must never make a javascript: link
     scheme = request.scheme if request.scheme in ("http", "https") else "http"
     # Werkzeug gives "" for a Host it finds malformed ("127.0.0.1@evil.example"); only a plain name
@@ -262,17 +200,11 @@ def site_address() -> str:
     if name and (config.get("COMPANION_BEHIND_PROXY")  # ProxyFix has put X-Forwarded-Host here
                  or name in _this_machines_names()
                  or name == (config.get("SERVER_NAME") or "").split(":")[0].lower()):
-        return f"{scheme}://{host}"
+        return f"{scheme}://{host}{path}"
     addresses = lan_addresses()
     port = request.environ.get("SERVER_PORT", "")
-    default_port = {"http": "80", "https": "443"}.get(scheme)
-    where = addresses[0] if addresses else "localhost"
-    return f"{scheme}://{where}" + (f":{port}" if port and port != default_port else "")
-
-
-def site_url(endpoint: str, **values) -> str:
-    """The full address of a page, built on ``site_address()`` (for links shown to other phones)."""
-    return site_address() + url_for(endpoint, **values)
+    shown_port = f":{port}" if port and port != {"http": "80", "https": "443"}[scheme] else ""
+    return f"{scheme}://{addresses[0] if addresses else 'localhost'}{shown_port}{path}"
 
 
 def add_security_headers(response: Response) -> Response:
@@ -286,21 +218,13 @@ def add_security_headers(response: Response) -> Response:
 
 
 def configure_cookies(app: Flask) -> None:
-    """Mark the session cookie ``Secure`` when the site is served over HTTPS.
-
-    ``COMPANION_HTTPS`` (in ``instance/config.py``, or the environment variable of the same name set
-    to 1/true/yes/on) says that phones reach the site through HTTPS, usually behind a reverse proxy.
-    The session cookie is then only sent over HTTPS. Leave it off for the usual plain-HTTP
-    laptop-on-the-Wi-Fi setup: browsers do not send a Secure cookie over http://, so nobody could
-    stay in a group. (HttpOnly and SameSite=Lax are the defaults in ``create_app``: Lax, not
-    Strict, so that an invite link opened from a chat app still finds the phone's groups.)
-    """
+    """Over HTTPS (``COMPANION_HTTPS``; off for the laptop on the Wi-Fi, where browsers would not send a
+    Secure cookie) the session cookie is ``Secure``; behind a reverse proxy the client's address, scheme
+    and host come from the proxy's headers."""
     if app.config.get("COMPANION_HTTPS"):
         app.config["SESSION_COOKIE_SECURE"] = True
     if app.config.get("COMPANION_BEHIND_PROXY"):
-        # Behind a reverse proxy every request comes from the proxy's address: take the client's
-        # address (for the join-code limit) and the scheme and host (for invite links) from it.
-        app.wsgi_app = TrustedProxyFix(app.wsgi_app)
+        app.wsgi_app = trusted_proxy_fix(app.wsgi_app)
 
 
 def init_app(app: Flask) -> None:
