@@ -23,7 +23,6 @@ STATIC_LEVEL = 9  # a static file is compressed once per version (the read cache
 GZIP_TAG = "-gzip"
 
 
-@functools.lru_cache(maxsize=256)
 def accepts_gzip(accept_encoding: str) -> bool:
     """Whether an ``Accept-Encoding`` header allows gzip: named (or ``*``) with a quality above 0."""
     named: dict[str, float] = {}
