@@ -14,7 +14,9 @@ def test_create_play_and_finish_on_a_phone(live_server, phone):
     page = phone.new_page()
     create_group_in_browser(page, live_server.url, "Friday night", ("Anna", "red"), ("Ben", "blue"))
     expect(page.get_by_role("heading", name="Friday night")).to_be_visible()
-    expect(page.locator("figure.qr svg")).to_be_visible()
+    code = page.locator("figure.qr img")
+    expect(code).to_be_visible()
+    code.evaluate("image => image.decode()")  # rejects unless the browser could draw the image
 
     page.get_by_role("link", name="Gold West").click()
     expect(page.get_by_role("heading", name="New play of Gold West")).to_be_visible()

@@ -7,6 +7,7 @@ import re
 import threading
 
 import pytest
+import segno
 
 from companion import store
 from tests.conftest import add_players, create_group, start_play
@@ -161,7 +162,8 @@ def test_the_play_page_offers_itself_to_other_phones(client, table):
     assert f'data-state-url="/plays/{play_id}/state.json"' in live
 
     share = page[page.index('<details class="share"'):page.index("</details>")]
-    assert share.count("<svg") == 2  # the play's code and the group's invite
+    assert qr_images(share) == [f"/plays/{play_id}/link.svg", f"/groups/{group.id}/invite.svg"]
+    assert f'alt="QR code of http://companion.test/plays/{play_id}"' in share
     assert f'value="http://companion.test/plays/{play_id}"' in share
     assert f'value="http://companion.test/join/{group.token}"' in share
     assert f"{group.join_code[:4]}-{group.join_code[4:]}" in share
@@ -181,6 +183,82 @@ def test_the_play_page_shows_the_new_invite_after_a_new_invite(app, client, db, 
     assert f'value="http://companion.test/join/{new.token}"' in share
     assert f"{new.join_code[:4]}-{new.join_code[4:]}" in share
     assert old.token not in share and f"{old.join_code[:4]}-{old.join_code[4:]}" not in share
-    with app.test_request_context():
-        from companion.views.groups import invite_qr_svg
-        assert invite_qr_svg(f"http://companion.test/join/{new.token}") in share
+    assert f'alt="QR code of http://companion.test/join/{new.token}"' in share
+
+
+# --- the QR codes: an image of their own each, kept by the phone ----------------------------------------
+
+def qr_images(page: str) -> list[str]:
+    """The addresses of the QR code images on a page, without their version."""
+    return [src.split("?")[0] for src in re.findall(r'<figure class="qr"><img src="([^"]+)"', page)]
+
+
+def qr_address(client, page: str, path: str) -> str:
+    """The address of the image of the QR code the page shows at ``path``, version and all."""
+    return html.unescape(re.search(rf'<img src="({re.escape(path)}\?[^"]+)"', client.get(page).text).group(1))
+
+
+def modules(svg: str) -> set[tuple[int, int]]:
+    """The dark modules of an SVG QR code: the path draws each row's runs of them as lines."""
+    x = y = 0.0
+    dark = set()
+    lines = re.search(r' d="([^"]+)"/></svg>', svg)[1]
+    for command, a, b in re.findall(r"([Mmh])(-?[\d.]+)(?: (-?[\d.]+))?", lines):
+        if command == "h":
+            dark |= {(int(x) + step, int(y)) for step in range(int(a))}
+            x += float(a)
+        else:
+            x, y = (float(a), float(b)) if command == "M" else (x + float(a), y + float(b))
+    return dark
+
+
+def encodes(svg: str, url: str) -> bool:
+    matrix = segno.make(url, error="m").matrix
+    return modules(svg) == {(col + 4, row + 4) for row, line in enumerate(matrix)  # 4: the quiet zone
+                            for col, on in enumerate(line) if on}
+
+
+@pytest.mark.parametrize(("page", "path", "link"), [
+    ("/plays/{play}", "/plays/{play}/link.svg", "/plays/{play}"),
+    ("/plays/{play}", "/groups/{group}/invite.svg", "/join/{token}"),
+    ("/groups/{group}", "/groups/{group}/invite.svg", "/join/{token}"),
+])
+def test_a_qr_code_is_an_image_only_phones_of_the_group_get(app, client, table, page, path, link):
+    names = {"play": table["play_id"], "group": table["group_id"], "token": table["group"].token}
+    page, path, link = (text.format(**names) for text in (page, path, link))
+    address = qr_address(client, page, path)
+    image = client.get(address)
+    assert image.status_code == 200 and image.mimetype == "image/svg+xml"
+    assert image.headers["Cache-Control"] == "private, max-age=604800"
+    assert encodes(image.text, f"http://companion.test{link}")
+    stranger = app.test_client()
+    other_group = app.test_client()
+    create_group(other_group, "Other table")
+    for phone in (stranger, other_group):
+        assert phone.get(address).status_code == 404
+
+
+@pytest.mark.parametrize("encoding", ["", "gzip"])
+def test_a_qr_code_the_phone_keeps_is_not_sent_again(client, table, encoding):
+    address = qr_address(client, f"/groups/{table['group_id']}", f"/groups/{table['group_id']}/invite.svg")
+    first = client.get(address, headers={"Accept-Encoding": encoding})
+    assert first.headers.get("Content-Encoding", "") == encoding
+    again = client.get(address, headers={"Accept-Encoding": encoding, "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.data == b""
+    assert again.headers["ETag"] == first.headers["ETag"]
+
+
+def test_a_new_invite_is_a_new_qr_code_at_once(client, db, table):
+    group_id, old = table["group_id"], table["group"]
+    group_page, path = f"/groups/{group_id}", f"/groups/{group_id}/invite.svg"
+    old_address = qr_address(client, group_page, path)
+    kept = client.get(old_address).headers["ETag"]
+    assert client.post(f"/groups/{group_id}/invite/new").status_code == 302
+    new = store.get_group(db, group_id)
+    new_address = qr_address(client, group_page, path)
+    assert new_address != old_address  # the phone's browser does not show the old code it keeps
+    assert qr_address(client, f"/plays/{table['play_id']}", path) == new_address
+    image = client.get(new_address, headers={"If-None-Match": kept})
+    assert image.status_code == 200 and image.headers["ETag"] != kept
+    assert encodes(image.text, f"http://companion.test/join/{new.token}")
+    assert not encodes(image.text, f"http://companion.test/join/{old.token}")

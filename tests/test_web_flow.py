@@ -18,7 +18,8 @@ def test_create_join_play_tally_and_history(app, client, db):
     group = store.get_group(db, group_id)
     page = client.get(f"/groups/{group_id}")
     assert page.status_code == 200 and "Friday night" in page.text
-    assert "<svg" in page.text and f"{group.join_code[:4]}-{group.join_code[4:]}" in page.text
+    assert f'<img src="/groups/{group_id}/invite.svg?v=' in page.text  # the invite's QR code
+    assert f"{group.join_code[:4]}-{group.join_code[4:]}" in page.text
     assert f"/join/{group.token}" in page.text
 
     second = app.test_client()

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import UTC, datetime, timedelta
 
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
+from markupsafe import Markup
+from segno import make as make_qr
 from werkzeug.wrappers import Response
 
 from companion import store
@@ -81,6 +84,35 @@ def to_play(play_id: int, anchor: str | None = None) -> Response:
 
 def to_group(group_id: int, anchor: str | None = None) -> Response:
     return redirect(url_for("groups.show", group_id=group_id, _anchor=anchor))
+
+
+QR_SIZE = 164  # px: a QR code's image on the page, whatever its number of modules
+QR_KEPT_SECONDS = 7 * 24 * 3600  # its address changes with what it encodes
+
+
+def _qr_tag(url: str) -> str:
+    return hashlib.sha256(url.encode()).hexdigest()[:16]
+
+
+@bp.app_template_global()
+def qr_image(url: str, endpoint: str, **values) -> Markup:
+    """The QR code of ``url``, served by ``endpoint``: its address names what it encodes, so that a new
+    invite shows its new code at once instead of the one the phone keeps."""
+    return Markup('<img src="{}" width="{size}" height="{size}" alt="{}">').format(
+        url_for(endpoint, v=_qr_tag(url), **values), _("QR code of %(url)s", url=url), size=QR_SIZE)
+
+
+def qr_code(url: str) -> Response:
+    """``url`` as an SVG QR code the phone keeps; drawing one costs more than a whole page, so it is
+    drawn only when the phone does not have it. A weak ETag: gzip leaves it as it is."""
+    response = Response(mimetype="image/svg+xml")
+    response.set_etag(_qr_tag(url), weak=True)
+    response.cache_control.private = True
+    response.cache_control.max_age = QR_KEPT_SECONDS
+    if response.make_conditional(request).status_code == 200:
+        make_qr(url, error="m").save(response.stream, kind="svg", xmldecl=False, omitsize=True,
+                                     dark="#000", light="#fff")
+    return response
 
 
 def flash_rules_error(error: Refused) -> None:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-import segno
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
-from markupsafe import Markup
 
 from companion import store
 from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, RetireForm, new_play_form, seat_count
@@ -20,6 +16,7 @@ from companion.views.common import (
     ask_to_confirm,
     flash_rules_error,
     form_status,
+    qr_code,
     reload_and_try_again,
     timestamp,
     to_group,
@@ -32,12 +29,9 @@ from companion.web.security import site_url
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
 
-@bp.app_template_global("qr_svg")
-@lru_cache(maxsize=512)
-def invite_qr_svg(url: str) -> Markup:
-    """A link as an inline SVG QR code (no request to another server); encoding one costs more than the
-    rest of the page, and a group's link never changes."""
-    return Markup(segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff", title=url))
+@bp.get("/invite.svg")
+def invite_qr(group_id: int):
+    return qr_code(site_url("home.join_by_link", token=g.group.token))
 
 
 def _render_group(group: store.Group, player_form: PlayerForm | None = None, status: int = 200):
@@ -49,11 +43,10 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
         player_form = PlayerForm(formdata=None, colour=next((c for c in COLOURS if c not in used), "red"))
     plays = store.group_plays(db, group.id)
     phones = store.list_memberships(db, group.id)
-    invite_url = site_url("home.join_by_link", token=group.token)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form,
         group_games=listed_group_games(group.id), active=plays.active, recent=plays.recent,
-        invite_url=invite_url, invite_qr=invite_qr_svg(invite_url),
+        invite_url=site_url("home.join_by_link", token=group.token),
         phones=[(phone, phone_label(phones, phone)) for phone in phones], this_phone=g.membership,
         trashed_plays=play_trash(group.id, plays.trashed), trash_days=store.TRASH_DAYS,
         access_form=ConfirmForm(),

@@ -18,6 +18,7 @@ from companion.views.common import (
     flash_rules_error,
     form_status,
     play_setup,
+    qr_code,
     refuse_on_form,
     reload_and_try_again,
     result_inputs,
@@ -26,6 +27,7 @@ from companion.views.common import (
 )
 from companion.views.tables import app_tables
 from companion.web.database import get_db
+from companion.web.security import site_url
 
 bp = Blueprint("plays", __name__, url_prefix="/plays/<int:play_id>")
 
@@ -65,6 +67,11 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
 @bp.get("")
 def show(play_id: int):
     return render_play(g.play)
+
+
+@bp.get("/link.svg")
+def link_qr(play_id: int):
+    return qr_code(site_url("plays.show", play_id=play_id))
 
 
 @bp.get("/log")

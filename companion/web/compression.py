@@ -92,10 +92,9 @@ def gzip_response(response: Response) -> Response:
         return response
     response.set_data(compress(body))
     response.headers["Content-Encoding"] = "gzip"
-    if response.get_etag()[0]:
-        # the same answer compressed is another representation: keep validators distinct
-        etag, weak = response.get_etag()
-        response.set_etag(etag + GZIP_TAG, weak=weak)
+    etag, weak = response.get_etag()
+    if etag and not weak:  # compressed, the same answer is another representation: a strong validator differs
+        response.set_etag(etag + GZIP_TAG)
     return response
 
 
