@@ -87,24 +87,29 @@ def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sq
     return cursor
 
 
+_NO_MORE = object()
+
+
 def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], Any],
                    written: list[Any] | None = None) -> None:
     """``write`` each item, in transactions of about STEP_SECONDS each, so that a large write (an
     import) never keeps other writers waiting long; each step commits what it wrote, and what ``write``
     returned for its items then goes to ``written`` (what a write that fails on the way must remove).
     """
-    pending, more = iter(items), True
-    while more:
-        step, more = [], False
+    pending = iter(items)
+    item = next(pending, _NO_MORE)  # looked at ahead: no pause and no empty step after the last item
+    while item is not _NO_MORE:
+        step = []
         with write_transaction(db):
             ends = time.monotonic() + STEP_SECONDS
-            for item in pending:
+            while item is not _NO_MORE:
                 step.append(write(item))
-                if more := time.monotonic() >= ends:
+                item = next(pending, _NO_MORE)
+                if time.monotonic() >= ends:
                     break
         if written is not None:
             written.extend(step)
-        if more:
+        if item is not _NO_MORE:
             between_steps(db)
 
 
