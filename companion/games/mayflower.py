@@ -48,6 +48,7 @@ FINAL_SIZES = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "
                "plain": ("animals",)}
 SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
                "neighbours": (0, 7), "animals": (0, 999)}
+OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})  # may be left out: a feature without any
 
 
 def _not_whole(what: str, low: int, high: int, path: str) -> RulesError:
@@ -544,10 +545,10 @@ def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: Mess
 
 # How the sentences name the numbers the events give.
 _WEST_EDGE = Message("The westernmost column of the map")
-_ROAD_TILES = Message("A road's tiles")
-_ROAD_TRADING_POSTS = Message("A road's trading posts")
-_CITY_TILES = Message("A city's tiles")
-_CITY_FLAGS = Message("A city's flags")
+_COMPLETED_SIZES = {("road", "tiles"): Message("A road's tiles"),
+                    ("road", "trading_posts"): Message("A road's trading posts"),
+                    ("city", "tiles"): Message("A city's tiles"),
+                    ("city", "flags"): Message("A city's flags")}
 
 
 def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
@@ -597,19 +598,12 @@ def _completion(
     kind = payload.get("kind")
     if kind not in COMPLETABLE_KINDS:
         raise RulesError("A completed feature is a road, a city or a farm.", f"{where}kind")
-    sizes: dict[str, int] = {}
-    if kind == "road":
-        _only_keys(payload, ("kind", "tiles", "trading_posts", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _ROAD_TILES, where)
-        sizes["trading_posts"] = _whole(payload, "trading_posts", 0, MAX_COLUMN, _ROAD_TRADING_POSTS, where,
-                                        default=0)
-    elif kind == "city":
-        _only_keys(payload, ("kind", "tiles", "flags", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _CITY_TILES, where)
-        sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, _CITY_FLAGS, where, default=0)
+    names = () if kind == "farm" else FINAL_SIZES[kind]
+    _only_keys(payload, ("kind", *names, "settlers"), where)
+    sizes = {name: _whole(payload, name, *SIZE_LIMITS[name], _COMPLETED_SIZES[kind, name], where,
+                          default=0 if name in OPTIONAL_SIZES else None) for name in names}
+    if kind == "city":
         check_city_flags(sizes["tiles"], sizes["flags"], f"{where}flags")
-    else:
-        _only_keys(payload, ("kind", "settlers"), where)
     ids = payload.get("settlers", [])
     if not isinstance(ids, list) or len(ids) > SETTLERS_PER_PLAYER * GAME.max_players:
         raise RulesError("List the ids of the settlers on the feature.", f"{where}settlers")
@@ -679,8 +673,6 @@ def track_marks(scores: Sequence[int]) -> tuple[TrackMark, ...]:
 # --- the final tally at the table ----------------------------------------------------------------------
 
 FEATURE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"  # one per settler: five players with five settlers each
-# Trading posts and flags may be left out (a feature without any).
-OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})
 _SIZE_WORDS = {"tiles": "tiles", "trading_posts": "trading posts", "flags": "flags",
                "neighbours": "filled spaces around it", "animals": "animals"}
 
@@ -848,11 +840,8 @@ class WestQuestion(RulesError):
 
 
 def answer_west_questions(state: PlayState, answers: object) -> PlayState:
-    """The table knowing what the players answered: ``[{"column": 3, "tile": true}, …]``.
-
-    A tile west of a column extends the map as a placement there would; none ends the map at it, as
-    "Map ends at column N" does.
-    """
+    """The table knowing the players' answers (``[{"column": 3, "tile": true}, …]``): a tile west of a
+    column extends the map as a placement there would; none ends the map at it."""
     if not isinstance(answers, list) or len(answers) > WEST_ANSWERS_MAX:
         raise RulesError("Answer whether a tile lies west of the surveyors' column.", "west_of")
     for index, answer in enumerate(answers):
@@ -873,13 +862,8 @@ def answer_west_questions(state: PlayState, answers: object) -> PlayState:
 
 
 def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
-    """The column whose "is there a tile west of it?" a ``complete`` event needs answered, or None.
-
-    Asked when a scored feature finds both surveyors in one column that no known tile lies west of
-    (no settler ever stood there, no surveyor went there, no answer said so) while the players never
-    set where the map ends. The features before it are scored as they will be, so the first such
-    column is the one asked. The payload must be one the rules accept.
-    """
+    """The column whose "is there a tile west of it?" an accepted ``complete`` event needs answered, or None:
+    the first where a scored feature finds both surveyors with no known tile west of them and no map end."""
     state = answer_west_questions(state, payload.get("west_of", []))
     if state.map_ends:
         return None
@@ -898,11 +882,8 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
 def preview_completion(
     state: PlayState, payload: Mapping[str, Any]
 ) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
-    """What a ``complete`` event would do: its scorings, the points per seat, the west question it waits on.
-
-    The question is its column, or None. With one open, the scorings end at the feature whose surveyor
-    move waits on the answer: its points and evictions do not (the eastmost column stays either way).
-    """
+    """A ``complete`` event's scorings, points per seat and west question (a column, or None); with one
+    open, up to the feature whose move waits on it (its evictions do not: the eastmost column stays)."""
     scorings = apply_event(state, "complete", payload).last_scoring
     column = west_question(state, payload)
     if column is not None:
@@ -917,11 +898,8 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 
 
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
-    """Refuse an entry the table must answer a question for first; apply_event has accepted it.
-
-    Stored events are replayed without this: a scoring stored before the question was asked keeps
-    what it scored (tiles lay further west).
-    """
+    """Refuse an entry accepted by apply_event that the table must answer a question for first (not on
+    replay: a scoring stored before the question was asked keeps what it scored)."""
     if kind == "complete":
         column = west_question(state, payload)
         if column is not None:
@@ -951,13 +929,8 @@ def settle_final_features(
     slots: Sequence[FinalSlot],
     features: Sequence[Mapping[str, Any]],
 ) -> FinalTally:
-    """The final scoring from the unfinished features as tapped: each its settlers' ids and its sizes.
-
-    ``features[i]`` is ``{"settlers": ["0-3", …], "tiles": 3, …}`` with the sizes of its settlers'
-    kind (FINAL_SIZES; a missing one is its FINAL_PRESETS value). Every settler of ``slots`` stands on
-    exactly one feature; the tally keeps the letters of :func:`settle_final_tally` (a feature takes its
-    first settler's).
-    """
+    """The final scoring from the unfinished features as tapped: ``{"settlers": ["0-3", …], "tiles": 3, …}``
+    (a missing size is its FINAL_PRESETS value); every settler of ``slots`` stands on exactly one."""
     slot_of = {slot.settler.id: slot for slot in slots}
     assignment: dict[str, str] = {}
     sizes: dict[str, dict[str, int]] = {}
