@@ -128,6 +128,14 @@ def winners_and_others(row_points: Mapping[str, tuple[int, int]], results: int,
             for row, (points, won) in row_points.items()}
 
 
+def whole_number(value: object, path: str, low: int, high: int, what: str) -> int:
+    """``value``, a whole number from ``low`` to ``high`` (JSON's 5.0 and true are not whole numbers)."""
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=what,
+                         low=low, high=high)
+    return value
+
+
 def floor_half(count: int) -> int:
     """How many whole pairs ``count`` makes ("per 2, round down")."""
     return count // 2

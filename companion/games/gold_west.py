@@ -18,6 +18,7 @@ from companion.games.common import (
     listed,
     rank_players,
     seat_index,
+    whole_number,
 )
 
 GAME = GameInfo(
@@ -751,14 +752,6 @@ _TRADING_POST_NOTE = Message("With the Trading Post the 1×1 space gives a resou
                              "goes on the supply track, enter that as a supply event.")
 
 
-def _whole_number(payload: Mapping, key: str, low: int, high: int, what: Message) -> int:
-    value = payload.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", key, what=what, low=low,
-                         high=high)
-    return value
-
-
 def _metal(payload: Mapping) -> str:
     metal = payload.get("metal")
     if not isinstance(metal, str) or metal not in SHIPPING_BONUS_VALUES:
@@ -799,13 +792,14 @@ def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    section = _whole_number(payload, "section", 0, SUPPLY_SECTIONS - 1, Message("The supply-track section"))
+    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTIONS - 1,
+                           Message("The supply-track section"))
     return replace(state, scores=_bump(state.scores, seat, section))
 
 
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
-                       Message("The investment card's VP"))
+    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
+                      Message("The investment card's VP"))
     tiles_left = state.investment_tiles_left
     bonus = tiles_left[:1]
     return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),

@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.games.common import FinalResult, GameInfo, Message, PlaySetup, RulesError, Term, rank_players
+from companion.games.common import (
+    FinalResult,
+    GameInfo,
+    Message,
+    PlaySetup,
+    RulesError,
+    Term,
+    rank_players,
+    whole_number,
+)
 
 GAME = GameInfo(
     slug="mayflower",
@@ -49,11 +58,6 @@ FINAL_SIZES = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "
 SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
                "neighbours": (0, 7), "animals": (0, 999)}
 OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})  # may be left out: a feature without any
-
-
-def _not_whole(what: str, low: int, high: int, path: str) -> RulesError:
-    return RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=what, low=low,
-                      high=high)
 
 
 def _wrong_role(settler_id: str, role: str, kind: str, path: str) -> RulesError:
@@ -170,9 +174,7 @@ class CompletedFeature:
             raise RulesError("A completed feature is a road, a city or a farm, not %(kind)s.", "kind",
                              kind=repr(self.kind))
         for name in ("tiles", "trading_posts", "flags"):
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= MAX_COLUMN:
-                raise _not_whole(Term(name), 0, MAX_COLUMN, name)
+            whole_number(getattr(self, name), name, 0, MAX_COLUMN, Term(name))
         if self.kind != "farm" and self.tiles < 1:
             raise RulesError("A completed %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         if self.kind != "road" and self.trading_posts:
@@ -384,9 +386,7 @@ class FinalFeature:
                 raise RulesError("A player has 1 to %(most)d settlers on a feature.", "settlers",
                                  most=SETTLERS_PER_PLAYER)
         for name, (_, most) in SIZE_LIMITS.items():
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= most:
-                raise _not_whole(Term(name), 0, most, name)
+            whole_number(getattr(self, name), name, 0, most, Term(name))
         if self.kind in ("road", "city") and self.tiles < 1:
             raise RulesError("A %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         wrong = [name for name in SIZE_LIMITS if getattr(self, name) and name not in FINAL_SIZES[self.kind]]
@@ -537,10 +537,7 @@ def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str 
 
 def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: Message, where: str = "",
            default: int | None = None) -> int:
-    value = payload.get(key, default)
-    if not _is_int(value) or not low <= value <= high:
-        raise _not_whole(what, low, high, f"{where}{key}")
-    return value
+    return whole_number(payload.get(key, default), f"{where}{key}", low, high, what)
 
 
 # How the sentences name the numbers the events give.
@@ -959,11 +956,8 @@ def settle_final_features(
         index_of[letter] = index
         sizes[letter] = {}
         for name in FINAL_SIZES[slot_of[ids[0]].kind]:
-            value = feature.get(name, FINAL_PRESETS[name])
-            low, high = SIZE_LIMITS[name]
-            if not _is_int(value) or not low <= value <= high:
-                raise _not_whole(Term(_SIZE_WORDS[name]), low, high, f"{where}.{name}")
-            sizes[letter][name] = value
+            sizes[letter][name] = whole_number(feature.get(name, FINAL_PRESETS[name]), f"{where}.{name}",
+                                               *SIZE_LIMITS[name], Term(_SIZE_WORDS[name]))
     try:
         tally = settle_final_tally(players, track_vp, [s for s in slots if s.settler.id in assignment],
                                    assignment, sizes)
