@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -282,8 +283,5 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
 
 def seat_of_path(path: str) -> int | None:
     """The seat a rules error's path names: ``players[1].wanted`` → 1."""
-    prefix = "players["
-    if not path.startswith(prefix) or "]" not in path:
-        return None
-    number = path[len(prefix):path.index("]")]
-    return int(number) if number.isdigit() else None
+    match = re.match(r"players\[([0-9]+)\]", path)
+    return int(match[1]) if match else None

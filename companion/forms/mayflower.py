@@ -158,11 +158,8 @@ def _size(label, default: int | None = None) -> WholeNumberField:
 
 
 class FeatureEntry(Form):
-    """One feature the tile completed: its settlers (they give its kind), its size.
-
-    The sizes start at their smallest legal value: a road or city has a tile, trading posts and flags
-    may be none. The kind is asked for only when no settler is on the feature.
-    """
+    """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes
+    (starting at their smallest legal value)."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
     tiles = _size(_l("Tiles"), default=1)
@@ -289,16 +286,13 @@ class CompleteForm(VersionedForm):
             self.west_question = error.column
             return
         used = self.used_entries()
-        if path.startswith("features[") and "]" in path:
-            index = path[len("features["):path.index("]")]
-            rest = path[path.index("]") + 1:].lstrip(".")
-            name = rest.split("[")[0].split(".")[0]
-            if index.isdigit() and int(index) < len(used):
-                entry = used[int(index)]
-                field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
-                field.errors.append(translated(error))
-                return
-        self.form_errors.append(translated(error))
+        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", path)
+        if match and int(match[1]) < len(used):
+            entry, name = used[int(match[1])], match[2]
+            field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
+            field.errors.append(translated(error))
+        else:
+            self.form_errors.append(translated(error))
 
 
 def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> CompleteForm:

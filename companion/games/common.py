@@ -95,10 +95,7 @@ def rank_players(
     breakdowns: Sequence[tuple[str, Mapping[str, int]]],
     tie_breakers: Sequence[tuple[int, ...]] | None = None,
 ) -> FinalResult:
-    """Total each player's breakdown and rank them, later tuple items breaking ties on points.
-
-    ``tie_breakers[i]`` must be "larger is better" (negate a count where fewer wins).
-    """
+    """Total each player's breakdown and rank them; ``tie_breakers`` (larger is better) break equal points."""
     extra = tie_breakers or [()] * len(breakdowns)
     players = []
     totals = []

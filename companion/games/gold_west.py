@@ -282,11 +282,8 @@ class TerrainMajority:
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
-    """Score one terrain's influence majority for every player (index order kept).
-
-    Settlements break equal influence; still tied for 1st share 1st + 2nd (no 2nd paid), for 2nd the
-    2nd value, rounded down; 0 influence never scores.
-    """
+    """Score one terrain's majority per player: settlements break equal influence; still tied for 1st share
+    1st + 2nd (no 2nd paid), for 2nd the 2nd value, rounded down; 0 influence never scores."""
     if terrain not in MAJORITY_VALUES:
         raise RulesError("There is no terrain called %(terrain)s.", "terrain", terrain=repr(terrain))
     if len(influence) != len(settlements):
@@ -407,12 +404,8 @@ def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: 
 
 
 def check_buildings(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse settlements and mining tokens beyond the camps placed, and influence below what settlements put.
-
-    Each turn places one camp: a building (taking a mining token) or, looting, into the Wanted area. A
-    settlement adds its mining token and one more influence token to its terrain's row (rules/gold-west.md,
-    "End scoring" 4); mining tokens are often given for the Courthouse alone, so they set no floor.
-    """
+    """Refuse more buildings (each a camp that took a mining token) and Wanted camps than camps, and less
+    influence than 2 per settlement; mining tokens, often given for the Courthouse alone, set no floor."""
     buildings = sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
                     for terrain in TERRAINS)
     if buildings + player.wanted > camps:
@@ -971,10 +964,8 @@ def corrections(entered: PlayerTally, ledger: PlayerTally) -> dict[str, int]:
 
 
 def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> PlayerTally:
-    """The ledger's numbers with the corrections applied, and the rest (groups, counts, resources) as entered.
-
-    Keys and values that are not corrections of the ledger's numbers (an edited backup) are left out.
-    """
+    """The ledger's numbers with the corrections applied (others, from an edited backup, left out), and
+    the rest (groups, counts, resources) as entered."""
     values = ledger_values(ledger)
     known = {*values, *(_OFFICE_KEY + office for office in OFFICE_KEYS)}
     for key, by in changes.items():
@@ -991,11 +982,8 @@ def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> Pl
 
 def tallies_kept(ledger: Sequence[PlayerTally], entered: Sequence[PlayerTally],
                  changes: object) -> tuple[PlayerTally, ...]:
-    """Where a reopened play's final tally starts once its ledger changed: the new ledger with the
-    corrections made to it (``changes``, as stored with the tally), the rest as entered.
-
-    A tally stored before corrections were kept keeps its terrains and offices as typed.
-    """
+    """Where a reopened play's final tally starts once its ledger changed: the new ledger with the stored
+    corrections (before they were stored: the terrains and offices as typed), the rest as entered."""
     if not isinstance(changes, list) or len(changes) != len(ledger):
         changes = [{key: by for key, by in corrections(typed, fresh).items() if "." in key}
                    for typed, fresh in zip(entered, ledger, strict=True)]

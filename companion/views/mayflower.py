@@ -178,10 +178,8 @@ def _error_messages(errors) -> list[str]:
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
-    """Each completion among ``events`` (a part of the log, in order) by ``seq``, with what it scored then.
-
-    Kept per request: the log asks once for each line.
-    """
+    """Each completion among ``events`` (a part of the log, in order) by ``seq``, with what it scored then
+    (kept per request: the log asks once for each line)."""
     key = (play.id, play.version, tuple(e.seq for e in events[:1]), len(events))
     cached = getattr(g, "mayflower_history", None)
     if cached is not None and cached[0] == key:
