@@ -708,24 +708,13 @@ def initial_state(setup: PlaySetup) -> PlayState:
     if offices and (len(offices) != OFFICES_DEALT or len(set(offices)) != OFFICES_DEALT):
         raise RulesError("Exactly %(dealt)d different offices are dealt at setup.", "offices",
                          dealt=OFFICES_DEALT)
-    zeros = (0,) * players
     return PlayState(
-        setup=setup,
-        camps_per_player=camps,
-        offices=tuple(offices),
-        trading_post=trading_post,
-        scores=zeros,
-        camps_placed=zeros,
-        wanted=zeros,
-        investments=zeros,
-        investment_tiles_left=INVESTMENT_BONUS_TILES[players],
-        investment_tiles=((),) * players,
-        boomtown_1x1_tokens=zeros,
-        shipping_lines=frozenset(),
+        setup=setup, camps_per_player=camps, offices=tuple(offices), trading_post=trading_post,
+        investment_tiles_left=INVESTMENT_BONUS_TILES[players], shipping_lines=frozenset(),
         shipping_bonus=((),) * len(METALS),
-        shipping_bonus_tiles=zeros,
-        buildings=((),) * players,
-        office_tokens=((),) * players,
+        **dict.fromkeys(("scores", "camps_placed", "wanted", "investments", "boomtown_1x1_tokens",
+                         "shipping_bonus_tiles"), (0,) * players),
+        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players),
     )
 
 
