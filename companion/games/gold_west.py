@@ -1011,14 +1011,11 @@ def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, i
     players = payload.get("players") if isinstance(payload, Mapping) else None
     if not isinstance(players, list) or len(players) != seats:
         return None
-    keys = []
-    for entry in players:
-        wanted = entry.get("wanted", 0) if isinstance(entry, Mapping) else None
-        supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
-        if type(wanted) is not int or type(supply) is not int:
-            return None
-        keys.append(tie_breaker(wanted, supply))
-    return keys
+    counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping) else (None,)
+              for entry in players]
+    if not all(type(count) is int for pair in counts for count in pair):
+        return None
+    return [tie_breaker(*pair) for pair in counts]
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:

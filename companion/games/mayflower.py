@@ -92,13 +92,6 @@ class Settler:
                              "is the coast).", "column", max=MAX_COLUMN, column=repr(self.column))
 
 
-def check_surveyors_together(north: int, south: int) -> None:
-    """Refuse surveyors more than one column apart: they always stand in the same or adjacent columns."""
-    if abs(north - south) > 1:
-        raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never more "
-                         "than one column apart.", "surveyors", north=north, south=south)
-
-
 def check_settlers_held(held: int, name: str, path: str) -> None:
     """Refuse more settlers of one player on the map than the five they play with."""
     if held > SETTLERS_PER_PLAYER:
@@ -146,7 +139,9 @@ class Surveyors:
             if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
                 raise RulesError("The %(name)s surveyor stands in a column from 0 (the coast) to %(max)d.",
                                  name, name=Term(name), max=MAX_COLUMN)
-        check_surveyors_together(self.north, self.south)
+        if abs(self.north - self.south) > 1:
+            raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never "
+                             "more than one column apart.", "surveyors", north=self.north, south=self.south)
 
     @property
     def eastmost(self) -> int:
