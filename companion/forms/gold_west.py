@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -21,12 +22,14 @@ from companion.games.gold_west import (
     OFFICE_KEYS,
     OFFICES,
     OFFICES_DEALT,
+    SCALAR_FIELDS,
     SHIPPING_POINTS_LINES,
     SUPPLY_SECTION_NUMBERS,
     TERRAINS,
     Office,
     OfficeClaim,
     PlayerTally,
+    tally_payload,
 )
 from companion.web.i18n import translated
 
@@ -66,15 +69,18 @@ OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
 # The ledger: one small form per button
 
 
+_NOT_SENT = ("csrf_token", "again")
+
+
 class LedgerForm(FlaskForm):
-    """An event that names only the seat: camp, loot, BoomTown 1×1."""
+    """A tap that names only the seat (loot, BoomTown 1×1); its subclasses add their event's fields."""
 
     seat = SelectField(coerce=int, validate_choice=True)
     # set by the "Ben again?" question: the tap is meant for a player whose turn it is not
     again = BooleanField()
 
     def payload(self) -> dict:
-        return {"seat": self.seat.data}
+        return {name: field.data for name, field in self._fields.items() if name not in _NOT_SENT}
 
 
 class CampForm(LedgerForm):
@@ -82,7 +88,7 @@ class CampForm(LedgerForm):
     terrain = SelectField(choices=choices((terrain, terrain) for terrain in ("", *TERRAINS)), default="")
 
     def payload(self) -> dict:
-        return {**super().payload(), **({"terrain": self.terrain.data} if self.terrain.data else {})}
+        return {name: value for name, value in super().payload().items() if value != ""}
 
 
 class SettlementForm(CampForm):
@@ -92,22 +98,13 @@ class SettlementForm(CampForm):
 class BoomTownForm(LedgerForm):
     office = SelectField(choices=choices((key, key) for key in OFFICE_KEYS))
 
-    def payload(self) -> dict:
-        return {**super().payload(), "office": self.office.data}
-
 
 class SupplyForm(LedgerForm):
     section = SelectField(coerce=int, choices=choices((n, str(n)) for n in SUPPLY_SECTION_NUMBERS))
 
-    def payload(self) -> dict:
-        return {**super().payload(), "section": self.section.data}
-
 
 class InvestmentForm(LedgerForm):
     vp = SelectField(coerce=int, choices=choices((vp, str(vp)) for vp in INVESTMENT_VALUES))
-
-    def payload(self) -> dict:
-        return {**super().payload(), "vp": self.vp.data}
 
 
 _POINTS_LINES = {step.key: step for step in SHIPPING_POINTS_LINES}
@@ -118,14 +115,11 @@ class ShippingLineForm(LedgerForm):
 
     def payload(self) -> dict:
         step = _POINTS_LINES[self.step.data]
-        return {**super().payload(), "metal": step.metal, "line": step.line}
+        return {"seat": self.seat.data, "metal": step.metal, "line": step.line}
 
 
 class ShippingBonusForm(LedgerForm):
     metal = SelectField(choices=choices((metal, metal) for metal in METALS))
-
-    def payload(self) -> dict:
-        return {**super().payload(), "metal": self.metal.data}
 
 
 LEDGER_FORMS: dict[str, type[LedgerForm]] = {
@@ -225,21 +219,12 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
         supply_left = _count(_l("Resources left on the supply track"))
 
         def tally(self, ledger: PlayerTally) -> PlayerTally:
-            """The player's tally: the ledger's, with what was entered here."""
+            """The ledger's tally with what was entered here."""
             claims = (self[f"office_{office.key}"].form.claim() for office in offices)
-            extra = {}
-            if "boomtown_1x1_tokens" in self:
-                extra["boomtown_1x1_tokens"] = self.boomtown_1x1_tokens.data
             return replace(
-                ledger,
-                track_vp=self.track_vp.data, wanted=self.wanted.data,
-                influence=self.influence.form.counts(), settlements=self.settlements.form.counts(),
-                mining_tokens=self.mining_tokens.form.counts(),
-                largest_group=self.largest_group.data, second_group=self.second_group.data,
-                investments=self.investments.data, shipping_bonus_tiles=self.shipping_bonus_tiles.data,
-                supply_left=self.supply_left.data,
-                offices=tuple(claim for claim in claims if claim is not None),
-                **extra,
+                ledger, offices=tuple(claim for claim in claims if claim is not None),
+                **{name: self[name].data for name in SCALAR_FIELDS if name in self},
+                **{name: self[name].form.counts() for name in ("influence", "settlements", "mining_tokens")},
             )
 
     for office in offices:
@@ -252,14 +237,8 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
 
 def tally_data(tally: PlayerTally) -> dict:
     """A player's tally as the final-tally form's starting values, office claims included."""
-    data = {name: getattr(tally, name) for name in (
-        "track_vp", "wanted", "largest_group", "second_group", "investments", "shipping_bonus_tiles",
-        "supply_left", "boomtown_1x1_tokens")}
-    data.update({name: {terrain: getattr(tally, name).get(terrain, 0) for terrain in TERRAINS}
-                 for name in ("influence", "settlements", "mining_tokens")})
-    for claim in tally.offices:
-        data[f"office_{claim.office}"] = {"tokens": claim.tokens, "count": claim.count or 0,
-                                          "camps": claim.camps or 0, "settlements": claim.settlements or 0}
+    data = tally_payload([tally])["players"][0]
+    data.update({f"office_{claim['office']}": claim for claim in data.pop("offices")})
     return data
 
 
@@ -304,8 +283,5 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
 
 def seat_of_path(path: str) -> int | None:
     """The seat a rules error's path names: ``players[1].wanted`` → 1."""
-    prefix = "players["
-    if not path.startswith(prefix) or "]" not in path:
-        return None
-    number = path[len(prefix):path.index("]")]
-    return int(number) if number.isdigit() else None
+    match = re.match(r"players\[([0-9]+)\]", path)
+    return int(match[1]) if match else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext
@@ -53,14 +53,27 @@ NUMERIC = {"inputmode": "numeric"}
 WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
 
 
-class DrawnAt(FlaskForm):
-    """An entry that says which play version its page was drawn at (optional: older pages did not).
+def show_rules_error(form: FlaskForm, error: RulesError) -> None:
+    """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
+    name = error.path
+    if name and name != "csrf_token" and name in form and not isinstance(form[name], FormField):
+        form[name].errors.append(translated(error))
+    else:
+        form.form_errors.append(translated(error))
 
-    An entry for the player whose turn the page showed, after another phone ended that turn, is
-    asked about, not stored (see views.mayflower.turn_guard).
-    """
+
+class TableForm(FlaskForm):
+    """One of the play page's entries, sent as its event's ``payload``."""
+
+    show_rules_error = show_rules_error
+
+
+class DrawnAt(TableForm):
+    """An entry of one player's turn, with the play version its page was drawn at (older pages lack it):
+    another phone may have ended that turn since (see views.mayflower.turn_guard)."""
 
     version = HiddenField()
+    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
 
     def validate_version(self, field: HiddenField) -> None:
         text = field.data or ""
@@ -78,19 +91,9 @@ def settler_words(settler: Settler, names: Sequence[str]) -> str:
                    role=ROLE_NAMES[settler.role], column=settler.column)
 
 
-def show_rules_error(form: FlaskForm, error: RulesError) -> None:
-    """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
-    name = error.path
-    if name and name != "csrf_token" and name in form and not isinstance(form[name], FormField):
-        form[name].errors.append(translated(error))
-    else:
-        form.form_errors.append(translated(error))
-
-
 class PlaceForm(DrawnAt):
-    """A settler from a player's supply onto the tile just placed (prefix ``place-``, see place_form)."""
+    """A settler from a player's supply onto the tile just placed (prefix ``place-``)."""
 
-    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
     role = SelectField(_l("Role"), choices=ROLE_CHOICES)
     column = WholeNumberField(
         _l("Column"), validators=[InputRequired(_l("Tap the tile's column on the map first."))],
@@ -112,35 +115,28 @@ class PlaceForm(DrawnAt):
     def payload(self) -> dict[str, Any]:
         return {"seat": self.seat.data, "role": self.role.data, "column": self.column.data}
 
-    show_rules_error = show_rules_error
-
-
-def place_form(names: Sequence[str], turn: int = 0, **bind) -> PlaceForm:
-    """The placement form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
-    form = PlaceForm(prefix="place", data={"seat": turn}, **bind)
-    form.seat.choices = seat_choices(names)
-    return form
-
 
 class NoSettlerForm(DrawnAt):
     """A player laid a tile without a settler: the turn passes (prefix ``none-``)."""
 
-    seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
-
     def payload(self) -> dict[str, Any]:
         return {"seat": self.seat.data}
 
-    show_rules_error = show_rules_error
+
+def _turn_form(form_class: type[DrawnAt], prefix: str) -> Callable[..., DrawnAt]:
+    def bound(names: Sequence[str], turn: int = 0, **bind) -> DrawnAt:
+        """The form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
+        form = form_class(prefix=prefix, data={"seat": turn}, **bind)
+        form.seat.choices = seat_choices(names)
+        return form
+    return bound
 
 
-def no_settler_form(names: Sequence[str], turn: int = 0, **bind) -> NoSettlerForm:
-    """The "No settler" button's form for ``turn``'s seat; ``formdata=None``: unsent."""
-    form = NoSettlerForm(prefix="none", data={"seat": turn}, **bind)
-    form.seat.choices = seat_choices(names)
-    return form
+place_form = _turn_form(PlaceForm, "place")
+no_settler_form = _turn_form(NoSettlerForm, "none")
 
 
-class WestEdgeForm(FlaskForm):
+class WestEdgeForm(TableForm):
     """How far west the map reaches (tiles placed without a settler on them)."""
 
     column = WholeNumberField(_l("Westernmost column with a tile"),
@@ -149,8 +145,6 @@ class WestEdgeForm(FlaskForm):
 
     def payload(self) -> dict[str, Any]:
         return {"column": self.column.data}
-
-    show_rules_error = show_rules_error
 
 
 def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
@@ -164,11 +158,8 @@ def _size(label, default: int | None = None) -> WholeNumberField:
 
 
 class FeatureEntry(Form):
-    """One feature the tile completed: its settlers (they give its kind), its size.
-
-    The sizes start at their smallest legal value: a road or city has a tile, trading posts and flags
-    may be none. The kind is asked for only when no settler is on the feature.
-    """
+    """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes
+    (starting at their smallest legal value)."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
     tiles = _size(_l("Tiles"), default=1)
@@ -295,16 +286,13 @@ class CompleteForm(VersionedForm):
             self.west_question = error.column
             return
         used = self.used_entries()
-        if path.startswith("features[") and "]" in path:
-            index = path[len("features["):path.index("]")]
-            rest = path[path.index("]") + 1:].lstrip(".")
-            name = rest.split("[")[0].split(".")[0]
-            if index.isdigit() and int(index) < len(used):
-                entry = used[int(index)]
-                field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
-                field.errors.append(translated(error))
-                return
-        self.form_errors.append(translated(error))
+        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", path)
+        if match and int(match[1]) < len(used):
+            entry, name = used[int(match[1])], match[2]
+            field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
+            field.errors.append(translated(error))
+        else:
+            self.form_errors.append(translated(error))
 
 
 def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> CompleteForm:

@@ -1,9 +1,5 @@
-"""The one registry of the games with rules of their own, and what every game module offers.
-
-Each of ``mayflower``, ``great_western_trail`` and ``gold_west`` meets :class:`GameRules`; the table,
-the API, the imports and the pages find a game's rules here by its slug and nowhere else. A group's
-own games (``custom``) are scored by their sheet and have no module here.
-"""
+"""The one registry of the games with rules of their own (a group's own games are scored by their sheet),
+and what every game module offers: everything finds a game's rules here by its slug, nowhere else."""
 
 from __future__ import annotations
 

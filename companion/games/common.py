@@ -95,10 +95,7 @@ def rank_players(
     breakdowns: Sequence[tuple[str, Mapping[str, int]]],
     tie_breakers: Sequence[tuple[int, ...]] | None = None,
 ) -> FinalResult:
-    """Total each player's breakdown and rank them, later tuple items breaking ties on points.
-
-    ``tie_breakers[i]`` must be "larger is better" (negate a count where fewer wins).
-    """
+    """Total each player's breakdown and rank them; ``tie_breakers`` (larger is better) break equal points."""
     extra = tie_breakers or [()] * len(breakdowns)
     players = []
     totals = []
@@ -126,6 +123,14 @@ def winners_and_others(row_points: Mapping[str, tuple[int, int]], results: int,
     others = results - wins
     return {row: (won / wins if wins else None, (points - won) / others if others else None)
             for row, (points, won) in row_points.items()}
+
+
+def whole_number(value: object, path: str, low: int, high: int, what: str) -> int:
+    """``value``, a whole number from ``low`` to ``high`` (JSON's 5.0 and true are not whole numbers)."""
+    if type(value) is not int or not low <= value <= high:
+        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=what,
+                         low=low, high=high)
+    return value
 
 
 def floor_half(count: int) -> int:

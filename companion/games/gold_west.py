@@ -18,6 +18,7 @@ from companion.games.common import (
     listed,
     rank_players,
     seat_index,
+    whole_number,
 )
 
 GAME = GameInfo(
@@ -67,8 +68,7 @@ class ShippingStep:
 
     @property
     def key(self) -> str:
-        """How a form names this step: ``gold-1``."""
-        return f"{self.metal}-{self.line}"
+        return f"{self.metal}-{self.line}"  # how a form names it: gold-1
 
 
 SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
@@ -106,10 +106,7 @@ class OfficeClaim:
 
 @dataclass(frozen=True)
 class PlayerTally:
-    """One player's position at the end of play, as the scoring pad asks for it.
-
-    Terrain maps take the keys of ``TERRAINS``; a missing key counts 0.
-    """
+    """One player's position at the end of play; a terrain missing from a terrain map counts 0."""
 
     name: str
     track_vp: int = 0
@@ -128,7 +125,6 @@ class PlayerTally:
 
     @property
     def tokens_in_boomtown(self) -> int:
-        """Influence tokens in BoomTown: the given number, or those on the offices and the 1×1 space."""
         if self.boomtown_tokens is not None:
             return self.boomtown_tokens
         return sum(claim.tokens for claim in self.offices) + self.boomtown_1x1_tokens
@@ -150,14 +146,6 @@ class Office:
     asks: str = ""  # "count" or "docks": what the tally must ask for besides the player's other rows
 
 
-def _weakest_terrain(player: PlayerTally) -> int:
-    return min(player.influence.get(terrain, 0) for terrain in TERRAINS)
-
-
-def _strongest_terrain_tokens(player: PlayerTally) -> int:
-    return max(player.mining_tokens.get(terrain, 0) for terrain in TERRAINS)
-
-
 # Names and formulas are Messages so that pages can show them in the reader's language.
 OFFICES: tuple[Office, ...] = (
     Office("docks", Message("Docks"), Message("1 per camp and 2 per settlement touching water"),
@@ -165,9 +153,9 @@ OFFICES: tuple[Office, ...] = (
     Office("frontier", Message("Frontier"), Message("1 per building touching the board edge"),
            lambda claim, player, scored: claim.count, asks="count"),
     Office("homestead", Message("Homestead"), Message("2 × your influence in your weakest terrain"),
-           lambda claim, player, scored: 2 * _weakest_terrain(player)),
+           lambda claim, player, scored: 2 * min(player.influence.get(t, 0) for t in TERRAINS)),
     Office("courthouse", Message("Courthouse"), Message("1 per mining token in your strongest terrain"),
-           lambda claim, player, scored: _strongest_terrain_tokens(player)),
+           lambda claim, player, scored: max(player.mining_tokens.get(t, 0) for t in TERRAINS)),
     Office("deeds", Message("Deeds"), Message("2 per terrain in which you receive influence points"),
            lambda claim, player, scored: 2 * scored),
     Office("depot", Message("Depot"), Message("2 per building in your second-largest group"),
@@ -199,11 +187,7 @@ def _no_office(office: object, path: str) -> RulesError:
 
 
 def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int) -> int:
-    """Points of one office claim: its formula once per token.
-
-    ``scored_terrains`` is the number of terrains in which the player receives influence points
-    (what ``deeds`` counts).
-    """
+    """Its formula once per token; ``scored_terrains``: terrains paying the player influence (deeds)."""
     office = OFFICES_BY_KEY.get(claim.office)
     if office is None:
         raise _no_office(claim.office, "office")
@@ -216,10 +200,9 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
 
 @dataclass(frozen=True)
 class TerrainMajority:
-    """Who took 1st and 2nd place in one terrain and what each player scores there.
+    """Who took 1st and 2nd place in one terrain (player indices) and what each player scores there.
 
-    Players are indices into the list of players given. ``second`` is empty when 1st was shared and
-    in a 2-player game, where only the majority holder (``first``) scores, taking the 2nd-place value.
+    ``second`` is empty when 1st was shared and with 2 players (1st takes the 2nd-place value).
     """
 
     terrain: str
@@ -299,12 +282,8 @@ class TerrainMajority:
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
-    """Score one terrain's influence majority for every player (index order kept).
-
-    Equal influence is decided by settlements in the terrain; players still tied for 1st share
-    1st + 2nd (rounded down, no 2nd paid), still tied for 2nd share the 2nd value; 0 influence never
-    scores. With 2 players only the majority holder scores, taking the 2nd-place value.
-    """
+    """Score one terrain's majority per player: settlements break equal influence; still tied for 1st share
+    1st + 2nd (no 2nd paid), for 2nd the 2nd value, rounded down; 0 influence never scores."""
     if terrain not in MAJORITY_VALUES:
         raise RulesError("There is no terrain called %(terrain)s.", "terrain", terrain=repr(terrain))
     if len(influence) != len(settlements):
@@ -347,7 +326,6 @@ def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequen
 def terrain_majorities(
     influence: Sequence[Mapping[str, int]], settlements: Sequence[Mapping[str, int]]
 ) -> tuple[TerrainMajority, ...]:
-    """Score all four terrains; per-player maps of terrain → influence and → settlements."""
     return tuple(
         terrain_majority(terrain,
                          [player.get(terrain, 0) for player in influence],
@@ -361,12 +339,8 @@ def terrain_majorities(
 
 
 def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
-    """Penalty (≤ 0) per player for camps in the Wanted area.
-
-    Most camps: −1 per camp, for everyone tied for most, and then no second-most penalty. Otherwise
-    the second most: −1 per 2 camps (round down), for everyone tied for second. Players without
-    Wanted camps never take part.
-    """
+    """Penalty (≤ 0) per player: −1 per camp for the most Wanted camps; if one player has the most,
+    −1 per 2 camps (round down) for the second most. Players without Wanted camps never take part."""
     counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
     penalties = [0] * len(wanted)
     if not counts:
@@ -385,8 +359,10 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
 # Checking a tally
 
 
-_PLAYER_COUNTS = ("largest_group", "second_group", "wanted", "investments", "shipping_bonus_tiles",
-                  "supply_left", "boomtown_1x1_tokens")
+# A tally's numbers besides the terrain maps and the offices, as stored; all but two are counts.
+SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
+                 "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens")
+_PLAYER_COUNTS = tuple(name for name in SCALAR_FIELDS if name not in ("track_vp", "boomtown_tokens"))
 _TERRAIN_MAPS = {"influence": Term("influence"), "settlements": Term("settlements"),
                  "mining_tokens": Term("mining tokens")}
 _CLAIM_COUNTS = ("count", "camps", "settlements")
@@ -427,34 +403,11 @@ def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: 
                          wanted=player.wanted, used=used)
 
 
-def buildings_shown(player: PlayerTally, terrain: str) -> int:
-    """The fewest buildings the player has in a terrain: its mining tokens, and at least its settlements.
-
-    Building takes the mining token of the space built on into the terrain's row, settlement or camp
-    alike (rules/gold-west.md "End scoring" 4; the seed's "Build or Loot"). A missing mining-token count
-    is no count, so the settlements still say how many buildings there are at least.
-    """
-    return max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
-
-
-def least_influence(player: PlayerTally, terrain: str) -> int:
-    """The influence the player's settlements alone put in a terrain: 2 each.
-
-    rules/gold-west.md, "End scoring" 4: influence = camps + 2 × settlements + investment cards (a
-    settlement adds its mining token and one more influence token to the row), so 3 forest settlements
-    need forest influence of at least 6. Camps are not asked for per terrain, and mining tokens are
-    often given for the Courthouse alone, so they set no floor here.
-    """
-    return 2 * player.settlements.get(terrain, 0)
-
-
 def check_buildings(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse settlements and mining tokens beyond the camps placed, and influence below what settlements put.
-
-    Each turn places one camp: on the board (a building, taking a mining token) or, looting, into the
-    Wanted area; so the buildings and the Wanted camps together are at most the camps a player has.
-    """
-    buildings = sum(buildings_shown(player, terrain) for terrain in TERRAINS)
+    """Refuse more buildings (each a camp that took a mining token) and Wanted camps than camps, and less
+    influence than 2 per settlement; mining tokens, often given for the Courthouse alone, set no floor."""
+    buildings = sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
+                    for terrain in TERRAINS)
     if buildings + player.wanted > camps:
         field_name = "mining_tokens" if sum(player.mining_tokens.values()) >= buildings else "settlements"
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the buildings the "
@@ -464,7 +417,7 @@ def check_buildings(player: PlayerTally, camps: int, player_count: int, where: s
                          f"{where}.{field_name}", name=player.name, camps=camps, players=player_count,
                          buildings=buildings, wanted=player.wanted, used=buildings + player.wanted)
     for terrain in TERRAINS:
-        least = least_influence(player, terrain)
+        least = 2 * player.settlements.get(terrain, 0)
         if player.influence.get(terrain, 0) < least:
             raise RulesError("%(name)s's influence in %(terrain)s is %(influence)d, but %(settlements)d "
                              "settlements there put at least %(least)d: each adds its mining token and an "
@@ -515,7 +468,6 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
     seen_names: set[str] = set()
     dealt: set[str] = set()
     for index, player in enumerate(players):
-        # Paths and messages are built only on the way to an error: this runs on every tally.
         who = player.name
         if who in seen_names:
             raise RulesError("Player names must be unique: %(name)s appears twice.", f"players[{index}].name",
@@ -587,11 +539,7 @@ class GoldWestResult(FinalResult):
 
 
 def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
-    """Score the end of a play: every row per player, ranks after the tie-breakers, and why.
-
-    Tie-breakers on equal points: fewest camps in the Wanted area, then most resources left on the
-    supply track; players still tied share the rank.
-    """
+    """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
     check_tallies(players)
     majorities = terrain_majorities([p.influence for p in players], [p.settlements for p in players])
     penalties = wanted_penalties([p.wanted for p in players])
@@ -619,10 +567,7 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
 def tie_break_notes(
     results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
 ) -> dict[str, Message]:
-    """One sentence per group of players whose equal points a tie-breaker put in different ranks.
-
-    Keyed by the name of the group's first player in the given order; a full tie has no sentence.
-    """
+    """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name."""
     notes: dict[str, Message] = {}
     for total in dict.fromkeys(player.total for player in results):
         tied = [j for j, player in enumerate(results) if player.total == total]
@@ -646,7 +591,7 @@ def tie_break_notes(
 
 
 def _listed_places(places: Sequence[Message]) -> str:
-    """``Dan 1st; Anna and Ben 2nd; Cara 4th``: sentences joined by semicolons."""
+    """``Dan 1st; Anna and Ben 2nd; Cara 4th``."""
     joined: str = places[0]
     for place in places[1:]:
         joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
@@ -669,9 +614,7 @@ def _ordinal(rank: int) -> Message:
         return Message("%(rank)dst", rank=rank)
     if rank == 2:
         return Message("%(rank)dnd", rank=rank)
-    if rank == 3:
-        return Message("%(rank)drd", rank=rank)
-    return Message("%(rank)dth", rank=rank)
+    return Message("%(rank)drd", rank=rank) if rank == 3 else Message("%(rank)dth", rank=rank)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -709,12 +652,12 @@ class PlayState:
 
     @property
     def last_turn(self) -> bool:
-        """Every camp is placed: each player takes one last turn without the Build/Loot step."""
+        """Every camp is placed: one last turn each, without the Build/Loot step."""
         return all(placed == self.camps_per_player for placed in self.camps_placed)
 
     @property
     def buildings_without_terrain(self) -> int:
-        """Camps on the board whose terrain the ledger did not record (entered before it asked), all seats."""
+        """Camps on the board entered before the ledger asked for their terrain, all seats."""
         return sum(self.camps_placed) - sum(self.wanted) - sum(map(len, self.buildings))
 
     @property
@@ -724,7 +667,6 @@ class PlayState:
 
     @property
     def turns_taken(self) -> int:
-        """Turns with a Build/Loot step taken so far, all players together."""
         return sum(self.camps_placed)
 
     @property
@@ -745,17 +687,11 @@ class PlayState:
     def next_seat(self) -> int | None:
         """The seat expected to place a camp next in turn order; None once the last turn has come."""
         fewest = min(self.camps_placed)
-        if fewest == self.camps_per_player:
-            return None
-        return self.camps_placed.index(fewest)
+        return None if fewest == self.camps_per_player else self.camps_placed.index(fewest)
 
 
 def initial_state(setup: PlaySetup) -> PlayState:
-    """The table before the first turn.
-
-    ``setup.options``: ``"offices"`` (the 4 office keys dealt, optional) and ``"trading_post"``
-    (bool, default false).
-    """
+    """The table before the first turn; options: the ``offices`` dealt (optional), ``trading_post``."""
     if setup.game != GAME.slug:
         raise RulesError("This play is of %(game)s, not %(name)s.", "game", game=repr(setup.game),
                          name=GAME.name)
@@ -772,29 +708,17 @@ def initial_state(setup: PlaySetup) -> PlayState:
     if offices and (len(offices) != OFFICES_DEALT or len(set(offices)) != OFFICES_DEALT):
         raise RulesError("Exactly %(dealt)d different offices are dealt at setup.", "offices",
                          dealt=OFFICES_DEALT)
-    zeros = (0,) * players
     return PlayState(
-        setup=setup,
-        camps_per_player=camps,
-        offices=tuple(offices),
-        trading_post=trading_post,
-        scores=zeros,
-        camps_placed=zeros,
-        wanted=zeros,
-        investments=zeros,
-        investment_tiles_left=INVESTMENT_BONUS_TILES[players],
-        investment_tiles=((),) * players,
-        boomtown_1x1_tokens=zeros,
-        shipping_lines=frozenset(),
+        setup=setup, camps_per_player=camps, offices=tuple(offices), trading_post=trading_post,
+        investment_tiles_left=INVESTMENT_BONUS_TILES[players], shipping_lines=frozenset(),
         shipping_bonus=((),) * len(METALS),
-        shipping_bonus_tiles=zeros,
-        buildings=((),) * players,
-        office_tokens=((),) * players,
+        **dict.fromkeys(("scores", "camps_placed", "wanted", "investments", "boomtown_1x1_tokens",
+                         "shipping_bonus_tiles"), (0,) * players),
+        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players),
     )
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
-    """The score track, per seat in seat order."""
     return state.scores
 
 
@@ -806,19 +730,8 @@ def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return _put(values, seat, values[seat] + by)
 
 
-# How the sentences name the numbers the events give, and what the table hears after a 1×1 with Trading Post.
-_SUPPLY_SECTION = Message("The supply-track section")
-_INVESTMENT_VP = Message("The investment card's VP")
 _TRADING_POST_NOTE = Message("With the Trading Post the 1×1 space gives a resource instead of points; if it "
                              "goes on the supply track, enter that as a supply event.")
-
-
-def _whole_number(payload: Mapping, key: str, low: int, high: int, what: Message) -> int:
-    value = payload.get(key)
-    if type(value) is not int or not low <= value <= high:
-        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", key, what=what, low=low,
-                         high=high)
-    return value
 
 
 def _metal(payload: Mapping) -> str:
@@ -840,8 +753,7 @@ def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
 
 
 def _builder(settlement: bool) -> Callable[[PlayState, int, Mapping], PlayState]:
-    """A camp or a settlement placed, with the terrain of the mining token it took (camps stored before
-    the ledger asked for the terrain have none)."""
+    """A camp or a settlement placed, with its mining token's terrain (none on camps stored before)."""
     def build(state: PlayState, seat: int, payload: Mapping) -> PlayState:
         placed = replace(state, camps_placed=_place_camp(state, seat))
         terrain = payload.get("terrain")
@@ -862,12 +774,14 @@ def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    section = _whole_number(payload, "section", 0, SUPPLY_SECTIONS - 1, _SUPPLY_SECTION)
+    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTIONS - 1,
+                           Message("The supply-track section"))
     return replace(state, scores=_bump(state.scores, seat, section))
 
 
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    vp = _whole_number(payload, "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX, _INVESTMENT_VP)
+    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
+                      Message("The investment card's VP"))
     tiles_left = state.investment_tiles_left
     bonus = tiles_left[:1]
     return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),
@@ -888,8 +802,7 @@ def _boomtown(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     tokens = _bump(state.boomtown_1x1_tokens, seat, 1)
     if state.trading_post:
-        return replace(state, boomtown_1x1_tokens=tokens,
-                       note=_TRADING_POST_NOTE)
+        return replace(state, boomtown_1x1_tokens=tokens, note=_TRADING_POST_NOTE)
     return replace(state, boomtown_1x1_tokens=tokens, scores=_bump(state.scores, seat, BOOMTOWN_1X1_POINTS))
 
 
@@ -921,27 +834,13 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
                    scores=_bump(state.scores, seat, values[len(crossed)]))
 
 
-_EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = {
-    "camp": _builder(settlement=False),
-    "settlement": _builder(settlement=True),
-    "supply": _supply,
-    "loot": _loot,
-    "investment": _investment,
-    "boomtown": _boomtown,
-    "boomtown_1x1": _boomtown_1x1,
-    "shipping_line": _shipping_line,
-    "shipping_bonus": _shipping_bonus,
-}
+_EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = dict(zip(EVENT_KINDS, (
+    _builder(settlement=False), _builder(settlement=True), _supply, _loot, _investment, _boomtown,
+    _boomtown_1x1, _shipping_line, _shipping_bonus), strict=True))
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
-    """The table state after one event; RulesError for an event the table state does not allow.
-
-    Kinds and payloads (seat is 0-based): ``camp {seat, terrain?}``, ``settlement {seat, terrain}``,
-    ``supply {seat, section 0–3}``, ``loot {seat}``, ``investment {seat, vp 5–15}``,
-    ``boomtown {seat, office}``, ``boomtown_1x1 {seat}``, ``shipping_line {seat, metal, line 1|2}``,
-    ``shipping_bonus {seat, metal}``.
-    """
+    """The table state after one event (each names a ``seat``); RulesError where the table refuses it."""
     handler = _EVENT_HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None:
         raise RulesError("Gold West has no event called %(kind)s.", "kind", kind=repr(kind))
@@ -970,8 +869,7 @@ def shipping_bonuses_open(state: PlayState, seat: int) -> tuple[ShippingStep, ..
 
 
 def offices_open(state: PlayState) -> tuple[str, ...]:
-    """The offices an influence token can still go on: those dealt (when none were recorded, any until
-    four have tokens), each until both its halves are taken."""
+    """The offices dealt (if not recorded, any until four have tokens) with a half still free."""
     placed = [office for tokens in state.office_tokens for office in tokens]
     dealt = state.offices or (tuple(dict.fromkeys(placed)) if len(set(placed)) == OFFICES_DEALT
                               else OFFICE_KEYS)
@@ -979,9 +877,8 @@ def offices_open(state: PlayState) -> tuple[str, ...]:
 
 
 def terrain_rows(state: PlayState, seat: int) -> dict[str, dict[str, int]]:
-    """The seat's influence track as the ledger recorded it, per terrain: ``mining_tokens`` (one per
-    building), ``settlements`` and ``influence`` (the tokens and one more per settlement; without the
-    influence printed on investment cards)."""
+    """The seat's mining tokens, settlements and influence per terrain as the ledger recorded them (the
+    influence without that printed on investment cards)."""
     built = state.buildings[seat]
     tokens = {terrain: sum(where == terrain for where, _ in built) for terrain in TERRAINS}
     settled = {terrain: built.count((terrain, True)) for terrain in TERRAINS}
@@ -1005,7 +902,6 @@ class BonusTrack:
 
 
 def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
-    """The shipping bonus tiles of every metal, for the table overview."""
     tracks = []
     for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
         values = SHIPPING_BONUS_VALUES[metal]
@@ -1018,12 +914,7 @@ def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
 
 
 def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -> tuple[PlayerTally, ...]:
-    """Start the final tally from what the ledger knows: track, Wanted camps, investments, bonus tiles,
-    the terrain rows and the tokens on offices and the 1×1 space.
-
-    ``track_adjustments`` are hand corrections of the score track per seat (a knocked marker), added
-    to the ledger's scores.
-    """
+    """The final tally as far as the ledger knows it, with hand corrections of the track per seat."""
     adjustments = tuple(track_adjustments) or (0,) * len(state.scores)
     return tuple(
         PlayerTally(
@@ -1062,10 +953,8 @@ def corrections(entered: PlayerTally, ledger: PlayerTally) -> dict[str, int]:
 
 
 def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> PlayerTally:
-    """The ledger's numbers with the corrections applied, and the rest (groups, counts, resources) as entered.
-
-    Keys and values that are not corrections of the ledger's numbers (an edited backup) are left out.
-    """
+    """The ledger's numbers with the corrections applied (others, from an edited backup, left out), and
+    the rest (groups, counts, resources) as entered."""
     values = ledger_values(ledger)
     known = {*values, *(_OFFICE_KEY + office for office in OFFICE_KEYS)}
     for key, by in changes.items():
@@ -1082,11 +971,8 @@ def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> Pl
 
 def tallies_kept(ledger: Sequence[PlayerTally], entered: Sequence[PlayerTally],
                  changes: object) -> tuple[PlayerTally, ...]:
-    """Where a reopened play's final tally starts once its ledger changed: the new ledger with the
-    corrections made to it (``changes``, as stored with the tally), the rest as entered.
-
-    A tally stored before corrections were kept keeps its terrains and offices as typed.
-    """
+    """Where a reopened play's final tally starts once its ledger changed: the new ledger with the stored
+    corrections (before they were stored: the terrains and offices as typed), the rest as entered."""
     if not isinstance(changes, list) or len(changes) != len(ledger):
         changes = [{key: by for key, by in corrections(typed, fresh).items() if "." in key}
                    for typed, fresh in zip(entered, ledger, strict=True)]
@@ -1094,20 +980,16 @@ def tallies_kept(ledger: Sequence[PlayerTally], entered: Sequence[PlayerTally],
                  for fresh, typed, change in zip(ledger, entered, changes, strict=True))
 
 
-_SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
-                  "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens")
-_PAYLOAD_FIELDS = frozenset((*_SCALAR_FIELDS, *_TERRAIN_MAPS, "offices"))
+_PAYLOAD_FIELDS = frozenset((*SCALAR_FIELDS, *_TERRAIN_MAPS, "offices"))
 _CLAIM_FIELDS = frozenset(("office", "tokens", *_CLAIM_COUNTS))
 
 
 def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] = ()) -> dict:
-    """The final tally as JSON, seat by seat (names stay with the seats): what a finished play keeps.
-
-    With the ``ledger`` tallies it started from, the corrections made to them are kept too.
-    """
+    """The final tally as JSON, seat by seat (names stay with the seats), with the corrections made to
+    the ``ledger`` tallies it started from."""
     entries = []
     for player in players:
-        entry: dict = {name: getattr(player, name) for name in _SCALAR_FIELDS}
+        entry: dict = {name: getattr(player, name) for name in SCALAR_FIELDS}
         if player.boomtown_tokens is None:
             del entry["boomtown_tokens"]
         entry.update({name: dict(getattr(player, name)) for name in _TERRAIN_MAPS})
@@ -1120,33 +1002,24 @@ def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] 
 
 
 def tie_breaker(wanted: int, supply_left: int) -> tuple[int, int]:
-    """Ranks equal points: fewest camps in the Wanted area, then most resources left ("larger wins")."""
+    """Fewest camps in the Wanted area, then most resources left, as "larger wins"."""
     return (-wanted, supply_left)
 
 
 def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers a stored final tally recorded, per seat; None if it holds none.
-
-    A play closed with totals only, or an older tally without these counts, has none.
-    """
+    """The tie-breakers a stored final tally recorded, per seat; None if it holds none (totals only)."""
     players = payload.get("players") if isinstance(payload, Mapping) else None
     if not isinstance(players, list) or len(players) != seats:
         return None
-    keys = []
-    for entry in players:
-        wanted = entry.get("wanted", 0) if isinstance(entry, Mapping) else None
-        supply = entry.get("supply_left", 0) if isinstance(entry, Mapping) else None
-        if type(wanted) is not int or type(supply) is not int:
-            return None
-        keys.append(tie_breaker(wanted, supply))
-    return keys
+    counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping) else (None,)
+              for entry in players]
+    if not all(type(count) is int for pair in counts for count in pair):
+        return None
+    return [tie_breaker(*pair) for pair in counts]
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:
-    """Read a stored final tally back for the seats named; RulesError if it is not one.
-
-    The values themselves are checked by ``final_result`` (``check_tallies``).
-    """
+    """Read a stored final tally back for the seats named (``final_result`` checks the values)."""
     players = payload.get("players") if isinstance(payload, Mapping) else None
     if not isinstance(players, list) or len(players) != len(names):
         raise RulesError("The final tally must list one tally per seat.", "players")
@@ -1164,7 +1037,7 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
         tallies.append(PlayerTally(
             name=name,
             offices=tuple(OfficeClaim(**claim) for claim in offices),
-            **{key: entry[key] for key in _SCALAR_FIELDS if key in entry},
+            **{key: entry[key] for key in SCALAR_FIELDS if key in entry},
             **{key: entry[key] for key in _TERRAIN_MAPS if key in entry},
         ))
     return tuple(tallies)
@@ -1182,9 +1055,8 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers of a finished play, per seat: as its final tally recorded them, else from the
-    ledger, which still knows each seat's Wanted camps when the play was closed with totals only (the
-    resources left on the supply track it does not know, so they decide nothing)."""
+    """The tie-breakers of a finished play, per seat: as its final tally recorded them, else the Wanted
+    camps the ledger knows (closed with totals only; resources left it does not know)."""
     recorded = tie_breakers_from_payload(final_payload, seats) if final_payload else None
     if recorded or state is None:
         return recorded
@@ -1207,10 +1079,8 @@ class OutOfTurn(RulesError):
 
 
 def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> None:
-    """Refuse a tap out of turn unless the player already has an entry in this turn (asked once).
-
-    ``events`` are the play's (kind, payload) so far; in the last turn anybody may enter.
-    """
+    """Refuse a tap out of turn (asked once) unless the player has an entry in this turn already among
+    the play's (kind, payload) ``events``; in the last turn anybody may enter."""
     turn = state.next_seat
     if turn is None or seat == turn:
         return
@@ -1222,24 +1092,12 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
     raise OutOfTurn(seat, turn)
 
 
-def seats_after_turn(state: PlayState, turn: int | None = None) -> tuple[int, ...]:
-    """The other seats in turn order from ``turn`` (default: the one whose turn it is; every seat in the
-    last turn)."""
-    count = len(state.setup.seats)
-    turn = state.next_seat if turn is None else turn
-    if turn is None:
-        return tuple(range(count))
-    return tuple((turn + offset) % count for offset in range(1, count))
-
-
 @dataclass(frozen=True)
 class LedgerScreen:
-    """What the ledger offers at the table: whose turn it is, the others in turn order, per seat the
-    shipping lines and bonus lines still open, the offices open to influence tokens, and the terrain
-    majorities as they stand."""
+    """What the ledger offers at the table; the open shipping lines and bonuses are per seat."""
 
     turn: int | None  # None in the last turn, when every seat enters its own
-    others: tuple[int, ...]
+    others: tuple[int, ...]  # in turn order after ``turn``; every seat in the last turn
     lines_open: tuple[tuple[ShippingStep, ...], ...]
     bonuses_open: tuple[tuple[ShippingStep, ...], ...]
     bonus_tracks: tuple[BonusTrack, ...]
@@ -1250,11 +1108,12 @@ class LedgerScreen:
 def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
     """The ledger of a play in progress, as the table sees it; a phone that is ``own``'s shows that
     player's taps first, whatever the turn (but for the last turn, when every seat enters its own)."""
-    seats = range(len(state.setup.seats))
+    count = len(state.setup.seats)
+    seats = range(count)
     turn = own if own is not None and state.next_seat is not None else state.next_seat
     return LedgerScreen(
         turn=turn,
-        others=seats_after_turn(state, turn),
+        others=tuple(seats) if turn is None else tuple((turn + step) % count for step in range(1, count)),
         lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
         bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
         bonus_tracks=shipping_bonus_tracks(state),

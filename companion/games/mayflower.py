@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from companion.games.common import FinalResult, GameInfo, Message, PlaySetup, RulesError, Term, rank_players
+from companion.games.common import (
+    FinalResult,
+    GameInfo,
+    Message,
+    PlaySetup,
+    RulesError,
+    Term,
+    rank_players,
+    whole_number,
+)
 
 GAME = GameInfo(
     slug="mayflower",
@@ -42,16 +52,15 @@ EVICTABLE_ROLES = frozenset({"bandit", "sheriff", "farmer"})
 
 COMPLETED_FARM_VALUE = 9
 SURVEYOR_NAMES = ("north", "south")
-
-
-def _not_whole(what: str, low: int, high: int, path: str) -> RulesError:
-    """A number outside its range (or no whole number at all); ``what`` names it for the sentence."""
-    return RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=what, low=low,
-                      high=high)
+# What the final scoring asks about each kind of feature, and the range of each size.
+FINAL_SIZES = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ("neighbours",),
+               "plain": ("animals",)}
+SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
+               "neighbours": (0, 7), "animals": (0, 999)}
+OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})  # may be left out: a feature without any
 
 
 def _wrong_role(settler_id: str, role: str, kind: str, path: str) -> RulesError:
-    """A settler of another role named on a feature: a road holds bandits only, and so on."""
     return RulesError("Settler %(id)s is a %(role)s; a %(kind)s holds %(roles)s only.", path, id=settler_id,
                       role=Term(role), kind=Term(kind), roles=Term(ROLE_OF_KIND[kind] + "s"))
 
@@ -83,13 +92,6 @@ class Settler:
                              "is the coast).", "column", max=MAX_COLUMN, column=repr(self.column))
 
 
-def check_surveyors_together(north: int, south: int) -> None:
-    """Refuse surveyors more than one column apart: they always stand in the same or adjacent columns."""
-    if abs(north - south) > 1:
-        raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never more "
-                         "than one column apart.", "surveyors", north=north, south=south)
-
-
 def check_settlers_held(held: int, name: str, path: str) -> None:
     """Refuse more settlers of one player on the map than the five they play with."""
     if held > SETTLERS_PER_PLAYER:
@@ -110,11 +112,7 @@ def check_city_flags(tiles: int, flags: int, path: str = "flags") -> None:
 
 
 def check_settlers_on_tiles(kind: str, tiles: int, settlers: int, path: str = "settlers") -> None:
-    """Refuse a road or city with more settlers than tiles.
-
-    A settler goes only onto the tile just played (the seed: "auf die soeben gespielte Karte"), so each
-    tile of a feature brought at most one settler to it, whatever features joined later.
-    """
+    """Refuse a road or city with more settlers than tiles: a settler goes only onto the tile just played."""
     if kind in ("road", "city") and settlers > tiles:
         raise RulesError("A %(kind)s holds at most one settler per tile (a settler goes only onto the tile "
                          "just played): %(settlers)d settlers need at least %(settlers)d tiles, not "
@@ -141,7 +139,9 @@ class Surveyors:
             if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
                 raise RulesError("The %(name)s surveyor stands in a column from 0 (the coast) to %(max)d.",
                                  name, name=Term(name), max=MAX_COLUMN)
-        check_surveyors_together(self.north, self.south)
+        if abs(self.north - self.south) > 1:
+            raise RulesError("The surveyors stand in columns %(north)s and %(south)s, but they are never "
+                             "more than one column apart.", "surveyors", north=self.north, south=self.south)
 
     @property
     def eastmost(self) -> int:
@@ -149,11 +149,9 @@ class Surveyors:
         return min(self.north, self.south)
 
     def in_column(self, column: int) -> int:
-        """How many surveyors (0, 1 or 2) stand in ``column``."""
         return (self.north == column) + (self.south == column)
 
     def as_list(self) -> list[int]:
-        """``[north, south]``, as the API writes them."""
         return [self.north, self.south]
 
 
@@ -171,9 +169,7 @@ class CompletedFeature:
             raise RulesError("A completed feature is a road, a city or a farm, not %(kind)s.", "kind",
                              kind=repr(self.kind))
         for name in ("tiles", "trading_posts", "flags"):
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= MAX_COLUMN:
-                raise _not_whole(Term(name), 0, MAX_COLUMN, name)
+            whole_number(getattr(self, name), name, 0, MAX_COLUMN, Term(name))
         if self.kind != "farm" and self.tiles < 1:
             raise RulesError("A completed %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
         if self.kind != "road" and self.trading_posts:
@@ -197,26 +193,20 @@ class CompletedFeature:
 
 @dataclass(frozen=True)
 class FeatureScoring:
-    """What scoring one completed feature did: points, bonuses, settlers sent home, the surveyor move.
-
-    ``points`` and ``bonus`` are per seat; ``points`` include the bonus. ``returned`` are the ids of
-    the feature's own settlers, ``evicted`` those of the other settlers the eviction sent home.
-    ``settler_bonus[i]`` is what the settler ``returned[i]`` earned from the surveyors, and ``scorers``
-    the seats with the majority, who scored the feature's value.
-    """
+    """What scoring one completed feature did: points, bonuses, settlers sent home, the surveyor move."""
 
     feature: CompletedFeature
     scored: bool
-    points: tuple[int, ...]
+    points: tuple[int, ...]  # per seat, the bonus included
     bonus: tuple[int, ...]
-    returned: tuple[str, ...]
-    evicted: tuple[str, ...]
+    returned: tuple[str, ...]  # ids of the feature's own settlers
+    evicted: tuple[str, ...]  # ids of the other settlers the eviction sent home
     surveyors: Surveyors  # after the move
     moved: bool
     moved_surveyor: str | None  # "north", "south" or None
     surveyors_before: Surveyors = field(default_factory=Surveyors)  # the positions the bonus used
-    settler_bonus: tuple[int, ...] = ()
-    scorers: tuple[int, ...] = ()
+    settler_bonus: tuple[int, ...] = ()  # what each settler of ``returned`` earned from the surveyors
+    scorers: tuple[int, ...] = ()  # the seats with the majority
 
 
 def majority(counts: Mapping[int, int]) -> frozenset[int]:
@@ -226,19 +216,12 @@ def majority(counts: Mapping[int, int]) -> frozenset[int]:
 
 
 def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
-    """The seats with the most settlers among ``settlers``; tied seats all count."""
-    counts: dict[int, int] = {}
-    for settler in settlers:
-        counts[settler.seat] = counts.get(settler.seat, 0) + 1
-    return majority(counts)
+    return majority(Counter(settler.seat for settler in settlers))
 
 
 def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
-    """Move a surveyor one column west after a scored feature; returns the new positions and who moved.
-
-    In different columns the one nearer the coast moves. Sharing a column, the north one moves, unless
-    no tile lies west of that column (``west_edge`` equal to it; None means tiles lie further west).
-    """
+    """Move a surveyor one column west after a scored feature: the one nearer the coast, else the north one
+    unless no tile lies west of their column (``west_edge``; None: tiles lie further west)."""
     if surveyors.north < surveyors.south:
         return Surveyors(surveyors.north + 1, surveyors.south), "north"
     if surveyors.south < surveyors.north:
@@ -264,11 +247,7 @@ def score_completed_feature(
     west_edge: int | None,
     seat_count: int,
 ) -> FeatureScoring:
-    """Score one completed feature: majority, value, surveyor bonus, return, surveyor move, eviction.
-
-    ``on_feature`` are the settlers on the feature, ``elsewhere`` every other settler on the map;
-    ``west_edge`` is the westernmost column holding a tile, or None when tiles lie further west.
-    """
+    """Score one completed feature: majority, value, surveyor bonus, return, surveyor move, eviction."""
     role = ROLE_OF_KIND[feature.kind]
     for settler in (*on_feature, *elsewhere):
         if settler.seat >= seat_count:
@@ -323,8 +302,12 @@ class TileScoring:
 
     @property
     def points(self) -> tuple[int, ...]:
-        """Points per seat over all the features."""
-        return tuple(map(sum, zip(*(s.points for s in self.scorings), strict=True)))
+        return _points(self.scorings)
+
+
+def _points(scorings: Sequence[FeatureScoring]) -> tuple[int, ...]:
+    """Points per seat over all the features."""
+    return tuple(map(sum, zip(*(s.points for s in scorings), strict=True)))
 
 
 def score_tile_completions(
@@ -334,11 +317,8 @@ def score_tile_completions(
     west_edge: int | None,
     seat_count: int,
 ) -> TileScoring:
-    """Score the features one tile completed, in the given order, each one through all seven steps.
-
-    ``completions`` pairs each feature with the ids of its settlers. A later feature sees the moved
-    surveyors, and a settler an earlier feature evicted no longer counts for it.
-    """
+    """Score the features one tile completed (each with its settlers' ids) in order: a later one sees
+    the moved surveyors, and not the settlers an earlier one evicted."""
     by_id = {settler.id: settler for settler in settlers}
     if len(by_id) != len(settlers):
         raise RulesError("Two settlers on the map share an id.", "settlers")
@@ -400,15 +380,11 @@ class FinalFeature:
             if not _is_int(number) or not 1 <= number <= SETTLERS_PER_PLAYER:
                 raise RulesError("A player has 1 to %(most)d settlers on a feature.", "settlers",
                                  most=SETTLERS_PER_PLAYER)
-        sizes = {"tiles": MAX_COLUMN, "trading_posts": MAX_COLUMN, "flags": MAX_COLUMN, "neighbours": 7,
-                 "animals": 999}
-        for name, most in sizes.items():
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= most:
-                raise _not_whole(Term(name), 0, most, name)
+        for name, (_, most) in SIZE_LIMITS.items():
+            whole_number(getattr(self, name), name, 0, most, Term(name))
         if self.kind in ("road", "city") and self.tiles < 1:
             raise RulesError("A %(kind)s has at least one tile.", "tiles", kind=Term(self.kind))
-        wrong = [name for name in sizes if getattr(self, name) and name not in _SIZES_OF_KIND[self.kind]]
+        wrong = [name for name in SIZE_LIMITS if getattr(self, name) and name not in FINAL_SIZES[self.kind]]
         if wrong == ["flags"]:
             raise RulesError("Flags are for cities: a %(kind)s has none.", "flags", kind=Term(self.kind))
         if wrong:
@@ -432,19 +408,11 @@ class FinalFeature:
         return self.animals
 
 
-_SIZES_OF_KIND = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ("neighbours",),
-                  "plain": ("animals",)}
-
-
 def final_result(
     players: Sequence[str], track_vp: Sequence[int], features: Sequence[FinalFeature]
 ) -> FinalResult:
-    """The final tally: points from the track plus the incomplete features and the plains, ranked.
-
-    ``track_vp[i]`` is what player ``i`` scored during play; a feature's ``settlers`` name players by
-    index. Majorities as during play (ties all score), no surveyor bonus, no move, no eviction; a tie on
-    points shares the victory.
-    """
+    """The final tally: track points plus the incomplete features and the plains, ranked (a tie on
+    points shares the victory). Majorities as during play; no surveyor bonus, move or eviction."""
     seat_count = len(players)
     if len(track_vp) != seat_count:
         raise RulesError("Give the track points of all %(players)d players.", "track_vp", players=seat_count)
@@ -484,23 +452,17 @@ class PlayState:
     last_turn: int | None = None  # the seat whose turn was the last one (a settler placed or none)
 
     def name(self, seat: int) -> str:
-        """The player in ``seat``, as messages name them."""
         return self.names[seat] if seat < len(self.names) else Message("Player %(number)d", number=seat + 1)
 
     @property
     def scoring_edge(self) -> int | None:
-        """The west edge the surveyor move heeds: the one the players set, else None (tiles lie further west).
-
-        The westernmost settler's column is no edge: tiles without settlers may lie west of it.
-        """
+        """The west edge the players set, else None: tiles without settlers may lie west of any settler."""
         return self.west_edge if self.map_ends else None
 
     def on_map(self, seat: int) -> tuple[Settler, ...]:
-        """That seat's settlers on the map."""
         return tuple(s for s in self.settlers if s.seat == seat)
 
     def in_supply(self, seat: int) -> int:
-        """How many settlers that seat still has to place."""
         return SETTLERS_PER_PLAYER - sum(s.seat == seat for s in self.settlers)
 
     def settler(self, settler_id: str) -> Settler:
@@ -523,7 +485,6 @@ def initial_state(setup: PlaySetup) -> PlayState:
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
-    """Each seat's points on the track so far, in seat order."""
     return state.scores
 
 
@@ -535,11 +496,7 @@ def score_laps(score: int) -> tuple[int, int]:
 
 
 def final_features_from_map(state: PlayState) -> dict[str, tuple[Settler, ...]]:
-    """The settlers still on the map, per kind of feature the final scoring asks about.
-
-    Keys are ``road``, ``city``, ``farm`` and ``plain`` (always all four); the settlers of a kind are
-    listed west to east, then by seat, so the screen can ask which of them share a feature and how big it is.
-    """
+    """The settlers still on the map per kind of feature (all four kinds), west to east, then by seat."""
     grouped: dict[str, list[Settler]] = {kind: [] for kind in FINAL_KINDS}
     for settler in sorted(state.settlers, key=lambda s: (-s.column, s.seat, s.id)):
         grouped[KIND_OF_ROLE[settler.role]].append(settler)
@@ -547,11 +504,8 @@ def final_features_from_map(state: PlayState) -> dict[str, tuple[Settler, ...]]:
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> PlayState:
-    """The table after one event: ``place``, ``no_settler``, ``west_edge`` or ``complete``.
-
-    Raises RulesError for a payload that is malformed or that the table does not allow. Manual score
-    corrections ("adjust") are every game's business: the generic table handles them before this.
-    """
+    """The table after one event; RulesError for a payload that is malformed or the table does not allow
+    (score corrections are the generic table's)."""
     if not isinstance(payload, Mapping):
         raise RulesError("An event's details must be named values (a JSON object).")
     handler = _EVENT_HANDLERS.get(kind) if type(kind) is str else None
@@ -561,7 +515,6 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> Play
 
 
 def _seat(state: PlayState, payload: Mapping[str, Any]) -> int:
-    """The seat an event names, checked against the table."""
     seat = payload.get("seat")
     if not _is_int(seat) or not 0 <= seat < state.seat_count:
         raise RulesError("Pick one of the players at the table.", "seat")
@@ -579,19 +532,15 @@ def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str 
 
 def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: Message, where: str = "",
            default: int | None = None) -> int:
-    """A whole number from ``low`` to ``high`` (``default`` when the field is absent)."""
-    value = payload.get(key, default)
-    if not _is_int(value) or not low <= value <= high:
-        raise _not_whole(what, low, high, f"{where}{key}")
-    return value
+    return whole_number(payload.get(key, default), f"{where}{key}", low, high, what)
 
 
 # How the sentences name the numbers the events give.
 _WEST_EDGE = Message("The westernmost column of the map")
-_ROAD_TILES = Message("A road's tiles")
-_ROAD_TRADING_POSTS = Message("A road's trading posts")
-_CITY_TILES = Message("A city's tiles")
-_CITY_FLAGS = Message("A city's flags")
+_COMPLETED_SIZES = {("road", "tiles"): Message("A road's tiles"),
+                    ("road", "trading_posts"): Message("A road's trading posts"),
+                    ("city", "tiles"): Message("A city's tiles"),
+                    ("city", "flags"): Message("A city's flags")}
 
 
 def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
@@ -641,19 +590,12 @@ def _completion(
     kind = payload.get("kind")
     if kind not in COMPLETABLE_KINDS:
         raise RulesError("A completed feature is a road, a city or a farm.", f"{where}kind")
-    sizes: dict[str, int] = {}
-    if kind == "road":
-        _only_keys(payload, ("kind", "tiles", "trading_posts", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _ROAD_TILES, where)
-        sizes["trading_posts"] = _whole(payload, "trading_posts", 0, MAX_COLUMN, _ROAD_TRADING_POSTS, where,
-                                        default=0)
-    elif kind == "city":
-        _only_keys(payload, ("kind", "tiles", "flags", "settlers"), where)
-        sizes["tiles"] = _whole(payload, "tiles", 1, MAX_COLUMN, _CITY_TILES, where)
-        sizes["flags"] = _whole(payload, "flags", 0, MAX_COLUMN, _CITY_FLAGS, where, default=0)
+    names = () if kind == "farm" else FINAL_SIZES[kind]
+    _only_keys(payload, ("kind", *names, "settlers"), where)
+    sizes = {name: _whole(payload, name, *SIZE_LIMITS[name], _COMPLETED_SIZES[kind, name], where,
+                          default=0 if name in OPTIONAL_SIZES else None) for name in names}
+    if kind == "city":
         check_city_flags(sizes["tiles"], sizes["flags"], f"{where}flags")
-    else:
-        _only_keys(payload, ("kind", "settlers"), where)
     ids = payload.get("settlers", [])
     if not isinstance(ids, list) or len(ids) > SETTLERS_PER_PLAYER * GAME.max_players:
         raise RulesError("List the ids of the settlers on the feature.", f"{where}settlers")
@@ -723,21 +665,14 @@ def track_marks(scores: Sequence[int]) -> tuple[TrackMark, ...]:
 # --- the final tally at the table ----------------------------------------------------------------------
 
 FEATURE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"  # one per settler: five players with five settlers each
-FINAL_SIZES = _SIZES_OF_KIND  # what the final scoring asks about each kind of feature
-# The range of each size; trading posts and flags may be left out (a feature without any).
-SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
-               "neighbours": (0, 7), "animals": (0, 999)}
-OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})
 _SIZE_WORDS = {"tiles": "tiles", "trading_posts": "trading posts", "flags": "flags",
                "neighbours": "filled spaces around it", "animals": "animals"}
 
 
 @dataclass(frozen=True)
 class FinalSlot:
-    """A settler still on the map at the end, the kind of feature it stands on, and that feature's letter.
-
-    Each settler starts on a feature of its own; settlers sharing a feature are put on one letter.
-    """
+    """A settler still on the map at the end, its kind of feature and that feature's letter (its own,
+    until settlers sharing a feature are put on one letter)."""
 
     settler: Settler
     kind: str
@@ -747,11 +682,8 @@ class FinalSlot:
 def final_slots(state: PlayState) -> tuple[FinalSlot, ...]:
     """The settlers the final scoring settles, roads first, then cities, farms and plains, west to east."""
     grouped = final_features_from_map(state)
-    slots: list[FinalSlot] = []
-    for kind in FINAL_KINDS:
-        for settler in grouped[kind]:
-            slots.append(FinalSlot(settler, kind, FEATURE_LETTERS[len(slots)]))
-    return tuple(slots)
+    on_features = [(settler, kind) for kind in FINAL_KINDS for settler in grouped[kind]]
+    return tuple(FinalSlot(*slot, FEATURE_LETTERS[n]) for n, slot in enumerate(on_features))
 
 
 @dataclass(frozen=True)
@@ -795,15 +727,13 @@ def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> F
     for index, item in enumerate(features):
         if not isinstance(item, Mapping) or not isinstance(item.get("settlers"), list):
             raise RulesError("Each feature of a final tally lists its settlers.", f"features[{index}]")
-        counts: dict[int, int] = {}
-        for settler in item["settlers"]:
-            seat = settler.get("seat") if isinstance(settler, Mapping) else None
-            if not _is_int(seat):
-                raise RulesError("Settlers must belong to one of the players.", f"features[{index}].settlers")
-            counts[seat] = counts.get(seat, 0) + 1
+        seats = [settler.get("seat") if isinstance(settler, Mapping) else None
+                 for settler in item["settlers"]]
+        if not all(map(_is_int, seats)):
+            raise RulesError("Settlers must belong to one of the players.", f"features[{index}].settlers")
         sizes = {name: item[name] for name in FINAL_SIZES.get(item.get("kind"), ()) if name in item}
         try:
-            settled.append(FinalFeature(item.get("kind"), counts, **sizes))
+            settled.append(FinalFeature(item.get("kind"), dict(Counter(seats)), **sizes))
         except RulesError as error:
             raise RulesError(error.message, f"features[{index}].{error.path}") from None
     return final_result(players, track_vp, settled)
@@ -821,7 +751,7 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
 
 
 def _described(settler: Settler, players: Sequence[str]) -> Message:
-    """``Anna's bandit in column 3``, for messages about one settler."""
+    """``Anna's bandit in column 3``."""
     return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],
                    role=Term(settler.role), column=settler.column)
 
@@ -833,12 +763,8 @@ def settle_final_tally(
     assignment: Mapping[str, object],
     sizes: Mapping[str, Mapping[str, object]],
 ) -> FinalTally:
-    """The final scoring from the table's answers: which letter each settler's feature has, and its size.
-
-    ``assignment`` maps each settler id to a letter of ``slots``; a letter keeps the kind of the settler
-    it started with, so a sheriff put on a road's letter is refused. ``sizes[letter]`` holds that
-    feature's sizes (FINAL_SIZES of its kind; trading posts and flags may be missing: none).
-    """
+    """The final scoring from each settler's letter (``assignment``; a letter keeps its first settler's
+    kind) and each letter's sizes (FINAL_SIZES of its kind)."""
     kind_of = {slot.letter: slot.kind for slot in slots}
     on_letter: dict[str, list[Settler]] = {}
     for slot in slots:
@@ -877,9 +803,7 @@ def settle_final_tally(
         if kind == "farm":
             check_one_farmer(len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
         check_settlers_on_tiles(kind, values.get("tiles", 0), len(on_letter[letter]), f"sizes.{letter}.tiles")
-        counts: dict[int, int] = {}
-        for settler in on_letter[letter]:
-            counts[settler.seat] = counts.get(settler.seat, 0) + 1
+        counts = dict(Counter(settler.seat for settler in on_letter[letter]))
         settled.append(SettledFeature(letter, FinalFeature(kind, counts, **values), tuple(on_letter[letter])))
     result = final_result(players, track_vp, [item.feature for item in settled])
     return FinalTally(tuple(track_vp), tuple(settled), result)
@@ -908,11 +832,8 @@ class WestQuestion(RulesError):
 
 
 def answer_west_questions(state: PlayState, answers: object) -> PlayState:
-    """The table knowing what the players answered: ``[{"column": 3, "tile": true}, …]``.
-
-    A tile west of a column extends the map as a placement there would; none ends the map at it, as
-    "Map ends at column N" does.
-    """
+    """The table knowing the players' answers (``[{"column": 3, "tile": true}, …]``): a tile west of a
+    column extends the map as a placement there would; none ends the map at it."""
     if not isinstance(answers, list) or len(answers) > WEST_ANSWERS_MAX:
         raise RulesError("Answer whether a tile lies west of the surveyors' column.", "west_of")
     for index, answer in enumerate(answers):
@@ -933,13 +854,8 @@ def answer_west_questions(state: PlayState, answers: object) -> PlayState:
 
 
 def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
-    """The column whose "is there a tile west of it?" a ``complete`` event needs answered, or None.
-
-    Asked when a scored feature finds both surveyors in one column that no known tile lies west of
-    (no settler ever stood there, no surveyor went there, no answer said so) while the players never
-    set where the map ends. The features before it are scored as they will be, so the first such
-    column is the one asked. The payload must be one the rules accept.
-    """
+    """The column whose "is there a tile west of it?" an accepted ``complete`` event needs answered, or None:
+    the first where a scored feature finds both surveyors with no known tile west of them and no map end."""
     state = answer_west_questions(state, payload.get("west_of", []))
     if state.map_ends:
         return None
@@ -958,17 +874,14 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
 def preview_completion(
     state: PlayState, payload: Mapping[str, Any]
 ) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
-    """What a ``complete`` event would do: its scorings, the points per seat, the west question it waits on.
-
-    The question is its column, or None. With one open, the scorings end at the feature whose surveyor
-    move waits on the answer: its points and evictions do not (the eastmost column stays either way).
-    """
+    """A ``complete`` event's scorings, points per seat and west question (a column, or None); with one
+    open, up to the feature whose move waits on it (its evictions do not: the eastmost column stays)."""
     scorings = apply_event(state, "complete", payload).last_scoring
     column = west_question(state, payload)
     if column is not None:
         asks = [s.scored and s.surveyors_before.north == s.surveyors_before.south == column for s in scorings]
         scorings = scorings[:asks.index(True) + 1]
-    return scorings, tuple(map(sum, zip(*(s.points for s in scorings), strict=True))), column
+    return scorings, _points(scorings), column
 
 
 def next_evictions(state: PlayState) -> tuple[Settler, ...]:
@@ -977,11 +890,8 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 
 
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
-    """Refuse an entry the table must answer a question for first; apply_event has accepted it.
-
-    Stored events are replayed without this: a scoring stored before the question was asked keeps
-    what it scored (tiles lay further west).
-    """
+    """Refuse an entry accepted by apply_event that the table must answer a question for first (not on
+    replay: a scoring stored before the question was asked keeps what it scored)."""
     if kind == "complete":
         column = west_question(state, payload)
         if column is not None:
@@ -1011,13 +921,8 @@ def settle_final_features(
     slots: Sequence[FinalSlot],
     features: Sequence[Mapping[str, Any]],
 ) -> FinalTally:
-    """The final scoring from the unfinished features as tapped: each its settlers' ids and its sizes.
-
-    ``features[i]`` is ``{"settlers": ["0-3", …], "tiles": 3, …}`` with the sizes of its settlers'
-    kind (FINAL_SIZES; a missing one is its FINAL_PRESETS value). Every settler of ``slots`` stands on
-    exactly one feature; the tally keeps the letters of :func:`settle_final_tally` (a feature takes its
-    first settler's).
-    """
+    """The final scoring from the unfinished features as tapped: ``{"settlers": ["0-3", …], "tiles": 3, …}``
+    (a missing size is its FINAL_PRESETS value); every settler of ``slots`` stands on exactly one."""
     slot_of = {slot.settler.id: slot for slot in slots}
     assignment: dict[str, str] = {}
     sizes: dict[str, dict[str, int]] = {}
@@ -1046,11 +951,8 @@ def settle_final_features(
         index_of[letter] = index
         sizes[letter] = {}
         for name in FINAL_SIZES[slot_of[ids[0]].kind]:
-            value = feature.get(name, FINAL_PRESETS[name])
-            low, high = SIZE_LIMITS[name]
-            if not _is_int(value) or not low <= value <= high:
-                raise _not_whole(Term(_SIZE_WORDS[name]), low, high, f"{where}.{name}")
-            sizes[letter][name] = value
+            sizes[letter][name] = whole_number(feature.get(name, FINAL_PRESETS[name]), f"{where}.{name}",
+                                               *SIZE_LIMITS[name], Term(_SIZE_WORDS[name]))
     try:
         tally = settle_final_tally(players, track_vp, [s for s in slots if s.settler.id in assignment],
                                    assignment, sizes)

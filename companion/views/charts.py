@@ -1,11 +1,8 @@
 """Charts as inline SVG, drawn on the server: no JavaScript, readable on a 390 px phone.
 
-Each chart is an ``<svg role="img">`` named by its ``<title>`` and described by its ``<desc>`` (the
-page also shows a table of the same numbers). Colours come from CSS classes only: ``c-<colour>`` for
-a player's colour, ``part-<n>`` for the n-th part of a stacked bar; the stylesheet gives them fill and
-stroke, so the charts follow the light and dark themes. Every text is escaped here.
-
-``race`` draws a finished play's running scores, folded from its log by the rules (``score_race``).
+Each ``<svg role="img">`` has a ``<title>`` and a ``<desc>`` (the page shows a table of the same numbers
+too). Colours come from CSS classes only (``c-<colour>``, ``part-<n>``), so the charts follow the light
+and dark themes. Every text is escaped here.
 """
 
 from __future__ import annotations
@@ -26,7 +23,7 @@ WIDTH = 360  # the drawing's own units; CSS scales it to the screen's width
 LABEL_WIDTH = 92  # room for a name at the left of a horizontal bar
 BAR_ROW = 30
 BAR_HEIGHT = 20
-NAME_CHARS = 12  # longer names are shortened on the chart (the table shows them in full)
+NAME_CHARS = 12
 PARTS = 12  # part-0 … part-11 exist in the stylesheet
 MOST_DOTS = 40  # a line of more values is drawn without a dot on each (they would touch)
 
@@ -52,8 +49,11 @@ class Stack:
     parts: Sequence[float]  # one per part label, in order; negative parts extend left of zero
 
 
-def _short(name: str) -> str:
-    return name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+def _name(top: float, name: str) -> str:
+    """A row's name left of its bar, shortened (the table shows it in full)."""
+    short = name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+    return (f'<text class="name" text-anchor="end" x="{LABEL_WIDTH - 6}" '
+            f'y="{_number(top + BAR_HEIGHT / 2 + 4)}">{escape(short)}</text>')
 
 
 def _number(value: float) -> str:
@@ -89,8 +89,7 @@ def bar_chart(chart_id: str, title: str, description: str, bars: Sequence[Bar]) 
         middle = top + BAR_HEIGHT / 2 + 4
         end = x(max(bar.value, 0))
         parts.append(
-            f'<text class="name" text-anchor="end" x="{LABEL_WIDTH - 6}" y="{_number(middle)}">'
-            f'{escape(_short(bar.label))}</text>'
+            _name(top, bar.label) +
             f'<rect class="bar c-{escape(bar.colour)}" x="{LABEL_WIDTH}" y="{top}" '
             f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/>'
             f'<text class="value" x="{_number(end + 4)}" y="{_number(middle)}">{escape(bar.text)}</text>'
@@ -167,8 +166,7 @@ def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: 
     parts = _open(chart_id, height, title, description, "stacks")
     for n, stack in enumerate(stacks):
         top = 4 + n * BAR_ROW
-        parts.append(f'<text class="name" text-anchor="end" x="{LABEL_WIDTH - 6}" '
-                     f'y="{_number(top + BAR_HEIGHT / 2 + 4)}">{escape(_short(stack.label))}</text>')
+        parts.append(_name(top, stack.label))
         ahead, behind = 0.0, 0.0
         for index, value in enumerate(stack.parts):
             if value == 0:

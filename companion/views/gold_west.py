@@ -14,13 +14,7 @@ from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
 from companion.messages import Refused
-from companion.views.common import (
-    flash_rules_error,
-    note_stale,
-    result_inputs,
-    to_play,
-    translated,
-)
+from companion.views.common import flash_rules_error, note_stale, result_inputs, to_play, translated
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
@@ -70,8 +64,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
     tallies = form.tallies(ledger)
     try:
         result = gold_west.final_result(tallies)
-        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies, ledger),
-                          result_inputs(result),
+        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies, ledger), result_inputs(result),
                           expected_version=form.version_number)
     except Refused as error:
         note_stale(error)
@@ -95,25 +88,23 @@ def final_tally(play_id: int):
     offices = gold_west.offices_in_play(table.game_state.offices)
     form = final_tally_form(tally_start(play, ledger), offices,
                             formdata=request.form if request.method == "POST" else None)
+    status = 200
     if request.method == "GET":
         form.version.data = str(play.version)
-    elif form.validate_on_submit():
-        # a stale tally is refused by _finish; asking "really finish?" first would hide that
-        if form.version_number == play.version and form.ask_before_finishing(table.game_state):
-            return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
-                                   form=form, state=table.game_state)
+    elif not form.validate_on_submit():
+        status = 400
+    # a stale tally is refused by _finish; asking "really finish?" first would hide that
+    elif form.version_number != play.version or not form.ask_before_finishing(table.game_state):
         if _finish(play, form, ledger):
             return redirect(url_for("plays.result", play_id=play.id))
-    status = 400 if request.method == "POST" else 200
+        status = 400
     return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                            form=form, state=table.game_state), status
 
 
 def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Sequence[gold_west.PlayerTally]:
-    """Where the final tally starts: the ledger's numbers, or for a reopened play the tally entered.
-
-    If the ledger changed since the play was reopened, its numbers come in with the corrections kept.
-    """
+    """Where the final tally starts: the ledger's numbers, or for a reopened play the tally entered
+    (with a ledger changed since, the ledger's numbers with the corrections kept)."""
     kept = store.reopened_tally(get_db(), play.id)
     if kept is None:
         return ledger
@@ -134,10 +125,8 @@ class ShownMajority(gold_west.TerrainMajority):
 
 
 def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
-    """The finished play's result as the rules derive it from the stored tally, in the reader's language.
-
-    None when the play was closed with the generic total per player (no Gold West tally to explain).
-    """
+    """The finished play's result as the rules derive it from the stored tally, in the reader's language;
+    None for a play closed with totals only."""
     events = store.list_events(get_db(), play.id)
     if not events or events[-1].kind != FINAL_EVENT:
         return None

@@ -1,7 +1,6 @@
 """Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally.
 
-The play page itself is the generic one (``plays.show``); its Mayflower partial asks ``mayflower_screen``
-for what it shows, and the forms here post back to it.
+The generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows.
 """
 
 from __future__ import annotations
@@ -68,15 +67,12 @@ class SeatView:
 
 @dataclass(frozen=True)
 class StripColumn:
-    """One column of the map strip, west to east: its surveyors and settlers, and whether a tile can go there.
-
-    ``beyond`` is the column just west of the map, where the next tile may reach.
-    """
+    """One column of the map strip, west to east: its surveyors and settlers."""
 
     number: int
     surveyors: tuple[str, ...]
     settlers: tuple[mayflower.Settler, ...]
-    beyond: bool
+    beyond: bool  # the column just west of the map, where the next tile may reach
 
     @property
     def coast(self) -> bool:
@@ -94,14 +90,11 @@ class FeatureReport:
 
 @dataclass(frozen=True)
 class Preview:
-    """What Score would do with the completion form as filled, or why the rules or the form refuse it.
-
-    ``west_question`` is the column whose "is there a tile west of it?" the report's last move waits on.
-    """
+    """What Score would do with the completion form as filled, or why the rules or the form refuse it."""
 
     report: tuple[FeatureReport, ...] = ()
     points: tuple[int, ...] = ()
-    west_question: int | None = None
+    west_question: int | None = None  # the column whose "is there a tile west of it?" the last move waits on
     refused: tuple[str, ...] = ()
 
 
@@ -185,11 +178,8 @@ def _error_messages(errors) -> list[str]:
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
-    """Each completion among ``events`` (by ``seq``) with what it scored, as its report said then.
-
-    ``events`` are the part of the log a page shows, in order: they are folded from the table just
-    before the first of them, not from the start. Kept per request: the log asks once for each line.
-    """
+    """Each completion among ``events`` (a part of the log, in order) by ``seq``, with what it scored then
+    (kept per request: the log asks once for each line)."""
     key = (play.id, play.version, tuple(e.seq for e in events[:1]), len(events))
     cached = getattr(g, "mayflower_history", None)
     if cached is not None and cached[0] == key:
@@ -212,13 +202,13 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
     state: mayflower.PlayState = table.game_state
     names, forms = _names(play), forms or {}
     complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
-    complete.version.data = str(play.version)  # a refused completion can be sent again as it is now
     own = phone_seat(play)
     turn = mayflower.next_turn(state) if own is None else own
     place = forms.get("place") or place_form(names, turn, formdata=None)
-    place.version.data = str(play.version)  # the turn the page shows: a later one is asked about
     none = forms.get("no_settler") or no_settler_form(names, mayflower.next_turn(state), formdata=None)
-    none.version.data = str(play.version)
+    # a refused completion can be sent again as it is now; a turn ended since is asked about
+    for form in (complete, place, none):
+        form.version.data = str(play.version)
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
                            state.in_supply(s.seat)) for s in play.seats)
@@ -235,10 +225,8 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
 
 
 def _record(play: store.Play, kind: str, form, form_key: str | None = None, guard=None):
-    """Store the form's event if the rules allow it, back to the table; else show why, nothing stored.
-
-    ``guard`` sees the stored log too (under the write lock) and refuses what the rules cannot judge.
-    """
+    """Store the form's event if the rules and the ``guard`` (seeing the stored log) allow it, back to
+    the table; else show why, nothing stored."""
     form_key = form_key or kind
     if not form.validate_on_submit():
         return render_play(play, status=400, mayflower_forms={form_key: form})
@@ -273,12 +261,11 @@ class TurnMovedOn(Refused):
         self.ended, self.turn, self.kind = ended, turn, kind
 
 
-def turn_guard(play: store.Play, form, seat: int, explicit: bool):
-    """A check that holds back an entry for a turn another phone ended since the form's page was drawn.
+def turn_guard(play: store.Play, form, explicit: bool):
+    """A check that asks about (``TurnMovedOn``) an entry that took its player from the turn shown, once
+    another phone ended that turn; one whose player the phone named (``explicit``) is stored as it is."""
+    seat = form.seat.data if form.seat.data is not None else -1
 
-    An entry whose player the phone named (a player's own button, this phone's player) is stored
-    as it is; one that took its player from the turn shown is asked about (``TurnMovedOn``).
-    """
     def guard(events) -> None:
         drawn = form.drawn_version  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
@@ -304,9 +291,7 @@ def place(play_id: int):
     own = phone_seat(play)
     if own is not None and not form.pick.data and form.seat.raw_data is None:
         form.seat.data = own  # this phone's role buttons are its player's
-    explicit = bool(form.pick.data) or own is not None
-    seat = form.seat.data if form.seat.data is not None else -1
-    return _record(play, "place", form, guard=turn_guard(play, form, seat, explicit))
+    return _record(play, "place", form, guard=turn_guard(play, form, bool(form.pick.data) or own is not None))
 
 
 @bp.post("/no-settler")
@@ -314,8 +299,7 @@ def no_settler(play_id: int):
     """A tile laid without a settler: the turn passes to the next player."""
     play = g.play
     form = no_settler_form(_names(play))
-    return _record(play, mayflower.NO_SETTLER, form, "no_settler",
-                   guard=turn_guard(play, form, form.seat.data if form.seat.data is not None else -1, False))
+    return _record(play, mayflower.NO_SETTLER, form, "no_settler", guard=turn_guard(play, form, False))
 
 
 @bp.post("/complete")
@@ -352,8 +336,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
         store.check_play_version(get_db(), play.id, form.version_number)
         tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots,
                                                 form.features())
-        store.finish_play(get_db(), play.id, tally.payload(),
-                          result_inputs(tally.result),
+        store.finish_play(get_db(), play.id, tally.payload(), result_inputs(tally.result),
                           expected_version=form.version_number)
     except Refused as error:
         note_stale(error)
@@ -363,10 +346,8 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
 
 
 def _another_feature(play: store.Play, form, table: TableState) -> bool:
-    """Keep the feature just tapped and start the next; False, with the reason on the form, if it is wrong.
-
-    The features so far are checked as a tally of their own settlers, so a mistake shows at once.
-    """
+    """Keep the feature just tapped and start the next; False, with the reason on the form, if the
+    features so far, as a tally of their own settlers, are refused."""
     features = form.features()
     on_them = {settler_id for feature in features for settler_id in feature.get("settlers", [])}
     try:
