@@ -46,9 +46,18 @@ class _References(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[tuple[str, str]] = []  # (category, url)
+        self.details: list[bool] = []  # the <details> the parser is in: open or closed
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "details" and self.details:
+            self.details.pop()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {key: value or "" for key, value in attrs}
+        if tag == "details":
+            self.details.append("open" in a)
+        if a.get("loading") == "lazy" and not all(self.details):
+            return  # a lazy image in a closed section is not fetched until someone opens it
         rel = set(a.get("rel", "").lower().split())
         if tag == "link" and a.get("href"):
             if "stylesheet" in rel:

@@ -97,8 +97,9 @@ def _qr_tag(url: str) -> str:
 @bp.app_template_global()
 def qr_image(url: str, endpoint: str, **values) -> Markup:
     """The QR code of ``url``, served by ``endpoint``: its address names what it encodes, so that a new
-    invite shows its new code at once instead of the one the phone keeps."""
-    return Markup('<img src="{}" width="{size}" height="{size}" alt="{}">').format(
+    invite shows its new code at once instead of the one the phone keeps. Lazy: in a closed section
+    (the play page's "Open this play on another phone") it is fetched only when opened."""
+    return Markup('<img src="{}" width="{size}" height="{size}" alt="{}" loading="lazy">').format(
         url_for(endpoint, v=_qr_tag(url), **values), _("QR code of %(url)s", url=url), size=QR_SIZE)
 
 
