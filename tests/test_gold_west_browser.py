@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from companion import store
-from tests.conftest import PHONE, create_group_in_browser, make_app
-from tests.test_live_browser import LIVE_TIMEOUT_MS, Server, Table, open_play
+from tests.conftest import PHONE, create_group_in_browser
+from tests.test_live_browser import ANNA_BEN_CARA, LIVE_TIMEOUT_MS, open_play, served_play
 
 pytestmark = pytest.mark.browser
 
@@ -116,18 +115,9 @@ def test_a_short_two_player_game_through_the_ledger_to_the_result(live_server, p
 @pytest.fixture
 def table(tmp_path: Path):
     """A Gold West play of Anna, Ben and Cara with its offices dealt, nothing entered yet."""
-    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
-    db = store.connect(app.config["DATABASE"])
-    group = store.create_group(db, "Friday night")
-    seats = [(store.add_player(db, group.id, name, colour), colour)
-             for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))]
-    play_id = store.start_play(db, group.id, "gold-west", seats,
-                               {"offices": ["saloon", "mayor", "frontier", "deeds"], "trading_post": False})
-    db.close()
-    server = Server(app)
-    server.start()
-    yield Table(server, app.config["DATABASE"], group, play_id)
-    server.stop()
+    with served_play(tmp_path, "gold-west", ANNA_BEN_CARA,
+                     {"offices": ["saloon", "mayor", "frontier", "deeds"], "trading_post": False}) as served:
+        yield served
 
 
 def majority(page: Page, terrain: str):

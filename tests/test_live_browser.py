@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -69,23 +72,34 @@ class Table:
             db.close()
 
 
-@pytest.fixture
-def table(tmp_path: Path):
-    """A group with Anna and Ben, a play where Ben has 4 and Anna 7 points, served on 127.0.0.1."""
+@contextmanager
+def served_play(tmp_path: Path, game: str, players: tuple[tuple[str, str], ...],
+                options: dict[str, Any] | None = None, kind: type[Table] = Table) -> Iterator[Table]:
+    """A group of ``players`` (name, colour) with a play of ``game``, served on 127.0.0.1."""
     app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
     db = store.connect(app.config["DATABASE"])
     group = store.create_group(db, "Friday night")
-    anna = store.add_player(db, group.id, "Anna", "red")
-    ben = store.add_player(db, group.id, "Ben", "blue")
-    play_id = store.start_play(db, group.id, "great-western-trail", [(anna, "red"), (ben, "blue")])
+    seats = [(store.add_player(db, group.id, name, colour), colour) for name, colour in players]
+    play_id = store.start_play(db, group.id, game, seats, options)
     db.close()
     server = Server(app)
     server.start()
-    result = Table(server, app.config["DATABASE"], group, play_id)
-    result.adjust(1, 4)
-    result.adjust(0, 7)
-    yield result
-    server.stop()
+    try:
+        yield kind(server, app.config["DATABASE"], group, play_id)
+    finally:
+        server.stop()
+
+
+ANNA_BEN_CARA = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+
+
+@pytest.fixture
+def table(tmp_path: Path):
+    """A group with Anna and Ben, a play where Ben has 4 and Anna 7 points, served on 127.0.0.1."""
+    with served_play(tmp_path, "great-western-trail", (("Anna", "red"), ("Ben", "blue"))) as result:
+        result.adjust(1, 4)
+        result.adjust(0, 7)
+        yield result
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from companion import store
-from tests.conftest import make_app
-from tests.test_live_browser import LIVE_TIMEOUT_MS, Server, Table, open_play
+from tests.test_live_browser import ANNA_BEN_CARA, LIVE_TIMEOUT_MS, Table, open_play, served_play
 
 pytestmark = pytest.mark.browser
 
@@ -36,17 +35,8 @@ class MayflowerTable(Table):
 @pytest.fixture
 def table(tmp_path: Path):
     """A Mayflower play of Anna, Ben and Cara, nothing placed yet, served on 127.0.0.1."""
-    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
-    db = store.connect(app.config["DATABASE"])
-    group = store.create_group(db, "Friday night")
-    seats = [(store.add_player(db, group.id, name, colour), colour)
-             for name, colour in (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))]
-    play_id = store.start_play(db, group.id, "mayflower", seats)
-    db.close()
-    server = Server(app)
-    server.start()
-    yield MayflowerTable(server, app.config["DATABASE"], group, play_id)
-    server.stop()
+    with served_play(tmp_path, "mayflower", ANNA_BEN_CARA, kind=MayflowerTable) as served:
+        yield served
 
 
 def place(page: Page, column: int, role: str) -> None:
