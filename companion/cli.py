@@ -20,10 +20,6 @@ from companion.store.connection import owner_only_files
 from companion.web.database import backup_command, init_db_command
 from companion.web.lan import print_addresses
 
-ALL_INTERFACES = {"0.0.0.0", "::", ""}
-# the files SQLite keeps next to a database: its write-ahead log and the log's index
-DATABASE_COMPANIONS = ("-wal", "-shm")
-
 
 def _create_app():
     from app import create_app  # the top-level module of the checkout, installed beside the package
@@ -74,14 +70,9 @@ def replicated_arguments(command: list[str], database: str, replica: str, instan
     return [litestream_program(), "replicate", "-config", str(config), "-no-expand-env"]
 
 
-def replica_url() -> str | None:
-    return current_app.config.get("COMPANION_REPLICA_URL") or None
-
-
 def _restore(database: Path, replica: str, *options: str) -> bool:
-    """Put the replica's database in the place of ``database``; False if the replica holds none.
-
-    It is written under another name first, so a restore that fails leaves what was there."""
+    """Put the replica's database in place of ``database`` (written under another name first, so a restore
+    that fails leaves what was there); False if the replica holds none."""
     draft = database.with_name(f".{database.name}.restoring")
     with owner_only_files():
         database.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +91,7 @@ def _restore(database: Path, replica: str, *options: str) -> bool:
 
 def _remove_database_files(database: Path) -> None:
     # a log left beside a new database would be applied to it, and Litestream's record would be wrong
-    for suffix in ("", *DATABASE_COMPANIONS):
+    for suffix in ("", "-wal", "-shm"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
     shutil.rmtree(database.parent / f".{database.name}-litestream", ignore_errors=True)
 
@@ -120,15 +111,15 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
     With COMPANION_REPLICA_URL set, Litestream copies every change to the replica while the site
     runs, and a missing database is first restored from there.
     """
-    database, replica = current_app.config["DATABASE"], replica_url()
+    database, replica = current_app.config["DATABASE"], current_app.config.get("COMPANION_REPLICA_URL")
     click.echo(f"Data folder: {current_app.instance_path}")
     if replica and not Path(database).exists() and _restore(Path(database), replica, "-if-replica-exists"):
         click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
     click.get_current_context().invoke(init_db_command)
-    if host in ALL_INTERFACES:
+    if host in {"0.0.0.0", "::", ""}:  # every network
         print_addresses(port)
     else:
-        click.echo(f"Open http://{'[' + host + ']' if ':' in host else host}:{port}/", err=False)
+        click.echo(f"Open http://{'[' + host + ']' if ':' in host else host}:{port}/")
     arguments = gunicorn_arguments(host, port, workers, threads)
     if replica:
         arguments = replicated_arguments(arguments, database, replica, Path(current_app.instance_path))
@@ -143,7 +134,7 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
 @with_appcontext
 def restore_command(force: bool) -> None:
     """Bring the database back from the replica at COMPANION_REPLICA_URL."""
-    replica = replica_url()
+    replica = current_app.config.get("COMPANION_REPLICA_URL")
     if not replica:
         raise click.ClickException("Set COMPANION_REPLICA_URL to the replica to restore from "
                                    "(e.g. file:///mnt/usb/companion).")

@@ -17,7 +17,6 @@ APP_NAME = "game-night-companion"
 ENV_PREFIX = "COMPANION"
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a checkout
-TRUE_WORDS = {"1", "true", "yes", "on"}
 
 # False while the command line builds the site for a command (backup, restore, --help …): then the
 # instance folder is only read, never written, and the database is not migrated (see app.py).
@@ -49,7 +48,7 @@ def flag(value: Any) -> bool:
     """A yes/no setting however it was written: true, 1, "yes", "on" (anything else is no)."""
     if isinstance(value, bool | int):
         return bool(value)
-    return str(value).strip().lower() in TRUE_WORDS
+    return str(value).strip().lower() in {"1", "true", "yes", "on"}
 
 
 # Settings that keep their full name, and their types; every other one loses the prefix (→ SECRET_KEY).

@@ -3,6 +3,7 @@ behind is its replica?"""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 from flask import Blueprint, current_app, jsonify
@@ -23,11 +24,8 @@ def healthz():
     with the reason; no session, so no cookie. With a replica, its URL and for a folder ``lag_seconds``,
     how far at most it is behind (0: it holds every commit; null: nothing copied yet, or not known)."""
     try:
-        db = connect_read_only(current_app.config["DATABASE"])
-        try:
+        with contextlib.closing(connect_read_only(current_app.config["DATABASE"])) as db:
             version = schema_version(db)
-        finally:
-            db.close()
     except sqlite3.Error as error:
         return _answer(503, "unavailable", f"The database cannot be opened: {error}.")
     if version < len(MIGRATIONS):
