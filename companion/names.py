@@ -1,20 +1,16 @@
-"""Names that people type: the one check for every name (players, groups, games and their score rows),
-and the key that compares them.
+"""Names that people type, on a phone, through the API or in a backup (players, groups, games and their
+score rows): the one check for every name, and the key that compares them.
 
-A name is what a person typed on a phone, sent through the API or read from a backup. The same rules
-hold everywhere:
-
-- Spaces (any Unicode space, tab or line break) at either end are trimmed and runs of them inside
-  become one space; the name is stored in Unicode normal form C, so an "é" typed as e + accent is the
-  same text as the precomposed "é".
+- Spaces (any Unicode space, tab or line break) are trimmed at either end and runs of them inside become
+  one; the name is stored in NFC, so an "é" typed as e + accent is the same text as the precomposed "é".
 - A name has 1–40 characters after that (a game's name up to 60, a score row's up to 30).
 - Refused outright: control characters (NUL, BEL, DEL …), lone surrogates, the byte-order mark,
   noncharacters, and the bidirectional overrides and isolates that make text display in another
   order than it is stored (a classic way to forge a name).
 - Invisible characters (zero-width space and joiners, soft hyphen, Hangul fillers, variation
-  selectors …) may stay in a name — emoji and some scripts need the joiners — but they do not make
-  it another name: the comparison key leaves them out, so ``An\u200bna`` is the same player as
-  ``Anna``. A name of nothing but invisible characters is refused.
+  selectors …) may stay in a name — emoji and some scripts need the joiners — but the comparison key
+  leaves them out, so ``An\u200bna`` is the same player as ``Anna``; a name of nothing but invisible
+  characters is refused.
 - Two names are the same player when their keys match: the key also ignores case and compatibility
   variants (``ANNA``, ``anna``, full-width ``Ａｎｎａ``).
 """
@@ -48,14 +44,6 @@ class NameProblem(Refused):
     """A name that breaks the rules of names; the message says which rule."""
 
 
-def _is_space(ch: str) -> bool:
-    return ch in _ASCII_SPACES or unicodedata.category(ch) in ("Zs", "Zl", "Zp")
-
-
-def _is_invisible(ch: str) -> bool:
-    return ch in _INVISIBLE_OTHER or unicodedata.category(ch) == "Cf"
-
-
 def _refused(ch: str) -> bool:
     category = unicodedata.category(ch)
     if category == "Cc":
@@ -67,11 +55,8 @@ def _refused(ch: str) -> bool:
 
 
 def clean_name(text: str, path: str = "name", most: int = NAME_MAX) -> str:
-    """The name as it is kept (trimmed, spaces folded, NFC), or NameProblem saying which rule it breaks.
-
-    ``path`` names the input in the API's notation (``players[1].name``) for the error; ``most`` is the
-    longest name of its kind (a person's or group's 40 characters; a game's or a score row's its own).
-    """
+    """The name as it is kept (trimmed, spaces folded, NFC), or NameProblem saying which rule it breaks
+    at ``path`` (the API's notation: ``players[1].name``); ``most``: the longest name of its kind."""
     bad = refused_character(text)
     if bad is not None:
         raise NameProblem("A name cannot contain %(code)s: it is a control or formatting character, not "
@@ -91,13 +76,15 @@ def refused_character(text: str) -> str | None:
 
 
 def _collapse(text: str) -> str:
-    return " ".join("".join(" " if _is_space(ch) else ch for ch in text).split())
+    spaced = (" " if ch in _ASCII_SPACES or unicodedata.category(ch) in ("Zs", "Zl", "Zp") else ch
+              for ch in text)
+    return " ".join("".join(spaced).split())
 
 
 def name_key(name: str) -> str:
     """What two names of the same player share: no invisible characters, spaces folded, case and
     compatibility variants ignored (NFKC of the case-folded text)."""
-    visible = "".join(ch for ch in name if not _is_invisible(ch))
+    visible = "".join(ch for ch in name if ch not in _INVISIBLE_OTHER and unicodedata.category(ch) != "Cf")
     folded = unicodedata.normalize("NFKC", _collapse(visible)).casefold()
     return unicodedata.normalize("NFKC", folded)
 
