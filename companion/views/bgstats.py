@@ -22,8 +22,7 @@ bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg
 
 
 def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
-    """The export as this group sees it: its games (the three and its own), its time zone, what it
-    imported before."""
+    """The export as this group sees it: its games (the three and its own), zone and earlier imports."""
     db = get_db()
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))

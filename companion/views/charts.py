@@ -1,9 +1,7 @@
-"""Charts as inline SVG, drawn on the server: no JavaScript, readable on a 390 px phone.
-
-Each ``<svg role="img">`` has a ``<title>`` and a ``<desc>`` (the page shows a table of the same numbers
-too). Colours come from CSS classes only (``c-<colour>``, ``part-<n>``), so the charts follow the light
-and dark themes. Every text is escaped here.
-"""
+"""Charts as inline SVG drawn on the server: no JavaScript, readable on a 390 px phone. Each has a
+``<title>`` and a ``<desc>`` (the page shows a table of the same numbers too); colours come from CSS
+classes only (``c-<colour>``, ``part-<n>``), so the charts follow the light and dark themes. Every text
+is escaped here."""
 
 from __future__ import annotations
 
@@ -86,14 +84,12 @@ def bar_chart(chart_id: str, title: str, description: str, bars: Sequence[Bar]) 
     parts = _open(chart_id, height, title, description, "bars")
     for n, bar in enumerate(bars):
         top = 4 + n * BAR_ROW
-        middle = top + BAR_HEIGHT / 2 + 4
+        middle = _number(top + BAR_HEIGHT / 2 + 4)
         end = x(max(bar.value, 0))
-        parts.append(
-            _name(top, bar.label) +
-            f'<rect class="bar c-{escape(bar.colour)}" x="{LABEL_WIDTH}" y="{top}" '
-            f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/>'
-            f'<text class="value" x="{_number(end + 4)}" y="{_number(middle)}">{escape(bar.text)}</text>'
-        )
+        parts += [_name(top, bar.label),
+                  f'<rect class="bar c-{escape(bar.colour)}" x="{LABEL_WIDTH}" y="{top}" '
+                  f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/>'
+                  f'<text class="value" x="{_number(end + 4)}" y="{middle}">{escape(bar.text)}</text>']
     parts.append("</svg>")
     return Markup("".join(parts))
 

@@ -61,15 +61,15 @@ def show(group_id: int):
 @bp.post("/players")
 def add_player(group_id: int):
     form = PlayerForm()
-    if not form.validate_on_submit():
-        return _render_group(g.group, form, 400)
-    try:
-        store.add_player(get_db(), group_id, form.name.data, form.colour.data)
-    except store.DuplicateName:
-        form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
-        return _render_group(g.group, form, 400)
-    flash(_("%(name)s joined the group.", name=form.name.data))
-    return to_group(group_id, "players")
+    if form.validate_on_submit():
+        try:
+            store.add_player(get_db(), group_id, form.name.data, form.colour.data)
+        except store.DuplicateName:
+            form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
+        else:
+            flash(_("%(name)s joined the group.", name=form.name.data))
+            return to_group(group_id, "players")
+    return _render_group(g.group, form, 400)
 
 
 def member_player(group_id: int, player_id: int) -> store.Player:
@@ -173,9 +173,9 @@ def new_play(group_id: int, game_slug: str):
     form = new_play_form(game, players, seat_count(game, players, asked), formdata=posted)
     if posted is not None and form.validate():
         seats, options = form.chosen_seats(), form.chosen_options()
-        if custom.game_id_of(game.slug) is not None:  # the play keeps the sheet it is scored with
-            options[custom.SHEET_OPTION] = store.get_group_game(get_db(), group_id,
-                                                                custom.game_id_of(game.slug)).version_id
+        game_id = custom.game_id_of(game.slug)
+        if game_id is not None:  # the play keeps the sheet it is scored with
+            options[custom.SHEET_OPTION] = store.get_group_game(get_db(), group_id, game_id).version_id
         names = {p.id: p.name for p in players}
         try:
             # the game itself decides whether it can start like this (player count per edition …)

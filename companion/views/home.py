@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from urllib.parse import urlsplit
 
@@ -112,13 +113,11 @@ def join_by_link(token: str):
 def _page_to_return_to(target: str) -> str:
     """``target`` if it is a page of this site a GET can show again (only paths, never another host; not
     a page shown in answer to a refused form: its address is the form's), else the home page."""
-    if not target.startswith("/") or target.startswith("//"):
-        return url_for("home.index")
-    try:
-        current_app.url_map.bind("localhost").match(urlsplit(target).path, method="GET")
-    except HTTPException:
-        return url_for("home.index")
-    return target
+    if target.startswith("/") and not target.startswith("//"):
+        with contextlib.suppress(HTTPException):
+            current_app.url_map.bind("localhost").match(urlsplit(target).path, method="GET")
+            return target
+    return url_for("home.index")
 
 
 @bp.post("/language")

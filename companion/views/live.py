@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 from flask import Blueprint, Response, current_app, g, render_template, request, url_for
@@ -66,13 +65,9 @@ def state(play_id: int):
 
 def _static_fingerprint(folder: str) -> str:
     """A short hash that changes whenever a static file changes, so the worker refreshes its cache."""
-    entries = []
-    for root, _dirs, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            stat = os.stat(path)
-            entries.append((os.path.relpath(path, folder), stat.st_mtime_ns, stat.st_size))
-    return hashlib.sha256(repr(sorted(entries)).encode()).hexdigest()[:12]
+    stats = {str(path.relative_to(folder)): path.stat() for path in Path(folder).rglob("*") if path.is_file()}
+    entries = sorted((name, stat.st_mtime_ns, stat.st_size) for name, stat in stats.items())
+    return hashlib.sha256(repr(entries).encode()).hexdigest()[:12]
 
 
 @bp.get("/sw.js")

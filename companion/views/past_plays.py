@@ -60,8 +60,7 @@ def new(group_id: int, game_slug: str):
 
 def _log(group, slug, sheet, options, players, form) -> int | None:
     """Rank the scores by the sheet and keep the play; None (the reason on the form) if refused."""
-    colour = {p.id: p.colour for p in players}
-    names = {p.id: p.name for p in players}
+    by_id = {p.id: p for p in players}
     chosen = form.chosen_players()
     ended = form.finished()
     minutes = form.minutes.data
@@ -69,14 +68,14 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
     if minutes is not None:
         extras[tools.TIMER] = tools.logged_timer(minutes * 60)
     try:
-        result = custom.rank_sheet(slug, sheet, [(names[pid], b) for pid, b in
+        result = custom.rank_sheet(slug, sheet, [(by_id[pid].name, b) for pid, b in
                                                  zip(chosen, form.breakdowns(), strict=True)],
                                    form.teams_chosen(), form.won_chosen())
         # "totals": like a play closed with totals only, it holds no tally of the game's own to check
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
                    "teams": form.teams_chosen(), "won": form.won_chosen()}
         return store.log_past_play(
-            get_db(), group.id, slug, [(pid, colour[pid]) for pid in chosen], {**options, **extras},
+            get_db(), group.id, slug, [(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
             {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
             (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat())
     except Refused as error:
