@@ -618,9 +618,8 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
         name=state.setup.seats[seat].name, buildings_vp=buildings_vp, cattle_vp=cattle_vp,
         objectives=_objectives(payload["objectives"]),
         station_masters=_station_masters(payload["station_masters"], state.edition),
-        workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles),
-        disc_cleared=_flag(payload["disc_cleared"], "disc_cleared"),
-        job_market_token=_flag(payload["job_market_token"], "job_market_token"), **numbers,
+        workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles), **numbers,
+        **{flag: _flag(payload[flag], flag) for flag in _CARD_FLAGS},
     )
     return seat, Card(tally=tally, building_tiles=tiles, cattle_cards=cattle_cards)
 
