@@ -6,14 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import (
-    BooleanField,
-    Form,
-    HiddenField,
-    RadioField,
-    SelectMultipleField,
-    StringField,
-)
+from wtforms import BooleanField, Form, HiddenField, RadioField, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
@@ -163,11 +156,8 @@ class CardForm(FlaskForm):
         return self[master.counts] if master is not None and master.counts in ASKED_COUNTS else None
 
     def validate(self, extra_validators=None) -> bool:
+        """Also: rows given twice or not at all, objective rows without VP, station masters without count."""
         valid = super().validate(extra_validators)
-        return self._rows_are_complete() and valid
-
-    def _rows_are_complete(self) -> bool:
-        """Rows given twice or not at all, objective rows without VP, station masters without their count."""
         problems = []
         if self.building_tiles.data and self.buildings_vp.data is not None:
             problems.append((self.buildings_vp, _l("Tick your tiles or enter the VP total, not both.")))
@@ -190,7 +180,7 @@ class CardForm(FlaskForm):
                 problems.append((count, _l("This station master needs the count.")))
         for field, message in problems:
             field.errors = [*field.errors, message]
-        return not problems
+        return valid and not problems
 
     def payload(self, seat: int) -> dict:
         """The ``"card"`` event this form describes (see the rules' ``card_from_payload``)."""
@@ -207,11 +197,9 @@ class CardForm(FlaskForm):
         }
         for name in ASKED_COUNTS:
             given = self[name].data if name in needed else None
-            if name == "buildings" and self.building_tiles.data:
-                if given is not None:  # else the rules count the tiles
-                    card[name] = given
-            else:
-                card[name] = 0 if given is None else given
+            # with tiles ticked and no count given, the rules count the tiles
+            if given is not None or not (name == "buildings" and self.building_tiles.data):
+                card[name] = given or 0
         if self.building_tiles.data:
             ticked = set(self.building_tiles.data)
             card["building_tiles"] = [tile for tile, _ in _tiles_in_order() if tile in ticked]
@@ -247,10 +235,7 @@ def card_form(state: gwt.PlayState, seat: int, formdata=None) -> CardForm:
                                                      gwt.OBJECTIVE_VALUE_MAX)
         fields[f"objective_{row}_fulfilled"] = BooleanField(_l("Card %(n)d: fulfilled", n=row + 1))
     form_class = type("SeatCardForm", (CardForm,), fields)
-    if formdata is not None:
-        form = form_class(formdata=formdata)
-    else:
-        form = form_class(formdata=None, data=card_data(state, seat))
+    form = form_class(formdata=formdata, data=None if formdata is not None else card_data(state, seat))
     form.objective_rows.data = str(rows)
     form.wants_more_rows = more
     return form

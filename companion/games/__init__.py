@@ -9,8 +9,6 @@ from typing import Any, Protocol, runtime_checkable
 from companion.games import gold_west, great_western_trail, mayflower
 from companion.games.common import GameInfo, PlaySetup, UnknownGame
 
-TieBreakers = list[tuple[int, ...]]
-
 
 @runtime_checkable
 class GameRules(Protocol):
@@ -36,7 +34,7 @@ class GameRules(Protocol):
         """Refuse a stored final tally the rules do not allow (RulesError)."""
 
     def final_tie_breakers(self, state: Any | None, final_payload: Mapping[str, Any] | None,
-                           seats: int) -> TieBreakers | None:
+                           seats: int) -> list[tuple[int, ...]] | None:
         """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
 
 
@@ -46,16 +44,9 @@ RULES: dict[str, GameRules] = {
 GAMES: dict[str, GameInfo] = {slug: module.GAME for slug, module in RULES.items()}
 
 
-def _unknown(slug: object) -> UnknownGame:
-    return UnknownGame("There is no game called %(game)s.", game=repr(slug))
-
-
 def get_game(slug: str) -> GameInfo:
     """The game with this slug; raises UnknownGame for any other."""
-    try:
-        return GAMES[slug]
-    except KeyError:
-        raise _unknown(slug) from None
+    return get_rules(slug).GAME
 
 
 def get_rules(slug: str) -> GameRules:
@@ -63,4 +54,4 @@ def get_rules(slug: str) -> GameRules:
     try:
         return RULES[slug]
     except KeyError:
-        raise _unknown(slug) from None
+        raise UnknownGame("There is no game called %(game)s.", game=repr(slug)) from None

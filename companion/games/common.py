@@ -97,23 +97,16 @@ def rank_players(
 ) -> FinalResult:
     """Total each player's breakdown and rank them; ``tie_breakers`` (larger is better) break equal points."""
     extra = tie_breakers or [()] * len(breakdowns)
-    players = []
-    totals = []
-    for (name, breakdown), _ in zip(breakdowns, extra, strict=True):
+    full = []
+    for name, breakdown in breakdowns:
         if set(breakdown) != set(rows):
             raise RulesError("breakdown rows %(given)s are not %(rows)s", given=sorted(breakdown),
                              rows=list(rows))
-        full = {row: int(breakdown[row]) for row in rows}
-        totals.append(sum(full.values()))
-        players.append((name, full))
+        full.append((name, {row: int(breakdown[row]) for row in rows}))
+    totals = [sum(points.values()) for _, points in full]
     ranks = competition_ranks([(total, *tb) for total, tb in zip(totals, extra, strict=True)])
-    return FinalResult(
-        game=game,
-        players=tuple(
-            PlayerResult(name=name, total=total, rank=rank, breakdown=breakdown)
-            for (name, breakdown), total, rank in zip(players, totals, ranks, strict=True)
-        ),
-    )
+    return FinalResult(game, tuple(PlayerResult(name, total, rank, points)
+                                   for (name, points), total, rank in zip(full, totals, ranks, strict=True)))
 
 
 def winners_and_others(row_points: Mapping[str, tuple[int, int]], results: int,

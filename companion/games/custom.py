@@ -178,14 +178,6 @@ def checked_breakdown(sheet: ScoreSheet, name: str, breakdown: Mapping[str, Any]
     return checked
 
 
-def _checked_teams(teams: Sequence[str] | None, count: int) -> list[str]:
-    if teams is None or len(teams) != count or any(team not in TEAM_NAMES for team in teams):
-        raise RulesError("Put every player into a team.", "teams")
-    if len(set(teams)) < 2:
-        raise RulesError("A game of teams needs at least two teams.", "teams")
-    return list(teams)
-
-
 def rank_sheet(slug: str, sheet: ScoreSheet, scores: Sequence[tuple[str, Mapping[str, Any]]],
                teams: Sequence[str] | None = None, won: bool | None = None) -> FinalResult:
     """Total each player's rows (``scores`` in seat order) and rank the table as ``sheet`` says.
@@ -207,12 +199,15 @@ def rank_sheet(slug: str, sheet: ScoreSheet, scores: Sequence[tuple[str, Mapping
             raise RulesError("Say whether the table won or lost.", "won")
         ranks = [1 if won else COOPERATIVE_LOSS_RANK] * len(scores)
     elif sheet.teams:
-        members = _checked_teams(teams, len(scores))
-        order = sorted(set(members))
-        team_keys = [tuple(map(sum, zip(*(k for k, t in zip(keys, members, strict=True) if t == team),
+        if teams is None or len(teams) != len(scores) or any(team not in TEAM_NAMES for team in teams):
+            raise RulesError("Put every player into a team.", "teams")
+        order = sorted(set(teams))
+        if len(order) < 2:
+            raise RulesError("A game of teams needs at least two teams.", "teams")
+        team_keys = [tuple(map(sum, zip(*(k for k, t in zip(keys, teams, strict=True) if t == team),
                                         strict=True))) for team in order]
         team_rank = dict(zip(order, common.competition_ranks(team_keys), strict=True))
-        ranks = [team_rank[team] for team in members]
+        ranks = [team_rank[team] for team in teams]
     else:
         ranks = common.competition_ranks(keys)
     notes = {name: f"{sheet.tie_breaker}: {b[sheet.tie_breaker]}"

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from companion.games import common
-from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index, whole_number
 from companion.messages import Message, Term
 from companion.names import name_key
 
@@ -610,7 +610,7 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
     for key in _CARD_REQUIRED:
         if key not in payload:
             raise RulesError("The card lacks %(field)s.", key, field=repr(key))
-    numbers = {key: _whole(payload[key], key, low, high, label)
+    numbers = {key: whole_number(payload[key], key, low, high, label)
                for key, (low, high, label) in _CARD_NUMBERS.items()}
     tiles, buildings_vp = _buildings_row(payload)
     cattle_cards, cattle_vp = _cattle_row(payload)
@@ -618,18 +618,10 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
         name=state.setup.seats[seat].name, buildings_vp=buildings_vp, cattle_vp=cattle_vp,
         objectives=_objectives(payload["objectives"]),
         station_masters=_station_masters(payload["station_masters"], state.edition),
-        workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles),
-        disc_cleared=_flag(payload["disc_cleared"], "disc_cleared"),
-        job_market_token=_flag(payload["job_market_token"], "job_market_token"), **numbers,
+        workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles), **numbers,
+        **{flag: _flag(payload[flag], flag) for flag in _CARD_FLAGS},
     )
     return seat, Card(tally=tally, building_tiles=tiles, cattle_cards=cattle_cards)
-
-
-def _whole(value: object, path: str, low: int, high: int, label: Message) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise RulesError("%(what)s must be a whole number from %(low)d to %(high)d.", path, what=label,
-                         low=low, high=high)
-    return value
 
 
 def _flag(value: object, path: str) -> bool:
@@ -649,7 +641,8 @@ def _one_of(payload: Mapping[str, object], total: str, calculator: str, row: str
 
 def _buildings_row(payload: Mapping[str, object]) -> tuple[tuple[str, ...] | None, int]:
     if not _one_of(payload, "buildings_vp", "building_tiles", "buildings"):
-        return None, _whole(payload["buildings_vp"], "buildings_vp", 0, VP_MAX, Message("The buildings row"))
+        return None, whole_number(payload["buildings_vp"], "buildings_vp", 0, VP_MAX,
+                                  Message("The buildings row"))
     tiles = payload["building_tiles"]
     if not isinstance(tiles, list | tuple) or len(tiles) > len(BUILDING_NUMBERS):
         raise RulesError("List the private building tiles on the map, like 4a or 10b; a player has %(most)d "
@@ -668,9 +661,9 @@ def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | Non
         if "buildings" not in payload:
             raise RulesError("The card lacks 'buildings' (how many private buildings are on the map).",
                              "buildings")
-        return _whole(payload["buildings"], "buildings", 0, PIECES_MAX, label)
+        return whole_number(payload["buildings"], "buildings", 0, PIECES_MAX, label)
     counted = payload.get("buildings")
-    if counted is not None and _whole(counted, "buildings", 0, PIECES_MAX, label) != len(tiles):
+    if counted is not None and whole_number(counted, "buildings", 0, PIECES_MAX, label) != len(tiles):
         raise RulesError("The card lists %(tiles)d private building tiles but counts %(counted)d private "
                          "buildings.", "buildings", tiles=len(tiles), counted=counted)
     return len(tiles)
@@ -678,7 +671,7 @@ def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | Non
 
 def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], ...] | None, int]:
     if not _one_of(payload, "cattle_vp", "cattle_cards", "cattle"):
-        return None, _whole(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, Message("The cattle row"))
+        return None, whole_number(payload["cattle_vp"], "cattle_vp", 0, VP_MAX, Message("The cattle row"))
     cards = payload["cattle_cards"]
     if not isinstance(cards, Mapping):
         raise RulesError("Give the cattle cards as the number of cards per VP value.", "cattle_cards")
@@ -687,8 +680,8 @@ def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], .
         value = _CATTLE_VALUE_BY_KEY.get(key) if isinstance(key, str) else None
         if value is None:
             raise _no_cattle_value(key, "cattle_cards")
-        counts[value] = _whole(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
-                               _CATTLE_CARDS_OF_VALUE[value])
+        counts[value] = whole_number(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
+                                     _CATTLE_CARDS_OF_VALUE[value])
     owned = tuple(sorted((value, number) for value, number in counts.items() if number))
     return owned, cattle_vp_from_cards(counts)
 
@@ -703,9 +696,10 @@ def _objectives(value: object) -> tuple[Objective, ...]:
         if not isinstance(card, Mapping) or set(card) != _OBJECTIVE_FIELDS:
             raise RulesError("An objective card has its VP, its penalty and whether it is fulfilled.", path)
         cards.append(Objective(
-            vp=_whole(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX, Message("An objective card's VP")),
-            penalty=_whole(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
-                           Message("An objective card's penalty")),
+            vp=whole_number(card["vp"], f"{path}.vp", 0, OBJECTIVE_VALUE_MAX,
+                            Message("An objective card's VP")),
+            penalty=whole_number(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
+                                 Message("An objective card's penalty")),
             fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled"),
         ))
     return tuple(cards)
@@ -733,8 +727,8 @@ def _station_masters(value: object, edition: int) -> tuple[str, ...]:
 def _workers(value: object) -> Workers:
     if not isinstance(value, Mapping) or set(value) != set(WORKER_ROWS):
         raise RulesError("Give the workers of each row: %(rows)s.", "workers", rows=", ".join(WORKER_ROWS))
-    return Workers(**{row: _whole(value[row], f"workers.{row}", WORKER_ROW_MIN, WORKER_ROW_MAX,
-                                  _WORKER_ROW[row]) for row in WORKER_ROWS})
+    return Workers(**{row: whole_number(value[row], f"workers.{row}", WORKER_ROW_MIN, WORKER_ROW_MAX,
+                                        _WORKER_ROW[row]) for row in WORKER_ROWS})
 
 
 def card_revision(state: PlayState, seat: int) -> int:

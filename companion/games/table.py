@@ -68,10 +68,7 @@ def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, A
 
     A correction that adds points is one: no track has an upper end. RulesError for one no table accepts.
     """
-    if kind != ADJUST:
-        return False
-    adjustment(payload, setup)
-    return adds_points(kind, payload)
+    return kind == ADJUST and adjustment(payload, setup)[1] > 0
 
 
 def adds_points(kind: str, payload: Mapping[str, Any]) -> bool:
