@@ -22,11 +22,8 @@ _POSTS_AND_FLAGS = {"trading_posts": SIZE | {"default": 0, "description": "road 
 
 
 def _by_kind(sizes: Mapping[str, tuple[str, ...]], extra: tuple[str, ...] = ()) -> list[dict]:
-    """``allOf`` branches allowing each ``kind`` its own sizes and ``extra`` only (their ranges are in
-    ``properties``); a road or city needs its tiles.
-
-    If/then pairs rather than a oneOf, so that a wrong field is reported as such, not as another kind's.
-    """
+    """``allOf`` branches allowing each ``kind`` its own sizes (a road's or city's tiles required) and
+    ``extra`` only: if/then pairs, not a oneOf, so a wrong field is named as such, not as another kind's."""
     return [
         {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
          "then": {"properties": {"kind": {"const": kind}, **{name: {} for name in (*own, *extra)}},
@@ -123,9 +120,12 @@ FINAL_REQUEST = {
 }
 
 
-def _unknown_player(path: str, name: str) -> ApiError:
-    return ApiError(f"{path} names {name!r}, who is not one of the players.",
-                    [(path, "must be one of the players")])
+def _seat_of(seats: Mapping[str, int], name: str, path: str) -> int:
+    """The seat of a player the request names at ``path``, refusing anyone else."""
+    if name not in seats:
+        raise ApiError(f"{path} names {name!r}, who is not one of the players.",
+                       [(path, "must be one of the players")])
+    return seats[name]
 
 
 def _prefixed(error: RulesError, prefix: str) -> ApiError:
@@ -158,9 +158,7 @@ def answer_feature(body: dict) -> dict:
             raise ApiError(f"Settler id {item['id']!r} is used twice.",
                            [(f"{path}.id", "repeats an earlier id")])
         seen_ids.add(item["id"])
-        seat = seats.get(item["player"])
-        if seat is None:
-            raise _unknown_player(f"{path}.player", item["player"])
+        seat = _seat_of(seats, item["player"], f"{path}.player")
         per_seat[seat] += 1
         mayflower.check_settlers_held(per_seat[seat], names[seat], f"{path}.player")
         if west_edge is not None and item["column"] > west_edge:
@@ -190,32 +188,21 @@ def answer_feature(body: dict) -> dict:
     }
 
 
-def _per_player(values: Mapping[str, int], seats: Mapping[str, int], path: str) -> list[tuple[str, int, int]]:
-    """``(key, seat, value)`` for each entry of a map keyed by player name, refusing unknown players."""
-    found: list[tuple[str, int, int]] = []
-    for name, value in values.items():
-        seat = seats.get(name)
-        if seat is None:
-            raise _unknown_player(f"{path}.{name}", name)
-        found.append((name, seat, value))
-    return found
-
-
 def answer_final(body: dict) -> dict:
     names = checked_player_names(body["players"])
     seats = {name: index for index, name in enumerate(body["players"])}  # as given; unique, checked above
     track = [0] * len(names)
-    for _, seat, points in _per_player(body.get("track_vp", {}), seats, "track_vp"):
-        track[seat] = points
+    for name, points in body.get("track_vp", {}).items():
+        track[_seat_of(seats, name, f"track_vp.{name}")] = points
     features = []
     used = [0] * len(names)
     for index, item in enumerate(body.get("features", [])):
         path = f"features[{index}]"
-        counts = {}
-        for name, seat, number in _per_player(item["settlers"], seats, f"{path}.settlers"):
-            used[seat] += number
-            mayflower.check_settlers_held(used[seat], names[seat], f"{path}.settlers.{name}")
-            counts[seat] = number
+        counts = {_seat_of(seats, name, f"{path}.settlers.{name}"): number
+                  for name, number in item["settlers"].items()}
+        for name, number in item["settlers"].items():
+            used[seats[name]] += number
+            mayflower.check_settlers_held(used[seats[name]], names[seats[name]], f"{path}.settlers.{name}")
         sizes = {key: value for key, value in item.items() if key not in ("kind", "settlers")}
         try:
             features.append(mayflower.FinalFeature(kind=item["kind"], settlers=counts, **sizes))
