@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext
@@ -77,10 +77,6 @@ class DrawnAt(TableForm):
         if field.data:  # as a change to the play's version, when the page gave one
             VersionedForm.validate_version(self, field)
 
-    @property
-    def drawn_version(self) -> int | None:
-        return int(self.version.data) if self.version.data else None
-
 
 def settler_words(settler: Settler, names: Sequence[str]) -> str:
     """``Anna's bandit in column 3``, translated, for messages about one settler (names are user input)."""
@@ -149,9 +145,10 @@ def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
     return WestEdgeForm(prefix="west", data={"column": west_edge}, **bind)
 
 
-def _size(label, default: int | None = None) -> WholeNumberField:
-    return WholeNumberField(label, validators=[Optional(), NumberRange(0, SIZE_MAX)], render_kw=NUMERIC,
-                            default=default)
+def _sizes(*names: str) -> Iterator[WholeNumberField]:
+    """The fields of these sizes, starting at their FINAL_PRESETS value."""
+    return (WholeNumberField(SIZE_LABELS[name], validators=[Optional(), NumberRange(0, SIZE_MAX)],
+                             render_kw=NUMERIC, default=FINAL_PRESETS[name]) for name in names)
 
 
 class FeatureEntry(Form):
@@ -159,9 +156,7 @@ class FeatureEntry(Form):
     (starting at their smallest legal value)."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
-    tiles = _size(_l("Tiles"), default=1)
-    trading_posts = _size(_l("Trading posts"), default=0)
-    flags = _size(_l("Flags"), default=0)
+    tiles, trading_posts, flags = _sizes("tiles", "trading_posts", "flags")
     # The settlers on the map are the choices; checked against the map, not against a list.
     settlers = SelectMultipleField(_l("Settlers on it"), choices=[], validate_choice=False)
 
@@ -259,23 +254,19 @@ class CompleteForm(VersionedForm):
         return valid
 
     def payload(self) -> dict[str, Any]:
-        features = []
-        for entry in self.used_entries():
-            kind = entry.kind.data
-            features.append({"kind": kind, **{name: entry[name].data or 0 for name in COMPLETED_SIZES[kind]},
-                             "settlers": list(entry.settlers.data or [])})
-        if self.west_of.data:
-            return {"features": features, "west_of": self.west_answers()}
-        return {"features": features}
+        features = [{"kind": entry.kind.data,
+                     **{name: entry[name].data or 0 for name in COMPLETED_SIZES[entry.kind.data]},
+                     "settlers": list(entry.settlers.data or [])} for entry in self.used_entries()]
+        west_of = {"west_of": self.west_answers()} if self.west_of.data else {}
+        return {"features": features, **west_of}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
-        path = error.path
         if isinstance(error, WestQuestion):  # asked by the template, next to its yes and no
             self.west_question = error.column
             return
         used = self.used_entries()
-        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", path)
+        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", error.path)
         if match and int(match[1]) < len(used):
             entry, name = used[int(match[1])], match[2]
             field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
@@ -311,8 +302,7 @@ class FinalTallyForm(VersionedForm):
     # One JSON object per feature entered: {"settlers": [...], "tiles": 3, ...}; the page carries them.
     kept = SelectMultipleField(choices=[], validate_choice=False)
     settlers = SelectMultipleField(choices=[], validate_choice=False)
-    tiles, trading_posts, flags, neighbours, animals = (
-        _size(SIZE_LABELS[name], default=FINAL_PRESETS[name]) for name in FINAL_SIZE_NAMES)
+    tiles, trading_posts, flags, neighbours, animals = _sizes(*FINAL_SIZE_NAMES)
     more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
     slots: tuple[FinalSlot, ...] = ()

@@ -865,10 +865,8 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
     """Refuse an entry accepted by apply_event that the table must answer a question for first (not on
     replay: a scoring stored before the question was asked keeps what it scored)."""
-    if kind == "complete":
-        column = west_question(state, payload)
-        if column is not None:
-            raise WestQuestion(column)
+    if kind == "complete" and (column := west_question(state, payload)) is not None:
+        raise WestQuestion(column)
 
 
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:

@@ -1,7 +1,5 @@
-"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally.
-
-The generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows.
-"""
+"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally
+(the generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows)."""
 
 from __future__ import annotations
 
@@ -263,7 +261,7 @@ def turn_guard(play: store.Play, form, explicit: bool):
     seat = form.seat.data if form.seat.data is not None else -1
 
     def guard(events) -> None:
-        drawn = form.drawn_version  # read once the form is valid
+        drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
         # this phone's own entries since (an offline queue sent in order) are no other phone's turn
