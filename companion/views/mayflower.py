@@ -181,9 +181,7 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
     history: dict[int, tuple[FeatureReport, ...]] = {}
     if events:
         table = app_tables(current_app).table_before(get_db(), play, play_setup(play), events[0].seq)
-        for event in events:
-            if event.kind == FINAL_EVENT:
-                continue
+        for event in (e for e in events if e.kind != FINAL_EVENT):
             table = apply(table, event.kind, event.payload)
             if event.kind == "complete":
                 history[event.seq] = feature_reports(table.game_state)
@@ -258,8 +256,6 @@ class TurnMovedOn(Refused):
 def turn_guard(play: store.Play, form, explicit: bool):
     """A check that asks about (``TurnMovedOn``) an entry that took its player from the turn shown, once
     another phone ended that turn; one whose player the phone named (``explicit``) is stored as it is."""
-    seat = form.seat.data if form.seat.data is not None else -1
-
     def guard(events) -> None:
         drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
@@ -271,7 +267,7 @@ def turn_guard(play: store.Play, form, explicit: bool):
         if ended is None:
             return
         turn = mayflower.next_turn(table_of(play, events).game_state)
-        if seat != turn:
+        if form.seat.data != turn:
             raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(since) if k in mayflower.TURN_EVENTS))
 
     return guard
