@@ -721,7 +721,6 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> None:
     """None: a tie on points shares the victory."""
-    return None
 
 
 def _described(settler: Settler, players: Sequence[str]) -> Message:
