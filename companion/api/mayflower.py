@@ -21,17 +21,15 @@ _POSTS_AND_FLAGS = {"trading_posts": SIZE | {"default": 0, "description": "road 
                     "flags": SIZE | {"default": 0, "description": "city only; at most one per tile"}}
 
 
-def _by_kind(fields: dict[str, tuple[str, ...]], required: dict[str, tuple[str, ...]]) -> list[dict]:
-    """``allOf`` branches allowing each ``kind`` its own fields only (their ranges are in ``properties``).
-
-    If/then pairs rather than a oneOf, so that a wrong field is reported as such, not as another kind's.
-    """
+def _by_kind(sizes: Mapping[str, tuple[str, ...]], extra: tuple[str, ...] = ()) -> list[dict]:
+    """``allOf`` branches allowing each ``kind`` its own sizes (a road's or city's tiles required) and
+    ``extra`` only: if/then pairs, not a oneOf, so a wrong field is named as such, not as another kind's."""
     return [
         {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-         "then": {"properties": {"kind": {"const": kind}, **{name: {} for name in own}},
-                  "required": ["kind", *required[kind]],
+         "then": {"properties": {"kind": {"const": kind}, **{name: {} for name in (*own, *extra)}},
+                  "required": ["kind", *(name for name in own if name == "tiles")],
                   "additionalProperties": False}}
-        for kind, own in fields.items()
+        for kind, own in sizes.items()
     ]
 
 
@@ -49,8 +47,7 @@ FEATURE_REQUEST = {
             "type": "object", "required": ["kind"], "additionalProperties": False,
             "properties": {"kind": {"enum": ["road", "city", "farm"]},
                            "tiles": SIZE | {"minimum": 1, "description": _TILES_HOLD}, **_POSTS_AND_FLAGS},
-            "allOf": _by_kind({"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "farm": ()},
-                              {"road": ("tiles",), "city": ("tiles",), "farm": ()}),
+            "allOf": _by_kind(mayflower.COMPLETED_SIZES),
             "description": "road: tiles (≥ 1) and trading_posts; city: tiles (≥ 1) and flags (at most "
                            "tiles); farm: nothing else, and exactly one farmer on it (a farm is one tile). "
                            "At most one settler per tile: settlers with on_feature are at most tiles.",
@@ -116,24 +113,19 @@ FINAL_REQUEST = {
                                               "description": "farm only: filled spaces around it"},
                     "animals": count() | {"default": 0, "description": "plain only"},
                 },
-                "allOf": _by_kind(
-                    {"road": ("tiles", "trading_posts", "settlers"), "city": ("tiles", "flags", "settlers"),
-                     "farm": ("neighbours", "settlers"), "plain": ("animals", "settlers")},
-                    {"road": ("tiles",), "city": ("tiles",), "farm": (), "plain": ()}),
+                "allOf": _by_kind(mayflower.FINAL_SIZES, ("settlers",)),
             },
         },
     },
 }
 
 
-def _seat_lookup(raw: list[str]) -> dict[str, int]:
-    """Player name, exactly as ``players`` gives it → index (names are unique, checked before)."""
-    return {name: index for index, name in enumerate(raw)}
-
-
-def _unknown_player(path: str, name: str) -> ApiError:
-    return ApiError(f"{path} names {name!r}, who is not one of the players.",
-                    [(path, "must be one of the players")])
+def _seat_of(seats: Mapping[str, int], name: str, path: str) -> int:
+    """The seat of a player the request names at ``path``, refusing anyone else."""
+    if name not in seats:
+        raise ApiError(f"{path} names {name!r}, who is not one of the players.",
+                       [(path, "must be one of the players")])
+    return seats[name]
 
 
 def _prefixed(error: RulesError, prefix: str) -> ApiError:
@@ -144,7 +136,7 @@ def _prefixed(error: RulesError, prefix: str) -> ApiError:
 
 def answer_feature(body: dict) -> dict:
     names = checked_player_names(body["players"])
-    seats = _seat_lookup(body["players"])
+    seats = {name: index for index, name in enumerate(body["players"])}  # as given; unique, checked above
     north, south = body["surveyors"]
     surveyors = mayflower.Surveyors(north, south)
     west_edge = body.get("west_edge")
@@ -166,9 +158,7 @@ def answer_feature(body: dict) -> dict:
             raise ApiError(f"Settler id {item['id']!r} is used twice.",
                            [(f"{path}.id", "repeats an earlier id")])
         seen_ids.add(item["id"])
-        seat = seats.get(item["player"])
-        if seat is None:
-            raise _unknown_player(f"{path}.player", item["player"])
+        seat = _seat_of(seats, item["player"], f"{path}.player")
         per_seat[seat] += 1
         mayflower.check_settlers_held(per_seat[seat], names[seat], f"{path}.player")
         if west_edge is not None and item["column"] > west_edge:
@@ -181,8 +171,7 @@ def answer_feature(body: dict) -> dict:
                 raise ApiError(f"{path} is a {settler.role}, but a {kind} holds {role}s only.",
                                [(f"{path}.role", f"must be {role} for a settler on a {kind}")])
             on_feature.append(settler)
-            if kind == "farm":
-                mayflower.check_one_farmer(len(on_feature), f"{path}.on_feature")
+            mayflower.check_one_farmer(kind, len(on_feature), f"{path}.on_feature")
             mayflower.check_settlers_on_tiles(kind, feature.tiles, len(on_feature), f"{path}.on_feature")
         else:
             elsewhere.append(settler)
@@ -199,32 +188,21 @@ def answer_feature(body: dict) -> dict:
     }
 
 
-def _per_player(values: Mapping[str, int], seats: Mapping[str, int], path: str) -> list[tuple[str, int, int]]:
-    """``(key, seat, value)`` for each entry of a map keyed by player name, refusing unknown players."""
-    found: list[tuple[str, int, int]] = []
-    for name, value in values.items():
-        seat = seats.get(name)
-        if seat is None:
-            raise _unknown_player(f"{path}.{name}", name)
-        found.append((name, seat, value))
-    return found
-
-
 def answer_final(body: dict) -> dict:
     names = checked_player_names(body["players"])
-    seats = _seat_lookup(body["players"])
+    seats = {name: index for index, name in enumerate(body["players"])}  # as given; unique, checked above
     track = [0] * len(names)
-    for _, seat, points in _per_player(body.get("track_vp", {}), seats, "track_vp"):
-        track[seat] = points
+    for name, points in body.get("track_vp", {}).items():
+        track[_seat_of(seats, name, f"track_vp.{name}")] = points
     features = []
     used = [0] * len(names)
     for index, item in enumerate(body.get("features", [])):
         path = f"features[{index}]"
-        counts = {}
-        for name, seat, number in _per_player(item["settlers"], seats, f"{path}.settlers"):
-            used[seat] += number
-            mayflower.check_settlers_held(used[seat], names[seat], f"{path}.settlers.{name}")
-            counts[seat] = number
+        counts = {_seat_of(seats, name, f"{path}.settlers.{name}"): number
+                  for name, number in item["settlers"].items()}
+        for name, number in item["settlers"].items():
+            used[seats[name]] += number
+            mayflower.check_settlers_held(used[seats[name]], names[seats[name]], f"{path}.settlers.{name}")
         sizes = {key: value for key, value in item.items() if key not in ("kind", "settlers")}
         try:
             features.append(mayflower.FinalFeature(kind=item["kind"], settlers=counts, **sizes))

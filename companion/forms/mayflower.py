@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from flask_babel import gettext
@@ -17,6 +17,7 @@ from companion.forms import VersionedForm, WholeNumberField, choices, seat_choic
 from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
+    COMPLETED_SIZES,
     FINAL_PRESETS,
     KIND_OF_ROLE,
     ROLE_OF_KIND,
@@ -53,19 +54,16 @@ NUMERIC = {"inputmode": "numeric"}
 WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
 
 
-def show_rules_error(form: FlaskForm, error: RulesError) -> None:
-    """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
-    name = error.path
-    if name and name != "csrf_token" and name in form and not isinstance(form[name], FormField):
-        form[name].errors.append(translated(error))
-    else:
-        form.form_errors.append(translated(error))
-
-
 class TableForm(FlaskForm):
     """One of the play page's entries, sent as its event's ``payload``."""
 
-    show_rules_error = show_rules_error
+    def show_rules_error(self, error: RulesError) -> None:
+        """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
+        name = error.path
+        if name and name != "csrf_token" and name in self and not isinstance(self[name], FormField):
+            self[name].errors.append(translated(error))
+        else:
+            self.form_errors.append(translated(error))
 
 
 class DrawnAt(TableForm):
@@ -76,13 +74,8 @@ class DrawnAt(TableForm):
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
 
     def validate_version(self, field: HiddenField) -> None:
-        text = field.data or ""
-        if text and not (text.isascii() and text.isdigit() and len(text) <= 15):
-            raise ValidationError(_l("Reload the page and try again."))
-
-    @property
-    def drawn_version(self) -> int | None:
-        return int(self.version.data) if self.version.data else None
+        if field.data:  # as a change to the play's version, when the page gave one
+            VersionedForm.validate_version(self, field)
 
 
 def settler_words(settler: Settler, names: Sequence[str]) -> str:
@@ -152,9 +145,10 @@ def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
     return WestEdgeForm(prefix="west", data={"column": west_edge}, **bind)
 
 
-def _size(label, default: int | None = None) -> WholeNumberField:
-    return WholeNumberField(label, validators=[Optional(), NumberRange(0, SIZE_MAX)], render_kw=NUMERIC,
-                            default=default)
+def _sizes(*names: str) -> Iterator[WholeNumberField]:
+    """The fields of these sizes, starting at their FINAL_PRESETS value."""
+    return (WholeNumberField(SIZE_LABELS[name], validators=[Optional(), NumberRange(0, SIZE_MAX)],
+                             render_kw=NUMERIC, default=FINAL_PRESETS[name]) for name in names)
 
 
 class FeatureEntry(Form):
@@ -162,9 +156,7 @@ class FeatureEntry(Form):
     (starting at their smallest legal value)."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
-    tiles = _size(_l("Tiles"), default=1)
-    trading_posts = _size(_l("Trading posts"), default=0)
-    flags = _size(_l("Flags"), default=0)
+    tiles, trading_posts, flags = _sizes("tiles", "trading_posts", "flags")
     # The settlers on the map are the choices; checked against the map, not against a list.
     settlers = SelectMultipleField(_l("Settlers on it"), choices=[], validate_choice=False)
 
@@ -189,11 +181,8 @@ class CompleteForm(VersionedForm):
 
     def west_answers(self) -> list[dict[str, Any]]:
         """The answers as the rules take them: ``[{"column": 3, "tile": True}]``."""
-        answers = []
-        for text in self.west_of.data or []:
-            column, _colon, tile = text.partition(":")
-            answers.append({"column": int(column), "tile": tile == "yes"})
-        return answers
+        return [{"column": int(column), "tile": tile == "yes"}
+                for column, _colon, tile in (text.partition(":") for text in self.west_of.data or [])]
 
     @property
     def entries(self) -> list[FeatureEntry]:
@@ -265,28 +254,19 @@ class CompleteForm(VersionedForm):
         return valid
 
     def payload(self) -> dict[str, Any]:
-        features = []
-        for entry in self.used_entries():
-            kind = entry.kind.data
-            feature: dict[str, Any] = {"kind": kind}
-            if kind == "road":
-                feature.update(tiles=entry.tiles.data, trading_posts=entry.trading_posts.data or 0)
-            elif kind == "city":
-                feature.update(tiles=entry.tiles.data, flags=entry.flags.data or 0)
-            feature["settlers"] = list(entry.settlers.data or [])
-            features.append(feature)
-        if self.west_of.data:
-            return {"features": features, "west_of": self.west_answers()}
-        return {"features": features}
+        features = [{"kind": entry.kind.data,
+                     **{name: entry[name].data or 0 for name in COMPLETED_SIZES[entry.kind.data]},
+                     "settlers": list(entry.settlers.data or [])} for entry in self.used_entries()]
+        west_of = {"west_of": self.west_answers()} if self.west_of.data else {}
+        return {"features": features, **west_of}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
-        path = error.path
         if isinstance(error, WestQuestion):  # asked by the template, next to its yes and no
             self.west_question = error.column
             return
         used = self.used_entries()
-        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", path)
+        match = re.match(r"features\[([0-9]+)\]\.?([a-z_]*)", error.path)
         if match and int(match[1]) < len(used):
             entry, name = used[int(match[1])], match[2]
             field = entry[name] if name in ("kind", "tiles", "trading_posts", "flags") else entry.settlers
@@ -305,8 +285,8 @@ def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> Co
 
 def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
     """The settlers a completed feature can hold (not trappers), by role, then player, then column."""
-    order = {role: index for index, role in enumerate(ROLES)}
-    return sorted((s for s in on_map if s.role != "trapper"), key=lambda s: (order[s.role], s.seat, s.column))
+    return sorted((s for s in on_map if s.role != "trapper"),
+                  key=lambda s: (ROLES.index(s.role), s.seat, s.column))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -322,11 +302,7 @@ class FinalTallyForm(VersionedForm):
     # One JSON object per feature entered: {"settlers": [...], "tiles": 3, ...}; the page carries them.
     kept = SelectMultipleField(choices=[], validate_choice=False)
     settlers = SelectMultipleField(choices=[], validate_choice=False)
-    tiles = _size(SIZE_LABELS["tiles"], default=FINAL_PRESETS["tiles"])
-    trading_posts = _size(SIZE_LABELS["trading_posts"], default=FINAL_PRESETS["trading_posts"])
-    flags = _size(SIZE_LABELS["flags"], default=FINAL_PRESETS["flags"])
-    neighbours = _size(SIZE_LABELS["neighbours"], default=FINAL_PRESETS["neighbours"])
-    animals = _size(SIZE_LABELS["animals"], default=FINAL_PRESETS["animals"])
+    tiles, trading_posts, flags, neighbours, animals = _sizes(*FINAL_SIZE_NAMES)
     more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
     slots: tuple[FinalSlot, ...] = ()

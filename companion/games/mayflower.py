@@ -58,6 +58,8 @@ FINAL_SIZES = {"road": ("tiles", "trading_posts"), "city": ("tiles", "flags"), "
 SIZE_LIMITS = {"tiles": (1, MAX_COLUMN), "trading_posts": (0, MAX_COLUMN), "flags": (0, MAX_COLUMN),
                "neighbours": (0, 7), "animals": (0, 999)}
 OPTIONAL_SIZES = frozenset({"trading_posts", "flags"})  # may be left out: a feature without any
+# What a completed feature's value depends on: a farm is worth 9 whatever its size.
+COMPLETED_SIZES = {"road": FINAL_SIZES["road"], "city": FINAL_SIZES["city"], "farm": ()}
 
 
 def _wrong_role(settler_id: str, role: str, kind: str, path: str) -> RulesError:
@@ -119,9 +121,9 @@ def check_settlers_on_tiles(kind: str, tiles: int, settlers: int, path: str = "s
                          "%(tiles)d.", path, kind=Term(kind), settlers=settlers, tiles=tiles)
 
 
-def check_one_farmer(farmers: int, path: str = "settlers") -> None:
+def check_one_farmer(kind: str, farmers: int, path: str = "settlers") -> None:
     """Refuse a farm with more than one farmer: a farm is one tile and takes no settler once it holds one."""
-    if farmers > 1:
+    if kind == "farm" and farmers > 1:
         raise RulesError("A farm is one tile and holds exactly one farmer, not %(farmers)d.", path,
                          farmers=farmers)
 
@@ -178,8 +180,7 @@ class CompletedFeature:
             raise RulesError("Flags are for cities: a %(kind)s has none.", "flags", kind=Term(self.kind))
         if self.kind == "farm" and self.tiles:
             raise RulesError("A farm is worth 9 whatever its size; give it no tile count.", "tiles")
-        if self.kind == "city":
-            check_city_flags(self.tiles, self.flags)
+        check_city_flags(self.tiles, self.flags)  # only a city has flags, checked above
 
     @property
     def value(self) -> int:
@@ -222,21 +223,17 @@ def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
 def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
     """Move a surveyor one column west after a scored feature: the one nearer the coast, else the north one
     unless no tile lies west of their column (``west_edge``; None: tiles lie further west)."""
-    if surveyors.north < surveyors.south:
-        return Surveyors(surveyors.north + 1, surveyors.south), "north"
     if surveyors.south < surveyors.north:
         return Surveyors(surveyors.north, surveyors.south + 1), "south"
     # No column lies beyond the last of the 95 tiles, even when the table did not say where the edge is.
-    edge = MAX_COLUMN if west_edge is None else west_edge
-    if surveyors.north >= edge:
+    if surveyors.north == surveyors.south >= (MAX_COLUMN if west_edge is None else west_edge):
         return surveyors, None
     return Surveyors(surveyors.north + 1, surveyors.south), "north"
 
 
 def evict_east_of_surveyors(settlers: Sequence[Settler], surveyors: Surveyors) -> tuple[Settler, ...]:
     """The bandits, sheriffs and farmers east of both surveyors, in the given order; trappers stay."""
-    limit = surveyors.eastmost
-    return tuple(s for s in settlers if s.column < limit and s.role in EVICTABLE_ROLES)
+    return tuple(s for s in settlers if s.column < surveyors.eastmost and s.role in EVICTABLE_ROLES)
 
 
 def score_completed_feature(
@@ -256,17 +253,9 @@ def score_completed_feature(
     for settler in on_feature:
         if settler.role != role:
             raise _wrong_role(settler.id, settler.role, feature.kind, "role")
-    if feature.kind == "farm":
-        check_one_farmer(len(on_feature))
+    check_one_farmer(feature.kind, len(on_feature))
     check_settlers_on_tiles(feature.kind, feature.tiles, len(on_feature))
-    if not on_feature:
-        zeros = (0,) * seat_count
-        return FeatureScoring(feature=feature, scored=False, points=zeros, bonus=zeros, returned=(),
-                              evicted=(), surveyors=surveyors, moved=False, moved_surveyor=None,
-                              surveyors_before=surveyors)
     scorers = majority_seats(on_feature)
-    value = feature.value
-    points = [value if seat in scorers else 0 for seat in range(seat_count)]
     bonus = [0] * seat_count
     settler_bonus = []
     for settler in on_feature:
@@ -274,12 +263,13 @@ def score_completed_feature(
         earned = SURVEYOR_BONUS * surveyors.in_column(settler.column) if settler.seat in scorers else 0
         bonus[settler.seat] += earned
         settler_bonus.append(earned)
-    moved_to, mover = move_surveyor(surveyors, west_edge)
-    evicted = evict_east_of_surveyors(elsewhere, moved_to)
+    # A feature without settlers scores nothing, moves no surveyor and evicts nobody.
+    moved_to, mover = move_surveyor(surveyors, west_edge) if on_feature else (surveyors, None)
+    evicted = evict_east_of_surveyors(elsewhere, moved_to) if on_feature else ()
     return FeatureScoring(
         feature=feature,
-        scored=True,
-        points=tuple(p + b for p, b in zip(points, bonus, strict=True)),
+        scored=bool(on_feature),
+        points=tuple(b + (feature.value if seat in scorers else 0) for seat, b in enumerate(bonus)),
         bonus=tuple(bonus),
         returned=tuple(s.id for s in on_feature),
         evicted=tuple(s.id for s in evicted),
@@ -390,10 +380,8 @@ class FinalFeature:
         if wrong:
             raise RulesError("A %(kind)s has no %(size)s.", wrong[0], kind=Term(self.kind),
                              size=Term(wrong[0].replace("_", " ")))
-        if self.kind == "city":
-            check_city_flags(self.tiles, self.flags)
-        if self.kind == "farm":
-            check_one_farmer(sum(self.settlers.values()))
+        check_city_flags(self.tiles, self.flags)  # only a city has flags, checked above
+        check_one_farmer(self.kind, sum(self.settlers.values()))
         check_settlers_on_tiles(self.kind, self.tiles, sum(self.settlers.values()), "tiles")
 
     @property
@@ -453,11 +441,6 @@ class PlayState:
 
     def name(self, seat: int) -> str:
         return self.names[seat] if seat < len(self.names) else Message("Player %(number)d", number=seat + 1)
-
-    @property
-    def scoring_edge(self) -> int | None:
-        """The west edge the players set, else None: tiles without settlers may lie west of any settler."""
-        return self.west_edge if self.map_ends else None
 
     def on_map(self, seat: int) -> tuple[Settler, ...]:
         return tuple(s for s in self.settlers if s.seat == seat)
@@ -530,11 +513,6 @@ def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str 
                              fields=", ".join(allowed))
 
 
-def _whole(payload: Mapping[str, Any], key: str, low: int, high: int, what: Message, where: str = "",
-           default: int | None = None) -> int:
-    return whole_number(payload.get(key, default), f"{where}{key}", low, high, what)
-
-
 # How the sentences name the numbers the events give.
 _WEST_EDGE = Message("The westernmost column of the map")
 _COMPLETED_SIZES = {("road", "tiles"): Message("A road's tiles"),
@@ -572,7 +550,7 @@ def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
 def _west_edge(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """Where the map ends in the west, as the players set it: no tile lies west of that column (yet)."""
     _only_keys(payload, ("column",))
-    column = _whole(payload, "column", 0, MAX_COLUMN, _WEST_EDGE)
+    column = whole_number(payload.get("column"), "column", 0, MAX_COLUMN, _WEST_EDGE)
     needed = max([state.surveyors.north, state.surveyors.south, *(s.column for s in state.settlers)])
     if column < needed:
         raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler or surveyor "
@@ -590,10 +568,10 @@ def _completion(
     kind = payload.get("kind")
     if kind not in COMPLETABLE_KINDS:
         raise RulesError("A completed feature is a road, a city or a farm.", f"{where}kind")
-    names = () if kind == "farm" else FINAL_SIZES[kind]
+    names = COMPLETED_SIZES[kind]
     _only_keys(payload, ("kind", *names, "settlers"), where)
-    sizes = {name: _whole(payload, name, *SIZE_LIMITS[name], _COMPLETED_SIZES[kind, name], where,
-                          default=0 if name in OPTIONAL_SIZES else None) for name in names}
+    sizes = {name: whole_number(payload.get(name, 0 if name in OPTIONAL_SIZES else None), f"{where}{name}",
+                                *SIZE_LIMITS[name], _COMPLETED_SIZES[kind, name]) for name in names}
     if kind == "city":
         check_city_flags(sizes["tiles"], sizes["flags"], f"{where}flags")
     ids = payload.get("settlers", [])
@@ -607,8 +585,7 @@ def _completion(
                              id=repr(settler_id))
         if settler.role != role:
             raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
-    if kind == "farm":
-        check_one_farmer(len(ids), f"{where}settlers")
+    check_one_farmer(kind, len(ids), f"{where}settlers")
     check_settlers_on_tiles(kind, sizes.get("tiles", 0), len(ids), f"{where}tiles")
     return CompletedFeature(kind=kind, **sizes), ids
 
@@ -624,8 +601,9 @@ def _complete(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
         raise RulesError("One tile completes at most 16 features.", "features")
     on_map = {s.id: s for s in state.settlers}
     completions = [_completion(item, index, on_map) for index, item in enumerate(features)]
-    result = score_tile_completions(completions, state.settlers, state.surveyors, state.scoring_edge,
-                                    state.seat_count)
+    # Unless the players set the west edge, tiles without settlers may lie west of any settler.
+    edge = state.west_edge if state.map_ends else None
+    result = score_tile_completions(completions, state.settlers, state.surveyors, edge, state.seat_count)
     # A surveyor that moved west found a tile there: the map reaches at least its column.
     west_edge = max(state.west_edge, result.surveyors.north, result.surveyors.south)
     return replace(state, settlers=result.settlers, surveyors=result.surveyors, west_edge=west_edge,
@@ -655,11 +633,7 @@ class TrackMark:
 
 def track_marks(scores: Sequence[int]) -> tuple[TrackMark, ...]:
     """Where each score's marker stands on the track; a score corrected below 0 is kept as it is."""
-    marks = []
-    for score in scores:
-        laps, position = score_laps(score) if score >= 0 else (0, score)
-        marks.append(TrackMark(score, laps, position))
-    return tuple(marks)
+    return tuple(TrackMark(score, *(score_laps(score) if score >= 0 else (0, score))) for score in scores)
 
 
 # --- the final tally at the table ----------------------------------------------------------------------
@@ -747,7 +721,6 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> None:
     """None: a tie on points shares the victory."""
-    return None
 
 
 def _described(settler: Settler, players: Sequence[str]) -> Message:
@@ -800,8 +773,7 @@ def settle_final_tally(
             values[name] = value
         if kind == "city":
             check_city_flags(values["tiles"], values["flags"], f"sizes.{letter}.flags")
-        if kind == "farm":
-            check_one_farmer(len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
+        check_one_farmer(kind, len(on_letter[letter]), f"assignment.{on_letter[letter][-1].id}")
         check_settlers_on_tiles(kind, values.get("tiles", 0), len(on_letter[letter]), f"sizes.{letter}.tiles")
         counts = dict(Counter(settler.seat for settler in on_letter[letter]))
         settled.append(SettledFeature(letter, FinalFeature(kind, counts, **values), tuple(on_letter[letter])))
@@ -841,7 +813,7 @@ def answer_west_questions(state: PlayState, answers: object) -> PlayState:
         if not isinstance(answer, Mapping) or type(answer.get("tile")) is not bool:
             raise RulesError("Answer yes or no: is there a tile west of the column?", where)
         _only_keys(answer, ("column", "tile"), f"{where}.")
-        column = _whole(answer, "column", 0, MAX_COLUMN - 1, _WEST_EDGE, f"{where}.")
+        column = whole_number(answer.get("column"), f"{where}.column", 0, MAX_COLUMN - 1, _WEST_EDGE)
         if answer["tile"]:
             state = replace(state, west_edge=max(state.west_edge, column + 1),
                             map_ends=state.map_ends and column + 1 <= state.west_edge)
@@ -892,10 +864,8 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
     """Refuse an entry accepted by apply_event that the table must answer a question for first (not on
     replay: a scoring stored before the question was asked keeps what it scored)."""
-    if kind == "complete":
-        column = west_question(state, payload)
-        if column is not None:
-            raise WestQuestion(column)
+    if kind == "complete" and (column := west_question(state, payload)) is not None:
+        raise WestQuestion(column)
 
 
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
@@ -959,8 +929,7 @@ def settle_final_features(
     except RulesError as error:
         # "sizes.A.flags", "assignment.0-3": the feature that letter stands for
         head, _, rest = error.path.partition(".")
-        letter = rest.partition(".")[0] if head == "sizes" else assignment.get(rest, "")
-        name = rest.partition(".")[2] if head == "sizes" else ""
+        letter, _, name = rest.partition(".") if head == "sizes" else (assignment.get(rest, ""), "", "")
         if letter in index_of:
             path = f"features[{index_of[letter]}]" + (f".{name}" if name else "")
             raise RulesError(error.message, path) from None

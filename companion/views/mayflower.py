@@ -1,7 +1,5 @@
-"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally.
-
-The generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows.
-"""
+"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally
+(the generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows)."""
 
 from __future__ import annotations
 
@@ -48,8 +46,7 @@ plays_of(bp, mayflower.GAME.slug)
 
 WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
                         surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
-                        final_kinds=mayflower.FINAL_KINDS, colours=COLOURS,
-                        final_sizes=mayflower.FINAL_SIZES, size_labels=SIZE_LABELS)
+                        colours=COLOURS, final_sizes=mayflower.FINAL_SIZES, size_labels=SIZE_LABELS)
 TABLE_ANCHOR = "mf-table"  # after every entry the page opens on the turn, the strip and the actions
 
 
@@ -114,7 +111,6 @@ class Screen:
     no_settler: FlaskForm | None = None
     leaving: frozenset[str] = frozenset()  # ids of the settlers the next scoring's eviction sends home
     preview: Preview | None = None
-    phone_seat: int | None = None  # the phone's own player, whose buttons these are whatever the turn
     turn_moved: TurnMovedOn | None = None  # a placement held back: whose turn ended since the page was drawn
 
 
@@ -129,10 +125,8 @@ def map_summary(state: mayflower.PlayState, names: list[str]) -> str:
     for seat, name in enumerate(names):
         placed = [gettext("%(role)s in column %(column)d", role=ROLE_NAMES[s.role], column=s.column)
                   for s in state.on_map(seat)]
-        if placed:
-            sentences.append(gettext("%(name)s: %(settlers)s.", name=name, settlers=", ".join(placed)))
-        else:
-            sentences.append(gettext("%(name)s: no settler on the map.", name=name))
+        sentences.append(gettext("%(name)s: %(settlers)s.", name=name, settlers=", ".join(placed)) if placed
+                         else gettext("%(name)s: no settler on the map.", name=name))
     return " ".join(sentences)
 
 
@@ -187,9 +181,7 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
     history: dict[int, tuple[FeatureReport, ...]] = {}
     if events:
         table = app_tables(current_app).table_before(get_db(), play, play_setup(play), events[0].seq)
-        for event in events:
-            if event.kind == FINAL_EVENT:
-                continue
+        for event in (e for e in events if e.kind != FINAL_EVENT):
             table = apply(table, event.kind, event.payload)
             if event.kind == "complete":
                 history[event.seq] = feature_reports(table.game_state)
@@ -219,7 +211,7 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskFo
         pickable=tuple(pickable_settlers(state.settlers)),
         place=place, complete=complete,
         west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
-        no_settler=none, phone_seat=own,
+        no_settler=none,
         turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
     )
 
@@ -264,10 +256,8 @@ class TurnMovedOn(Refused):
 def turn_guard(play: store.Play, form, explicit: bool):
     """A check that asks about (``TurnMovedOn``) an entry that took its player from the turn shown, once
     another phone ended that turn; one whose player the phone named (``explicit``) is stored as it is."""
-    seat = form.seat.data if form.seat.data is not None else -1
-
     def guard(events) -> None:
-        drawn = form.drawn_version  # read once the form is valid
+        drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
         # this phone's own entries since (an offline queue sent in order) are no other phone's turn
@@ -277,7 +267,7 @@ def turn_guard(play: store.Play, form, explicit: bool):
         if ended is None:
             return
         turn = mayflower.next_turn(table_of(play, events).game_state)
-        if seat != turn:
+        if form.seat.data != turn:
             raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(since) if k in mayflower.TURN_EVENTS))
 
     return guard
@@ -360,14 +350,6 @@ def _another_feature(play: store.Play, form, table: TableState) -> bool:
     return True
 
 
-def _refill_reopened(play: store.Play, form) -> None:
-    """A reopened play's final tally comes back as it was entered, unless the map changed since."""
-    kept = store.reopened_tally(get_db(), play.id)
-    if kept is None or kept.changed_since:
-        return
-    form.keep(mayflower.final_features_of(kept.payload))
-
-
 @bp.route("/final-tally", methods=["GET", "POST"])
 def final_tally(play_id: int):
     """Tap the settlers of one unfinished feature, its size, "and another feature"; then the ranked result."""
@@ -380,7 +362,10 @@ def final_tally(play_id: int):
                             formdata=request.form if request.method == "POST" else None)
     status = 200
     if request.method == "GET":
-        _refill_reopened(play, form)
+        # a reopened play's final tally comes back as it was entered, unless the map changed since
+        kept = store.reopened_tally(get_db(), play.id)
+        if kept is not None and not kept.changed_since:
+            form.keep(mayflower.final_features_of(kept.payload))
     elif not form.validate_on_submit():
         status = 400
     elif form.more.data and form.current() is not None:
