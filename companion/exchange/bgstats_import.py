@@ -302,10 +302,9 @@ def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySi
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
                 zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
                 in_history: Collection[PlaySignature] = frozenset()) -> BgStatsFile:
-    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not one.
-
-    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped.
-    """
+    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not
+    one. Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are
+    skipped."""
     try:
         document = json.loads(data)
     except (ValueError, RecursionError):

@@ -113,7 +113,6 @@ from companion.store.plays import (
     finish_play,
     get_play,
     group_plays,
-    last_event,
     list_events,
     list_plays,
     newest_events,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -369,11 +370,9 @@ def _period_sources(db: Database, group_id: int, game: str | None, period: tuple
     streaks = {pid: (record[5], record[6]) for (g, pid), record in by_record.items() if g == streak_scope}
     pairs: dict[tuple[int, int], list[int]] = {}
     for standings in by_play.values():
-        for a, rank_a in standings:
-            for b, rank_b in standings:
-                if a != b:
-                    pair = pairs.setdefault((a, b), [0, 0])
-                    pair[0], pair[1] = pair[0] + (rank_a < rank_b), pair[1] + 1
+        for (a, rank_a), (b, rank_b) in itertools.permutations(standings, 2):
+            pair = pairs.setdefault((a, b), [0, 0])
+            pair[0], pair[1] = pair[0] + (rank_a < rank_b), pair[1] + 1
     rivalries = {key: Rivalry(*key, ahead, together) for key, (ahead, together) in pairs.items()}
     return _Sources(records, streaks, [(g, plays, latest) for g, (plays, latest) in by_game.items()],
                     rivalries, [(pid, row, points) for (pid, row), points in row_points.items()],
@@ -410,10 +409,7 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     best_in_game: dict[str, tuple[int, int]] = {}
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
         mine = per_player.setdefault(player_id, [0, 0, 0, best, worst])
-        mine[0] += plays
-        mine[1] += wins
-        mine[2] += points
-        mine[3], mine[4] = max(mine[3], best), min(mine[4], worst)
+        mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points, max(mine[3], best), min(mine[4], worst)
         if game_slug not in best_in_game or best > best_in_game[game_slug][0]:
             best_in_game[game_slug] = (best, player_id)
     players = []
