@@ -1,9 +1,8 @@
 """Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history.
 
 The export's ``games``, ``players`` and ``plays`` (with ``playerScores``, scores often as text, and
-``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole,
-with where; plays of games the group does not keep, or that do not fit their game, are listed as skipped.
-"""
+``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole, with
+where; plays of games the group does not keep, or that do not fit their game, are listed as skipped."""
 
 from __future__ import annotations
 

@@ -66,20 +66,6 @@ def _history_where(group_id: int, game: str | None, player_id: int | None, since
             [group_id, *chosen.values()])
 
 
-def _standings(db: Database, play_ids: Sequence[int]) -> dict[int, list[Standing]]:
-    by_play: dict[int, list[Standing]] = {play_id: [] for play_id in play_ids}
-    marks = ",".join("?" * len(play_ids))
-    rows = db.execute(
-        "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
-        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-        f"JOIN players pl ON pl.id = r.player_id WHERE r.play_id IN ({marks}) ORDER BY r.rank, s.seat",
-        list(play_ids),
-    ).fetchall()
-    for play_id, *standing in rows:
-        by_play[play_id].append(Standing(*standing))
-    return by_play
-
-
 def history(db: Database, group_id: int, game: str | None = None, player_id: int | None = None,
             since: date | None = None, until: date | None = None, offset: int = 0,
             limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
@@ -92,7 +78,13 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
         "ORDER BY p.ended_at DESC, p.id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
-    standings = _standings(db, [row[0] for row in rows])
+    standings: dict[int, list[Standing]] = {row[0]: [] for row in rows}
+    for play_id, *standing in db.execute(
+            "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
+            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN players pl ON "
+            f"pl.id = r.player_id WHERE r.play_id IN ({','.join('?' * len(rows))}) ORDER BY r.rank, s.seat",
+            list(standings)).fetchall():
+        standings[play_id].append(Standing(*standing))
     entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings[play_id]))
                     for play_id, slug, ended_at, counted in rows)
     return HistoryPage(entries, total, offset, limit)
@@ -224,17 +216,6 @@ def refresh_records(db: Database, group_id: int) -> None:
                     **dict(zip(_RECORD_COLUMNS.split(", "), record, strict=True)), "pending": 0, "stale": 0})
 
 
-def _rivalries(db: Database, params: Mapping[str, Any]) -> dict[tuple[int, int], Rivalry]:
-    """Head to head: the running sums the results' triggers keep (a self-join on each play's results)."""
-    game = "" if params["game"] is None else " AND game = :game"
-    rows = db.execute(
-        "SELECT player_id, opponent_id, SUM(ahead), SUM(together) FROM rivalries "
-        f"WHERE group_id = :group{game} GROUP BY player_id, opponent_id HAVING SUM(together) > 0",
-        params,
-    ).fetchall()
-    return {(a, b): Rivalry(a, b, ahead, together) for a, b, ahead, together in rows}
-
-
 def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
     """Each player's scores over time: one point per play while there are at most ``periods`` plays,
     else the average per stretch of equally many months (from the sums kept per month; stretches
@@ -328,7 +309,12 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
     row_points = [] if game is None else db.execute(
         "SELECT player_id, row, points FROM row_points WHERE group_id = :group AND game = :game",
         params).fetchall()
-    return _Sources(records, streaks, game_rows, _rivalries(db, params), row_points,
+    # head to head: the running sums the results' triggers keep (a self-join on each play's results)
+    rivalries = {(a, b): Rivalry(a, b, ahead, together) for a, b, ahead, together in db.execute(
+        "SELECT player_id, opponent_id, SUM(ahead), SUM(together) FROM rivalries "
+        f"WHERE group_id = :group{scope} GROUP BY player_id, opponent_id HAVING SUM(together) > 0",
+        params).fetchall()}
+    return _Sources(records, streaks, game_rows, rivalries, row_points,
                     lambda plays: _periods(db, params, plays, periods))
 
 

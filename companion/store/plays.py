@@ -146,20 +146,14 @@ def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
     return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
 
 
-def _seats_of(db: Database, play_ids: Sequence[int]) -> dict[int, list[SeatRow]]:
-    """The seats of several plays, in one query."""
-    seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
-    rows = db.execute(
-        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
-        f"s.player_id WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
-        list(play_ids)).fetchall()
-    for play_id, *seat in rows:
-        seats[play_id].append(SeatRow(*seat))
-    return seats
-
-
 def _plays(db: Database, rows: Sequence[tuple]) -> list[Play]:
-    seats = _seats_of(db, [row[0] for row in rows])
+    """The plays of these rows with their seats, read in one query."""
+    seats: dict[int, list[SeatRow]] = {row[0]: [] for row in rows}
+    for play_id, *seat in db.execute(
+            "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
+            f"s.player_id WHERE s.play_id IN ({','.join('?' * len(rows))}) ORDER BY s.play_id, s.seat",
+            list(seats)).fetchall():
+        seats[play_id].append(SeatRow(*seat))
     return [_play_of(row, tuple(seats[row[0]])) for row in rows]
 
 
