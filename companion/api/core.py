@@ -35,6 +35,13 @@ class Endpoint:
 
 _TYPE_WORDS = {"integer": "a whole number", "string": "a string", "boolean": "true or false",
                "object": "an object", "array": "a list", "null": "null"}
+# the sentence of each bound: {0} is the bound, {s} and {entries} agree with it in number
+_BOUNDS = {"minimum": "must be at least {0}", "maximum": "must be at most {0}",
+           "minItems": "must have at least {0} item{s}", "maxItems": "must have at most {0} item{s}",
+           "minLength": "must be at least {0} character{s} long",
+           "maxLength": "must be at most {0} characters long",
+           "minProperties": "must have at least {0} {entries}",
+           "maxProperties": "must have at most {0} {entries}"}
 
 
 def _describe(error: ValidationError) -> tuple[str, str]:
@@ -44,10 +51,9 @@ def _describe(error: ValidationError) -> tuple[str, str]:
     if kind == "type":
         kinds = [limit] if isinstance(limit, str) else limit
         return path, "must be " + " or ".join(_TYPE_WORDS.get(k, k) for k in kinds)
-    if kind == "minimum":
-        return path, f"must be at least {limit}"
-    if kind == "maximum":
-        return path, f"must be at most {limit}"
+    if kind in _BOUNDS:
+        one = limit == 1
+        return path, _BOUNDS[kind].format(limit, s="" if one else "s", entries="entry" if one else "entries")
     if kind == "required":
         # one error per missing field, but the error names the field only in its message
         missing = next((name for name in limit if repr(name) in error.message), limit[0])
@@ -60,19 +66,8 @@ def _describe(error: ValidationError) -> tuple[str, str]:
         return path, "must be one of " + ", ".join(map(_json_word, limit))
     if kind == "const":
         return path, f"must be {_json_word(limit)}"
-    if kind == "minItems":
-        return path, f"must have at least {limit} item{'s' if limit != 1 else ''}"
-    if kind == "maxItems":
-        return path, f"must have at most {limit} item{'s' if limit != 1 else ''}"
-    if kind == "minLength":
-        return path, f"must be at least {limit} character{'s' if limit != 1 else ''} long"
-    if kind == "maxLength":
-        return path, f"must be at most {limit} characters long"
     if kind == "pattern":
         return path, error.schema.get("x-rule", "is not in the expected form")
-    if kind in ("minProperties", "maxProperties"):
-        word = "at least" if kind == "minProperties" else "at most"
-        return path, f"must have {word} {limit} entr{'ies' if limit != 1 else 'y'}"
     if kind == "propertyNames":
         return path, "has a key that is not allowed"
     return path, error.message
@@ -90,12 +85,8 @@ def validate_body(schema: dict, body: Any) -> None:
                     key=lambda e: (len(e.absolute_path), json_path(e.absolute_path)))
     if not errors:
         return
-    details = []
-    for error in errors:
-        # oneOf/anyOf report the alternatives' own errors as context; the best match is clearer.
-        if error.context:
-            error = best_match(error.context)
-        details.append(_describe(error))
+    # oneOf/anyOf report the alternatives' own errors as context; the best match is clearer.
+    details = [_describe(best_match(error.context) if error.context else error) for error in errors]
     path, text = details[0]
     where = f"{path} " if path else "The request "
     more = f" ({len(details) - 1} more problem{'s' if len(details) > 2 else ''} below)" \

@@ -436,10 +436,8 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError for anything but a sound one.
-
-    What the companion derives is not taken from the file: names are cleaned, times made UTC, ranks computed.
-    """
+    """Read and check a backup file; BackupError for anything but a sound one. What the companion
+    derives is not taken from the file: names are cleaned, times made UTC, ranks computed."""
     document = _load(data)
     _check_shape(document)
     players = document["players"]
@@ -468,20 +466,12 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                                  tuple((v["id"], v["sheet"]) for v in g["versions"]))
                     for g in document.get("games", [])),
         name=_clean_name(document["group"]["name"], "group.name"),
-        players=tuple(ArchivedPlayer(p["name"], p["colour"], p["created_at"], p.get("uid")) for p in players),
-        plays=tuple(
-            ArchivedPlay(
-                game=play["game"], options=play["options"], status=play["status"], counted=play["counted"],
-                started_at=play["started_at"], ended_at=play["ended_at"], version=play["version"],
-                seats=tuple(ArchivedSeat(s["player"], s["colour"]) for s in play["seats"]),
-                events=tuple(ArchivedEvent(e["seq"], e["kind"], e["payload"], e["created_at"])
-                             for e in play["events"]),
-                results=tuple(ArchivedResult(r["player"], r["total"], r["rank"], r["breakdown"])
-                              for r in play["results"]),
-                uid=play.get("uid"),
-            )
-            for play in document["plays"]
-        ),
+        # the schema's records hold exactly the archive's fields
+        players=tuple(ArchivedPlayer(**player) for player in players),
+        plays=tuple(ArchivedPlay(**{**play, "seats": tuple(ArchivedSeat(**seat) for seat in play["seats"]),
+                                    "events": tuple(ArchivedEvent(**event) for event in play["events"]),
+                                    "results": tuple(ArchivedResult(**result) for result in play["results"])})
+                    for play in document["plays"]),
         settings=_settings(document["group"], games),
     )
 

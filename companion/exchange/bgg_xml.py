@@ -37,8 +37,7 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tz
                              objecttype="thing",
                              objectid=str(bgg_id(play.game, play.options, games.get(play.game),
                                                   archive.settings.bgg_ids) or 0))
-        subtypes = ET.SubElement(item, "subtypes")
-        ET.SubElement(subtypes, "subtype", value="boardgame")
+        ET.SubElement(ET.SubElement(item, "subtypes"), "subtype", value="boardgame")
         ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
         players = ET.SubElement(element, "players")
         for seat, result in enumerate(play.results):

@@ -162,14 +162,11 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
 
 
 def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
-    """Create a new group holding exactly what the checked ``archive`` holds (``exchange.backup``); all of
-    it or, on a StoreError (two players that are one, a clash the database finds), nothing.
-
-    Written in short transactions, so that other groups' writes never wait long: the group is made in
-    the trash (nothing finds it), its plays added in steps (``write_in_steps``), then it leaves the
-    trash. An import that fails removes what it wrote, in steps too; one cut off by the process dying
-    is left to the trash's purge.
-    """
+    """Create a new group holding exactly what the checked ``archive`` holds (``exchange.backup``): all of
+    it or, on a StoreError (two players that are one, a clash the database finds), nothing. Written in
+    short transactions so that other groups' writes never wait long: the group is made in the trash
+    (nothing finds it), its plays added in steps, then it leaves the trash. A failed import removes what
+    it wrote, in steps too; one cut off by the process dying is left to the trash's purge."""
     groups.check_distinct_names([p.name for p in archive.players])
     group_id = None
     try:

@@ -39,14 +39,14 @@ def _check_free_game_name(db: Database, group_id: int, name: str, except_id: int
 
 def insert_game(db: Database, group_id: int, name: str, bgg_id: int | None) -> int:
     """The game's row alone (inside the caller's transaction); returns its id."""
-    return db.execute("INSERT INTO group_games (group_id, name, bgg_id, created_at) VALUES (?, ?, ?, ?)",
-                      [group_id, name, bgg_id, now()]).lastrowid
+    return db["group_games"].insert({"group_id": group_id, "name": name, "bgg_id": bgg_id,
+                                     "created_at": now()}).last_pk
 
 
 def add_version(db: Database, game_id: int, sheet: Mapping[str, Any]) -> int:
     """A new version of the game's sheet (inside the caller's transaction); returns its id."""
-    return db.execute("INSERT INTO group_game_versions (game_id, sheet, created_at) VALUES (?, ?, ?)",
-                      [game_id, json.dumps(dict(sheet)), now()]).lastrowid
+    return db["group_game_versions"].insert({"game_id": game_id, "sheet": json.dumps(dict(sheet)),
+                                             "created_at": now()}).last_pk
 
 
 def add_group_game(db: Database, group_id: int, name: str, bgg_id: int | None,

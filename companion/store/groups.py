@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
-from companion.store.errors import NotFound, StoreError, found
+from companion.store.errors import StoreError, found
 from companion.store.transactions import now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -276,8 +276,7 @@ def create_membership(db: Database, group_id: int) -> Membership:
     """Let a phone into a group: a new membership with a fresh random token."""
     stamp = now()
     with write_transaction(db):
-        if not _live_group(db, "id", group_id):
-            raise NotFound("group")
+        found(_live_group(db, "id", group_id), "group")
         membership_id = db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
                                                   "group_id": group_id, "joined_at": stamp,
                                                   "last_seen": stamp}).last_pk
@@ -382,7 +381,7 @@ def record_join_failure(db: Database, client: str, at: float,
 
 
 def _record_join_failure(db: Database, client: str, at: float, keep_seconds: float) -> None:
-    db.execute("INSERT INTO join_failures (client, at) VALUES (?, ?)", [client, at])
+    db["join_failures"].insert({"client": client, "at": at})
     db.execute("DELETE FROM join_failures WHERE at < ?", [at - keep_seconds])  # keep the table small
 
 
@@ -399,7 +398,7 @@ def note_import(db: Database, client: str, at: float, allowed: int, window: floa
                              [client, at - window]).fetchone()[0]
         if started >= allowed:
             raise TooManyImports("Too many backups imported from this network lately. Try again in an hour.")
-        db.execute("INSERT INTO import_attempts (client, at) VALUES (?, ?)", [client, at])
+        db["import_attempts"].insert({"client": client, "at": at})
         db.execute("DELETE FROM import_attempts WHERE at < ?", [at - window])  # keep the table small
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,20 +66,6 @@ def _history_where(group_id: int, game: str | None, player_id: int | None, since
             [group_id, *chosen.values()])
 
 
-def _standings(db: Database, play_ids: Sequence[int]) -> dict[int, list[Standing]]:
-    by_play: dict[int, list[Standing]] = {play_id: [] for play_id in play_ids}
-    marks = ",".join("?" * len(play_ids))
-    rows = db.execute(
-        "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
-        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-        f"JOIN players pl ON pl.id = r.player_id WHERE r.play_id IN ({marks}) ORDER BY r.rank, s.seat",
-        list(play_ids),
-    ).fetchall()
-    for play_id, *standing in rows:
-        by_play[play_id].append(Standing(*standing))
-    return by_play
-
-
 def history(db: Database, group_id: int, game: str | None = None, player_id: int | None = None,
             since: date | None = None, until: date | None = None, offset: int = 0,
             limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
@@ -91,7 +78,13 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
         "ORDER BY p.ended_at DESC, p.id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset],
     ).fetchall()
-    standings = _standings(db, [row[0] for row in rows])
+    standings: dict[int, list[Standing]] = {row[0]: [] for row in rows}
+    for play_id, *standing in db.execute(
+            "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
+            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN players pl ON "
+            f"pl.id = r.player_id WHERE r.play_id IN ({','.join('?' * len(rows))}) ORDER BY r.rank, s.seat",
+            list(standings)).fetchall():
+        standings[play_id].append(Standing(*standing))
     entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings[play_id]))
                     for play_id, slug, ended_at, counted in rows)
     return HistoryPage(entries, total, offset, limit)
@@ -223,17 +216,6 @@ def refresh_records(db: Database, group_id: int) -> None:
                     **dict(zip(_RECORD_COLUMNS.split(", "), record, strict=True)), "pending": 0, "stale": 0})
 
 
-def _rivalries(db: Database, params: Mapping[str, Any]) -> dict[tuple[int, int], Rivalry]:
-    """Head to head: the running sums the results' triggers keep (a self-join on each play's results)."""
-    game = "" if params["game"] is None else " AND game = :game"
-    rows = db.execute(
-        "SELECT player_id, opponent_id, SUM(ahead), SUM(together) FROM rivalries "
-        f"WHERE group_id = :group{game} GROUP BY player_id, opponent_id HAVING SUM(together) > 0",
-        params,
-    ).fetchall()
-    return {(a, b): Rivalry(a, b, ahead, together) for a, b, ahead, together in rows}
-
-
 def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
     """Each player's scores over time: one point per play while there are at most ``periods`` plays,
     else the average per stretch of equally many months (from the sums kept per month; stretches
@@ -327,7 +309,12 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
     row_points = [] if game is None else db.execute(
         "SELECT player_id, row, points FROM row_points WHERE group_id = :group AND game = :game",
         params).fetchall()
-    return _Sources(records, streaks, game_rows, _rivalries(db, params), row_points,
+    # head to head: the running sums the results' triggers keep (a self-join on each play's results)
+    rivalries = {(a, b): Rivalry(a, b, ahead, together) for a, b, ahead, together in db.execute(
+        "SELECT player_id, opponent_id, SUM(ahead), SUM(together) FROM rivalries "
+        f"WHERE group_id = :group{scope} GROUP BY player_id, opponent_id HAVING SUM(together) > 0",
+        params).fetchall()}
+    return _Sources(records, streaks, game_rows, rivalries, row_points,
                     lambda plays: _periods(db, params, plays, periods))
 
 
@@ -369,11 +356,9 @@ def _period_sources(db: Database, group_id: int, game: str | None, period: tuple
     streaks = {pid: (record[5], record[6]) for (g, pid), record in by_record.items() if g == streak_scope}
     pairs: dict[tuple[int, int], list[int]] = {}
     for standings in by_play.values():
-        for a, rank_a in standings:
-            for b, rank_b in standings:
-                if a != b:
-                    pair = pairs.setdefault((a, b), [0, 0])
-                    pair[0], pair[1] = pair[0] + (rank_a < rank_b), pair[1] + 1
+        for (a, rank_a), (b, rank_b) in itertools.permutations(standings, 2):
+            pair = pairs.setdefault((a, b), [0, 0])
+            pair[0], pair[1] = pair[0] + (rank_a < rank_b), pair[1] + 1
     rivalries = {key: Rivalry(*key, ahead, together) for key, (ahead, together) in pairs.items()}
     return _Sources(records, streaks, [(g, plays, latest) for g, (plays, latest) in by_game.items()],
                     rivalries, [(pid, row, points) for (pid, row), points in row_points.items()],
@@ -410,10 +395,7 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     best_in_game: dict[str, tuple[int, int]] = {}
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
         mine = per_player.setdefault(player_id, [0, 0, 0, best, worst])
-        mine[0] += plays
-        mine[1] += wins
-        mine[2] += points
-        mine[3], mine[4] = max(mine[3], best), min(mine[4], worst)
+        mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points, max(mine[3], best), min(mine[4], worst)
         if game_slug not in best_in_game or best > best_in_game[game_slug][0]:
             best_in_game[game_slug] = (best, player_id)
     players = []

@@ -135,8 +135,8 @@ def start_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int
     """Start a play with ``seats`` as (player id, colour) in turn order; returns the play id."""
     with write_transaction(db):
         check_players(db, group_id, seats)
-        play_id = db.execute("INSERT INTO plays (group_id, game, options, started_at) VALUES (?, ?, ?, ?)",
-                             [group_id, game, json.dumps(dict(options or {})), now()]).lastrowid
+        play_id = db["plays"].insert({"group_id": group_id, "game": game, "started_at": now(),
+                                      "options": json.dumps(dict(options or {}))}).last_pk
         insert_seats(db, play_id, seats)
     return play_id
 
@@ -146,20 +146,14 @@ def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
     return Play(play_id, group_id, game, json.loads(options), status, started_at, ended_at, version, seats)
 
 
-def _seats_of(db: Database, play_ids: Sequence[int]) -> dict[int, list[SeatRow]]:
-    """The seats of several plays, in one query."""
-    seats: dict[int, list[SeatRow]] = {play_id: [] for play_id in play_ids}
-    rows = db.execute(
-        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
-        f"s.player_id WHERE s.play_id IN ({','.join('?' * len(play_ids))}) ORDER BY s.play_id, s.seat",
-        list(play_ids)).fetchall()
-    for play_id, *seat in rows:
-        seats[play_id].append(SeatRow(*seat))
-    return seats
-
-
 def _plays(db: Database, rows: Sequence[tuple]) -> list[Play]:
-    seats = _seats_of(db, [row[0] for row in rows])
+    """The plays of these rows with their seats, read in one query."""
+    seats: dict[int, list[SeatRow]] = {row[0]: [] for row in rows}
+    for play_id, *seat in db.execute(
+            "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
+            f"s.player_id WHERE s.play_id IN ({','.join('?' * len(rows))}) ORDER BY s.play_id, s.seat",
+            list(seats)).fetchall():
+        seats[play_id].append(SeatRow(*seat))
     return [_play_of(row, tuple(seats[row[0]])) for row in rows]
 
 
@@ -264,14 +258,12 @@ def newest_events(db: Database, play_id: int, count: int, before_seq: int | None
     return [_event(row) for row in reversed(rows)]
 
 
-def last_event(db: Database, play_id: int) -> Event | None:
-    newest = newest_events(db, play_id, 1)
-    return newest[0] if newest else None
-
-
-def _current_version(db: Database, play_id: int) -> tuple[int, str]:
-    """The play's version (it grows with every change to its log) and status."""
-    return found(db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone(), "play")
+def _current_version(db: Database, play_id: int, expected: int | None = None) -> tuple[int, str]:
+    """The play's version (each change to its log grows it) and status; StaleVersion if not ``expected``."""
+    row = db.execute("SELECT version, status FROM plays WHERE id = ?", [play_id]).fetchone()
+    version, status = found(row, "play")
+    check_version(version, expected)
+    return version, status
 
 
 def check_version(version: int, expected: int | None) -> None:
@@ -288,7 +280,7 @@ def play_version(db: Database, play_id: int) -> int:
 
 def check_play_version(db: Database, play_id: int, expected: int) -> None:
     """Refuse (StaleVersion) a change drawn from a version of the play that another phone changed since."""
-    check_version(play_version(db, play_id), expected)
+    _current_version(db, play_id, expected)
 
 
 class EventLog(Sequence[Event]):
@@ -353,20 +345,17 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
 
 def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
                  check: Callable[[EventLog], None] | None = None, expected_version: int | None = None) -> int:
-    """Append an event to an active play; returns the play's new version.
-
-    ``check`` sees the log under the write lock and raises if the event does not fit it (two phones
-    entering at once cannot both pass a stale check); ``expected_version`` refuses it if the play changed
-    since the phone looked. Without either, it is one statement (``append_to_active_play``).
-    """
+    """Append an event to an active play; returns the play's new version. ``check`` sees the log under
+    the write lock and raises if the event does not fit it (two phones entering at once cannot both pass
+    a stale check); ``expected_version`` refuses it if the play changed since the phone looked. Without
+    either, it is one statement (``append_to_active_play``)."""
     if check is None and expected_version is None:
         rowid = append_to_active_play(db, play_id, kind, payload)
         if rowid is not None:  # its version is read after the write: the lock is held no longer
             return db.execute("SELECT version FROM events WHERE rowid = ?", [rowid]).fetchone()[0]
         # not stored: the play is finished or gone, and the checks below say which
     with write_transaction(db):
-        version, status = _current_version(db, play_id)
-        check_version(version, expected_version)
+        version, status = _current_version(db, play_id, expected_version)
         if status != "active":
             raise StoreError("This play is finished. Undo the final tally to change it.")
         if check is not None:
@@ -379,11 +368,11 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
     """Remove the play's last event and return it (None if there was none). Undoing the final tally
     reopens the play and drops its results; undoing a correction puts back the results it replaced."""
     with write_transaction(db):
-        version, _ = _current_version(db, play_id)
-        check_version(version, expected_version)
-        event = last_event(db, play_id)
-        if event is None:
+        version, _ = _current_version(db, play_id, expected_version)
+        newest = newest_events(db, play_id, 1)
+        if not newest:
             return None
+        event = newest[0]
         db.execute("DELETE FROM events WHERE play_id = ? AND seq = ?", [play_id, event.seq])
         if event.kind == FINAL_EVENT:
             db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
@@ -419,8 +408,7 @@ def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results:
                 expected_version: int | None = None) -> None:
     """Record the final tally as the play's last event, store the results and close the play."""
     with write_transaction(db):
-        version, status = _current_version(db, play_id)
-        check_version(version, expected_version)
+        version, status = _current_version(db, play_id, expected_version)
         if status != "active":
             raise StoreError("This play is already finished.")
         stamp = now()
@@ -491,8 +479,7 @@ def correct_results(db: Database, play_id: int, results: Sequence[ResultInput],
     """Replace a finished play's results with a corrected tally (a correction event after the final
     event); returns the play's new version."""
     with write_transaction(db):
-        version, status = _current_version(db, play_id)
-        check_version(version, expected_version)
+        version, status = _current_version(db, play_id, expected_version)
         if status != "finished":
             raise StoreError("Only a finished play can be corrected; finish this one with the final tally.")
         seat_players = _seat_players(db, play_id)

@@ -1,13 +1,13 @@
 """How far Litestream's copy of the database in a folder (a ``file://`` replica) is behind.
 
-Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx``
-(transaction ids); a level-0 header names the part of the log it holds (the log's salts, which change
-each time SQLite starts it afresh, and a byte range). A commit is copied once a batch reaches past it.
-"""
+Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx`` (transaction
+ids); a level-0 header names the part of the log it holds (the log's salts, which change each time SQLite
+starts it afresh, and a byte range). A commit is copied once a batch reaches past it."""
 
 from __future__ import annotations
 
 import os
+import re
 import struct
 import time
 from dataclasses import dataclass
@@ -21,6 +21,7 @@ FRAME_HEADER_BYTES = 24
 # the LTX header's fields up to the part of the log it holds (github.com/superfly/ltx)
 LTX_HEADER = struct.Struct(">4sIIIQQqQQQII")
 LTX_HEADER_BYTES = 100
+_LTX_NAME = re.compile("[^-]{16}-([0-9a-fA-F]{16})")  # <first>-<last> transaction id, in hexadecimal
 
 
 @dataclass(frozen=True)
@@ -74,15 +75,8 @@ def log_position(database: str | Path) -> LogPosition | None:
 
 def _batches(replica: Path) -> list[tuple[int, Path]]:
     """The replica's LTX files of every level, as (last transaction id, path)."""
-    found = []
-    for path in replica.glob("ltx/*/*.ltx"):
-        first, _, last = path.stem.partition("-")
-        if len(first) == len(last) == 16:
-            try:
-                found.append((int(last, 16), path))
-            except ValueError:
-                continue
-    return found
+    return [(int(name[1], 16), path) for path in replica.glob("ltx/*/*.ltx")
+            if (name := _LTX_NAME.fullmatch(path.stem))]
 
 
 def _held(path: Path) -> LogPosition | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-import zoneinfo
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -123,7 +122,7 @@ def statistics(group_id: int):
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
-    zone = _time_zone(store.group_settings(get_db(), group.id))
+    zone = common.group_zone(store.group_settings(get_db(), group.id).time_zone)
     period = form.chosen_period(datetime.now(zone).date(), zone)
     stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period))
     found = statistics_charts(stats)
@@ -279,18 +278,14 @@ def _download(body: str | bytes, content_type: str, group: store.Group, suffix: 
     return response
 
 
-def _time_zone(settings: store.GroupSettings) -> zoneinfo.ZoneInfo | None:
-    return zoneinfo.ZoneInfo(settings.time_zone) if settings.time_zone else None
-
-
 @bp.get("/groups/<int:group_id>/export/plays.csv", endpoint="export_csv", defaults={"delimiter": ","})
 @bp.get("/groups/<int:group_id>/export/plays-excel.csv", endpoint="export_csv_semicolon",
         defaults={"delimiter": ";"})  # for spreadsheets that split columns at semicolons (Excel in German …)
 def export_plays_csv(group_id: int, delimiter: str):
     archive = store.dump_group(get_db(), group_id)
+    zone = common.group_zone(archive.settings.time_zone)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group_id), _time_zone(archive.settings),
-                                        delimiter)
+    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group_id), zone, delimiter)
     # the file is named like its address: plays.csv, plays-excel.csv
     return _download(text, "text/csv; charset=utf-8", g.group, request.path.rpartition("/")[2])
 
@@ -305,8 +300,8 @@ def export_backup(group_id: int):
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
     archive = store.dump_group(get_db(), group_id)
-    return _download(bgg_xml.bgg_plays_xml(archive, group_games(group_id), _time_zone(archive.settings)),
-                     "application/xml", g.group, "bgg-plays.xml")
+    xml = bgg_xml.bgg_plays_xml(archive, group_games(group_id), common.group_zone(archive.settings.time_zone))
+    return _download(xml, "application/xml", g.group, "bgg-plays.xml")
 
 
 @bp.route("/groups/<int:group_id>/settings", methods=["GET", "POST"])
