@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from companion.games.common import (
@@ -48,8 +48,7 @@ SHIPPING_BONUS_TILES_IN_GAME = sum(len(values) for values in SHIPPING_BONUS_VALU
 # Investment bonus tiles, highest first, per player count.
 INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
 INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
-SUPPLY_SECTIONS = 4  # sections 0–3, each scoring its own number
-SUPPLY_SECTION_NUMBERS: tuple[int, ...] = tuple(range(SUPPLY_SECTIONS))
+SUPPLY_SECTION_NUMBERS: tuple[int, ...] = (0, 1, 2, 3)  # each section scores its own number
 INVESTMENT_VALUES: tuple[int, ...] = tuple(range(INVESTMENT_VP_MIN, INVESTMENT_VP_MAX + 1))
 LOOT_POINTS = -1
 BOOMTOWN_1X1_POINTS = 4
@@ -200,10 +199,8 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
 
 @dataclass(frozen=True)
 class TerrainMajority:
-    """Who took 1st and 2nd place in one terrain (player indices) and what each player scores there.
-
-    ``second`` is empty when 1st was shared and with 2 players (1st takes the 2nd-place value).
-    """
+    """Who took 1st and 2nd place in one terrain (player indices) and what each player scores there;
+    ``second`` is empty when 1st was shared and with 2 players (1st takes the 2nd-place value)."""
 
     terrain: str
     values: tuple[int, int]
@@ -289,38 +286,23 @@ def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequen
     if len(influence) != len(settlements):
         raise RulesError("Give influence and settlements for the same players.", terrain)
     first_value, second_value = MAJORITY_VALUES[terrain]
-    players = len(influence)
-    points = [0] * players
-    standing = [(influence[i], settlements[i]) for i in range(players)]
-    contenders = [i for i in range(players) if influence[i] > 0]
-    first: list[int] = []
-    second: list[int] = []
-    if contenders:
-        best = max(standing[i] for i in contenders)
-        first = [i for i in contenders if standing[i] == best]
-        if players == 2:
-            for i in first:
-                points[i] = second_value // len(first)
-        elif len(first) > 1:
-            for i in first:
-                points[i] = (first_value + second_value) // len(first)
-        else:
-            points[first[0]] = first_value
-            rest = [i for i in contenders if i != first[0]]
-            if rest:
-                runner_up = max(standing[i] for i in rest)
-                second = [i for i in rest if standing[i] == runner_up]
-                for i in second:
-                    points[i] = second_value // len(second)
-    return TerrainMajority(
-        terrain=terrain,
-        values=(first_value, second_value),
-        influence=tuple(influence),
-        settlements=tuple(settlements),
-        first=tuple(first),
-        second=tuple(second),
-        points=tuple(points),
-    )
+    standing = list(zip(influence, settlements, strict=True))
+    contenders = [i for i, held in enumerate(influence) if held > 0]
+
+    def ahead(among: list[int]) -> list[int]:
+        best = max((standing[i] for i in among), default=None)
+        return [i for i in among if standing[i] == best]
+
+    first = ahead(contenders)
+    rest = [i for i in contenders if i not in first]
+    second = ahead(rest) if len(first) == 1 and len(influence) > 2 else []
+    pot = (second_value if len(influence) == 2
+           else first_value + second_value if len(first) > 1 else first_value)
+    points = [pot // len(first) if i in first else second_value // len(second) if i in second else 0
+              for i in range(len(influence))]
+    return TerrainMajority(terrain=terrain, values=(first_value, second_value), influence=tuple(influence),
+                           settlements=tuple(settlements), first=tuple(first), second=tuple(second),
+                           points=tuple(points))
 
 
 def terrain_majorities(
@@ -342,17 +324,10 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
     """Penalty (≤ 0) per player: −1 per camp for the most Wanted camps; if one player has the most,
     −1 per 2 camps (round down) for the second most. Players without Wanted camps never take part."""
     counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
-    penalties = [0] * len(wanted)
-    if not counts:
-        return tuple(penalties)
-    most = [i for i, camps in enumerate(wanted) if camps == counts[0]]
-    for i in most:
-        penalties[i] = -counts[0]
-    if len(most) == 1 and len(counts) > 1:
-        for i, camps in enumerate(wanted):
-            if camps == counts[1]:
-                penalties[i] = -floor_half(camps)
-    return tuple(penalties)
+    most = counts[0] if counts else None
+    second = counts[1] if len(counts) > 1 and list(wanted).count(most) == 1 else None
+    return tuple(-camps if camps == most else -floor_half(camps) if camps == second else 0
+                 for camps in wanted)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -392,8 +367,10 @@ def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None
             raise _count_error(player.name, in_terrain, f"{where}.{field_name}.{terrain}")
 
 
-def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse groups and Wanted camps that need more camps than the player has (12, or 10 with 4 players)."""
+def check_camps(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
+    """Refuse groups, buildings (each a camp that took a mining token) and Wanted camps that need more camps
+    than the player has, and less influence than 2 per settlement; mining tokens, often given for the
+    Courthouse alone, set no floor."""
     used = player.largest_group + player.second_group + player.wanted
     if used > camps:
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the largest group "
@@ -401,30 +378,24 @@ def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: 
                          "(%(wanted)d) add up to %(used)d.", f"{where}.wanted", name=player.name, camps=camps,
                          players=player_count, largest=player.largest_group, second=player.second_group,
                          wanted=player.wanted, used=used)
-
-
-def check_buildings(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse more buildings (each a camp that took a mining token) and Wanted camps than camps, and less
-    influence than 2 per settlement; mining tokens, often given for the Courthouse alone, set no floor."""
     buildings = sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
                     for terrain in TERRAINS)
     if buildings + player.wanted > camps:
         field_name = "mining_tokens" if sum(player.mining_tokens.values()) >= buildings else "settlements"
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the buildings the "
                          "mining tokens and settlements show (%(buildings)d) and the Wanted camps "
-                         "(%(wanted)d) add up to %(used)d: each building is a camp and took one mining "
-                         "token.",
-                         f"{where}.{field_name}", name=player.name, camps=camps, players=player_count,
-                         buildings=buildings, wanted=player.wanted, used=buildings + player.wanted)
+                         "(%(wanted)d) add up to %(used)d: each building is a camp and took one "
+                         "mining token.", f"{where}.{field_name}", name=player.name, camps=camps,
+                         players=player_count, buildings=buildings, wanted=player.wanted,
+                         used=buildings + player.wanted)
     for terrain in TERRAINS:
-        least = 2 * player.settlements.get(terrain, 0)
-        if player.influence.get(terrain, 0) < least:
+        influence, settled = player.influence.get(terrain, 0), player.settlements.get(terrain, 0)
+        if influence < 2 * settled:
             raise RulesError("%(name)s's influence in %(terrain)s is %(influence)d, but %(settlements)d "
                              "settlements there put at least %(least)d: each adds its mining token and an "
                              "influence token to the terrain's row.", f"{where}.influence.{terrain}",
-                             name=player.name, terrain=Term(terrain),
-                             influence=player.influence.get(terrain, 0),
-                             settlements=player.settlements.get(terrain, 0), least=least)
+                             name=player.name, terrain=Term(terrain), influence=influence,
+                             settlements=settled, least=2 * settled)
 
 
 def check_shipping_bonus_tiles(players: Sequence[PlayerTally]) -> None:
@@ -468,60 +439,53 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
     seen_names: set[str] = set()
     dealt: set[str] = set()
     for index, player in enumerate(players):
-        who = player.name
+        who, where = player.name, f"players[{index}]"
         if who in seen_names:
-            raise RulesError("Player names must be unique: %(name)s appears twice.", f"players[{index}].name",
+            raise RulesError("Player names must be unique: %(name)s appears twice.", f"{where}.name",
                              name=repr(who))
         seen_names.add(who)
         if type(player.track_vp) is not int:
-            raise RulesError("%(name)s's score track must be a whole number.", f"players[{index}].track_vp",
-                             name=who)
+            raise RulesError("%(name)s's score track must be a whole number.", f"{where}.track_vp", name=who)
         for field_name in _TERRAIN_MAPS:
-            _check_terrain_map(player, f"players[{index}]", field_name)
+            _check_terrain_map(player, where, field_name)
         for field_name in _PLAYER_COUNTS:
             if not _is_count(getattr(player, field_name)):
-                raise _count_error(who, Term(field_name.replace("_", " ")), f"players[{index}].{field_name}")
+                raise _count_error(who, Term(field_name.replace("_", " ")), f"{where}.{field_name}")
         if player.second_group > player.largest_group:
             raise RulesError("%(name)s's second-largest group (%(second)d) cannot be larger than the largest "
-                             "group (%(largest)d).", f"players[{index}].second_group", name=who,
+                             "group (%(largest)d).", f"{where}.second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
-        check_camps_used(player, camps, len(players), f"players[{index}]")
-        check_buildings(player, camps, len(players), f"players[{index}]")
-        tokens = 0
+        check_camps(player, camps, len(players), where)
         claimed: set[str] = set()
         for position, claim in enumerate(player.offices):
+            at = f"{where}.offices[{position}]"
             office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
             if office is None:
-                raise _no_office(claim.office, f"players[{index}].offices[{position}].office")
+                raise _no_office(claim.office, f"{at}.office")
             if claim.office in claimed:
                 raise RulesError("%(name)s lists the %(office)s office twice; a token on each half is "
-                                 "tokens: 2.", f"players[{index}].offices[{position}].office", name=who,
-                                 office=office.label)
+                                 "tokens: 2.", f"{at}.office", name=who, office=office.label)
             claimed.add(claim.office)
             if claim.office not in dealt:
                 if len(dealt) == OFFICES_DEALT:
                     raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
-                                     "%(office)s.", f"players[{index}].offices[{position}].office",
-                                     dealt=OFFICES_DEALT, office=office.label)
+                                     "%(office)s.", f"{at}.office", dealt=OFFICES_DEALT, office=office.label)
                 dealt.add(claim.office)
             if type(claim.tokens) is not int or not 1 <= claim.tokens <= MAX_TOKENS_PER_OFFICE:
-                raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.",
-                                 f"players[{index}].offices[{position}].tokens", name=who,
-                                 office=office.label)
+                raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.", f"{at}.tokens",
+                                 name=who, office=office.label)
             for field_name in _CLAIM_COUNTS:
                 if not _is_count(getattr(claim, field_name)):
-                    raise _count_error(who, Message("%(office)s %(what)s", office=office.label,
-                                                    what=Term(field_name)),
-                                       f"players[{index}].offices[{position}].{field_name}")
-            tokens += claim.tokens
+                    what = Message("%(office)s %(what)s", office=office.label, what=Term(field_name))
+                    raise _count_error(who, what, f"{at}.{field_name}")
         if player.boomtown_tokens is not None:
             if not _is_count(player.boomtown_tokens):
-                raise _count_error(who, Term("BoomTown tokens"), f"players[{index}].boomtown_tokens")
-            placed = tokens + player.boomtown_1x1_tokens
+                raise _count_error(who, Term("BoomTown tokens"), f"{where}.boomtown_tokens")
+            placed = sum(claim.tokens for claim in player.offices) + player.boomtown_1x1_tokens
             if player.boomtown_tokens < placed:
                 raise RulesError("%(name)s has %(tokens)d tokens on offices and the 1×1 space, so at least "
                                  "%(tokens)d influence tokens in BoomTown, not %(given)d.",
-                                 f"players[{index}].boomtown_tokens", name=who, tokens=placed,
+                                 f"{where}.boomtown_tokens", name=who, tokens=placed,
                                  given=player.boomtown_tokens)
     check_office_spaces(players)
     check_shipping_bonus_tiles(players)
@@ -541,8 +505,9 @@ class GoldWestResult(FinalResult):
 def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
     """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
     check_tallies(players)
+    wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
     majorities = terrain_majorities([p.influence for p in players], [p.settlements for p in players])
-    penalties = wanted_penalties([p.wanted for p in players])
+    penalties = wanted_penalties(wanted)
     breakdowns = []
     for index, player in enumerate(players):
         scored = sum(1 for m in majorities if index in m.first or index in m.second)
@@ -553,15 +518,9 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
             "wanted": penalties[index],
             "influence": sum(m.points[index] for m in majorities),
         }))
-    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, [tie_breaker(p.wanted, p.supply_left)
-                                                             for p in players])
-    return GoldWestResult(
-        game=ranked.game,
-        players=ranked.players,
-        tie_break_notes=tie_break_notes(ranked.players, [p.wanted for p in players],
-                                        [p.supply_left for p in players]),
-        majorities=majorities,
-    )
+    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, list(map(tie_breaker, wanted, supply_left)))
+    return GoldWestResult(game=ranked.game, players=ranked.players, majorities=majorities,
+                          tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
 
 
 def tie_break_notes(
@@ -574,19 +533,23 @@ def tie_break_notes(
         ranks = sorted({results[j].rank for j in tied})
         if len(ranks) < 2:
             continue
-        by_wanted = by_supply = ""
+        # The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``).
+        reasons = ""
         if len({wanted[j] for j in tied}) > 1:
-            by_wanted = ", ".join(f"{results[j].name} {wanted[j]}" for j in tied)
+            reasons = Message("fewest camps in the Wanted area (%(counts)s)",
+                              counts=", ".join(f"{results[j].name} {wanted[j]}" for j in tied))
         level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
         if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
             by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
+            reasons = (Message("%(wanted)s, then most resources left on the supply track (%(counts)s)",
+                               wanted=reasons, counts=by_supply) if reasons else
+                       Message("most resources left on the supply track (%(counts)s)", counts=by_supply))
         order = [Message("%(names)s %(rank)s", names=listed([results[j].name for j in tied
                                                            if results[j].rank == rank]),
                          rank=_ordinal(rank)) for rank in ranks]
-        notes[results[tied[0]].name] = Message(
-            "%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
-            names=listed([results[j].name for j in tied]), total=total,
-            reasons=_tie_break_reasons(by_wanted, by_supply), order=_listed_places(order))
+        notes[results[tied[0]].name] = Message("%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
+                                               names=listed([results[j].name for j in tied]), total=total,
+                                               reasons=reasons, order=_listed_places(order))
     return notes
 
 
@@ -596,17 +559,6 @@ def _listed_places(places: Sequence[Message]) -> str:
     for place in places[1:]:
         joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
     return joined
-
-
-def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
-    """The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``)."""
-    wanted = Message("fewest camps in the Wanted area (%(counts)s)", counts=by_wanted) if by_wanted else ""
-    if not by_supply:
-        return wanted
-    if not wanted:
-        return Message("most resources left on the supply track (%(counts)s)", counts=by_supply)
-    return Message("%(wanted)s, then most resources left on the supply track (%(counts)s)", wanted=wanted,
-                   counts=by_supply)
 
 
 def _ordinal(rank: int) -> Message:
@@ -730,10 +682,6 @@ def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return _put(values, seat, values[seat] + by)
 
 
-_TRADING_POST_NOTE = Message("With the Trading Post the 1×1 space gives a resource instead of points; if it "
-                             "goes on the supply track, enter that as a supply event.")
-
-
 def _metal(payload: Mapping) -> str:
     metal = payload.get("metal")
     if not isinstance(metal, str) or metal not in SHIPPING_BONUS_VALUES:
@@ -741,14 +689,10 @@ def _metal(payload: Mapping) -> str:
     return metal
 
 
-def _seat_name(state: PlayState, seat: int) -> str:
-    return state.setup.seats[seat].name
-
-
 def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
     if state.camps_placed[seat] >= state.camps_per_player:
         raise RulesError("%(name)s has placed all %(camps)d camps; the last turn has no Build or Loot step.",
-                         "seat", name=_seat_name(state, seat), camps=state.camps_per_player)
+                         "seat", name=state.setup.seats[seat].name, camps=state.camps_per_player)
     return _bump(state.camps_placed, seat, 1)
 
 
@@ -774,7 +718,7 @@ def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTIONS - 1,
+    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTION_NUMBERS[-1],
                            Message("The supply-track section"))
     return replace(state, scores=_bump(state.scores, seat, section))
 
@@ -782,10 +726,10 @@ def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
                       Message("The investment card's VP"))
-    tiles_left = state.investment_tiles_left
-    bonus = tiles_left[:1]
+    bonus = state.investment_tiles_left[:1]
     return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),
-                   investments=_bump(state.investments, seat, 1), investment_tiles_left=tiles_left[1:],
+                   investments=_bump(state.investments, seat, 1),
+                   investment_tiles_left=state.investment_tiles_left[1:],
                    investment_tiles=_put(state.investment_tiles, seat, state.investment_tiles[seat] + bonus))
 
 
@@ -802,7 +746,9 @@ def _boomtown(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     tokens = _bump(state.boomtown_1x1_tokens, seat, 1)
     if state.trading_post:
-        return replace(state, boomtown_1x1_tokens=tokens, note=_TRADING_POST_NOTE)
+        return replace(state, boomtown_1x1_tokens=tokens, note=Message(
+            "With the Trading Post the 1×1 space gives a resource instead of points; if it goes on the "
+            "supply track, enter that as a supply event."))
     return replace(state, boomtown_1x1_tokens=tokens, scores=_bump(state.scores, seat, BOOMTOWN_1X1_POINTS))
 
 
@@ -814,7 +760,7 @@ def _shipping_line(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     passed = (seat, metal, line)
     if passed in state.shipping_lines:
         raise RulesError("%(name)s has already passed points line %(line)d of the %(metal)s track.", "line",
-                         name=_seat_name(state, seat), line=line, metal=Term(metal))
+                         name=state.setup.seats[seat].name, line=line, metal=Term(metal))
     return replace(state, shipping_lines=state.shipping_lines | {passed},
                    scores=_bump(state.scores, seat, SHIPPING_LINE_POINTS[line]))
 
@@ -825,7 +771,7 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     crossed = state.shipping_bonus[track]
     if seat in crossed:
         raise RulesError("%(name)s already has the %(metal)s shipping bonus.", "seat",
-                         name=_seat_name(state, seat), metal=Term(metal))
+                         name=state.setup.seats[seat].name, metal=Term(metal))
     values = SHIPPING_BONUS_VALUES[metal]
     if len(crossed) == len(values):
         raise RulesError("Both %(metal)s shipping bonus tiles are gone.", "metal", metal=Term(metal))
@@ -902,11 +848,9 @@ class BonusTrack:
 
 
 def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
-    tracks = []
-    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
-        values = SHIPPING_BONUS_VALUES[metal]
-        tracks.append(BonusTrack(metal, tuple(zip(crossed, values, strict=False)), values[len(crossed):]))
-    return tuple(tracks)
+    return tuple(BonusTrack(metal, tuple(zip(crossed, values, strict=False)), values[len(crossed):])
+                 for (metal, values), crossed in zip(SHIPPING_BONUS_VALUES.items(), state.shipping_bonus,
+                                                     strict=True))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -993,8 +937,7 @@ def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] 
         if player.boomtown_tokens is None:
             del entry["boomtown_tokens"]
         entry.update({name: dict(getattr(player, name)) for name in _TERRAIN_MAPS})
-        entry["offices"] = [{"office": c.office, "tokens": c.tokens, "count": c.count, "camps": c.camps,
-                             "settlements": c.settlements} for c in player.offices]
+        entry["offices"] = [asdict(claim) for claim in player.offices]
         entries.append(entry)
     if not ledger:
         return {"players": entries}
@@ -1034,12 +977,8 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
                 for claim in offices):
             raise RulesError("%(name)s's offices must each name an office.", f"players[{index}].offices",
                              name=name)
-        tallies.append(PlayerTally(
-            name=name,
-            offices=tuple(OfficeClaim(**claim) for claim in offices),
-            **{key: entry[key] for key in SCALAR_FIELDS if key in entry},
-            **{key: entry[key] for key in _TERRAIN_MAPS if key in entry},
-        ))
+        tallies.append(PlayerTally(**{**entry, "name": name,
+                                      "offices": tuple(OfficeClaim(**claim) for claim in offices)}))
     return tuple(tallies)
 
 
