@@ -235,13 +235,6 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
     return PlayerEntry
 
 
-def tally_data(tally: PlayerTally) -> dict:
-    """A player's tally as the final-tally form's starting values, office claims included."""
-    data = tally_payload([tally])["players"][0]
-    data.update({f"office_{claim['office']}": claim for claim in data.pop("offices")})
-    return data
-
-
 def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
                      formdata=None) -> VersionedForm:
     """The end scoring per player (``p0``, ``p1`` …), filled in from ``start`` (the ledger, or the
@@ -267,21 +260,17 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
 
         def show_rules_error(self, error: RulesError) -> None:
             """Put a broken rule next to the player it is about (``players[1]…``), else on the form."""
-            seat = seat_of_path(error.path)
-            if seat is not None and seat in self.player_errors:
-                self.player_errors[seat].append(translated(error))
+            match = re.match(r"players\[([0-9]+)\]", error.path)
+            if match and int(match[1]) in self.player_errors:
+                self.player_errors[int(match[1])].append(translated(error))
             else:
                 self.form_errors.append(translated(error))
 
-    for seat in range(len(start)):
+    entries = tally_payload(start)["players"]
+    for seat, entry in enumerate(entries):
         setattr(FinalTallyForm, f"p{seat}", FormField(player_form))
-    form = FinalTallyForm(formdata=formdata,
-                          data={f"p{seat}": tally_data(tally) for seat, tally in enumerate(start)})
+        entry.update({f"office_{claim['office']}": claim for claim in entry.pop("offices")})
+    form = FinalTallyForm(formdata=formdata, data={f"p{seat}": entry for seat, entry in enumerate(entries)})
     form.player_errors = {seat: [] for seat in range(len(start))}
     return form
 
-
-def seat_of_path(path: str) -> int | None:
-    """The seat a rules error's path names: ``players[1].wanted`` → 1."""
-    match = re.match(r"players\[([0-9]+)\]", path)
-    return int(match[1]) if match else None

@@ -75,17 +75,14 @@ SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
 )
 
 
+CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {2: 12, 3: 12, 4: 10}  # how many camps each player has
+
+
 def camps_per_player(player_count: int) -> int:
-    """How many camps each player has: 12 with 2–3 players, 10 with 4."""
-    if type(player_count) is not int or not GAME.min_players <= player_count <= GAME.max_players:
+    if type(player_count) is not int or player_count not in CAMPS_BY_PLAYER_COUNT:
         raise RulesError("Gold West is played by %(fewest)d to %(most)d players.", "players",
                          fewest=GAME.min_players, most=GAME.max_players)
-    return 10 if player_count == 4 else 12
-
-
-CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {
-    count: camps_per_player(count) for count in range(GAME.min_players, GAME.max_players + 1)
-}
+    return CAMPS_BY_PLAYER_COUNT[player_count]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -233,39 +230,29 @@ class TerrainMajority:
         first_value, second_value = self.values
         if not self.first:
             return Message("%(terrain)s: nobody has influence here.", terrain=label)
-        holders = listed([names[i] for i in self.first])
-        share = self.points[self.first[0]]
+        given = {"terrain": label, "holders": listed([names[i] for i in self.first]),
+                 "share": self.points[self.first[0]]}
         if len(self.influence) == 2:
             if self.shared_first:
                 text = Message("%(terrain)s: %(holders)s tie and share the 2nd-place value %(value)d: "
-                               "%(share)d each", terrain=label, holders=holders, value=second_value,
-                               share=share)
+                               "%(share)d each", value=second_value, **given)
             else:
                 text = Message("%(terrain)s: %(holders)s holds the majority and takes the 2nd-place value "
-                               "(%(share)d)", terrain=label, holders=holders, share=share)
+                               "(%(share)d)", **given)
         elif self.shared_first:
             text = Message("%(terrain)s: %(holders)s share 1st: %(first)d + %(second)d = %(sum)d, %(share)d "
-                           "each; no 2nd place", terrain=label, holders=holders, first=first_value,
-                           second=second_value, sum=first_value + second_value, share=share)
+                           "each; no 2nd place", first=first_value, second=second_value,
+                           sum=first_value + second_value, **given)
         elif self.shared_second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(seconds)s share 2nd: %(value)d, "
-                           "%(each)d each", terrain=label, holders=holders, share=share,
-                           seconds=listed([names[i] for i in self.second]), value=second_value,
-                           each=self.points[self.second[0]])
+                           "%(each)d each", seconds=listed([names[i] for i in self.second]),
+                           value=second_value, each=self.points[self.second[0]], **given)
         elif self.second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(second)s 2nd (%(value)d)",
-                           terrain=label, holders=holders, share=share, second=names[self.second[0]],
-                           value=second_value)
+                           second=names[self.second[0]], value=second_value, **given)
         else:
-            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); nobody else has influence",
-                           terrain=label, holders=holders, share=share)
-        settled = self._settlement_decisions(names)
-        if settled:
-            return Message("%(majority)s (%(settlements)s).", majority=text, settlements=settled)
-        return Message("%(majority)s.", majority=text)
-
-    def _settlement_decisions(self, names: Sequence[str]) -> str:
-        """Which players with equal influence the settlement count put in different places."""
+            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); nobody else has influence", **given)
+        # Which players with equal influence the settlement count put in different places.
         place = [1 if i in self.first else 2 if i in self.second else 3 for i in range(len(self.influence))]
         remarks = [
             Message("%(ahead)s is ahead of %(behind)s on settlements, %(settlements)d against %(other)d",
@@ -275,7 +262,9 @@ class TerrainMajority:
             for behind in range(len(self.influence))
             if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
         ]
-        return _listed_places(remarks) if remarks else ""
+        if not remarks:
+            return Message("%(majority)s.", majority=text)
+        return Message("%(majority)s (%(settlements)s).", majority=text, settlements=_listed_places(remarks))
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
