@@ -98,18 +98,15 @@ def _office_claim(item: dict, path: str) -> OfficeClaim:
     return OfficeClaim(**item)  # the schema allows its fields only; a missing one has its default
 
 
-def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
-    offices = tuple(_office_claim(item, f"players[{index}].offices[{position}]")
-                    for position, item in enumerate(player.get("offices", [])))
-    return PlayerTally(**{**player, "name": name, "offices": offices})
-
-
 def answer(body: dict) -> dict:
     """Score a schema-valid request: the final-score response; a broken rule is refused naming its field."""
     players = body["players"]
     names = checked_player_names([player["name"] for player in players], "players[{index}].name")
-    tallies = [_player_tally(player, name, index)
-               for index, (player, name) in enumerate(zip(players, names, strict=True))]
+    tallies = []
+    for index, (player, name) in enumerate(zip(players, names, strict=True)):
+        offices = tuple(_office_claim(item, f"players[{index}].offices[{position}]")
+                        for position, item in enumerate(player.get("offices", [])))
+        tallies.append(PlayerTally(**{**player, "name": name, "offices": offices}))
     return gold_west.final_result(tallies).to_json()
 
 

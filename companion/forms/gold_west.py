@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from flask_babel import gettext
@@ -69,9 +69,6 @@ OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
 # The ledger: one small form per button
 
 
-_NOT_SENT = ("csrf_token", "again")
-
-
 class LedgerForm(FlaskForm):
     """A tap that names only the seat (loot, BoomTown 1×1); its subclasses add their event's fields."""
 
@@ -80,7 +77,8 @@ class LedgerForm(FlaskForm):
     again = BooleanField()
 
     def payload(self) -> dict:
-        return {name: field.data for name, field in self._fields.items() if name not in _NOT_SENT}
+        return {name: field.data for name, field in self._fields.items()
+                if name not in ("csrf_token", "again")}
 
 
 class CampForm(LedgerForm):
@@ -91,20 +89,10 @@ class CampForm(LedgerForm):
         return {name: value for name, value in super().payload().items() if value != ""}
 
 
-class SettlementForm(CampForm):
-    terrain = SelectField(choices=choices((terrain, terrain) for terrain in TERRAINS))
-
-
-class BoomTownForm(LedgerForm):
-    office = SelectField(choices=choices((key, key) for key in OFFICE_KEYS))
-
-
-class SupplyForm(LedgerForm):
-    section = SelectField(coerce=int, choices=choices((n, str(n)) for n in SUPPLY_SECTION_NUMBERS))
-
-
-class InvestmentForm(LedgerForm):
-    vp = SelectField(coerce=int, choices=choices((vp, str(vp)) for vp in INVESTMENT_VALUES))
+def _tap(name: str, values: Sequence, coerce: Callable = str) -> type[LedgerForm]:
+    """A tap that names one of ``values`` besides the seat: a terrain, an office, a supply section …"""
+    select = SelectField(coerce=coerce, choices=choices((value, str(value)) for value in values))
+    return type(f"{name.capitalize()}Tap", (LedgerForm,), {name: select})
 
 
 _POINTS_LINES = {step.key: step for step in SHIPPING_POINTS_LINES}
@@ -118,20 +106,16 @@ class ShippingLineForm(LedgerForm):
         return {"seat": self.seat.data, "metal": step.metal, "line": step.line}
 
 
-class ShippingBonusForm(LedgerForm):
-    metal = SelectField(choices=choices((metal, metal) for metal in METALS))
-
-
 LEDGER_FORMS: dict[str, type[LedgerForm]] = {
     "camp": CampForm,
-    "settlement": SettlementForm,
+    "settlement": _tap("terrain", TERRAINS),
     "loot": LedgerForm,
-    "boomtown": BoomTownForm,
+    "boomtown": _tap("office", OFFICE_KEYS),
     "boomtown_1x1": LedgerForm,
-    "supply": SupplyForm,
-    "investment": InvestmentForm,
+    "supply": _tap("section", SUPPLY_SECTION_NUMBERS, int),
+    "investment": _tap("vp", INVESTMENT_VALUES, int),
     "shipping_line": ShippingLineForm,
-    "shipping_bonus": ShippingBonusForm,
+    "shipping_bonus": _tap("metal", METALS),
 }
 
 

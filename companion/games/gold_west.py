@@ -47,9 +47,8 @@ MAX_SHIPPING_BONUS_TILES = len(METALS)
 SHIPPING_BONUS_TILES_IN_GAME = sum(len(values) for values in SHIPPING_BONUS_VALUES.values())
 # Investment bonus tiles, highest first, per player count.
 INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
-INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
+INVESTMENT_VALUES: tuple[int, ...] = tuple(range(5, 16))  # board data: the investment cards' printed VP
 SUPPLY_SECTION_NUMBERS: tuple[int, ...] = (0, 1, 2, 3)  # each section scores its own number
-INVESTMENT_VALUES: tuple[int, ...] = tuple(range(INVESTMENT_VP_MIN, INVESTMENT_VP_MAX + 1))
 LOOT_POINTS = -1
 BOOMTOWN_1X1_POINTS = 4
 POINTS_PER_GROUP_BUILDING = 2
@@ -73,8 +72,6 @@ class ShippingStep:
 SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
     ShippingStep(metal, line, points) for metal in METALS for line, points in SHIPPING_LINE_POINTS.items()
 )
-
-
 CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {2: 12, 3: 12, 4: 10}  # how many camps each player has
 
 
@@ -294,15 +291,10 @@ def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequen
                            points=tuple(points))
 
 
-def terrain_majorities(
-    influence: Sequence[Mapping[str, int]], settlements: Sequence[Mapping[str, int]]
-) -> tuple[TerrainMajority, ...]:
-    return tuple(
-        terrain_majority(terrain,
-                         [player.get(terrain, 0) for player in influence],
-                         [player.get(terrain, 0) for player in settlements])
-        for terrain in TERRAINS
-    )
+def terrain_majorities(players: Sequence[PlayerTally]) -> tuple[TerrainMajority, ...]:
+    return tuple(terrain_majority(terrain, [player.influence.get(terrain, 0) for player in players],
+                                  [player.settlements.get(terrain, 0) for player in players])
+                 for terrain in TERRAINS)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -495,7 +487,7 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
     """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
     check_tallies(players)
     wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
-    majorities = terrain_majorities([p.influence for p in players], [p.settlements for p in players])
+    majorities = terrain_majorities(players)
     penalties = wanted_penalties(wanted)
     breakdowns = []
     for index, player in enumerate(players):
@@ -713,7 +705,7 @@ def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
+    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VALUES[0], INVESTMENT_VALUES[-1],
                       Message("The investment card's VP"))
     bonus = state.investment_tiles_left[:1]
     return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),
@@ -823,8 +815,7 @@ def terrain_rows(state: PlayState, seat: int) -> dict[str, dict[str, int]]:
 
 def majorities_today(state: PlayState) -> tuple[TerrainMajority, ...]:
     """Each terrain's majority as the camps and settlements in the ledger stand now."""
-    rows = [terrain_rows(state, seat) for seat in range(len(state.scores))]
-    return terrain_majorities([row["influence"] for row in rows], [row["settlements"] for row in rows])
+    return terrain_majorities(tallies_from_play(state))
 
 
 @dataclass(frozen=True)
