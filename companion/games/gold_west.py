@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from companion.games.common import (
@@ -417,14 +418,12 @@ def check_office_spaces(players: Sequence[PlayerTally]) -> None:
 def check_tallies(players: Sequence[PlayerTally]) -> None:
     """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``)."""
     camps = camps_per_player(len(players))
-    seen_names: set[str] = set()
     dealt: set[str] = set()
     for index, player in enumerate(players):
         who, where = player.name, f"players[{index}]"
-        if who in seen_names:
+        if any(earlier.name == who for earlier in players[:index]):
             raise RulesError("Player names must be unique: %(name)s appears twice.", f"{where}.name",
                              name=repr(who))
-        seen_names.add(who)
         if type(player.track_vp) is not int:
             raise RulesError("%(name)s's score track must be a whole number.", f"{where}.track_vp", name=who)
         for field_name in _TERRAIN_MAPS:
@@ -437,16 +436,14 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
                              "group (%(largest)d).", f"{where}.second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
         check_camps(player, camps, len(players), where)
-        claimed: set[str] = set()
         for position, claim in enumerate(player.offices):
             at = f"{where}.offices[{position}]"
             office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
             if office is None:
                 raise _no_office(claim.office, f"{at}.office")
-            if claim.office in claimed:
+            if any(earlier.office == claim.office for earlier in player.offices[:position]):
                 raise RulesError("%(name)s lists the %(office)s office twice; a token on each half is "
                                  "tokens: 2.", f"{at}.office", name=who, office=office.label)
-            claimed.add(claim.office)
             if claim.office not in dealt:
                 if len(dealt) == OFFICES_DEALT:
                     raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
@@ -504,9 +501,8 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
                           tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
 
 
-def tie_break_notes(
-    results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
-) -> dict[str, Message]:
+def tie_break_notes(results: Sequence[PlayerResult], wanted: Sequence[int],
+                    supply_left: Sequence[int]) -> dict[str, Message]:
     """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name."""
     notes: dict[str, Message] = {}
     for total in dict.fromkeys(player.total for player in results):
@@ -677,19 +673,16 @@ def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
     return _bump(state.camps_placed, seat, 1)
 
 
-def _builder(settlement: bool) -> Callable[[PlayState, int, Mapping], PlayState]:
+def _build(state: PlayState, seat: int, payload: Mapping, settlement: bool = False) -> PlayState:
     """A camp or a settlement placed, with its mining token's terrain (none on camps stored before)."""
-    def build(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-        placed = replace(state, camps_placed=_place_camp(state, seat))
-        terrain = payload.get("terrain")
-        if terrain is None and not settlement:
-            return placed
-        if not isinstance(terrain, str) or terrain not in MAJORITY_VALUES:
-            raise RulesError("Pick the terrain of the mining token: forest, gold, silver or copper.",
-                             "terrain")
-        built = (*state.buildings[seat], (terrain, settlement))
-        return replace(placed, buildings=_put(state.buildings, seat, built))
-    return build
+    placed = replace(state, camps_placed=_place_camp(state, seat))
+    terrain = payload.get("terrain")
+    if terrain is None and not settlement:
+        return placed
+    if not isinstance(terrain, str) or terrain not in MAJORITY_VALUES:
+        raise RulesError("Pick the terrain of the mining token: forest, gold, silver or copper.", "terrain")
+    built = (*state.buildings[seat], (terrain, settlement))
+    return replace(placed, buildings=_put(state.buildings, seat, built))
 
 
 def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
@@ -762,7 +755,7 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 _EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = dict(zip(EVENT_KINDS, (
-    _builder(settlement=False), _builder(settlement=True), _supply, _loot, _investment, _boomtown,
+    _build, partial(_build, settlement=True), _supply, _loot, _investment, _boomtown,
     _boomtown_1x1, _shipping_line, _shipping_bonus), strict=True))
 
 
