@@ -307,7 +307,7 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
     −1 per 2 camps (round down) for the second most. Players without Wanted camps never take part."""
     counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
     most = counts[0] if counts else None
-    second = counts[1] if len(counts) > 1 and list(wanted).count(most) == 1 else None
+    second = counts[1] if len(counts) > 1 and wanted.count(most) == 1 else None
     return tuple(-camps if camps == most else -floor_half(camps) if camps == second else 0
                  for camps in wanted)
 
