@@ -5,7 +5,6 @@ from __future__ import annotations
 from companion.api import core
 from companion.api.core import PLAYER_NAME, ApiError, checked_player_names, count
 from companion.games import gold_west
-from companion.games.common import RulesError
 from companion.games.gold_west import GAME, OFFICE_KEYS, OFFICES_BY_KEY, TERRAINS, OfficeClaim, PlayerTally
 
 _MOST_CAMPS = max(gold_west.CAMPS_BY_PLAYER_COUNT.values())
@@ -78,49 +77,37 @@ REQUEST_SCHEMA = {
 
 RESPONSE_SCHEMA = core.final_score_response(GAME.rows, GAME.slug)
 
-_COUNTED_OFFICES = frozenset(key for key, office in OFFICES_BY_KEY.items() if office.asks == "count")
-_DOCKS_FIELDS = ("camps", "settlements")
-
 
 def _office_claim(item: dict, path: str) -> OfficeClaim:
-    office = item["office"]
-    label = OFFICES_BY_KEY[office].label
-    if office in _COUNTED_OFFICES and "count" not in item:
-        raise ApiError(f"{path}.count is required: say how many the {label} office counts.",
-                       [(f"{path}.count", f"is required for {office}")])
-    if office == "docks" and "count" in item:
+    office = OFFICES_BY_KEY[item["office"]]
+    if office.asks == "count" and "count" not in item:
+        raise ApiError(f"{path}.count is required: say how many the {office.label} office counts.",
+                       [(f"{path}.count", f"is required for {office.key}")])
+    if office.asks == "docks" and "count" in item:
         raise ApiError(f"{path}.count is not for the docks office: it takes camps and settlements (those "
                        f"touching water).",
                        [(f"{path}.count", "is not for docks; use camps and settlements")])
-    if office not in _COUNTED_OFFICES and "count" in item:
-        raise ApiError(f"{path}.count is only for frontier, sheriff and surveyor; the {label} office is "
-                       f"computed from the player's other fields.",
+    if office.asks != "count" and "count" in item:
+        raise ApiError(f"{path}.count is only for frontier, sheriff and surveyor; the {office.label} office "
+                       f"is computed from the player's other fields.",
                        [(f"{path}.count", "is only for frontier, sheriff and surveyor")])
-    if office != "docks":
-        for name in _DOCKS_FIELDS:
-            if name in item:
-                raise ApiError(f"{path}.{name} is only for the docks office.",
-                               [(f"{path}.{name}", "is only for docks")])
+    for name in ("camps", "settlements"):
+        if office.asks != "docks" and name in item:
+            raise ApiError(f"{path}.{name} is only for the docks office.",
+                           [(f"{path}.{name}", "is only for docks")])
     return OfficeClaim(**item)  # the schema allows its fields only; a missing one has its default
 
 
-def _player_tally(player: dict, name: str, index: int) -> PlayerTally:
-    offices = tuple(_office_claim(item, f"players[{index}].offices[{position}]")
-                    for position, item in enumerate(player.get("offices", [])))
-    return PlayerTally(**{**player, "name": name, "offices": offices})
-
-
 def answer(body: dict) -> dict:
-    """Score a schema-valid request: the final-score response, or ApiError naming the field."""
+    """Score a schema-valid request: the final-score response; a broken rule is refused naming its field."""
     players = body["players"]
     names = checked_player_names([player["name"] for player in players], "players[{index}].name")
-    tallies = [_player_tally(player, name, index)
-               for index, (player, name) in enumerate(zip(players, names, strict=True))]
-    try:
-        result = gold_west.final_result(tallies)
-    except RulesError as error:
-        raise ApiError(error.message, [(error.path, error.message)] if error.path else []) from None
-    return result.to_json()
+    tallies = []
+    for index, (player, name) in enumerate(zip(players, names, strict=True)):
+        offices = tuple(_office_claim(item, f"players[{index}].offices[{position}]")
+                        for position, item in enumerate(player.get("offices", [])))
+        tallies.append(PlayerTally(**{**player, "name": name, "offices": offices}))
+    return gold_west.final_result(tallies).to_json()
 
 
 ENDPOINTS = (core.Endpoint(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from flask_babel import gettext
@@ -69,9 +69,6 @@ OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
 # The ledger: one small form per button
 
 
-_NOT_SENT = ("csrf_token", "again")
-
-
 class LedgerForm(FlaskForm):
     """A tap that names only the seat (loot, BoomTown 1×1); its subclasses add their event's fields."""
 
@@ -80,7 +77,8 @@ class LedgerForm(FlaskForm):
     again = BooleanField()
 
     def payload(self) -> dict:
-        return {name: field.data for name, field in self._fields.items() if name not in _NOT_SENT}
+        return {name: field.data for name, field in self._fields.items()
+                if name not in ("csrf_token", "again")}
 
 
 class CampForm(LedgerForm):
@@ -91,20 +89,10 @@ class CampForm(LedgerForm):
         return {name: value for name, value in super().payload().items() if value != ""}
 
 
-class SettlementForm(CampForm):
-    terrain = SelectField(choices=choices((terrain, terrain) for terrain in TERRAINS))
-
-
-class BoomTownForm(LedgerForm):
-    office = SelectField(choices=choices((key, key) for key in OFFICE_KEYS))
-
-
-class SupplyForm(LedgerForm):
-    section = SelectField(coerce=int, choices=choices((n, str(n)) for n in SUPPLY_SECTION_NUMBERS))
-
-
-class InvestmentForm(LedgerForm):
-    vp = SelectField(coerce=int, choices=choices((vp, str(vp)) for vp in INVESTMENT_VALUES))
+def _tap(name: str, values: Sequence, coerce: Callable = str) -> type[LedgerForm]:
+    """A tap that names one of ``values`` besides the seat: a terrain, an office, a supply section …"""
+    select = SelectField(coerce=coerce, choices=choices((value, str(value)) for value in values))
+    return type(f"{name.capitalize()}Tap", (LedgerForm,), {name: select})
 
 
 _POINTS_LINES = {step.key: step for step in SHIPPING_POINTS_LINES}
@@ -118,20 +106,16 @@ class ShippingLineForm(LedgerForm):
         return {"seat": self.seat.data, "metal": step.metal, "line": step.line}
 
 
-class ShippingBonusForm(LedgerForm):
-    metal = SelectField(choices=choices((metal, metal) for metal in METALS))
-
-
 LEDGER_FORMS: dict[str, type[LedgerForm]] = {
     "camp": CampForm,
-    "settlement": SettlementForm,
+    "settlement": _tap("terrain", TERRAINS),
     "loot": LedgerForm,
-    "boomtown": BoomTownForm,
+    "boomtown": _tap("office", OFFICE_KEYS),
     "boomtown_1x1": LedgerForm,
-    "supply": SupplyForm,
-    "investment": InvestmentForm,
+    "supply": _tap("section", SUPPLY_SECTION_NUMBERS, int),
+    "investment": _tap("vp", INVESTMENT_VALUES, int),
     "shipping_line": ShippingLineForm,
-    "shipping_bonus": ShippingBonusForm,
+    "shipping_bonus": _tap("metal", METALS),
 }
 
 
@@ -235,13 +219,6 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
     return PlayerEntry
 
 
-def tally_data(tally: PlayerTally) -> dict:
-    """A player's tally as the final-tally form's starting values, office claims included."""
-    data = tally_payload([tally])["players"][0]
-    data.update({f"office_{claim['office']}": claim for claim in data.pop("offices")})
-    return data
-
-
 def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
                      formdata=None) -> VersionedForm:
     """The end scoring per player (``p0``, ``p1`` …), filled in from ``start`` (the ledger, or the
@@ -267,21 +244,17 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
 
         def show_rules_error(self, error: RulesError) -> None:
             """Put a broken rule next to the player it is about (``players[1]…``), else on the form."""
-            seat = seat_of_path(error.path)
-            if seat is not None and seat in self.player_errors:
-                self.player_errors[seat].append(translated(error))
+            match = re.match(r"players\[([0-9]+)\]", error.path)
+            if match and int(match[1]) in self.player_errors:
+                self.player_errors[int(match[1])].append(translated(error))
             else:
                 self.form_errors.append(translated(error))
 
-    for seat in range(len(start)):
+    entries = tally_payload(start)["players"]
+    for seat, entry in enumerate(entries):
         setattr(FinalTallyForm, f"p{seat}", FormField(player_form))
-    form = FinalTallyForm(formdata=formdata,
-                          data={f"p{seat}": tally_data(tally) for seat, tally in enumerate(start)})
+        entry.update({f"office_{claim['office']}": claim for claim in entry.pop("offices")})
+    form = FinalTallyForm(formdata=formdata, data={f"p{seat}": entry for seat, entry in enumerate(entries)})
     form.player_errors = {seat: [] for seat in range(len(start))}
     return form
 
-
-def seat_of_path(path: str) -> int | None:
-    """The seat a rules error's path names: ``players[1].wanted`` → 1."""
-    match = re.match(r"players\[([0-9]+)\]", path)
-    return int(match[1]) if match else None

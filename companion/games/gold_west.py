@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from companion.games.common import (
@@ -47,10 +48,8 @@ MAX_SHIPPING_BONUS_TILES = len(METALS)
 SHIPPING_BONUS_TILES_IN_GAME = sum(len(values) for values in SHIPPING_BONUS_VALUES.values())
 # Investment bonus tiles, highest first, per player count.
 INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3, 2, 1), 4: (5, 4, 3, 2, 1)}
-INVESTMENT_VP_MIN, INVESTMENT_VP_MAX = 5, 15  # board data: the printed values of the investment cards
-SUPPLY_SECTIONS = 4  # sections 0–3, each scoring its own number
-SUPPLY_SECTION_NUMBERS: tuple[int, ...] = tuple(range(SUPPLY_SECTIONS))
-INVESTMENT_VALUES: tuple[int, ...] = tuple(range(INVESTMENT_VP_MIN, INVESTMENT_VP_MAX + 1))
+INVESTMENT_VALUES: tuple[int, ...] = tuple(range(5, 16))  # board data: the investment cards' printed VP
+SUPPLY_SECTION_NUMBERS: tuple[int, ...] = (0, 1, 2, 3)  # each section scores its own number
 LOOT_POINTS = -1
 BOOMTOWN_1X1_POINTS = 4
 POINTS_PER_GROUP_BUILDING = 2
@@ -74,19 +73,14 @@ class ShippingStep:
 SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
     ShippingStep(metal, line, points) for metal in METALS for line, points in SHIPPING_LINE_POINTS.items()
 )
+CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {2: 12, 3: 12, 4: 10}  # how many camps each player has
 
 
 def camps_per_player(player_count: int) -> int:
-    """How many camps each player has: 12 with 2–3 players, 10 with 4."""
-    if type(player_count) is not int or not GAME.min_players <= player_count <= GAME.max_players:
+    if type(player_count) is not int or player_count not in CAMPS_BY_PLAYER_COUNT:
         raise RulesError("Gold West is played by %(fewest)d to %(most)d players.", "players",
                          fewest=GAME.min_players, most=GAME.max_players)
-    return 10 if player_count == 4 else 12
-
-
-CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {
-    count: camps_per_player(count) for count in range(GAME.min_players, GAME.max_players + 1)
-}
+    return CAMPS_BY_PLAYER_COUNT[player_count]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -200,10 +194,8 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
 
 @dataclass(frozen=True)
 class TerrainMajority:
-    """Who took 1st and 2nd place in one terrain (player indices) and what each player scores there.
-
-    ``second`` is empty when 1st was shared and with 2 players (1st takes the 2nd-place value).
-    """
+    """Who took 1st and 2nd place in one terrain (player indices) and what each player scores there;
+    ``second`` is empty when 1st was shared and with 2 players (1st takes the 2nd-place value)."""
 
     terrain: str
     values: tuple[int, int]
@@ -236,39 +228,29 @@ class TerrainMajority:
         first_value, second_value = self.values
         if not self.first:
             return Message("%(terrain)s: nobody has influence here.", terrain=label)
-        holders = listed([names[i] for i in self.first])
-        share = self.points[self.first[0]]
+        given = {"terrain": label, "holders": listed([names[i] for i in self.first]),
+                 "share": self.points[self.first[0]]}
         if len(self.influence) == 2:
             if self.shared_first:
                 text = Message("%(terrain)s: %(holders)s tie and share the 2nd-place value %(value)d: "
-                               "%(share)d each", terrain=label, holders=holders, value=second_value,
-                               share=share)
+                               "%(share)d each", value=second_value, **given)
             else:
                 text = Message("%(terrain)s: %(holders)s holds the majority and takes the 2nd-place value "
-                               "(%(share)d)", terrain=label, holders=holders, share=share)
+                               "(%(share)d)", **given)
         elif self.shared_first:
             text = Message("%(terrain)s: %(holders)s share 1st: %(first)d + %(second)d = %(sum)d, %(share)d "
-                           "each; no 2nd place", terrain=label, holders=holders, first=first_value,
-                           second=second_value, sum=first_value + second_value, share=share)
+                           "each; no 2nd place", first=first_value, second=second_value,
+                           sum=first_value + second_value, **given)
         elif self.shared_second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(seconds)s share 2nd: %(value)d, "
-                           "%(each)d each", terrain=label, holders=holders, share=share,
-                           seconds=listed([names[i] for i in self.second]), value=second_value,
-                           each=self.points[self.second[0]])
+                           "%(each)d each", seconds=listed([names[i] for i in self.second]),
+                           value=second_value, each=self.points[self.second[0]], **given)
         elif self.second:
             text = Message("%(terrain)s: %(holders)s 1st (%(share)d); %(second)s 2nd (%(value)d)",
-                           terrain=label, holders=holders, share=share, second=names[self.second[0]],
-                           value=second_value)
+                           second=names[self.second[0]], value=second_value, **given)
         else:
-            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); nobody else has influence",
-                           terrain=label, holders=holders, share=share)
-        settled = self._settlement_decisions(names)
-        if settled:
-            return Message("%(majority)s (%(settlements)s).", majority=text, settlements=settled)
-        return Message("%(majority)s.", majority=text)
-
-    def _settlement_decisions(self, names: Sequence[str]) -> str:
-        """Which players with equal influence the settlement count put in different places."""
+            text = Message("%(terrain)s: %(holders)s 1st (%(share)d); nobody else has influence", **given)
+        # Which players with equal influence the settlement count put in different places.
         place = [1 if i in self.first else 2 if i in self.second else 3 for i in range(len(self.influence))]
         remarks = [
             Message("%(ahead)s is ahead of %(behind)s on settlements, %(settlements)d against %(other)d",
@@ -278,7 +260,9 @@ class TerrainMajority:
             for behind in range(len(self.influence))
             if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
         ]
-        return _listed_places(remarks) if remarks else ""
+        if not remarks:
+            return Message("%(majority)s.", majority=text)
+        return Message("%(majority)s (%(settlements)s).", majority=text, settlements=_listed_places(remarks))
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
@@ -289,49 +273,29 @@ def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequen
     if len(influence) != len(settlements):
         raise RulesError("Give influence and settlements for the same players.", terrain)
     first_value, second_value = MAJORITY_VALUES[terrain]
-    players = len(influence)
-    points = [0] * players
-    standing = [(influence[i], settlements[i]) for i in range(players)]
-    contenders = [i for i in range(players) if influence[i] > 0]
-    first: list[int] = []
-    second: list[int] = []
-    if contenders:
-        best = max(standing[i] for i in contenders)
-        first = [i for i in contenders if standing[i] == best]
-        if players == 2:
-            for i in first:
-                points[i] = second_value // len(first)
-        elif len(first) > 1:
-            for i in first:
-                points[i] = (first_value + second_value) // len(first)
-        else:
-            points[first[0]] = first_value
-            rest = [i for i in contenders if i != first[0]]
-            if rest:
-                runner_up = max(standing[i] for i in rest)
-                second = [i for i in rest if standing[i] == runner_up]
-                for i in second:
-                    points[i] = second_value // len(second)
-    return TerrainMajority(
-        terrain=terrain,
-        values=(first_value, second_value),
-        influence=tuple(influence),
-        settlements=tuple(settlements),
-        first=tuple(first),
-        second=tuple(second),
-        points=tuple(points),
-    )
+    standing = list(zip(influence, settlements, strict=True))
+    contenders = [i for i, held in enumerate(influence) if held > 0]
+
+    def ahead(among: list[int]) -> list[int]:
+        best = max((standing[i] for i in among), default=None)
+        return [i for i in among if standing[i] == best]
+
+    first = ahead(contenders)
+    rest = [i for i in contenders if i not in first]
+    second = ahead(rest) if len(first) == 1 and len(influence) > 2 else []
+    pot = (second_value if len(influence) == 2
+           else first_value + second_value if len(first) > 1 else first_value)
+    points = [pot // len(first) if i in first else second_value // len(second) if i in second else 0
+              for i in range(len(influence))]
+    return TerrainMajority(terrain=terrain, values=(first_value, second_value), influence=tuple(influence),
+                           settlements=tuple(settlements), first=tuple(first), second=tuple(second),
+                           points=tuple(points))
 
 
-def terrain_majorities(
-    influence: Sequence[Mapping[str, int]], settlements: Sequence[Mapping[str, int]]
-) -> tuple[TerrainMajority, ...]:
-    return tuple(
-        terrain_majority(terrain,
-                         [player.get(terrain, 0) for player in influence],
-                         [player.get(terrain, 0) for player in settlements])
-        for terrain in TERRAINS
-    )
+def terrain_majorities(players: Sequence[PlayerTally]) -> tuple[TerrainMajority, ...]:
+    return tuple(terrain_majority(terrain, [player.influence.get(terrain, 0) for player in players],
+                                  [player.settlements.get(terrain, 0) for player in players])
+                 for terrain in TERRAINS)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -342,17 +306,10 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
     """Penalty (≤ 0) per player: −1 per camp for the most Wanted camps; if one player has the most,
     −1 per 2 camps (round down) for the second most. Players without Wanted camps never take part."""
     counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
-    penalties = [0] * len(wanted)
-    if not counts:
-        return tuple(penalties)
-    most = [i for i, camps in enumerate(wanted) if camps == counts[0]]
-    for i in most:
-        penalties[i] = -counts[0]
-    if len(most) == 1 and len(counts) > 1:
-        for i, camps in enumerate(wanted):
-            if camps == counts[1]:
-                penalties[i] = -floor_half(camps)
-    return tuple(penalties)
+    most = counts[0] if counts else None
+    second = counts[1] if len(counts) > 1 and wanted.count(most) == 1 else None
+    return tuple(-camps if camps == most else -floor_half(camps) if camps == second else 0
+                 for camps in wanted)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -392,8 +349,10 @@ def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None
             raise _count_error(player.name, in_terrain, f"{where}.{field_name}.{terrain}")
 
 
-def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse groups and Wanted camps that need more camps than the player has (12, or 10 with 4 players)."""
+def check_camps(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
+    """Refuse groups, buildings (each a camp that took a mining token) and Wanted camps that need more camps
+    than the player has, and less influence than 2 per settlement; mining tokens, often given for the
+    Courthouse alone, set no floor."""
     used = player.largest_group + player.second_group + player.wanted
     if used > camps:
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the largest group "
@@ -401,30 +360,24 @@ def check_camps_used(player: PlayerTally, camps: int, player_count: int, where: 
                          "(%(wanted)d) add up to %(used)d.", f"{where}.wanted", name=player.name, camps=camps,
                          players=player_count, largest=player.largest_group, second=player.second_group,
                          wanted=player.wanted, used=used)
-
-
-def check_buildings(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
-    """Refuse more buildings (each a camp that took a mining token) and Wanted camps than camps, and less
-    influence than 2 per settlement; mining tokens, often given for the Courthouse alone, set no floor."""
     buildings = sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
                     for terrain in TERRAINS)
     if buildings + player.wanted > camps:
         field_name = "mining_tokens" if sum(player.mining_tokens.values()) >= buildings else "settlements"
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the buildings the "
                          "mining tokens and settlements show (%(buildings)d) and the Wanted camps "
-                         "(%(wanted)d) add up to %(used)d: each building is a camp and took one mining "
-                         "token.",
-                         f"{where}.{field_name}", name=player.name, camps=camps, players=player_count,
-                         buildings=buildings, wanted=player.wanted, used=buildings + player.wanted)
+                         "(%(wanted)d) add up to %(used)d: each building is a camp and took one "
+                         "mining token.", f"{where}.{field_name}", name=player.name, camps=camps,
+                         players=player_count, buildings=buildings, wanted=player.wanted,
+                         used=buildings + player.wanted)
     for terrain in TERRAINS:
-        least = 2 * player.settlements.get(terrain, 0)
-        if player.influence.get(terrain, 0) < least:
+        influence, settled = player.influence.get(terrain, 0), player.settlements.get(terrain, 0)
+        if influence < 2 * settled:
             raise RulesError("%(name)s's influence in %(terrain)s is %(influence)d, but %(settlements)d "
                              "settlements there put at least %(least)d: each adds its mining token and an "
                              "influence token to the terrain's row.", f"{where}.influence.{terrain}",
-                             name=player.name, terrain=Term(terrain),
-                             influence=player.influence.get(terrain, 0),
-                             settlements=player.settlements.get(terrain, 0), least=least)
+                             name=player.name, terrain=Term(terrain), influence=influence,
+                             settlements=settled, least=2 * settled)
 
 
 def check_shipping_bonus_tiles(players: Sequence[PlayerTally]) -> None:
@@ -465,63 +418,52 @@ def check_office_spaces(players: Sequence[PlayerTally]) -> None:
 def check_tallies(players: Sequence[PlayerTally]) -> None:
     """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``)."""
     camps = camps_per_player(len(players))
-    seen_names: set[str] = set()
     dealt: set[str] = set()
     for index, player in enumerate(players):
-        who = player.name
-        if who in seen_names:
-            raise RulesError("Player names must be unique: %(name)s appears twice.", f"players[{index}].name",
+        who, where = player.name, f"players[{index}]"
+        if any(earlier.name == who for earlier in players[:index]):
+            raise RulesError("Player names must be unique: %(name)s appears twice.", f"{where}.name",
                              name=repr(who))
-        seen_names.add(who)
         if type(player.track_vp) is not int:
-            raise RulesError("%(name)s's score track must be a whole number.", f"players[{index}].track_vp",
-                             name=who)
+            raise RulesError("%(name)s's score track must be a whole number.", f"{where}.track_vp", name=who)
         for field_name in _TERRAIN_MAPS:
-            _check_terrain_map(player, f"players[{index}]", field_name)
+            _check_terrain_map(player, where, field_name)
         for field_name in _PLAYER_COUNTS:
             if not _is_count(getattr(player, field_name)):
-                raise _count_error(who, Term(field_name.replace("_", " ")), f"players[{index}].{field_name}")
+                raise _count_error(who, Term(field_name.replace("_", " ")), f"{where}.{field_name}")
         if player.second_group > player.largest_group:
             raise RulesError("%(name)s's second-largest group (%(second)d) cannot be larger than the largest "
-                             "group (%(largest)d).", f"players[{index}].second_group", name=who,
+                             "group (%(largest)d).", f"{where}.second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
-        check_camps_used(player, camps, len(players), f"players[{index}]")
-        check_buildings(player, camps, len(players), f"players[{index}]")
-        tokens = 0
-        claimed: set[str] = set()
+        check_camps(player, camps, len(players), where)
         for position, claim in enumerate(player.offices):
+            at = f"{where}.offices[{position}]"
             office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
             if office is None:
-                raise _no_office(claim.office, f"players[{index}].offices[{position}].office")
-            if claim.office in claimed:
+                raise _no_office(claim.office, f"{at}.office")
+            if any(earlier.office == claim.office for earlier in player.offices[:position]):
                 raise RulesError("%(name)s lists the %(office)s office twice; a token on each half is "
-                                 "tokens: 2.", f"players[{index}].offices[{position}].office", name=who,
-                                 office=office.label)
-            claimed.add(claim.office)
+                                 "tokens: 2.", f"{at}.office", name=who, office=office.label)
             if claim.office not in dealt:
                 if len(dealt) == OFFICES_DEALT:
                     raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
-                                     "%(office)s.", f"players[{index}].offices[{position}].office",
-                                     dealt=OFFICES_DEALT, office=office.label)
+                                     "%(office)s.", f"{at}.office", dealt=OFFICES_DEALT, office=office.label)
                 dealt.add(claim.office)
             if type(claim.tokens) is not int or not 1 <= claim.tokens <= MAX_TOKENS_PER_OFFICE:
-                raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.",
-                                 f"players[{index}].offices[{position}].tokens", name=who,
-                                 office=office.label)
+                raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.", f"{at}.tokens",
+                                 name=who, office=office.label)
             for field_name in _CLAIM_COUNTS:
                 if not _is_count(getattr(claim, field_name)):
-                    raise _count_error(who, Message("%(office)s %(what)s", office=office.label,
-                                                    what=Term(field_name)),
-                                       f"players[{index}].offices[{position}].{field_name}")
-            tokens += claim.tokens
+                    what = Message("%(office)s %(what)s", office=office.label, what=Term(field_name))
+                    raise _count_error(who, what, f"{at}.{field_name}")
         if player.boomtown_tokens is not None:
             if not _is_count(player.boomtown_tokens):
-                raise _count_error(who, Term("BoomTown tokens"), f"players[{index}].boomtown_tokens")
-            placed = tokens + player.boomtown_1x1_tokens
+                raise _count_error(who, Term("BoomTown tokens"), f"{where}.boomtown_tokens")
+            placed = sum(claim.tokens for claim in player.offices) + player.boomtown_1x1_tokens
             if player.boomtown_tokens < placed:
                 raise RulesError("%(name)s has %(tokens)d tokens on offices and the 1×1 space, so at least "
                                  "%(tokens)d influence tokens in BoomTown, not %(given)d.",
-                                 f"players[{index}].boomtown_tokens", name=who, tokens=placed,
+                                 f"{where}.boomtown_tokens", name=who, tokens=placed,
                                  given=player.boomtown_tokens)
     check_office_spaces(players)
     check_shipping_bonus_tiles(players)
@@ -541,8 +483,9 @@ class GoldWestResult(FinalResult):
 def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
     """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
     check_tallies(players)
-    majorities = terrain_majorities([p.influence for p in players], [p.settlements for p in players])
-    penalties = wanted_penalties([p.wanted for p in players])
+    wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
+    majorities = terrain_majorities(players)
+    penalties = wanted_penalties(wanted)
     breakdowns = []
     for index, player in enumerate(players):
         scored = sum(1 for m in majorities if index in m.first or index in m.second)
@@ -553,20 +496,13 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
             "wanted": penalties[index],
             "influence": sum(m.points[index] for m in majorities),
         }))
-    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, [tie_breaker(p.wanted, p.supply_left)
-                                                             for p in players])
-    return GoldWestResult(
-        game=ranked.game,
-        players=ranked.players,
-        tie_break_notes=tie_break_notes(ranked.players, [p.wanted for p in players],
-                                        [p.supply_left for p in players]),
-        majorities=majorities,
-    )
+    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, list(map(tie_breaker, wanted, supply_left)))
+    return GoldWestResult(game=ranked.game, players=ranked.players, majorities=majorities,
+                          tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
 
 
-def tie_break_notes(
-    results: Sequence[PlayerResult], wanted: Sequence[int], supply_left: Sequence[int]
-) -> dict[str, Message]:
+def tie_break_notes(results: Sequence[PlayerResult], wanted: Sequence[int],
+                    supply_left: Sequence[int]) -> dict[str, Message]:
     """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name."""
     notes: dict[str, Message] = {}
     for total in dict.fromkeys(player.total for player in results):
@@ -574,19 +510,23 @@ def tie_break_notes(
         ranks = sorted({results[j].rank for j in tied})
         if len(ranks) < 2:
             continue
-        by_wanted = by_supply = ""
+        # The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``).
+        reasons = ""
         if len({wanted[j] for j in tied}) > 1:
-            by_wanted = ", ".join(f"{results[j].name} {wanted[j]}" for j in tied)
+            reasons = Message("fewest camps in the Wanted area (%(counts)s)",
+                              counts=", ".join(f"{results[j].name} {wanted[j]}" for j in tied))
         level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
         if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
             by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
+            reasons = (Message("%(wanted)s, then most resources left on the supply track (%(counts)s)",
+                               wanted=reasons, counts=by_supply) if reasons else
+                       Message("most resources left on the supply track (%(counts)s)", counts=by_supply))
         order = [Message("%(names)s %(rank)s", names=listed([results[j].name for j in tied
                                                            if results[j].rank == rank]),
                          rank=_ordinal(rank)) for rank in ranks]
-        notes[results[tied[0]].name] = Message(
-            "%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
-            names=listed([results[j].name for j in tied]), total=total,
-            reasons=_tie_break_reasons(by_wanted, by_supply), order=_listed_places(order))
+        notes[results[tied[0]].name] = Message("%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
+                                               names=listed([results[j].name for j in tied]), total=total,
+                                               reasons=reasons, order=_listed_places(order))
     return notes
 
 
@@ -596,17 +536,6 @@ def _listed_places(places: Sequence[Message]) -> str:
     for place in places[1:]:
         joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
     return joined
-
-
-def _tie_break_reasons(by_wanted: str, by_supply: str) -> str:
-    """The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``)."""
-    wanted = Message("fewest camps in the Wanted area (%(counts)s)", counts=by_wanted) if by_wanted else ""
-    if not by_supply:
-        return wanted
-    if not wanted:
-        return Message("most resources left on the supply track (%(counts)s)", counts=by_supply)
-    return Message("%(wanted)s, then most resources left on the supply track (%(counts)s)", wanted=wanted,
-                   counts=by_supply)
 
 
 def _ordinal(rank: int) -> Message:
@@ -730,10 +659,6 @@ def _bump(values: tuple[int, ...], seat: int, by: int) -> tuple[int, ...]:
     return _put(values, seat, values[seat] + by)
 
 
-_TRADING_POST_NOTE = Message("With the Trading Post the 1×1 space gives a resource instead of points; if it "
-                             "goes on the supply track, enter that as a supply event.")
-
-
 def _metal(payload: Mapping) -> str:
     metal = payload.get("metal")
     if not isinstance(metal, str) or metal not in SHIPPING_BONUS_VALUES:
@@ -741,30 +666,23 @@ def _metal(payload: Mapping) -> str:
     return metal
 
 
-def _seat_name(state: PlayState, seat: int) -> str:
-    return state.setup.seats[seat].name
-
-
 def _place_camp(state: PlayState, seat: int) -> tuple[int, ...]:
     if state.camps_placed[seat] >= state.camps_per_player:
         raise RulesError("%(name)s has placed all %(camps)d camps; the last turn has no Build or Loot step.",
-                         "seat", name=_seat_name(state, seat), camps=state.camps_per_player)
+                         "seat", name=state.setup.seats[seat].name, camps=state.camps_per_player)
     return _bump(state.camps_placed, seat, 1)
 
 
-def _builder(settlement: bool) -> Callable[[PlayState, int, Mapping], PlayState]:
+def _build(state: PlayState, seat: int, payload: Mapping, settlement: bool = False) -> PlayState:
     """A camp or a settlement placed, with its mining token's terrain (none on camps stored before)."""
-    def build(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-        placed = replace(state, camps_placed=_place_camp(state, seat))
-        terrain = payload.get("terrain")
-        if terrain is None and not settlement:
-            return placed
-        if not isinstance(terrain, str) or terrain not in MAJORITY_VALUES:
-            raise RulesError("Pick the terrain of the mining token: forest, gold, silver or copper.",
-                             "terrain")
-        built = (*state.buildings[seat], (terrain, settlement))
-        return replace(placed, buildings=_put(state.buildings, seat, built))
-    return build
+    placed = replace(state, camps_placed=_place_camp(state, seat))
+    terrain = payload.get("terrain")
+    if terrain is None and not settlement:
+        return placed
+    if not isinstance(terrain, str) or terrain not in MAJORITY_VALUES:
+        raise RulesError("Pick the terrain of the mining token: forest, gold, silver or copper.", "terrain")
+    built = (*state.buildings[seat], (terrain, settlement))
+    return replace(placed, buildings=_put(state.buildings, seat, built))
 
 
 def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
@@ -774,18 +692,18 @@ def _loot(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 def _supply(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTIONS - 1,
+    section = whole_number(payload.get("section"), "section", 0, SUPPLY_SECTION_NUMBERS[-1],
                            Message("The supply-track section"))
     return replace(state, scores=_bump(state.scores, seat, section))
 
 
 def _investment(state: PlayState, seat: int, payload: Mapping) -> PlayState:
-    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VP_MIN, INVESTMENT_VP_MAX,
+    vp = whole_number(payload.get("vp"), "vp", INVESTMENT_VALUES[0], INVESTMENT_VALUES[-1],
                       Message("The investment card's VP"))
-    tiles_left = state.investment_tiles_left
-    bonus = tiles_left[:1]
+    bonus = state.investment_tiles_left[:1]
     return replace(state, scores=_bump(state.scores, seat, vp + sum(bonus)),
-                   investments=_bump(state.investments, seat, 1), investment_tiles_left=tiles_left[1:],
+                   investments=_bump(state.investments, seat, 1),
+                   investment_tiles_left=state.investment_tiles_left[1:],
                    investment_tiles=_put(state.investment_tiles, seat, state.investment_tiles[seat] + bonus))
 
 
@@ -802,7 +720,9 @@ def _boomtown(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 def _boomtown_1x1(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     tokens = _bump(state.boomtown_1x1_tokens, seat, 1)
     if state.trading_post:
-        return replace(state, boomtown_1x1_tokens=tokens, note=_TRADING_POST_NOTE)
+        return replace(state, boomtown_1x1_tokens=tokens, note=Message(
+            "With the Trading Post the 1×1 space gives a resource instead of points; if it goes on the "
+            "supply track, enter that as a supply event."))
     return replace(state, boomtown_1x1_tokens=tokens, scores=_bump(state.scores, seat, BOOMTOWN_1X1_POINTS))
 
 
@@ -814,7 +734,7 @@ def _shipping_line(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     passed = (seat, metal, line)
     if passed in state.shipping_lines:
         raise RulesError("%(name)s has already passed points line %(line)d of the %(metal)s track.", "line",
-                         name=_seat_name(state, seat), line=line, metal=Term(metal))
+                         name=state.setup.seats[seat].name, line=line, metal=Term(metal))
     return replace(state, shipping_lines=state.shipping_lines | {passed},
                    scores=_bump(state.scores, seat, SHIPPING_LINE_POINTS[line]))
 
@@ -825,7 +745,7 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
     crossed = state.shipping_bonus[track]
     if seat in crossed:
         raise RulesError("%(name)s already has the %(metal)s shipping bonus.", "seat",
-                         name=_seat_name(state, seat), metal=Term(metal))
+                         name=state.setup.seats[seat].name, metal=Term(metal))
     values = SHIPPING_BONUS_VALUES[metal]
     if len(crossed) == len(values):
         raise RulesError("Both %(metal)s shipping bonus tiles are gone.", "metal", metal=Term(metal))
@@ -835,7 +755,7 @@ def _shipping_bonus(state: PlayState, seat: int, payload: Mapping) -> PlayState:
 
 
 _EVENT_HANDLERS: Mapping[str, Callable[[PlayState, int, Mapping], PlayState]] = dict(zip(EVENT_KINDS, (
-    _builder(settlement=False), _builder(settlement=True), _supply, _loot, _investment, _boomtown,
+    _build, partial(_build, settlement=True), _supply, _loot, _investment, _boomtown,
     _boomtown_1x1, _shipping_line, _shipping_bonus), strict=True))
 
 
@@ -888,8 +808,7 @@ def terrain_rows(state: PlayState, seat: int) -> dict[str, dict[str, int]]:
 
 def majorities_today(state: PlayState) -> tuple[TerrainMajority, ...]:
     """Each terrain's majority as the camps and settlements in the ledger stand now."""
-    rows = [terrain_rows(state, seat) for seat in range(len(state.scores))]
-    return terrain_majorities([row["influence"] for row in rows], [row["settlements"] for row in rows])
+    return terrain_majorities(tallies_from_play(state))
 
 
 @dataclass(frozen=True)
@@ -902,11 +821,9 @@ class BonusTrack:
 
 
 def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
-    tracks = []
-    for metal, crossed in zip(METALS, state.shipping_bonus, strict=True):
-        values = SHIPPING_BONUS_VALUES[metal]
-        tracks.append(BonusTrack(metal, tuple(zip(crossed, values, strict=False)), values[len(crossed):]))
-    return tuple(tracks)
+    return tuple(BonusTrack(metal, tuple(zip(crossed, values, strict=False)), values[len(crossed):])
+                 for (metal, values), crossed in zip(SHIPPING_BONUS_VALUES.items(), state.shipping_bonus,
+                                                     strict=True))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -993,8 +910,7 @@ def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] 
         if player.boomtown_tokens is None:
             del entry["boomtown_tokens"]
         entry.update({name: dict(getattr(player, name)) for name in _TERRAIN_MAPS})
-        entry["offices"] = [{"office": c.office, "tokens": c.tokens, "count": c.count, "camps": c.camps,
-                             "settlements": c.settlements} for c in player.offices]
+        entry["offices"] = [asdict(claim) for claim in player.offices]
         entries.append(entry)
     if not ledger:
         return {"players": entries}
@@ -1034,12 +950,8 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
                 for claim in offices):
             raise RulesError("%(name)s's offices must each name an office.", f"players[{index}].offices",
                              name=name)
-        tallies.append(PlayerTally(
-            name=name,
-            offices=tuple(OfficeClaim(**claim) for claim in offices),
-            **{key: entry[key] for key in SCALAR_FIELDS if key in entry},
-            **{key: entry[key] for key in _TERRAIN_MAPS if key in entry},
-        ))
+        tallies.append(PlayerTally(**{**entry, "name": name,
+                                      "offices": tuple(OfficeClaim(**claim) for claim in offices)}))
     return tuple(tallies)
 
 

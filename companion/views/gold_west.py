@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from types import SimpleNamespace
 
 from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
@@ -134,10 +134,8 @@ def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
         result = gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
     except Refused:
         return None
-    majorities = tuple(ShownMajority(**{f.name: getattr(majority, f.name) for f in fields(majority)})
-                       for majority in result.majorities)
-    notes = {name: translated(note) for name, note in result.tie_break_notes.items()}
-    return replace(result, majorities=majorities, tie_break_notes=notes)
+    return replace(result, majorities=tuple(ShownMajority(**vars(shown)) for shown in result.majorities),
+                   tie_break_notes={name: translated(note) for name, note in result.tie_break_notes.items()})
 
 
 def init_app(app: Flask) -> None:
