@@ -82,7 +82,7 @@
     timer = setTimeout(function () {  // after the strip's boxes took their feature's name
       var box = shown = document.getElementById("mf-preview"), mine = ++asked;
       var query = new URLSearchParams(new FormData(document.getElementById("mf-complete-form")));
-      query.delete("complete-csrf_token");
+      query.delete("csrf_token");
       fetch(box.getAttribute("data-url") + "?" + query).then(function (answer) { return answer.text(); })
         .then(function (html) { if (mine === asked) { box.innerHTML = html; } }, function () {});
     }, 120);

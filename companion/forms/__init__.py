@@ -1,4 +1,4 @@
-"""The site's forms (WTForms with Flask-WTF's CSRF token); each game's own forms are in a module here."""
+"""The site's forms (WTForms through Flask-WTF); each game's own forms are in a module here."""
 
 from __future__ import annotations
 
@@ -101,12 +101,20 @@ def _join_code(value: str | None) -> str | None:
     return "".join(ch for ch in value.upper() if ch.isalnum()) if isinstance(value, str) else value
 
 
-class GroupForm(FlaskForm):
+class SiteForm(FlaskForm):
+    """A form of the site's pages. Its CSRF token is the page's (``csrf_field``), checked by CSRFProtect
+    before every POST's view: the form neither makes nor checks one of its own."""
+
+    class Meta:
+        csrf = False
+
+
+class GroupForm(SiteForm):
     name = StringField(_l("Group name"), validators=[TypedName(_l("Give the group a name."))],
                        render_kw={"maxlength": NAME_MAX})
 
 
-class JoinCodeForm(FlaskForm):
+class JoinCodeForm(SiteForm):
     code = StringField(_l("Join code"), filters=[_join_code],
                        validators=[DataRequired(_l("Type the code shown on the group's page."))],
                        render_kw={"autocomplete": "off", "autocapitalize": "characters",
@@ -125,30 +133,30 @@ class JoinCodeForm(FlaskForm):
                                      n=JOIN_CODE_LENGTH))
 
 
-class ConfirmForm(FlaskForm):
-    """A button and a CSRF token: deleting, joining by link, leaving."""
+class ConfirmForm(SiteForm):
+    """A button (and the page's CSRF token): deleting, joining by link, leaving."""
 
 
-class RetireForm(FlaskForm):
+class RetireForm(SiteForm):
     """Retire a player ("1") or bring them back ("0")."""
 
     retired = HiddenField(validators=[AnyOf(("0", "1"))])
 
 
-class PhoneNameForm(FlaskForm):
+class PhoneNameForm(SiteForm):
     """What this phone is called in its group's list of phones."""
 
     name = StringField(_l("This phone's name"), validators=[TypedName(_l("Type a name for this phone."))],
                        render_kw={"maxlength": NAME_MAX, "placeholder": _l("e.g. Anna's phone")})
 
 
-class PlayerForm(FlaskForm):
+class PlayerForm(SiteForm):
     name = StringField(_l("Name"), validators=[TypedName(_l("Type the player's name."))],
                        render_kw={"maxlength": NAME_MAX})
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
 
 
-class VersionedForm(FlaskForm):
+class VersionedForm(SiteForm):
     """A change to a play that must be based on the play as it is now."""
 
     version = HiddenField(validators=[InputRequired()])
@@ -164,7 +172,7 @@ class VersionedForm(FlaskForm):
         return int(self.version.data)
 
 
-class AdjustForm(FlaskForm):
+class AdjustForm(SiteForm):
     """A manual correction of one player's running score."""
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
@@ -201,12 +209,12 @@ def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None
     return max(game.min_players, min(game.max_players, count))
 
 
-def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, formdata=None) -> FlaskForm:
+def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, formdata=None) -> SiteForm:
     """The form that starts a play: the game's options, then a player and colour for each of ``seats``
     (seat n starts with the n-th player; left at "the player's colour", a seat takes its player's)."""
     colour_of = {player.id: player.colour for player in players}
 
-    class NewPlayForm(FlaskForm):
+    class NewPlayForm(SiteForm):
         seat_count = HiddenField()
 
         def validate(self, extra_validators=None) -> bool:
@@ -249,7 +257,7 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
     return form
 
 
-def tally_form(names: Sequence[str], formdata=None) -> FlaskForm:
+def tally_form(names: Sequence[str], formdata=None) -> SiteForm:
     """The generic final tally: one total per player."""
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input

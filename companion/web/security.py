@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 from flask import Flask, current_app, flash, g, request, session, url_for
 from flask.wrappers import Response
 from flask_babel import gettext as _
-from flask_wtf.csrf import CSRFProtect
+from flask_wtf.csrf import CSRFProtect, generate_csrf
+from markupsafe import Markup
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from companion import store
@@ -207,6 +208,11 @@ def site_url(endpoint: str, **values) -> str:
     return f"{scheme}://{addresses[0] if addresses else 'localhost'}{shown_port}{path}"
 
 
+def csrf_field() -> Markup:
+    """The CSRF token every form of the pages sends; CSRFProtect checks it before any POST's view."""
+    return Markup('<input name="csrf_token" type="hidden" value="{}">').format(generate_csrf())
+
+
 def add_security_headers(response: Response) -> Response:
     """Every answer, pages, JSON, files and errors alike, carries the security headers."""
     for name, value in SECURITY_HEADERS.items():
@@ -232,4 +238,4 @@ def init_app(app: Flask) -> None:
     configure_cookies(app)
     app.after_request(add_security_headers)
     app.after_request(note_last_seen)
-    app.jinja_env.globals.update(site_url=site_url)
+    app.jinja_env.globals.update(site_url=site_url, csrf_field=csrf_field)
