@@ -6,27 +6,26 @@ from collections.abc import Mapping, Sequence
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import HiddenField, SelectField
 from wtforms.validators import InputRequired
 
-from companion.forms import GroupPlayer, choices
+from companion.forms import GroupPlayer, SiteForm, choices
 from companion.names import NEW_PLAYER
 
 
-class BgStatsUploadForm(FlaskForm):
+class BgStatsUploadForm(SiteForm):
     export = FileField(_l("BG Stats export"),
                        validators=[FileRequired(_l("Choose the file BG Stats exported (.json)."))],
                        render_kw={"accept": "application/json,.json"})
 
 
 def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[GroupPlayer],
-                 suggested: Mapping[int, int], formdata=None) -> FlaskForm:
+                 suggested: Mapping[int, int], formdata=None) -> SiteForm:
     """A choice per BG Stats player: one of the group's players, or a new player of that name; the file's
     plays travel with the form (``export_data``) and are read and checked again on sending."""
 
-    class MappingForm(FlaskForm):
+    class MappingForm(SiteForm):
         export_data = HiddenField(validators=[InputRequired(_l("Upload the BG Stats export again."))])
 
         def mapping(self) -> dict[int, int]:

@@ -9,11 +9,10 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import SiteForm, TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
 from companion.games import custom
 from companion.games.common import RulesError
 
@@ -31,7 +30,7 @@ class SheetRowForm(Form):
     tie_breaker = BooleanField(_l("breaks ties"))
 
 
-class GroupGameForm(FlaskForm):
+class GroupGameForm(SiteForm):
     """A game's name and score sheet."""
 
     name = StringField(_l("Name of the game"),
@@ -148,7 +147,7 @@ class SheetScores:
 
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
-                     current: Sequence[Mapping[str, int]] | None = None) -> FlaskForm:
+                     current: Sequence[Mapping[str, int]] | None = None) -> SiteForm:
     """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked."""
     fields: dict[str, Any] = {"sheet": sheet, "seated": lambda self: list(range(len(names)))}
     data: dict[str, Any] = {}
@@ -172,7 +171,7 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
 LONGEST_MINUTES = 7 * 24 * 60
 
 
-class PastPlayForm(FlaskForm, SheetScores):
+class PastPlayForm(SiteForm, SheetScores):
     """A finished play entered afterwards (built by ``past_play_form``)."""
 
     ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, HiddenField, RadioField, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from companion.forms import OPTION_FORMS, WholeNumberField, choices, collapse_spaces, seat_choices
+from companion.forms import OPTION_FORMS, SiteForm, WholeNumberField, choices, collapse_spaces, seat_choices
 from companion.games import great_western_trail as gwt
 
 EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
@@ -62,7 +61,7 @@ class GreatWesternTrailOptionsForm(Form):
 OPTION_FORMS[gwt.GAME.slug] = GreatWesternTrailOptionsForm
 
 
-class DeliveryForm(FlaskForm):
+class DeliveryForm(SiteForm):
     """A herd delivered during play: who, to which city, and the crest VP of the disc placed."""
 
     seat = RadioField(_l("Player"), coerce=int, validate_choice=True)  # a button per player
@@ -121,7 +120,7 @@ def _number(label, low: int, high: int, required=None, description=""):
     return WholeNumberField(label, validators=validators, description=description)
 
 
-class CardForm(FlaskForm):
+class CardForm(SiteForm):
     """One player's final tally, row by row in the scoring pad's order (built by :func:`card_form`)."""
 
     revision = HiddenField()

@@ -8,12 +8,19 @@ from typing import Any, NamedTuple, Protocol
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import GroupPlayer, VersionedForm, WholeNumberField, choices, collapse_spaces, listed
+from companion.forms import (
+    GroupPlayer,
+    SiteForm,
+    VersionedForm,
+    WholeNumberField,
+    choices,
+    collapse_spaces,
+    listed,
+)
 from companion.games.common import GameInfo
 from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
 from companion.web.labels import ROW_LABELS
@@ -144,7 +151,7 @@ class StatisticsFilterForm(Form):
         return {name: value for name, value in values.items() if value}
 
 
-class CountedForm(FlaskForm):
+class CountedForm(SiteForm):
     """Count a finished play in the statistics, or leave it out."""
 
     counted = HiddenField(validators=[AnyOf(["0", "1"], message=_l("Reload the page and try again."))])
@@ -158,7 +165,7 @@ class ExportSettings(Protocol):
     bgg_ids: Mapping[str, int]
 
 
-class GroupSettingsForm(FlaskForm):
+class GroupSettingsForm(SiteForm):
     """Where and in which time zone the group plays, and BoardGameGeek ids for its exports."""
 
     time_zone = SelectField(_l("Time zone"), default="", validate_choice=False,
@@ -207,7 +214,7 @@ def bgg_field_name(slug: str) -> str:
     return "bgg_" + slug.replace("-", "_")
 
 
-class ImportForm(FlaskForm):
+class ImportForm(SiteForm):
     backup = FileField(_l("Backup file"), validators=[FileRequired(_l("Choose the backup file (.json)."))],
                        render_kw={"accept": "application/json,.json"})
 

@@ -9,11 +9,10 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
-from companion.forms import VersionedForm, WholeNumberField, choices, seat_choices
+from companion.forms import SiteForm, VersionedForm, WholeNumberField, choices, seat_choices
 from companion.games.common import RulesError
 from companion.games.mayflower import (
     COMPLETABLE_KINDS,
@@ -54,13 +53,13 @@ NUMERIC = {"inputmode": "numeric"}
 WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
 
 
-class TableForm(FlaskForm):
+class TableForm(SiteForm):
     """One of the play page's entries, sent as its event's ``payload``."""
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
         name = error.path
-        if name and name != "csrf_token" and name in self and not isinstance(self[name], FormField):
+        if name and name in self and not isinstance(self[name], FormField):
             self[name].errors.append(translated(error))
         else:
             self.form_errors.append(translated(error))

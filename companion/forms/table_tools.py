@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import HiddenField, StringField, TextAreaField
 from wtforms.validators import AnyOf, Length, Optional, Regexp
 
-from companion.forms import VersionedForm, collapse_spaces
+from companion.forms import SiteForm, VersionedForm, collapse_spaces
 from companion.games import table_tools as tools
 
 
-class TimerForm(FlaskForm):
+class TimerForm(SiteForm):
     action = HiddenField(validators=[AnyOf(tools.TIMER_ACTIONS,
                                            message=_l("Reload the page and try again."))])
 
 
-class FirstPlayerForm(FlaskForm):
+class FirstPlayerForm(SiteForm):
     """Without a seat the companion draws; the page script draws on the phone (and animates) and sends it."""
 
     seat = HiddenField(validators=[Optional(),

@@ -9,11 +9,10 @@ from types import SimpleNamespace
 
 from flask import Blueprint, Flask, current_app, g, redirect, render_template, request, url_for
 from flask_babel import gettext
-from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.forms import COLOURS
+from companion.forms import COLOURS, SiteForm
 from companion.forms.mayflower import (
     KIND_NAMES,
     ROLE_BUTTONS,
@@ -105,10 +104,10 @@ class Screen:
     summary: str
     report: tuple[FeatureReport, ...]
     pickable: tuple[mayflower.Settler, ...]
-    place: FlaskForm
-    complete: FlaskForm
-    west_edge_form: FlaskForm
-    no_settler: FlaskForm | None = None
+    place: SiteForm
+    complete: SiteForm
+    west_edge_form: SiteForm
+    no_settler: SiteForm | None = None
     leaving: frozenset[str] = frozenset()  # ids of the settlers the next scoring's eviction sends home
     preview: Preview | None = None
     turn_moved: TurnMovedOn | None = None  # a placement held back: whose turn ended since the page was drawn
@@ -189,7 +188,7 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
     return history
 
 
-def play_screen(play: store.Play, table: TableState, forms: Mapping[str, FlaskForm] | None = None) -> Screen:
+def play_screen(play: store.Play, table: TableState, forms: Mapping[str, SiteForm] | None = None) -> Screen:
     """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
     state: mayflower.PlayState = table.game_state
     names, forms = _names(play), forms or {}
@@ -305,7 +304,7 @@ def preview(play_id: int):
     """What Score would do with the completion form as it is filled (its fields in the query)."""
     play = g.play
     state = table_of(play).game_state
-    form = complete_form(state.settlers, _names(play), formdata=request.args, meta={"csrf": False})
+    form = complete_form(state.settlers, _names(play), formdata=request.args)
     shown = completion_preview(state, form)
     return render_template("games/mayflower/_preview.html", play=play, preview=shown, words=WORDS), (
         400 if shown and shown.refused else 200)

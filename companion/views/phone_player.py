@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, g
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import SelectField
 
 from companion import store
-from companion.forms import choices
+from companion.forms import SiteForm, choices
 from companion.forms.gold_west import first_error
 from companion.store.phone_players import set_phone_player
 from companion.views.common import to_play
@@ -21,7 +20,7 @@ bp = Blueprint("phone_player", __name__, url_prefix="/plays/<int:play_id>")
 SHARED = ""  # the choice of a phone the table passes round
 
 
-class PhonePlayerForm(FlaskForm):
+class PhonePlayerForm(SiteForm):
     """Whose phone this is: one of the play's players, or shared."""
 
     player = SelectField(_l("Whose phone is this?"), validate_choice=True)
