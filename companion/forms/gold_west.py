@@ -8,11 +8,10 @@ from dataclasses import replace
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, Form, FormField, HiddenField, SelectField, SelectMultipleField, widgets
 from wtforms.validators import NumberRange, ValidationError
 
-from companion.forms import OPTION_FORMS, VersionedForm, WholeNumberField, choices
+from companion.forms import OPTION_FORMS, SiteForm, VersionedForm, WholeNumberField, choices
 from companion.games.common import RulesError
 from companion.games.gold_west import (
     GAME,
@@ -69,7 +68,7 @@ OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
 # The ledger: one small form per button
 
 
-class LedgerForm(FlaskForm):
+class LedgerForm(SiteForm):
     """A tap that names only the seat (loot, BoomTown 1×1); its subclasses add their event's fields."""
 
     seat = SelectField(coerce=int, validate_choice=True)
@@ -78,7 +77,7 @@ class LedgerForm(FlaskForm):
 
     def payload(self) -> dict:
         return {name: field.data for name, field in self._fields.items()
-                if name not in ("csrf_token", "again")}
+                if name != "again"}
 
 
 class CampForm(LedgerForm):
@@ -129,10 +128,9 @@ def ledger_form(kind: str, seat_count: int) -> LedgerForm | None:
     return form
 
 
-def first_error(form: FlaskForm) -> str:
-    """One sentence for a refused one-tap form (its fields are buttons and menus, not typed)."""
-    if "csrf_token" in form.errors:
-        return gettext("The form had expired. Send it again.")
+def refused_tap() -> str:
+    """The sentence for a refused one-tap form: its fields are buttons and menus, not typed, so only a
+    stale page sends what does not fit."""
     return gettext("That entry does not fit this play. Reload the page and try again.")
 
 

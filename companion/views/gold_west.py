@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
 
 from companion import store
-from companion.forms.gold_west import final_tally_form, first_error, ledger_form
+from companion.forms.gold_west import final_tally_form, ledger_form, refused_tap
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
@@ -35,7 +35,7 @@ def record(play_id: int, kind: str):
     play = g.play
     form = ledger_form(kind, len(play.seats)) or abort(404)
     if not form.validate_on_submit():
-        flash_rules_error(RulesError(first_error(form)))
+        flash_rules_error(RulesError(refused_tap()))
         return render_play(play, status=400)
     payload = form.payload()
 

@@ -9,7 +9,7 @@ from wtforms import SelectField
 
 from companion import store
 from companion.forms import SiteForm, choices
-from companion.forms.gold_west import first_error
+from companion.forms.gold_west import refused_tap
 from companion.store.phone_players import set_phone_player
 from companion.views.common import to_play
 from companion.views.plays import render_play
@@ -51,7 +51,7 @@ def set_player(play_id: int):
     play = g.play
     form = phone_player_form(play)
     if not form.validate_on_submit():
-        flash(first_error(form), "error")  # the menu offers only the play's players: a stale page
+        flash(refused_tap(), "error")  # the menu offers only the play's players: a stale page
         return render_play(play, status=400)
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
     set_phone_player(get_db(), g.membership.id, player_id)
