@@ -986,7 +986,7 @@ class OutOfTurn(RulesError):
     """A tap for a player whose turn it is not, not yet confirmed."""
 
     def __init__(self, seat: int, turn: int) -> None:
-        super().__init__("It is another player's turn.")
+        super().__init__(Message("It is another player's turn."))
         self.seat, self.turn = seat, turn
 
 

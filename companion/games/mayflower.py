@@ -798,8 +798,8 @@ class WestQuestion(RulesError):
     """A scoring whose surveyor move needs to know whether a tile lies west of ``column``."""
 
     def __init__(self, column: int) -> None:
-        super().__init__("Is there a tile west of column %(column)d? The surveyor move depends on it: answer "
-                         "it to score.", "west_of", column=column)
+        super().__init__(Message("Is there a tile west of column %(column)d? The surveyor move depends on "
+                                 "it: answer it to score.", column=column), "west_of")
         self.column = column
 
 

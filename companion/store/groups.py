@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import StoreError, found
 from companion.store.transactions import now, write_in_steps, write_transaction
@@ -397,7 +398,8 @@ def note_import(db: Database, client: str, at: float, allowed: int, window: floa
         started = db.execute("SELECT COUNT(*) FROM import_attempts WHERE client = ? AND at >= ?",
                              [client, at - window]).fetchone()[0]
         if started >= allowed:
-            raise TooManyImports("Too many backups imported from this network lately. Try again in an hour.")
+            raise TooManyImports(Message("Too many backups imported from this network lately. "
+                                          "Try again in an hour."))
         db["import_attempts"].insert({"client": client, "at": at})
         db.execute("DELETE FROM import_attempts WHERE at < ?", [at - window])  # keep the table small
 

@@ -31,7 +31,7 @@ from companion.forms.mayflower import (
 from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
-from companion.messages import Refused
+from companion.messages import Message, Refused
 from companion.views.common import note_stale, play_setup, result_inputs, to_play
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
@@ -248,7 +248,7 @@ class TurnMovedOn(Refused):
     """An entry for the player whose turn it was when the page was drawn; another phone ended that turn."""
 
     def __init__(self, ended: int, turn: int, kind: str) -> None:
-        super().__init__("Another phone entered a turn since this page was drawn.", "seat")
+        super().__init__(Message("Another phone entered a turn since this page was drawn."), "seat")
         self.ended, self.turn, self.kind = ended, turn, kind
 
 
