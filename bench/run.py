@@ -6,7 +6,8 @@ loaded by wrk with gzip accepted, side by side with a bare Flask app answering t
 (the two servers run at once and are loaded in turn, three rounds); the server CPU an idle phone
 costs and how many idle phones two cores hold; every page's weight as a phone transfers it; an
 entry's cost at 10 and at 3,000 events; the statistics page at 10,000 and 100,000 plays; a 30 MB
-backup imported while phones of other groups write (``bench/imports.py``).
+backup imported while phones of other groups write (``bench/imports.py``); and, beside the entry, the
+least entry a Flask app can make (``bench/least_entry_app.py``), the floor it is set against.
 """
 
 from __future__ import annotations
@@ -204,7 +205,11 @@ def page_rows(seconds: float, connections: int, workers: int, rounds: int) -> li
                 (recorded / f"{number}.body").write_bytes(body)
                 (recorded / f"{number}.head").write_text(repr((target.method, target.path, status, headers)))
             env_bare = {"BENCH_ANSWERS": str(recorded)}
-            with gunicorn("bench.bare_app:app", env_bare, workers) as (bare_port, _):
+            env_least = {"LEAST_ENTRY_DATABASE": str(folder / "least-entry.sqlite3")}
+            with gunicorn("bench.bare_app:app", env_bare, workers) as (bare_port, _), \
+                    gunicorn("bench.least_entry_app:app", env_least, workers) as (least_port, _):
+                least_entry, least_cookie = entry_target(least_port, "", "/plays/1")
+                least_runs: list[tuple] = []
                 measured: dict[str, list[tuple]] = {t.name: [] for t in targets}
                 cpu_per_poll: list[float] = []
                 database = folder / "instance" / "companion.sqlite3"
@@ -216,11 +221,14 @@ def page_rows(seconds: float, connections: int, workers: int, rounds: int) -> li
                         if target.method == "POST":
                             settle(database)
                             log_sizes.append(Path(f"{database}-wal").stat().st_size)
+                            least_runs.append(wrk(least_port, least_entry, least_cookie, seconds, connections,
+                                                  folder))
                         if target.name == "unchanged poll" and ours[0]:
                             cpu_per_poll.append((cpu_seconds(pid) - began) / (ours[0] * seconds))
                         bare = wrk(bare_port, target, cookie, seconds, connections, folder)
                         measured[target.name].append((ours, bare))
                 rows += [_ratio_row(target, measured[target.name], connections) for target in targets]
+                rows.append(_least_entry_row(least_runs, measured[entry.name], connections))
                 rows.append(_log_row(log_sizes, sum(ours[0] * seconds for ours, _ in measured[entry.name])))
                 rows += _idle_phone_rows(port, targets, cookie, seconds, folder, cpu_per_poll)
     return rows
@@ -265,6 +273,18 @@ def _ratio_row(target: Target, runs: list[tuple], connections: int) -> Row:
         note += f"; {errors} error answers"
     return (f"{target.name}: req/s (bare Flask), {connections} connections",
             f"{ours_rate:,.0f} ({bare_rate:,.0f})", note)
+
+
+def _least_entry_row(least: list[tuple], runs: list[tuple], connections: int) -> Row:
+    """The least entry through Flask (``bench/least_entry_app.py``), measured in the same rounds: the
+    floor the companion's entry is set against."""
+    rate, p99 = statistics.median(r[0] for r in least), statistics.median(r[1] for r in least)
+    ours = statistics.median(ours[0] / run[0] for (ours, _), run in zip(runs, least, strict=True))
+    met = p99 < HOT_P99_MS
+    return (f"entry through the least Flask app: req/s, {connections} connections", f"{rate:,.0f}",
+            f"p99 {p99:.1f} ms (rounds {min(r[1] for r in least):.1f}–{max(r[1] for r in least):.1f}); "
+            f"the companion's entry reaches {ours:.0%} of its requests per second; "
+            f"p99 < {HOT_P99_MS:.0f} ms: {'met' if met else 'MISSED'} by the least app itself")
 
 
 def _log_row(sizes: list[int], entries: float) -> Row:
