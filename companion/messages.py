@@ -28,7 +28,9 @@ class Term(str):
 
 class Refused(ValueError):
     """A request refused with a Message; ``path`` names the bad input in the API's notation, when known.
-    The rules refuse with ``RulesError``, the store with ``StoreError``; a page catches either as this."""
+
+    The rules refuse with ``RulesError``, the store with ``StoreError``; a page catches either as this.
+    """
 
     def __init__(self, message: str, path: str = "", **params: object) -> None:
         sentence = message if isinstance(message, Message) and not params else Message(message, **params)

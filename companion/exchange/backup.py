@@ -436,8 +436,10 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError for anything but a sound one. What the companion
-    derives is not taken from the file: names are cleaned, times made UTC, ranks computed."""
+    """Read and check a backup file; BackupError for anything but a sound one.
+
+    What the companion derives is not taken from the file: names are cleaned, times made UTC, ranks computed.
+    """
     document = _load(data)
     _check_shape(document)
     players = document["players"]

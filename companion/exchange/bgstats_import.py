@@ -1,8 +1,9 @@
 """Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history.
 
 The export's ``games``, ``players`` and ``plays`` (with ``playerScores``, scores often as text, and
-``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole, with
-where; plays of games the group does not keep, or that do not fit their game, are listed as skipped."""
+``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole,
+with where; plays of games the group does not keep, or that do not fit their game, are listed as skipped.
+"""
 
 from __future__ import annotations
 
@@ -301,9 +302,10 @@ def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySi
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
                 zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
                 in_history: Collection[PlaySignature] = frozenset()) -> BgStatsFile:
-    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not
-    one. Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are
-    skipped."""
+    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not one.
+
+    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped.
+    """
     try:
         document = json.loads(data)
     except (ValueError, RecursionError):

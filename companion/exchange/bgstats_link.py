@@ -23,7 +23,9 @@ BG_STATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
                   settings: GroupSettings) -> dict[str, Any]:
     """The play with stable ids, so that BG Stats matches one sent again (even from a restored backup).
-    Each edition of a game is its own game in BG Stats; the expansions and note are the comments."""
+
+    Each edition of a game is its own game in BG Stats; the expansions and note are the comments.
+    """
     edition = common.gwt_edition(play.options) if play.game == gwt.GAME.slug else None
     game_data: dict[str, Any] = {"name": game.name, "sourceGameId": _source_game_id(game, edition),
                                  "highestWins": not game.lowest_wins, "noPoints": False}

@@ -2,8 +2,9 @@
 
 How the data is kept: ``connection``, ``migrations``, ``transactions``, ``request_ids``, ``access`` (the
 gate), ``errors``; what is stored: ``groups``, ``plays``, ``table``, ``custom_games``, ``sharing``,
-``history``, ``ratings``, ``archive`` (a whole group) and ``imports``. Their names are re-exported here,
-so callers write ``store.get_play(db, play_id)``."""
+``history``, ``ratings``, ``archive`` (a whole group) and ``imports``. Their names are re-exported
+here, so callers write ``store.get_play(db, play_id)``.
+"""
 # ruff: noqa: F401  (this module re-exports)
 
 from companion.store.archive import (

@@ -33,11 +33,12 @@ class ImportedPlay:
 
 def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, str]],
                  plays: Sequence[ImportedPlay]) -> None:
-    """Add the new players (name, colour) and the finished plays, whose seats name the group's players (by
-    ``name_key``): all of it, or nothing if a new name is taken or a seat names nobody. The plays go in in
-    steps (``write_in_steps``): the group's pages may show the first ones meanwhile, and an import that
-    fails removes them (one cut off by the process's end does not: the file imported again adds the rest,
-    as plays the history has are left out)."""
+    """Add the new players (name, colour) and the finished plays, whose seats name the group's players
+    (by ``name_key``): all of it, or nothing if a new name is taken or a seat names nobody. The plays go
+    in in steps (``write_in_steps``): the group's pages may show the first ones meanwhile, and an import
+    that fails removes them (one cut off by the process's end does not: the file imported again adds
+    the rest, as plays the history has are left out).
+    """
     with write_transaction(db):
         added = []
         for name, colour in new_players:

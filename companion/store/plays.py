@@ -345,10 +345,12 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
 
 def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
                  check: Callable[[EventLog], None] | None = None, expected_version: int | None = None) -> int:
-    """Append an event to an active play; returns the play's new version. ``check`` sees the log under
-    the write lock and raises if the event does not fit it (two phones entering at once cannot both pass
-    a stale check); ``expected_version`` refuses it if the play changed since the phone looked. Without
-    either, it is one statement (``append_to_active_play``)."""
+    """Append an event to an active play; returns the play's new version.
+
+    ``check`` sees the log under the write lock and raises if the event does not fit it (two phones
+    entering at once cannot both pass a stale check); ``expected_version`` refuses it if the play changed
+    since the phone looked. Without either, it is one statement (``append_to_active_play``).
+    """
     if check is None and expected_version is None:
         rowid = append_to_active_play(db, play_id, kind, payload)
         if rowid is not None:  # its version is read after the write: the lock is held no longer

@@ -1,8 +1,9 @@
 """How far Litestream's copy of the database in a folder (a ``file://`` replica) is behind.
 
-Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx`` (transaction
-ids); a level-0 header names the part of the log it holds (the log's salts, which change each time SQLite
-starts it afresh, and a byte range). A commit is copied once a batch reaches past it."""
+Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx``
+(transaction ids); a level-0 header names the part of the log it holds (the log's salts, which change
+each time SQLite starts it afresh, and a byte range). A commit is copied once a batch reaches past it.
+"""
 
 from __future__ import annotations
 

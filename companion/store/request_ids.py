@@ -1,9 +1,10 @@
 """A phone's write stored once, however often it is sent (an offline phone sends its forms again).
 
-Each form carries a random request id (static/live.js), noted in the transaction of its write, so of two
-copies sent at once one is stored. An id belongs to the phone the gate let in (the membership
-``access.reach`` found) and to the play, or for a write to the group itself, the group; a refused write
-notes nothing, so its id stays free for the next try."""
+Each form carries a random request id (static/live.js), noted in the transaction of its write, so of
+two copies sent at once one is stored. An id belongs to the phone the gate let in (the membership
+``access.reach`` found) and to the play, or for a write to the group itself, the group; a refused
+write notes nothing, so its id stays free for the next try.
+"""
 
 from __future__ import annotations
 
