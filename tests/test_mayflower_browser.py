@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import expect
@@ -116,8 +117,11 @@ def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_one(
         own.get_by_role("button", name="Join").click()
         own.wait_for_url("**/groups/*")
         own.goto(shared.url.split("#")[0])
-        # Anna's phone does not follow the play in the moment that matters: no live refresh
-        own.route("**/state.json*", lambda route: route.abort())
+        # Anna's phone does not follow the play in the moment that matters: its asks answer "no change"
+        # (an ask that failed would make it think the companion is gone, and keep her tap for later)
+        own.route("**/state.json*", lambda route: route.fulfill(json={
+            "play": int(shared.url.split("#")[0].rsplit("/", 1)[1]), "status": "active", "changed": False,
+            "version": int(parse_qs(urlsplit(route.request.url).query)["since"][0])}))
         expect(own.locator(".mf-turn input[value='2']")).to_be_checked()
 
         strip.locator('label.mf-colpick:has(input[value="1"])').click()
