@@ -1,7 +1,7 @@
 /* Game-Night Companion: live play pages, the service worker, and forms kept while offline.
  *
  * Every page works without this script. With it:
- * - a play page asks the companion every 1.5 s whether the play changed, and reloads its content
+ * - a play page asks the companion every 1.5 s (LIVE_POLL_MS) whether the play changed, reloads its content
  *   in place; while someone types into a form it shows a "tap to refresh" note instead; a play page
  *   moves to the result once the play is finished, and a result page to the play once reopened;
  * - the service worker is registered (offline page, cached static files);
@@ -20,7 +20,7 @@
   } catch (e) { strings = {}; }
   function t(key) { return strings[key] || key; }
 
-  var POLL_MS = 1500;
+  var POLL_MS = Math.max(200, Number(script.getAttribute("data-poll-ms")) || 1500);
   var LONGEST_WAIT_MS = 15000;
   var UNSENT_KEY = "companion.unsent";
   var UNSENT_CACHE = "companion-unsent";  // filled by the service worker, see static/sw.js

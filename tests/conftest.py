@@ -31,6 +31,13 @@ PHONE = {"width": 390, "height": 844}
 BROWSER_WAIT_MS = 30_000  # the longest any browser test waits for something to appear
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Browser and slow tests first. ``make test`` hands each worker one test at a time
+    (``--maxschedchunk=1``), so the long ones run side by side at the start and the many short ones
+    even out the end, instead of one long test finishing alone while the other worker waits."""
+    items.sort(key=lambda item: not any(item.get_closest_marker(name) for name in ("browser", "slow")))
+
+
 def make_app(tmp_path: Path, **config) -> Flask:
     app = create_app({
         "TESTING": True,
@@ -121,7 +128,8 @@ class LiveServer:
 
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
-    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None)
+    # the pages ask for news five times as often as on a phone: tests wait for them the less
+    app = make_app(tmp_path, WTF_CSRF_ENABLED=True, SERVER_NAME=None, LIVE_POLL_MS=300)
     with LiveServer(app) as server:
         yield server
 

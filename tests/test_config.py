@@ -34,6 +34,13 @@ def test_settings_come_typed_from_companion_variables(tmp_path, monkeypatch):
     assert not {"BEHIND_PROXY", "HTTPS", "INSTANCE_PATH"} & set(app.config)
 
 
+def test_the_live_pause_reaches_the_pages(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_LIVE_POLL_MS", "4000")
+    page = create_app().test_client().get("/").text
+    assert 'data-poll-ms="4000"' in page
+
+
 def test_the_instance_config_file_has_the_last_word(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("COMPANION_JOIN_FAILURES_ALLOWED", "3")

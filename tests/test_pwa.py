@@ -79,6 +79,7 @@ def test_every_page_links_the_manifest_the_theme_colour_and_the_script(client):
         assert re.search(theme, page), scheme
     script = re.search(r"<script ([^>]*)></script>", page).group(1)
     assert 'src="/static/live.js"' in script and "defer" in script and 'data-sw="/sw.js"' in script
+    assert 'data-poll-ms="1500"' in script  # a play page asks every 1.5 s unless LIVE_POLL_MS says otherwise
     strings = json.loads(re.search(r"data-strings='([^']*)'", script).group(1))
     assert strings["refresh"] == "New entries — tap to refresh"
     queue = json.loads(re.search(r"data-queue-strings='([^']*)'", script).group(1))
