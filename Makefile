@@ -48,7 +48,7 @@ bench-tools:
 	@scripts/ensure-apt.sh $(BENCH_PACKAGES)
 
 test: browser lint
-	$(BIN)/pytest -n auto
+	$(BIN)/pytest -n auto --maxschedchunk=1
 
 # The fuzz tests with a budget far beyond the suite's (crafted backups: thousands of mutations).
 fuzz: $(VENV)/.installed
