@@ -137,7 +137,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         COMPANION_HTTPS=False,
         # Behind a reverse proxy (nginx, Caddy …) that sets X-Forwarded-For/-Proto/-Host?
         COMPANION_BEHIND_PROXY=False,
-        LIVE_POLL_MS=1500,  # how often an open play page asks whether the play changed
+        LIVE_POLL_MS=settings.LIVE_POLL_MS,
         BABEL_TRANSLATION_DIRECTORIES=settings.site_folder("translations"),
     )
     settings.load_environment(app)  # COMPANION_* variables; instance/config.py has the last word

@@ -37,11 +37,11 @@ sys.path.insert(0, str(ROOT))
 from bench.rules import RULE_BENCHMARKS, per_second  # noqa: E402
 from bench.stats import stats_rows  # noqa: E402
 from bench.weights import page_weight_rows, sample_pages  # noqa: E402
-from companion import store  # noqa: E402
+from companion import config, store  # noqa: E402
 
 Row = tuple[str, str, str]  # measure, value, note
 
-POLL_SECONDS = 1.5  # static/live.js asks every 1.5 s while a play page is open
+POLL_SECONDS = config.LIVE_POLL_MS / 1000  # an open play page asks this often (static/live.js)
 HOT_RATIO, GROUP_PAGE_RATIO, HOT_P99_MS, IDLE_P99_MS = 1.0, 0.5, 50.0, 200.0
 
 

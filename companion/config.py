@@ -15,6 +15,7 @@ from flask import Flask
 
 APP_NAME = "game-night-companion"
 ENV_PREFIX = "COMPANION"
+LIVE_POLL_MS = 1500  # how often an open play page asks whether the play changed (the default)
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a checkout
 
