@@ -156,6 +156,18 @@ class PlayerForm(SiteForm):
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
 
 
+class PhonePlayerForm(SiteForm):
+    """Whose phone this is: one of the play's players, or shared."""
+
+    player = SelectField(_l("Whose phone is this?"), validate_choice=True)
+
+
+def refused_tap() -> str:
+    """The sentence for a refused one-tap form: its fields are buttons and menus, not typed, so only a
+    stale page sends what does not fit."""
+    return gettext("That entry does not fit this play. Reload the page and try again.")
+
+
 class VersionedForm(SiteForm):
     """A change to a play that must be based on the play as it is now."""
 

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Form, FormField, HiddenField, SelectField, SelectMultipleField, widgets
 from wtforms.validators import NumberRange, ValidationError
@@ -126,12 +125,6 @@ def ledger_form(kind: str, seat_count: int) -> LedgerForm | None:
     form = form_class()
     form.seat.choices = choices((seat, str(seat)) for seat in range(seat_count))
     return form
-
-
-def refused_tap() -> str:
-    """The sentence for a refused one-tap form: its fields are buttons and menus, not typed, so only a
-    stale page sends what does not fit."""
-    return gettext("That entry does not fit this play. Reload the page and try again.")
 
 
 # --------------------------------------------------------------------------------------------------

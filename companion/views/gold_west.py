@@ -9,7 +9,8 @@ from types import SimpleNamespace
 from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
 
 from companion import store
-from companion.forms.gold_west import final_tally_form, ledger_form, refused_tap
+from companion.forms import refused_tap
+from companion.forms.gold_west import final_tally_form, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply

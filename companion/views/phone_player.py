@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, g
 from flask_babel import lazy_gettext as _l
-from wtforms import SelectField
 
 from companion import store
-from companion.forms import SiteForm, choices
-from companion.forms.gold_west import refused_tap
+from companion.forms import PhonePlayerForm, choices, refused_tap
 from companion.store.phone_players import set_phone_player
 from companion.views.common import to_play
 from companion.views.plays import render_play
@@ -18,12 +16,6 @@ from companion.web.database import get_db
 bp = Blueprint("phone_player", __name__, url_prefix="/plays/<int:play_id>")
 
 SHARED = ""  # the choice of a phone the table passes round
-
-
-class PhonePlayerForm(SiteForm):
-    """Whose phone this is: one of the play's players, or shared."""
-
-    player = SelectField(_l("Whose phone is this?"), validate_choice=True)
 
 
 @bp.app_template_global()
