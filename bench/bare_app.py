@@ -14,7 +14,7 @@ from pathlib import Path
 from flask import Flask, Response, request
 
 app = Flask(__name__)
-_answers: dict[tuple[str, str], tuple[int, dict[str, str], bytes]] = {}
+_answers: dict[tuple[str, str], tuple[int, list[tuple[str, str]], bytes]] = {}
 for head in Path(os.environ["BENCH_ANSWERS"]).glob("*.head"):
     method, path, status, headers = ast.literal_eval(head.read_text())
     _answers[method, path] = (status, headers, head.with_suffix(".body").read_bytes())

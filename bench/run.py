@@ -67,8 +67,10 @@ def free_port() -> int:
 def gunicorn(app_spec: str, env: dict[str, str], workers: int) -> Iterator[tuple[int, int]]:
     """Serve ``app_spec`` with gunicorn on a free loopback port; yields (port, master pid)."""
     port = free_port()
+    # --reuse-port, as ``run`` serves: the kernel spreads wrk's connections over the workers
     command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-               "--worker-class", "gthread", "--threads", "4", "--log-level", "warning", app_spec]
+               "--worker-class", "gthread", "--threads", "4", "--reuse-port", "--log-level", "warning",
+               app_spec]
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env})
     try:
         deadline = time.monotonic() + 30
@@ -158,16 +160,19 @@ def sample_instance(folder: Path) -> tuple[list[Target], str]:
     return targets, cookie
 
 
-def answer(port: int, target: Target, cookie: str) -> tuple[int, dict[str, str], bytes]:
-    """One answer of the companion: status, the headers a bare app repeats, and the body as sent."""
+# Headers gunicorn and Werkzeug write for any app: the bare app's server writes its own.
+SERVER_HEADERS = frozenset({"server", "date", "connection", "content-length"})
+
+
+def answer(port: int, target: Target, cookie: str) -> tuple[int, list[tuple[str, str]], bytes]:
+    """One answer of the companion: status, every header its app wrote, and the body as sent."""
     conn = http.client.HTTPConnection("127.0.0.1", port)
     headers = {"Cookie": cookie, "Accept-Encoding": "gzip"}
     if target.method == "POST":
         headers["Content-Type"] = "application/x-www-form-urlencoded"
     conn.request(target.method, target.path, body=target.body or None, headers=headers)
     response = conn.getresponse()
-    kept = {name: value for name, value in response.getheaders()
-            if name.lower() in ("content-type", "content-encoding", "location", "etag", "cache-control")}
+    kept = [(name, value) for name, value in response.getheaders() if name.lower() not in SERVER_HEADERS]
     return response.status, kept, response.read()
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -29,10 +31,28 @@ def _create_app():
 
 
 def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list[str]:
+    # --reuse-port: each worker listens itself and the kernel spreads the connections over them; with
+    # one shared socket a worker accepts all it can, and one may serve every phone while another idles.
     # --no-control-socket: gunicorn would open a socket in the home folder, which a service user lacks
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
-            "--threads", str(threads), "--no-control-socket", "--access-logfile", "-", "app:create_app()"]
+            "--threads", str(threads), "--reuse-port", "--no-control-socket", "--access-logfile", "-",
+            "app:create_app()"]
+
+
+def check_port_free(host: str, port: int) -> None:
+    """ClickException unless this process could listen on the port. Workers started with --reuse-port
+    share a port with any other server of the same user that does: a second site started by mistake
+    would take half of the phones' requests, to its own database."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's port is free
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise click.ClickException(f"Port {port} is in use: is the site running already? Stop it, "
+                                           "or choose another port with --port.") from None
+            raise click.ClickException(f"Cannot listen on {host} port {port}: {error.strerror}.") from None
 
 
 def litestream_program() -> str:
@@ -111,6 +131,7 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
     With COMPANION_REPLICA_URL set, Litestream copies every change to the replica while the site
     runs, and a missing database is first restored from there.
     """
+    check_port_free(host, port)
     database, replica = current_app.config["DATABASE"], current_app.config.get("COMPANION_REPLICA_URL")
     click.echo(f"Data folder: {current_app.instance_path}")
     if replica and not Path(database).exists() and _restore(Path(database), replica, "-if-replica-exists"):

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from companion import cli
 from tests.conftest import create_group, make_app
+from tests.test_package import free_port
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 UNIT = DOCS / "game-night-companion.service"
@@ -189,7 +190,7 @@ def test_run_hands_each_documented_replica_to_litestream(replica, tmp_path, monk
     started = []
     monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
     monkeypatch.setattr(cli, "print_addresses", lambda port: None)
-    result = CliRunner().invoke(cli.cli, ["run"])
+    result = CliRunner().invoke(cli.cli, ["run", "--port", str(free_port())])
     assert result.exit_code == 0, result.output
     (arguments,) = started
     assert arguments[:3] == [program, "replicate", "-config"]

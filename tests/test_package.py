@@ -105,14 +105,31 @@ def test_run_initialises_the_database_prints_the_addresses_and_hands_over_to_gun
     started = []
     monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
     monkeypatch.setattr(cli, "print_addresses", lambda port: print(f"phones: http://192.168.1.20:{port}/"))
-    result = CliRunner().invoke(cli.cli, ["run", "--port", "8123", "--workers", "2"])
+    port = free_port()
+    result = CliRunner().invoke(cli.cli, ["run", "--port", str(port), "--workers", "2"])
     assert result.exit_code == 0, result.output
     assert f"Data folder: {tmp_path}" in result.output
     assert "Applied migrations" in result.output and (tmp_path / "companion.sqlite3").exists()
-    assert "phones: http://192.168.1.20:8123/" in result.output
-    # no control socket: a service user has no home folder to keep it in
-    assert started == [[sys.executable, "-m", "gunicorn", "--bind", "0.0.0.0:8123", "--workers", "2",
-                        "--threads", "4", "--no-control-socket", "--access-logfile", "-", "app:create_app()"]]
+    assert f"phones: http://192.168.1.20:{port}/" in result.output
+    # each worker listens itself; no control socket: a service user has no home folder to keep it in
+    assert started == [[sys.executable, "-m", "gunicorn", "--bind", f"0.0.0.0:{port}", "--workers", "2",
+                        "--threads", "4", "--reuse-port", "--no-control-socket", "--access-logfile", "-",
+                        "app:create_app()"]]
+
+
+def test_run_refuses_a_port_another_server_listens_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    started = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
+    with socket.socket() as running:  # as the site's workers listen: sharing the port with their like
+        running.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        running.bind(("0.0.0.0", 0))
+        running.listen()
+        port = running.getsockname()[1]
+        result = CliRunner().invoke(cli.cli, ["run", "--port", str(port)])
+    assert result.exit_code == 1
+    assert f"Port {port} is in use: is the site running already?" in result.output
+    assert started == [] and list(tmp_path.iterdir()) == []  # nothing served, nothing created
 
 
 @pytest.mark.parametrize(("host", "bind"), [("127.0.0.1", "127.0.0.1:80"), ("::", "[::]:80")])

@@ -141,14 +141,15 @@ def test_run_serves_under_litestream_with_a_replica(environment, monkeypatch):
     started = []
     monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
     monkeypatch.setattr(cli, "print_addresses", lambda port: None)
-    result = CliRunner().invoke(cli.cli, ["run", "--port", "8123", "--workers", "2"])
+    port = free_port()
+    result = CliRunner().invoke(cli.cli, ["run", "--port", str(port), "--workers", "2"])
     assert result.exit_code == 0, result.output
     instance = Path(environment["COMPANION_INSTANCE_PATH"])
     config = instance / "litestream.yml"
     assert started == [[program, "replicate", "-config", str(config), "-no-expand-env"]]
     assert config.stat().st_mode & 0o077 == 0  # the replica's URL may hold a password
     settings = json.loads(config.read_text())
-    assert shlex.split(settings["exec"]) == cli.gunicorn_arguments("0.0.0.0", 8123, 2, 4)  # its child
+    assert shlex.split(settings["exec"]) == cli.gunicorn_arguments("0.0.0.0", port, 2, 4)  # its child
     database = str(instance / "companion.sqlite3")
     replica = {"url": environment["COMPANION_REPLICA_URL"], "sync-interval": "100ms"}
     assert settings["dbs"] == [{"path": database, "monitor-interval": "100ms", "replica": replica}]
@@ -230,7 +231,7 @@ def test_run_restores_a_missing_database_before_serving(tmp_path, environment, m
     replicate_once(source, tmp_path / "usb" / "companion")
     monkeypatch.setattr(cli.os, "execv", lambda path, arguments: None)
     monkeypatch.setattr(cli, "print_addresses", lambda port: None)
-    result = CliRunner().invoke(cli.cli, ["run"])
+    result = CliRunner().invoke(cli.cli, ["run", "--port", str(free_port())])
     assert result.exit_code == 0, result.output
     database = Path(environment["COMPANION_INSTANCE_PATH"]) / "companion.sqlite3"
     assert f"Restored {database}" in result.output
