@@ -452,7 +452,7 @@ def test_last_turn_comes_when_every_camp_is_placed():
     assert state.last_turn
     assert state.next_seat is None
     assert state.round_number == 11
-    assert state.turns_taken == 40
+    assert sum(state.camps_placed) == 40
     assert state.camps_left == (0, 0, 0, 0)
     assert state.wanted == (0, 0, 1, 0)
     assert state.scores == (0, 0, -1, 0)

@@ -33,7 +33,7 @@ from companion.games.mayflower import (
     settle_final_tally,
     track_marks,
 )
-from companion.games.table import ADJUST, accepted_on_every_table, adds_points
+from companion.games.table import ADJUST, accepted_on_every_table
 from companion.games.table import apply as apply_on_table
 from companion.games.table import fold as fold_table
 
@@ -529,6 +529,9 @@ def test_score_corrections_belong_to_the_generic_table():
     pytest.param(ADJUST, {"seat": BEN, "points": 0}, "changes nothing", id="zero"),
     pytest.param(ADJUST, {"seat": 3, "points": 5}, "Pick one of the players", id="no-such-seat"),
     pytest.param(ADJUST, {"seat": BEN, "points": 1000}, "from -999 to 999", id="too-many"),
+    pytest.param(ADJUST, {"seat": BEN, "points": "5"}, "from -999 to 999", id="points-as-text"),
+    pytest.param(ADJUST, {"seat": BEN, "points": True}, "from -999 to 999", id="points-as-yes"),
+    pytest.param(ADJUST, {"seat": BEN}, "from -999 to 999", id="no-points"),
 ])
 def test_events_the_rules_accept_on_every_table(kind, payload, accepted):
     if isinstance(accepted, str):
@@ -536,19 +539,6 @@ def test_events_the_rules_accept_on_every_table(kind, payload, accepted):
             accepted_on_every_table(table(), kind, payload)
     else:
         assert accepted_on_every_table(table(), kind, payload) is accepted
-
-
-@pytest.mark.parametrize(("kind", "payload", "adds"), [
-    pytest.param(ADJUST, {"seat": BEN, "points": 12}, True, id="points-added"),
-    pytest.param(ADJUST, {"seat": BEN, "points": -2}, False, id="points-taken-away"),
-    pytest.param(ADJUST, {"seat": BEN, "points": 0}, False, id="zero"),
-    pytest.param(ADJUST, {"seat": BEN, "points": "5"}, False, id="points-as-text"),
-    pytest.param(ADJUST, {"seat": BEN, "points": True}, False, id="points-as-yes"),
-    pytest.param(ADJUST, {"seat": BEN}, False, id="no-points"),
-    pytest.param("place", {"seat": ANNA, "points": 3}, False, id="a-game-event"),
-])
-def test_a_correction_adds_points_only_with_a_whole_number_above_zero(kind, payload, adds):
-    assert adds_points(kind, payload) is adds
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -206,8 +206,8 @@ def test_failures_older_than_the_window_do_not_count(app):
     db = store.connect(app.config["DATABASE"])
     code = db.execute("SELECT join_code FROM groups").fetchone()[0]
     long_ago = time.time() - app.config["JOIN_FAILURE_WINDOW_SECONDS"] - 5
-    for _ in range(app.config["JOIN_FAILURES_ALLOWED"] * 2):
-        store.record_join_failure(db, "192.0.2.9", long_ago)
+    db["join_failures"].insert_all([{"client": "192.0.2.9", "at": long_ago}]
+                                   * (app.config["JOIN_FAILURES_ALLOWED"] * 2))
     db.close()
     phone = phone_at(app, "192.0.2.9")
     assert phone.post("/join", data={"code": code}).status_code == 302

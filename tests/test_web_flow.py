@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
+
 from companion import store
 from tests.conftest import add_players, create_group, start_play
 
@@ -120,9 +122,10 @@ def test_deleting_asks_first(client, db):
     group_id = create_group(client)
     confirm = client.get(f"/groups/{group_id}/delete")
     assert confirm.status_code == 200 and "For 30 days the phones of the group can restore it" in confirm.text
-    assert store.groups_by_ids(db, [group_id])
+    assert store.get_group(db, group_id)
     assert client.post(f"/groups/{group_id}/delete").status_code == 302
-    assert store.groups_by_ids(db, [group_id]) == []
+    with pytest.raises(store.NotFound):
+        store.get_group(db, group_id)
     assert client.get(f"/groups/{group_id}").status_code == 404
 
 
@@ -130,7 +133,7 @@ def test_leaving_forgets_the_group_on_this_phone_only(app, client, db):
     group_id = create_group(client)
     client.post(f"/groups/{group_id}/leave")
     assert client.get(f"/groups/{group_id}").status_code == 404
-    assert store.groups_by_ids(db, [group_id])
+    assert store.get_group(db, group_id)
 
 
 def test_a_tampered_cookie_is_ignored(app, client):

@@ -595,10 +595,6 @@ class PlayState:
         return not any(self.camps_placed)
 
     @property
-    def turns_taken(self) -> int:
-        return sum(self.camps_placed)
-
-    @property
     def round_number(self) -> int:
         """The round at the table: 1 up to the camps per player, then one more for the last turn."""
         return min(self.camps_placed) + 1

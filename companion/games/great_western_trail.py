@@ -375,11 +375,6 @@ def _no_cattle_value(value: object, path: str) -> RulesError:
                       values=", ".join(_CATTLE_VALUE_BY_KEY), value=repr(value))
 
 
-def city_crests_total(crests: Sequence[int]) -> int:
-    """The cities row from the VP of every crest the player's discs unlocked (negatives included)."""
-    return sum(_checked_crest(crest, f"[{position}]") for position, crest in enumerate(crests))
-
-
 def _checked_crest(crest: object, path: str) -> int:
     if type(crest) is not int or not CREST_VP_MIN <= crest <= CREST_VP_MAX:
         raise RulesError("A city crest is worth a whole number of VP from %(low)d to %(high)d.", path,

@@ -71,11 +71,6 @@ def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, A
     return kind == ADJUST and adjustment(payload, setup)[1] > 0
 
 
-def adds_points(kind: str, payload: Mapping[str, Any]) -> bool:
-    points = payload.get("points")
-    return kind == ADJUST and type(points) is int and points > 0
-
-
 def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableState:
     if not isinstance(payload, Mapping):
         raise RulesError("An event needs a set of named values.")

@@ -111,19 +111,8 @@ def group_by_token(db: Database, token: str) -> Group:
     return Group(*found(_live_group(db, "token", token), "group"))
 
 
-def group_by_join_code(db: Database, code: str) -> Group:
-    return Group(*found(_live_group(db, "join_code", code), "group"))
-
-
 def _marks(values: Sequence[object]) -> str:
     return ",".join("?" * len(values))
-
-
-def groups_by_ids(db: Database, group_ids: Sequence[int]) -> list[Group]:
-    """The groups that still exist (outside the trash) among ``group_ids``, by name."""
-    rows = db.execute(f"SELECT {_GROUP_COLUMNS} FROM groups WHERE id IN ({_marks(group_ids)}) AND {_LIVE} "
-                      "ORDER BY name COLLATE NOCASE, id", list(group_ids)).fetchall()
-    return [Group(*row) for row in rows]
 
 
 def rename_group(db: Database, group_id: int, name: str) -> None:
@@ -373,12 +362,6 @@ class TooManyImports(StoreError):
 
 # how long a wrong code is kept at least: a day of history is more than a window looks at
 JOIN_FAILURES_KEPT_SECONDS = 86400
-
-
-def record_join_failure(db: Database, client: str, at: float,
-                        keep_seconds: float = JOIN_FAILURES_KEPT_SECONDS) -> None:
-    with write_transaction(db):
-        _record_join_failure(db, client, at, keep_seconds)
 
 
 def _record_join_failure(db: Database, client: str, at: float, keep_seconds: float) -> None:
