@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import make_app
 from tests.test_isolation import HtmlForm, Snapshot, cookie_domain, copy_database, dump, routes, take_snapshot
 
-EXAMPLES_PER_ROUTE = 50
+EXAMPLES_PER_ROUTE = settings().max_examples  # the profile's budget: ``make fuzz`` searches deeper
 # The one table a refused request may change: the join-code rate limit remembers wrong codes.
 REFUSAL_MEMORY = {"/join": "join_failures"}
 
