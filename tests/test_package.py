@@ -132,6 +132,16 @@ def test_run_refuses_a_port_another_server_listens_on(tmp_path, monkeypatch):
     assert started == [] and list(tmp_path.iterdir()) == []  # nothing served, nothing created
 
 
+def test_run_says_why_it_cannot_listen_on_an_address_of_another_machine(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    started = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
+    result = CliRunner().invoke(cli.cli, ["run", "--host", "192.0.2.1", "--port", str(free_port())])
+    assert result.exit_code == 1
+    assert "Cannot listen on 192.0.2.1 port" in result.output and "assign" in result.output
+    assert started == [] and list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(("host", "bind"), [("127.0.0.1", "127.0.0.1:80"), ("::", "[::]:80")])
 def test_gunicorn_binds_ipv4_and_ipv6_addresses(host, bind):
     assert cli.gunicorn_arguments(host, 80, 1, 1)[4] == bind
