@@ -2,8 +2,9 @@
  *
  * Every page works without this script. With it:
  * - a play page asks the companion every 1.5 s (the setting LIVE_POLL_MS) whether the play changed,
- *   and reloads its content in place; while someone types into a form it shows a "tap to refresh" note instead; a play page
- *   moves to the result once the play is finished, and a result page to the play once reopened;
+ *   and reloads its content in place; while someone types into a form it shows a "tap to refresh"
+ *   note instead; a play page moves to the result once the play is finished, and a result page to
+ *   the play once reopened;
  * - the service worker is registered (offline page, cached static files);
  * - a form sent while the phone is offline, or while the companion cannot be reached, is kept in
  *   localStorage, and the page offers to send it again.
