@@ -71,7 +71,7 @@ def play_one(session: Session, reference: dict, group_name: str) -> tuple[list[i
             elif step["action"] == "final":
                 for seat, phone in enumerate(phones):
                     with phone.action("card", scrolls=False):
-                        hand_in_card(phone, seat, players[seat], step["players"][seat])
+                        hand_in_card(phone, seat, players[seat], step["players"][seat], delivered + seat)
                 expect_result(phones, players, step["expect"])
             else:
                 raise Mismatch(f"unknown action {step['action']!r}")
@@ -119,9 +119,17 @@ def deliver(phone: Phone, delivered: int, step: dict) -> None:
     phone.submit(form.get_by_role("button", name="Record the delivery"))
 
 
-def hand_in_card(phone: Phone, seat: int, name: str, player: dict) -> None:
-    """From the play page: All cards, the player's card, what differs from it, Hand in."""
+def hand_in_card(phone: Phone, seat: int, name: str, player: dict, entries: int) -> None:
+    """From the play page: All cards, the player's card, what differs from it, Hand in.
+
+    The page first shows the table as it is, its log ``entries`` long (the deliveries and the cards
+    handed in before): a card handed in on another phone lengthens the log and moves the link down,
+    and a tap while the page takes that in could miss it.
+    """
+    from playwright.sync_api import expect as playwright_expect
+
     page = phone.page
+    playwright_expect(page.locator("#log ol.log")).to_have_attribute("start", str(entries))
     phone.submit(page.get_by_role("link", name="Final tally"))
     phone.submit(page.get_by_role("link", name=f"Fill in {name}'s card"))
     card = page.locator("form.gwt-card")
