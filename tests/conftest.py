@@ -135,7 +135,7 @@ class _OneRequestHandler(WSGIRequestHandler):
     protocol_version = "HTTP/1.0"  # the connection closes after its answer and frees its thread
 
 
-class _KeptThreadsServer(BaseWSGIServer):
+class KeptThreadsServer(BaseWSGIServer):
     """Werkzeug's server answering from kept threads, as gunicorn's workers do. Its threaded server starts
     a thread for each connection, and each new thread opens its own database connection, reading the
     whole schema: a reference game opened 820 of them, against 8 here. As in gunicorn, a connection goes
@@ -144,8 +144,8 @@ class _KeptThreadsServer(BaseWSGIServer):
 
     multithread = True
 
-    def __init__(self, app: Flask) -> None:
-        super().__init__("127.0.0.1", 0, app, handler=_OneRequestHandler)
+    def __init__(self, app: Flask, port: int = 0) -> None:
+        super().__init__("127.0.0.1", port, app, handler=_OneRequestHandler)
         self._threads = ThreadPoolExecutor(8, thread_name_prefix="live-server")
         self._stopping = threading.Event()
 
@@ -185,7 +185,7 @@ class LiveServer:
     """The app served by Werkzeug in a thread, for the browser."""
 
     def __init__(self, app: Flask) -> None:
-        self._server = _KeptThreadsServer(app)
+        self._server = KeptThreadsServer(app)
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

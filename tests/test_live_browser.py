@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 from flask import Flask
 from playwright.sync_api import BrowserContext, Page, expect
-from werkzeug.serving import make_server
 
 from companion import store
-from tests.conftest import PHONE, make_app, new_phone
+from tests.conftest import PHONE, KeptThreadsServer, make_app, new_phone
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +38,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        self._server = make_server("127.0.0.1", self.port, self.app, threaded=True)
+        self._server = KeptThreadsServer(self.app, self.port)
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
