@@ -135,7 +135,7 @@ class _OneRequestHandler(WSGIRequestHandler):
     protocol_version = "HTTP/1.0"  # the connection closes after its answer and frees its thread
 
 
-class KeptThreadsServer(BaseWSGIServer):
+class _KeptThreadsServer(BaseWSGIServer):
     """Werkzeug's server answering from kept threads, as gunicorn's workers do. Its threaded server starts
     a thread for each connection, and each new thread opens its own database connection, reading the
     whole schema: a reference game opened 820 of them, against 8 here. As in gunicorn, a connection goes
@@ -182,21 +182,34 @@ class KeptThreadsServer(BaseWSGIServer):
 
 
 class LiveServer:
-    """The app served by Werkzeug in a thread, for the browser."""
+    """The app on 127.0.0.1 in a thread, for the browser; it can be stopped and started again on the same
+    port (the companion gone from the phones, and back)."""
 
     def __init__(self, app: Flask) -> None:
-        self._server = KeptThreadsServer(app)
-        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self.app = app
+        self.port = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self._server = _KeptThreadsServer(self.app, self.port)
+        self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> LiveServer:
         self._thread.start()
-        return self
 
-    def __exit__(self, *exc) -> None:
+    def stop(self) -> None:
         self._server.shutdown()
         self._thread.join(5)
         self._server.server_close()
+
+    def __enter__(self) -> LiveServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -10,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
 from playwright.sync_api import BrowserContext, Page, expect
 
 from companion import store
-from tests.conftest import PHONE, KeptThreadsServer, make_app, new_phone
+from tests.conftest import PHONE, LiveServer, make_app, new_phone
 
 pytestmark = pytest.mark.browser
 
@@ -24,34 +22,9 @@ pytestmark = pytest.mark.browser
 LIVE_TIMEOUT_MS = 6000
 
 
-class Server:
-    """The app on 127.0.0.1 in a thread; it can be stopped and started again on the same port."""
-
-    def __init__(self, app: Flask) -> None:
-        self.app = app
-        self.port = 0
-        self._server = None
-        self._thread = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self._server = KeptThreadsServer(self.app, self.port)
-        self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
-
-
 @dataclass
 class Table:
-    server: Server
+    server: LiveServer
     db_path: str
     group: store.Group
     play_id: int
@@ -81,12 +54,8 @@ def served_play(tmp_path: Path, game: str, players: tuple[tuple[str, str], ...],
     seats = [(store.add_player(db, group.id, name, colour), colour) for name, colour in players]
     play_id = store.start_play(db, group.id, game, seats, options)
     db.close()
-    server = Server(app)
-    server.start()
-    try:
+    with LiveServer(app) as server:
         yield kind(server, app.config["DATABASE"], group, play_id)
-    finally:
-        server.stop()
 
 
 ANNA_BEN_CARA = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
