@@ -2,7 +2,9 @@
 
 The game is played by the tap-count benchmark's own code (bench/taps_mayflower.py), which checks every
 running score against the reference game after each scoring and the result page at the end; here
-the taps it counted are held to the issue's targets, and the same pages are played without JavaScript.
+the taps it counted are held to the issue's targets, the game at a glance (the settlers the next
+scoring sends home, the preview of Score) is checked before each scoring of the same play, and the
+same pages are played without JavaScript.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ pytestmark = pytest.mark.browser
 
 REFERENCE = json.loads((Path(__file__).parent / "reference_games" / "mayflower.json").read_text("utf-8"))
 PHONE_WIDTH = 390
+NAMES = REFERENCE["players"]
+# every settler of the reference game by id: "Ben's bandit in column 1", as the pages name it
+SETTLERS = {step["id"]: f"{NAMES[step['seat']]}'s {step['role']} in column {step['column']}"
+            for step in REFERENCE["steps"] if step["action"] == "place"}
 
 
 def start_the_reference_play(page, url: str) -> None:
@@ -35,11 +41,46 @@ def fits_the_phone(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE_WIDTH
 
 
-def test_the_reference_game_in_two_taps_a_placement_and_no_scrolling(live_server, phone):
+def at_a_glance(page, looked: list[dict]):
+    """What ``play_reference_game`` looks at before each Score: the strip marks the settlers the first
+    feature's surveyor move sends home, and the preview says what Score will do."""
+
+    def before_score(step: dict) -> None:
+        strip = page.locator("#mf-table .mf-strip")
+        marked = {box.get_attribute("value") for box in strip.locator(".mf-leaving input").all()}
+        first = step["expect"]["features"][0]
+        # everyone the next surveyor move evicts is marked, and every marked settler goes home with it
+        # (evicted, or from the feature itself)
+        assert set(first["evicted"]) <= marked <= set(first["evicted"]) | set(first["returned"]), step
+        note = page.locator("#mf-table .mf-leaving-note")
+        if marked:
+            for settler in marked:
+                expect(note).to_contain_text(SETTLERS[settler])
+                expect(strip.locator(f'label:has(input[value="{settler}"])')).to_contain_text(
+                    "goes home at the next scoring")
+        else:
+            expect(note).to_have_count(0)
+        preview = page.locator("#mf-preview")
+        points = ", ".join(f"{name} +{step['expect']['points'][name]}" for name in NAMES)
+        expect(preview).to_contain_text(f"If you score now: {points}.")
+        if step["expect"]["evicted"]:
+            expect(preview).to_contain_text("Goes home: ")
+        else:
+            expect(preview).not_to_contain_text("Goes home")
+        for settler in step["expect"]["evicted"]:
+            expect(preview).to_contain_text(SETTLERS[settler])
+        looked.append(step)
+
+    return before_score
+
+
+def test_the_reference_game_in_two_taps_a_placement_no_scrolling_every_scoring_foreseen(live_server, phone):
     page = phone.new_page()
     start_the_reference_play(page, live_server.url)
-    counter = Counter()
-    play_reference_game(Phone(page, counter), REFERENCE)  # checks each scoring and the result
+    counter, looked = Counter(), []
+    # checks each scoring and the result; looking at the page before Score costs no tap
+    play_reference_game(Phone(page, counter), REFERENCE, at_a_glance(page, looked))
+    assert len(looked) == REFERENCE["summary"]["completions"]
 
     expect(page.locator(".winner-banner")).to_have_text("Anna wins!")
     expect(page.locator("table.breakdown tfoot")).to_contain_text("86")
