@@ -137,3 +137,4 @@ def test_a_static_file_is_answered_before_flask_and_a_changed_file_at_once(app, 
     assert changed.status_code == 200 and b"blue" in gzip.decompress(changed.data)
     assert client.get("/static/missing.css").status_code == 404
     assert client.get("/static/../app.py").status_code == 404
+    assert client.get("/static/sheet.css%00.txt").status_code == 404  # a name no file can have

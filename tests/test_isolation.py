@@ -462,3 +462,26 @@ def test_own_pages_show_nothing_of_the_other_group(two_groups_snapshot, tmp_path
             response = phones["visitor"].get(path)
             assert response.status_code < 500, (path, response.status_code)
             assert not _leaks(response.text, hidden), (path, _leaks(response.text, hidden))
+
+
+# numbers an address may carry that SQLite cannot hold: one beyond its largest integer, and far beyond
+TOO_LARGE = (2**63, 10**30)
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_an_id_too_large_to_store_answers_404_on_every_route(two_groups_snapshot, tmp_path, method):
+    """A member's own address with one of its numbers too large for SQLite: not found, nothing stored."""
+    app, phones = two_groups_snapshot.restore(tmp_path)
+    own = two_groups_snapshot.groups["owner"]
+    before = dump(app.config["DATABASE"])
+    checked = 0
+    for rule in routes(app, method):
+        numbers = [name for name in rule.arguments if re.search(rf"<int(\([^)]*\))?:{name}>", rule.rule)]
+        for name, too_large in itertools.product(numbers, TOO_LARGE):
+            choices = {other: parameter_values(rule, other, own)[:1] for other in rule.arguments}
+            for path in _paths(rule, {**choices, name: [too_large]}):
+                response = phones["owner"].open(path, method=method)
+                assert response.status_code == 404, (method, path, response.status_code)
+                checked += 1
+    assert checked >= 20, "too few addresses with numbers to mean anything"
+    assert dump(app.config["DATABASE"]) == before, "a refused request changed the database"

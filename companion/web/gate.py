@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, Flask, abort, current_app, g, request
+from werkzeug.routing import IntegerConverter
 
 from companion.store.access import Restoring, reach
 from companion.web.database import get_db
@@ -50,6 +51,16 @@ def plays_of(bp: Blueprint, game_slug: str) -> None:
             abort(404)
 
 
+class StoredInteger(IntegerConverter):
+    """``<int:…>`` in every address: at most SQLite's largest integer. A larger number names nothing
+    stored, so its address is not found (404) instead of overflowing the gate's query."""
+
+    def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int = 2**63 - 1,
+                 signed: bool = False) -> None:
+        super().__init__(map, fixed_digits, min, max, signed)
+
+
 def init_app(app: Flask) -> None:
+    app.url_map.converters["int"] = StoredInteger  # before the blueprints' rules are added
     app.url_value_preprocessor(_note_place)
     app.before_request(open_gate)

@@ -107,7 +107,7 @@ class ReadCache:
         path = safe_join(self.app.static_folder, filename) if self.app.static_folder else None
         try:
             found = os.stat(path) if path else None
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL byte in the name
             found = None
         if found is None:
             return None  # Flask answers 404 (or whatever it answers)
