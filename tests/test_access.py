@@ -242,6 +242,17 @@ def test_a_malformed_host_never_makes_a_hostless_invite_link(tmp_path, host):
     assert "evil" not in link
 
 
+@pytest.mark.parametrize("host", ["a" * 64, "table.example:5000".rjust(80, "x"), "a..b", "."])
+def test_a_host_no_address_can_be_made_for_is_a_400(tmp_path, host):
+    app = make_app(tmp_path, SERVER_NAME=None)
+    phone = app.test_client()
+    group_id = create_group(phone, "Table")
+    for path in ("/", f"/groups/{group_id}", "/static/style.css", "/nowhere"):
+        answer = phone.get(path, headers={"Host": host})
+        assert answer.status_code == 400, (path, answer.status_code)
+        assert "could not be understood" in answer.text
+
+
 @pytest.mark.parametrize("forwarded", [
     {"X-Forwarded-Proto": "javascript", "X-Forwarded-Host": "games.example.org"},
     {"X-Forwarded-Proto": "data", "X-Forwarded-Host": "games.example.org"},

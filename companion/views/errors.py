@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import BadHost, HTTPException
 
 from companion.views.api import api_error
 
@@ -34,6 +34,8 @@ def handle_http_error(error: HTTPException):
     message = _messages().get(code, error.description)
     if isinstance(error, CSRFError):  # a 400 of its own
         message = _("The form had expired or came from another site. Reload the page and send it again.")
+    if isinstance(error, BadHost):  # a Host no address can be built for: no page with links either
+        return message, code, {"Content-Type": "text/plain; charset=utf-8"}
     headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
     return render_template("error.html", code=code, message=message), code, headers
 
