@@ -76,6 +76,10 @@ SHARED_AT_2 = [place(ANNA, "bandit", 1), ("complete", {"features": [road("0-1")]
     pytest.param([*SHARED_AT_2, place(CARA, "bandit", 3)], [road("2-2")], None, id="a-settler-stood-west"),
     pytest.param([*SHARED_AT_2, place(CARA, "bandit", 2), ("west_edge", {"column": 2})], [road("2-2")],
                  None, id="edge-set"),
+    pytest.param([*SHARED_AT_2, place(CARA, "bandit", 2), ("west_edge", {"column": 2}),
+                  ("no_settler", {"seat": ANNA})], [road("2-2")], 2, id="a-tile-without-settler-since"),
+    pytest.param([*SHARED_AT_2, ("west_edge", {"column": 2}), place(CARA, "bandit", 2)], [road("2-2")],
+                 None, id="a-tile-with-a-settler-inside-the-edge-since"),
     pytest.param([*SHARED_AT_2, place(CARA, "bandit", 2)], [road()], None, id="nobody-scores-no-move"),
     pytest.param([*SHARED_AT_2, place(CARA, "bandit", 2), place(ANNA, "bandit", 2)],
                  [road("2-2"), road("0-3")], 2, id="first-feature-asks"),
@@ -125,6 +129,48 @@ def test_west_answers_refused(answers, path):
 def test_a_stored_scoring_without_an_answer_keeps_what_it_scored():
     state = fold([*SHARED_AT_2, place(CARA, "bandit", 2), ("complete", {"features": [road("2-2")]})])
     assert state.surveyors.as_list() == [3, 2]
+    # stored after the map's end was said and a tile laid without a settler: the map ended there
+    state = fold([*SHARED_AT_2, place(CARA, "bandit", 2), ("west_edge", {"column": 2}),
+                  ("no_settler", {"seat": ANNA}), ("complete", {"features": [road("2-2")]})])
+    assert state.surveyors.as_list() == [2, 2]
+
+
+def test_a_tile_laid_without_a_settler_after_no_tile_west_asks_again():
+    # "no tile west of column 2" was true then; Anna's next tile, without a settler, may lie in column 3
+    state = fold([*SHARED_AT_2, place(CARA, "bandit", 2),
+                  ("complete", {"features": [road("2-2")], "west_of": [{"column": 2, "tile": False}]}),
+                  ("no_settler", {"seat": ANNA}), place(BEN, "bandit", 2), place(CARA, "bandit", 2)])
+    assert state.surveyors.as_list() == [2, 2] and not state.map_end_known
+    payload = {"features": [road("1-2"), road("2-3")]}
+    with pytest.raises(WestQuestion) as caught:
+        check_entry(state, "complete", payload)
+    assert caught.value.column == 2
+    answered = {**payload, "west_of": [{"column": 2, "tile": True}]}
+    check_entry(state, "complete", answered)
+    after = apply_event(state, "complete", answered)
+    # Ben's road moves north to 3; Cara's then finds the surveyors in columns 3 and 2: 2 + 4
+    assert [scoring.points for scoring in after.last_scoring] == [(0, 10, 0), (0, 0, 6)]
+    assert after.surveyors.as_list() == [3, 3]
+
+
+# Anna's bandit scored in column 5 and went home; the surveyors stand in column 1
+GONE_HOME_FROM_5 = [place(ANNA, "bandit", 5), ("complete", {"features": [road("0-1", tiles=5)]}),
+                    place(BEN, "bandit", 1), ("complete", {"features": [road("1-1")]}),
+                    place(CARA, "bandit", 1)]
+
+
+@pytest.mark.parametrize(("kind", "payload", "path"), [
+    ("west_edge", {"column": 1}, "column"),
+    ("complete", {"features": [road("2-1")], "west_of": [{"column": 1, "tile": False}]}, "west_of[0].column"),
+])
+def test_the_map_cannot_end_east_of_a_tile_a_settler_stood_on(kind, payload, path):
+    state = fold(GONE_HOME_FROM_5)
+    assert state.settlers[-1].column == 1 and state.surveyors.as_list() == [1, 1]
+    apply_event(state, kind, payload)  # a log stored before this check still replays
+    with pytest.raises(RulesError) as caught:
+        check_entry(state, kind, payload)
+    assert caught.value.path == path and "column 5" in str(caught.value)
+    check_entry(state, "west_edge", {"column": 5})
 
 
 @pytest.mark.parametrize(("events", "seat"), [

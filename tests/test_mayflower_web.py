@@ -270,6 +270,23 @@ def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_
     assert len(events(db, play_id)) == 2
 
 
+def test_a_tile_without_a_settler_reopens_the_map_end_and_a_settler_gone_home_holds_it_west(client, db,
+                                                                                           play_id):
+    set_west_edge(client, play_id, 4)
+    client.post(f"/plays/{play_id}/mayflower/no-settler", data={"none-seat": "0"})
+    # the tile may lie west of column 4: the table is offered to say where the map ends again
+    page = client.get(f"/plays/{play_id}").text
+    assert "The map ends at column 4." not in text_of(page, "mf-table")
+    assert edge_buttons(page) == [("4", "Map ends at column 4"), ("5", "Tiles reach column 5")]
+    place(client, play_id, BEN, "bandit", 4)
+    assert complete(client, db, play_id, {"kind": "road", "tiles": 4,
+                                          "settlers": [(BEN, "bandit", 4)]}).status_code == 302
+    refused = set_west_edge(client, play_id, 2)  # Ben's bandit went home; its tile is still in column 4
+    assert refused.status_code == 409
+    assert "at least as far west as column 4" in text_of(refused.text, "mf-west")
+    assert [kind for kind, _ in events(db, play_id)] == ["west_edge", "no_settler", "place", "complete"]
+
+
 def test_running_scores_show_laps_past_50(client, db, play_id):
     client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "57"})
     turn = text_of(client.get(f"/plays/{play_id}").text, "mf-table")

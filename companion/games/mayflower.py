@@ -433,11 +433,19 @@ class PlayState:
     surveyors: Surveyors = field(default_factory=Surveyors)
     west_edge: int = 0  # westernmost column known to hold a tile; 0 while only the coast is there
     map_ends: bool = False  # the players said no tile lies west of west_edge (else tiles may lie further)
+    # a tile was laid without a settler since: it may lie further west, so a new scoring asks again (a
+    # stored one keeps what it scored)
+    laid_since_map_end: bool = False
     scores: tuple[int, ...] = ()
     last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
     placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
     names: tuple[str, ...] = ()  # the players in seat order, for messages
     last_turn: int | None = None  # the seat whose turn was the last one (a settler placed or none)
+
+    @property
+    def map_end_known(self) -> bool:
+        """Whether the table said where the map ends, and no tile laid since may have moved it."""
+        return self.map_ends and not self.laid_since_map_end
 
     def name(self, seat: int) -> str:
         return self.names[seat] if seat < len(self.names) else Message("Player %(number)d", number=seat + 1)
@@ -555,7 +563,7 @@ def _west_edge(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     if column < needed:
         raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler or surveyor "
                          "stands.", "column", column=needed)
-    return replace(state, west_edge=column, map_ends=True)
+    return replace(state, west_edge=column, map_ends=True, laid_since_map_end=False)
 
 
 def _completion(
@@ -791,7 +799,8 @@ WEST_ANSWERS_MAX = 4  # one tile moves the surveyors at most a few columns: a qu
 def no_settler(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """A player laid a tile without a settler: nothing is scored, the turn passes to the next player."""
     _only_keys(payload, ("seat",))
-    return replace(state, last_turn=_seat(state, payload))
+    # its tile, in a column nobody entered, may lie west of where the table said the map ends
+    return replace(state, last_turn=_seat(state, payload), laid_since_map_end=state.map_ends)
 
 
 class WestQuestion(RulesError):
@@ -829,7 +838,7 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
     """The column whose "is there a tile west of it?" an accepted ``complete`` event needs answered, or None:
     the first where a scored feature finds both surveyors with no known tile west of them and no map end."""
     state = answer_west_questions(state, payload.get("west_of", []))
-    if state.map_ends:
+    if state.map_end_known:
         return None
     on_map = {s.id: s for s in state.settlers}
     completions = [_completion(item, index, on_map) for index, item in enumerate(payload["features"])]
@@ -862,10 +871,26 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 
 
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
-    """Refuse an entry accepted by apply_event that the table must answer a question for first (not on
-    replay: a scoring stored before the question was asked keeps what it scored)."""
-    if kind == "complete" and (column := west_question(state, payload)) is not None:
+    """Refuse an entry accepted by apply_event that ends the map east of a tile known to lie there, or that
+    the table must answer a question for first (not on replay: what was stored before these checks keeps
+    what it scored)."""
+    if kind == "west_edge":
+        _check_map_end(state, payload["column"], "column")
+    if kind != "complete":
+        return
+    for index, answer in enumerate(payload.get("west_of", [])):
+        if not answer["tile"]:
+            _check_map_end(state, answer["column"], f"west_of[{index}].column")
+    if (column := west_question(state, payload)) is not None:
         raise WestQuestion(column)
+
+
+def _check_map_end(state: PlayState, column: int, path: str) -> None:
+    """The map said to end at ``column``: not east of a settler gone home since (its tile is still there)."""
+    stood = max((settler.column for settler in state.placed), default=0)
+    if column < stood:
+        raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler stood.", path,
+                         column=stood)
 
 
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
