@@ -728,12 +728,40 @@ def test_camps_per_player_count_for_the_new_play_page():
     assert gold_west.CAMPS_BY_PLAYER_COUNT == {2: 12, 3: 12, 4: 10}
 
 
-def test_open_shipping_lines_leave_out_the_lines_a_seat_has_passed():
+def test_open_shipping_lines_are_the_next_line_of_each_track():
+    # copper's line 2 before its line 1: a log stored before the ledger kept the order still replays
     state = play(2, [("shipping_line", {"seat": 0, "metal": "gold", "line": 1}),
                      ("shipping_line", {"seat": 0, "metal": "copper", "line": 2})])
     assert [(s.key, s.points) for s in gold_west.shipping_lines_open(state, 0)] == [
-        ("gold-2", 3), ("silver-1", 2), ("silver-2", 3), ("copper-1", 2)]
-    assert len(gold_west.shipping_lines_open(state, 1)) == 6
+        ("gold-2", 3), ("silver-1", 2), ("copper-1", 2)]
+    assert [s.key for s in gold_west.shipping_lines_open(state, 1)] == ["gold-1", "silver-1", "copper-1"]
+    gold_west.check_line_order(state, "shipping_line", {"seat": 0, "metal": "gold", "line": 2})
+    with pytest.raises(RulesError) as caught:
+        gold_west.check_line_order(state, "shipping_line", {"seat": 1, "metal": "gold", "line": 2})
+    assert caught.value.path == "line"
+
+
+ANNA_INVESTS = ("investment", {"seat": 0, "vp": 8})
+
+
+@pytest.mark.parametrize(("before", "kind", "asked"), [
+    pytest.param([ANNA_INVESTS], "investment", True, id="a-second-investment"),
+    pytest.param([ANNA_INVESTS, ("camp", {"seat": 1})], "investment", True,
+                 id="another-seats-turn-ends-not-hers"),
+    pytest.param([ANNA_INVESTS, ("camp", {"seat": 0})], "investment", False, id="her-camp-ended-the-turn"),
+    pytest.param([("investment", {"seat": 1, "vp": 8})], "investment", False, id="another-seats-investment"),
+    pytest.param([("boomtown_1x1", {"seat": 0})], "boomtown", True, id="an-office-after-the-1x1-space"),
+    pytest.param([ANNA_INVESTS], "boomtown_1x1", False, id="boomtown-after-an-investment"),
+    pytest.param([("supply", {"seat": 0, "section": 2})], "supply", False, id="not-limited-here"),
+])
+def test_a_second_investment_or_boomtown_use_in_a_turn_is_asked_about(before, kind, asked):
+    state = play(2, before)
+    if asked:
+        with pytest.raises(gold_west.AgainThisTurn) as caught:
+            gold_west.check_once_a_turn(state, before, kind, 0)
+        assert caught.value.seat == 0 and "Anna has" in str(caught.value)
+    else:
+        gold_west.check_once_a_turn(state, before, kind, 0)
 
 
 def test_open_shipping_bonuses_offer_the_next_tile_of_each_metal():

@@ -100,8 +100,8 @@ def test_starting_with_other_than_four_offices_is_refused(client, db, offices):
         pytest.param("investment", {"seat": "0", "vp": "8"}, {"seat": 0, "vp": 8}, (8 + 3, 0),
                      id="investment-with-the-top-bonus-tile"),
         pytest.param("boomtown_1x1", {"seat": "1"}, {"seat": 1}, (0, 4), id="boomtown-1x1"),
-        pytest.param("shipping_line", {"seat": "0", "step": "silver-2"},
-                     {"seat": 0, "metal": "silver", "line": 2}, (3, 0), id="shipping-line"),
+        pytest.param("shipping_line", {"seat": "0", "step": "silver-1"},
+                     {"seat": 0, "metal": "silver", "line": 1}, (2, 0), id="shipping-line"),
         pytest.param("shipping_bonus", {"seat": "1", "metal": "copper"}, {"seat": 1, "metal": "copper"},
                      (0, 7), id="shipping-bonus"),
     ],
@@ -258,6 +258,44 @@ def test_a_tap_the_table_does_not_allow_is_explained(client, db, anna_ben):
     assert response.status_code == 409
     assert "Ben has already passed points line 1 of the copper track" in response.text
     assert len(store.list_events(db, anna_ben)) == 1
+
+
+def test_a_second_points_line_before_the_first_is_refused(client, db, anna_ben):
+    refused = tap(client, anna_ben, "shipping_line", seat="1", step="copper-2")
+    assert refused.status_code == 409
+    assert "passes points line 1 of its track before line 2" in refused.text
+    assert store.list_events(db, anna_ben) == []
+    assert '<button name="step" value="copper-2"' not in client.get(f"/plays/{anna_ben}").text
+    tap(client, anna_ben, "shipping_line", seat="1", step="copper-1")
+    assert tap(client, anna_ben, "shipping_line", seat="1", step="copper-2").status_code == 302
+    assert table(db, anna_ben).scores == (0, 5)
+
+
+@pytest.mark.parametrize(("first", "second", "question"), [
+    (("investment", {"vp": "8"}), ("investment", {"vp": "9"}),
+     "Anna has bought an investment card this turn already. Another one?"),
+    (("boomtown_1x1", {}), ("boomtown", {"office": "mayor"}),
+     "Anna has been to BoomTown this turn already. Again?"),
+])
+def test_a_second_investment_or_boomtown_in_one_turn_is_asked_about(client, db, anna_ben, first, second,
+                                                                     question):
+    tap(client, anna_ben, first[0], again=False, seat="0", **first[1])
+    asked = tap(client, anna_ben, second[0], again=False, seat="0", **second[1])
+    assert asked.status_code == 409
+    assert question in html.unescape(asked.text) and "Nothing was recorded yet." in asked.text
+    assert len(store.list_events(db, anna_ben)) == 1
+    # "Yes, record it" sends the same tap again, meant
+    answer = re.search(r'<form method="post" action="([^"]+)" class="gw-inline">(.*?)</form>', asked.text,
+                       re.S)
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', answer.group(2)))
+    assert "Yes, record it" in answer.group(2) and fields["again"] == "y"
+    assert client.post(answer.group(1), data=fields).status_code == 302
+    assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, anna_ben)] == [
+        (first[0], 0), (second[0], 0)]
+    # her camp ends her turn; in her next one she may invest or go to BoomTown again unasked
+    for seat in ("0", "1"):
+        assert tap(client, anna_ben, "camp", again=False, seat=seat).status_code == 302
+    assert tap(client, anna_ben, second[0], again=False, seat="0", **second[1]).status_code == 302
 
 
 def test_the_ledger_belongs_to_gold_west_plays_only(client, db):

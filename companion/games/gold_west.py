@@ -773,9 +773,19 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
 
 
 def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
-    """The points lines the seat's stagecoaches have not passed yet, in track order."""
-    return tuple(step for step in SHIPPING_POINTS_LINES
-                 if (seat, step.metal, step.line) not in state.shipping_lines)
+    """The next points line of each of the seat's stagecoaches, in track order (none past the last)."""
+    passed = state.shipping_lines
+    return tuple(step for step in SHIPPING_POINTS_LINES if (seat, step.metal, step.line) not in passed
+                 and (step.line == 1 or (seat, step.metal, step.line - 1) in passed))
+
+
+def check_line_order(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
+    """Refuse a new tap of a stagecoach's second points line before its first (a log stored before this
+    check keeps its points)."""
+    seat, metal = payload.get("seat"), payload.get("metal")
+    if kind == "shipping_line" and payload.get("line") == 2 and (seat, metal, 1) not in state.shipping_lines:
+        raise RulesError("A stagecoach passes points line 1 of its track before line 2: enter line 1 first.",
+                         "line")
 
 
 def shipping_bonuses_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
@@ -998,6 +1008,41 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
         if kind in EVENT_KINDS and payload.get("seat") == seat:
             return
     raise OutOfTurn(seat, turn)
+
+
+# What a player does at most once a turn (the investment in rules/gold-west.md, BoomTown in the game's
+# description): a second tap in the same turn is asked about, as a double tap would be.
+ONCE_A_TURN: Mapping[str, str] = {"investment": "investment", "boomtown": "boomtown",
+                                  "boomtown_1x1": "boomtown"}
+
+
+class AgainThisTurn(RulesError):
+    """A second investment or BoomTown use by one player in one turn, not yet confirmed."""
+
+    def __init__(self, seat: int, name: str, kind: str) -> None:
+        if kind == "investment":
+            message = Message("%(name)s has bought an investment card this turn already. Another one?",
+                              name=name)
+        else:
+            message = Message("%(name)s has been to BoomTown this turn already. Again?", name=name)
+        super().__init__(message, "seat")
+        self.seat = seat
+
+
+def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
+                      seat: int) -> None:
+    """Refuse (asked once) a second investment or BoomTown use of ``seat`` in its turn: since its own last
+    camp, settlement or loot among the play's (kind, payload) ``events``."""
+    limited = ONCE_A_TURN.get(kind)
+    if limited is None:
+        return
+    for earlier, payload in reversed(events):
+        if payload.get("seat") != seat:
+            continue
+        if earlier in TURN_ENDS:
+            return
+        if ONCE_A_TURN.get(earlier) == limited:
+            raise AgainThisTurn(seat, state.setup.seats[seat].name, limited)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
 
 from companion import store
 from companion.forms import refused_tap
@@ -42,22 +43,37 @@ def record(play_id: int, kind: str):
 
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
-        # a player's own phone enters that player's points whatever the turn
-        if not form.again.data and phone_seat(play) != payload["seat"]:
-            gold_west.check_turn(table.game_state, [(e.kind, e.payload) for e in events], payload["seat"])
+        if not form.again.data:
+            entered = [(e.kind, e.payload) for e in events]
+            # a player's own phone enters that player's points whatever the turn
+            if phone_seat(play) != payload["seat"]:
+                gold_west.check_turn(table.game_state, entered, payload["seat"])
+            gold_west.check_once_a_turn(table.game_state, entered, kind, payload["seat"])
+        gold_west.check_line_order(table.game_state, kind, payload)
         apply(table, kind, payload)
 
     try:
         store.append_event(get_db(), play.id, kind, payload, check=check)
     except gold_west.OutOfTurn as question:
-        return render_play(store.get_play(get_db(), play.id), status=409,
-                           ask={"kind": kind, "seat": question.seat, "turn": question.turn,
-                                "fields": [(k, v) for k, v in request.form.items(multi=True)
-                                           if k not in ("csrf_token", "seat", "again")]})
+        names = [seat.name for seat in play.seats]
+        return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=names[question.turn],
+                                  name=names[question.seat]),
+                    [(question.seat, _("Yes, for %(name)s", name=names[question.seat]), True),
+                     (question.turn, _("No, for %(name)s", name=names[question.turn]), False)])
+    except gold_west.AgainThisTurn as question:
+        return _ask(play, kind, translated(question), [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
         flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
     return to_play(play.id, "gw-ledger")
+
+
+def _ask(play: store.Play, kind: str, question: str, answers: list[tuple[int, str, bool]]):
+    """The play page asking about a tap before it is recorded: each answer (seat, label, whether it is
+    meant as tapped) sends the tap again for that seat."""
+    fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "seat", "again")]
+    return render_play(store.get_play(get_db(), play.id), status=409,
+                       ask={"kind": kind, "question": question, "answers": answers, "fields": fields})
 
 
 def _finish(play: store.Play, form, ledger) -> bool:
