@@ -49,6 +49,25 @@ def version_of(page_text: str) -> str:
     return re.search(r'name="version" type="hidden" value="(\d+)"', page_text).group(1)
 
 
+def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(client, db, table):
+    group_id, ids = table
+    game_id = add_game(client, group_id, rows=WONDERS_ROWS)
+    play_id = start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    points = {f"points-{seat}-{row}": "1" for seat in range(2) for row in range(3)}
+    assert client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **points}).status_code == 302
+    before = store.play_results(db, play_id)
+    correct = client.get(f"/plays/{play_id}/correct").text
+    fields = {f"seat{seat}-{row}": "1" for seat in range(2) for row in ("Military", "Coins", "Science")}
+    # the form takes -5 in any row; the sheet has coins never below 0
+    refused = client.post(f"/plays/{play_id}/correct",
+                          data={"version": version_of(correct), **fields, "seat0-Coins": "-5"})
+    assert refused.status_code == 400
+    assert "Anna's Coins must be a whole number from 0 to 9999." in html.unescape(refused.text)
+    assert 'value="-5"' in refused.text
+    assert store.play_results(db, play_id) == before
+
+
 def test_a_game_with_rows_is_played_finished_corrected_and_kept(client, db, table):
     group_id, ids = table
     game_id = add_game(client, group_id, rows=WONDERS_ROWS, bgg_id="173346")

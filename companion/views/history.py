@@ -28,7 +28,7 @@ from companion.forms.history import (
     group_settings_form,
 )
 from companion.games import GAMES, custom, ratings
-from companion.games.common import FinalResult, winners_and_others
+from companion.games.common import FinalResult, RulesError, winners_and_others
 from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
@@ -219,12 +219,13 @@ def correct(play_id: int):
                            formdata=request.form if request.method == "POST" else None)
     status = form_status()
     if form.validate_on_submit():
-        result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
         try:
+            # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
+            result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
             store.correct_results(db, play.id, result_inputs(result), expected_version=form.version_number)
         except Refused as error:
             refuse_on_form(form, play, error)
-            status = 409
+            status = 400 if isinstance(error, RulesError) else 409
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
             return redirect(url_for("history.play", play_id=play.id))
