@@ -55,7 +55,8 @@ def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(
     play_id = start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
     tally = client.get(f"/plays/{play_id}/sheet").text
     points = {f"points-{seat}-{row}": "1" for seat in range(2) for row in range(3)}
-    assert client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **points}).status_code == 302
+    finished = client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **points})
+    assert finished.status_code == 302
     before = store.play_results(db, play_id)
     correct = client.get(f"/plays/{play_id}/correct").text
     fields = {f"seat{seat}-{row}": "1" for seat in range(2) for row in ("Military", "Coins", "Science")}
@@ -178,6 +179,24 @@ def test_a_cooperative_loss_lists_nobody_in_second_place_and_titles_are_clean(cl
         assert not re.search(r"\b2\.\s*<", text), page  # no "2." before a name
     result = client.get(f"/plays/{play_id}/result").text
     assert re.search(r"<title>(.*?)</title>", result, re.S).group(1) == "Result · Pandemic"  # no markup
+
+
+def test_a_solo_cooperative_loss_is_corrected_and_the_correction_undone(client, db, table):
+    group_id, ids = table
+    solo = add_game(client, group_id, name="Solo", cooperative="y", min_players="1")
+    play_id = start_play(client, group_id, f"custom-{solo}", [(ids["Anna"], "red")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet",
+                data={"version": version_of(tally), "points-0-0": "7", "won": "no"})
+    lost = [(r.total, r.rank) for r in store.play_results(db, play_id)]
+    correct = client.get(f"/plays/{play_id}/correct").text
+    response = client.post(f"/plays/{play_id}/correct",
+                           data={"version": version_of(correct), "seat0-total": "9"})
+    assert response.status_code == 302
+    assert [(r.total, r.rank) for r in store.play_results(db, play_id)] == [(9, lost[0][1])]
+    undone = client.post(f"/plays/{play_id}/correct/undo", data={"version": store.play_version(db, play_id)})
+    assert undone.status_code == 302
+    assert [(r.total, r.rank) for r in store.play_results(db, play_id)] == lost == [(7, 2)]
 
 
 @pytest.mark.parametrize(("form", "message"), [

@@ -456,8 +456,9 @@ def _stored_results(entries: object, seat_players: Mapping[int, int]) -> list[Re
         if not isinstance(entry, dict):
             return None
         seat, total, rank, breakdown = (entry.get(key) for key in ("seat", "total", "rank", "breakdown"))
+        # rank 2 of one seat: a cooperative game lost by a single player
         if (type(seat) is not int or seat not in seat_players or not _is_points(total)
-                or type(rank) is not int or not 1 <= rank <= len(seat_players)
+                or type(rank) is not int or not 1 <= rank <= max(len(seat_players), 2)
                 or not isinstance(breakdown, dict)
                 or not all(isinstance(k, str) and _is_points(v) for k, v in breakdown.items())):
             return None
