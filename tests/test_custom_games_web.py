@@ -165,6 +165,33 @@ def test_lowest_wins_cooperative_and_teams_through_the_sheet(client, db, table):
     assert store.final_payload(db, play_id)["teams"] == ["A", "B", "A"]
 
 
+def row_cells(page: str, name: str) -> list[str]:
+    """The cells of the first table row headed by ``name``, as text."""
+    for head, row in re.findall(r'<tr><th scope="row">(.*?)</th>(.*?)</tr>', page, re.S):
+        if re.sub(r"<[^>]+>", "", head).strip() == name:
+            cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+            return [re.sub(r"<[^>]+>|\s+", " ", cell).strip() for cell in cells]
+    raise AssertionError(f"no row of {name}")
+
+
+def test_where_the_lowest_total_wins_the_statistics_call_the_lowest_score_best(client, db, table):
+    group_id, ids = table
+    golf = add_game(client, group_id, name="Golf", lowest_wins="y")
+    for anna, ben in ((30, 41), (28, 35), (44, 33)):
+        play_id = start_play(client, group_id, f"custom-{golf}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+        tally = client.get(f"/plays/{play_id}/sheet").text
+        client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": str(anna),
+                                                     "points-1-0": str(ben)})
+    golf_stats = client.get(f"/groups/{group_id}/statistics", query_string={"game": f"custom-{golf}"}).text
+    # plays, wins, win rate, average, best, worst
+    assert row_cells(golf_stats, "Anna")[:6] == ["3", "2", "67 %", "34", "28", "44"]
+    assert row_cells(golf_stats, "Ben")[:6] == ["3", "1", "33 %", "36.3", "33", "41"]
+    every_game = client.get(f"/groups/{group_id}/statistics").text
+    assert row_cells(every_game, "Golf")[2:4] == ["28 (Anna)", "44"]
+    anna_page = client.get(f"/groups/{group_id}/players/{ids['Anna']}/statistics").text
+    assert row_cells(anna_page, "Golf")[4] == "28"
+
+
 def test_a_cooperative_loss_lists_nobody_in_second_place_and_titles_are_clean(client, table):
     group_id, ids = table
     pandemic = add_game(client, group_id, name="Pandemic", cooperative="y")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import UTC, datetime
 
 import pytest
 
@@ -156,6 +157,19 @@ def test_games_summary(db, club):
     assert gold.average == pytest.approx(322 / 14)
     mayflower = games["mayflower"]
     assert (mayflower.plays, mayflower.best, mayflower.best_by, mayflower.worst) == (1, 40, "Anna", 35)
+
+
+ALL_TIME = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2200, 1, 1, tzinfo=UTC))
+
+
+@pytest.mark.parametrize("period", [None, ALL_TIME], ids=["kept", "counted-over-a-period"])
+def test_where_the_lowest_total_wins_the_best_score_is_the_lowest(db, club, period):
+    group_id, _, _ = club
+    stats = store.statistics(db, group_id, "gold-west", period=period, lowest_wins={"gold-west"})
+    assert {name: (p.best, p.worst) for name, p in by_name(stats).items()} == {
+        name: (worst, best) for name, (*_, best, worst, _current, _longest) in GOLD_WEST.items()}
+    [gold] = stats.games
+    assert (gold.best, gold.best_by, gold.worst) == (10, "Cara", 33)
 
 
 @pytest.mark.parametrize(("name", "track"), [("Anna", 73 / 3 - 8), ("Ben", 138 / 5 - 8), ("Cara", 7.0),

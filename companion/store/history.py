@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -382,13 +382,18 @@ def _periods_of_rows(rows: list[tuple], plays: int, periods: int) -> tuple[Score
 
 
 def statistics(db: Database, group_id: int, game: str | None = None,
-               periods: int = SCORE_PERIODS, period: tuple[datetime, datetime] | None = None) -> Statistics:
+               periods: int = SCORE_PERIODS, period: tuple[datetime, datetime] | None = None,
+               lowest_wins: Collection[str] = ()) -> Statistics:
     """The group's statistics over its counted finished plays, of all games or of one, of all time (from
     the records kept on every write: the page costs the same at a hundred plays and a hundred thousand)
-    or of the plays that ended within ``period`` (start, end: aware times), counted from their results."""
+    or of the plays that ended within ``period`` (start, end: aware times), counted from their results.
+    In the games ``lowest_wins`` names, a best score is the lowest."""
     sources = (_kept_sources(db, group_id, game, periods) if period is None
                else _period_sources(db, group_id, game, period, periods))
-    records = sources.records
+    # the records keep each player's highest and lowest score: the best and the worst, or the other way
+    records = [(game_slug, player_id, plays, wins, points,
+                *((lowest, highest) if game_slug in lowest_wins else (highest, lowest)), *streaks)
+               for game_slug, player_id, plays, wins, points, highest, lowest, *streaks in sources.records]
     names = {pid: (name, colour) for pid, name, colour in db.execute(
         "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
     per_player: dict[int, list[int]] = {}  # plays, wins, points, best, worst
@@ -396,7 +401,8 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
         mine = per_player.setdefault(player_id, [0, 0, 0, best, worst])
         mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points, max(mine[3], best), min(mine[4], worst)
-        if game_slug not in best_in_game or best > best_in_game[game_slug][0]:
+        held = best_in_game.get(game_slug)
+        if held is None or (best < held[0] if game_slug in lowest_wins else best > held[0]):
             best_in_game[game_slug] = (best, player_id)
     players = []
     for pid, (plays, wins, points, best, worst) in per_player.items():
@@ -408,8 +414,9 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     for game_slug, plays, latest in sources.game_rows:
         mine = [r for r in records if r[0] == game_slug]
         best, best_id = best_in_game[game_slug]
+        worst = (max if game_slug in lowest_wins else min)(r[6] for r in mine)
         games.append(GameStatistics(game_slug, plays, sum(r[4] for r in mine) / sum(r[2] for r in mine),
-                                    best, names[best_id][0], min(r[6] for r in mine), latest))
+                                    best, names[best_id][0], worst, latest))
     games.sort(key=lambda g: (-g.plays, g.game))
     total_plays = sum(g.plays for g in games)
     if game is None:

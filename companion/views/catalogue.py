@@ -74,6 +74,11 @@ def group_games(group_id: int) -> dict[str, GameInfo]:
     return {**GAMES, **{custom.slug_for(game.id): info_of(game) for game in listed_group_games(group_id)}}
 
 
+def lowest_wins(group_id: int) -> frozenset[str]:
+    """The games a group can play whose lowest total wins (a group's own game: by its newest sheet)."""
+    return frozenset(slug for slug, game in group_games(group_id).items() if game.lowest_wins)
+
+
 class AnyGame(Mapping[str, GameInfo]):
     """The pages' ``games``: looks any slug up; iterating gives the three built-in games."""
 

@@ -33,7 +33,7 @@ from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
 from companion.views import charts
-from companion.views.catalogue import AnyGame, get_game, group_games, rank_by_sheet
+from companion.views.catalogue import AnyGame, get_game, group_games, lowest_wins, rank_by_sheet
 from companion.views.common import (
     flash_rules_error,
     form_status,
@@ -124,7 +124,8 @@ def statistics(group_id: int):
                                stats=None, charts={}), 400
     zone = common.group_zone(store.group_settings(get_db(), group.id).time_zone)
     period = form.chosen_period(datetime.now(zone).date(), zone)
-    stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period))
+    stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period,
+                                          lowest_wins=lowest_wins(group.id)))
     found = statistics_charts(stats)
     rated = ratings_of(group.id, stats, found)
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,

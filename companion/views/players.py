@@ -6,7 +6,7 @@ from flask import Blueprint, g, render_template
 
 from companion import store
 from companion.games import ratings
-from companion.views.catalogue import AnyGame
+from companion.views.catalogue import AnyGame, lowest_wins
 from companion.views.groups import member_player
 from companion.web.database import get_db
 
@@ -19,11 +19,12 @@ def show(group_id: int, player_id: int):
     db = get_db()
     player = member_player(group.id, player_id)
     store.refresh_ratings(db, group.id, ratings.rate_play)
-    overall = store.statistics(db, group.id)
+    lowest = lowest_wins(group.id)
+    overall = store.statistics(db, group.id, lowest_wins=lowest)
     games = AnyGame()
     per_game = []
     for game in overall.games:
-        stats = store.statistics(db, group.id, game.game, periods=1)  # no chart here
+        stats = store.statistics(db, group.id, game.game, periods=1, lowest_wins=lowest)  # no chart here
         mine = next((p for p in stats.players if p.player_id == player.id), None)
         if mine is not None:
             rating = store.player_ratings(db, group.id, game.game).get(player.id)
