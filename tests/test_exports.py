@@ -252,6 +252,23 @@ def test_ranks_break_ties_with_the_tie_breakers_the_final_tally_recorded(db, gro
     assert [r.rank for r in restored.results] == [2, 1, 3]
 
 
+def test_a_play_closed_with_totals_keeps_the_ranks_its_ledger_broke_ties_with(client, db, group):
+    ids = {p.name: p.id for p in store.list_players(db, group["id"])}
+    play_id = store.start_play(db, group["id"], "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    assert client.post(f"/plays/{play_id}/gold-west/ledger/loot", data={"seat": "0"}).status_code == 302
+    totals = {"version": "1", "total_0": "50", "total_1": "50"}
+    assert client.post(f"/plays/{play_id}/finish", data=totals).status_code == 302
+    # tied on 50: Anna's camp in the Wanted area puts Ben first
+    ranks = [(r.name, r.rank) for r in store.play_results(db, play_id)]
+    assert ranks == [("Ben", 1), ("Anna", 2)]
+    archive = backup.parse_backup(backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES,
+                                  COLOURS)
+    restored = store.restore_group(db, archive)
+    [copy] = [play for play in store.list_plays(db, restored.id, "finished") if play.game == "gold-west"
+              and [seat.name for seat in play.seats] == ["Anna", "Ben"]]
+    assert [(r.name, r.rank) for r in store.play_results(db, copy.id)] == ranks
+
+
 def test_times_are_kept_in_utc_whatever_offset_the_file_gives(db, group):
     document = valid_document(db, group)
     play_of(document, "gold-west")["ended_at"] = "2024-05-01T22:30:00+02:00"

@@ -16,7 +16,7 @@ from companion.exchange.common import POINTS_LIMIT, known_time_zones
 from companion.exchange.validation import StrictValidator, json_path
 from companion.games import custom, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
-from companion.games.table import check_final_tally, fold, ranked_tally
+from companion.games.table import TableState, check_final_tally, fold, ranked_tally
 from companion.names import BGG_ID_MAX, LOCATION_MAX, NAME_MAX, NameProblem, clean_name, refused_character
 from companion.store import (
     CORRECTION_EVENT,
@@ -323,15 +323,17 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
                               total=result["total"])
 
 
-def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None) -> None:
-    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers."""
+def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None,
+                  table: TableState) -> None:
+    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers (a
+    play closed with totals only: those its ``table`` knows, as when it was finished)."""
     if play["status"] != "finished":
         return
     finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
     rows = list(play["results"][0]["breakdown"])
     scores = [(players[r["player"]]["name"], r["breakdown"]) for r in play["results"]]
     if sheet is None:
-        ranked = ranked_tally(play["game"], rows, scores, finals[0] if finals else None)
+        ranked = ranked_tally(play["game"], rows, scores, finals[0] if finals else None, table)
     else:
         teams, won = custom.outcome_from_payload(finals[0] if finals else None, len(scores))
         try:
@@ -343,8 +345,8 @@ def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.Sco
         result["rank"] = computed.rank
 
 
-def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
-    """The play's events must fold into a table state, as they will every time the play is shown."""
+def _check_log_replays(play: dict, where: str, players: list[dict]) -> TableState:
+    """The play's table: its events must fold into one, as they will every time the play is shown."""
     seats = tuple(Seat(players[s["player"]]["name"], s["colour"]) for s in play["seats"])
     during = [(e["kind"], e["payload"]) for e in play["events"]
               if e["kind"] not in (FINAL_EVENT, CORRECTION_EVENT)]
@@ -367,6 +369,7 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> None:
         except (TypeError, KeyError, IndexError, AttributeError):
             raise BackupError("The final tally of %(play)s cannot be read.", f"{where}.events[{n}].payload",
                               play=where) from None
+    return table
 
 
 OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
@@ -461,8 +464,7 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         _check_seats(play, where, players, colours, game)
         _check_events(play, where)
         _check_results(play, where, game)
-        _ranked_again(play, where, players, sheet)
-        _check_log_replays(play, where, players)
+        _ranked_again(play, where, players, sheet, _check_log_replays(play, where, players))
     return GroupArchive(
         games=tuple(ArchivedGame(g["id"], g["name"], g.get("bgg_id"),
                                  tuple((v["id"], v["sheet"]) for v in g["versions"]))
