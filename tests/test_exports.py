@@ -94,6 +94,48 @@ def test_backup_round_trip_restores_exactly_what_was_exported(db, group):
                 == by_names(store.statistics(db, group["id"], game)))
 
 
+def test_retired_players_and_a_reopened_tally_go_round_with_the_backup(client, db, group):
+    ids = {p.name: p.id for p in store.list_players(db, group["id"])}
+    store.set_player_retired(db, group["id"], ids["=Zoë+1"], True)
+    reopened = store.start_play(db, group["id"], "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    totals = {"version": "0", "total_0": "40", "total_1": "38"}
+    assert client.post(f"/plays/{reopened}/finish", data=totals).status_code == 302
+    assert client.post(f"/plays/{reopened}/undo", data={"version": "1"}).status_code == 302
+    original = store.dump_group(db, group["id"])
+    assert [p.retired for p in original.players] == [False, False, True]
+    [play] = [play for play in original.plays if play.reopened_tally is not None]
+    assert play.reopened_tally == {"totals": [40, 38]} and play.first_ended_at is not None
+
+    data = client.get(f"/groups/{group['id']}/export/backup.json").data
+    imported = client.post("/groups/import", data={"backup": (io.BytesIO(data), "backup.json")},
+                           content_type="multipart/form-data")
+    restored = int(imported.headers["Location"].rsplit("/", 1)[1])
+    assert store.dump_group(db, restored) == original
+    assert [p.name for p in store.list_players(db, restored, retired=True)] == ["=Zoë+1"]
+    [copy] = [play for play in store.list_plays(db, restored, "active") if play.game == "mayflower"
+              and [seat.name for seat in play.seats] == ["Anna", "Ben"] and play.version == 2]
+    finish_page = client.get(f"/plays/{copy.id}/finish").text
+    assert 'value="40"' in finish_page and 'value="38"' in finish_page
+    # finished again, it keeps the day it was first finished on
+    again = {"version": "2", "total_0": "40", "total_1": "39"}
+    assert client.post(f"/plays/{copy.id}/finish", data=again).status_code == 302
+    assert store.get_play(db, copy.id).ended_at == play.first_ended_at
+
+
+@pytest.mark.parametrize(("game", "reopened", "path"), [
+    ("gold-west", {"tally": {"totals": [1, 2, 3]}, "at_version": 1}, "reopened"),  # a finished play
+    ("mayflower", {"tally": {"totals": [7, 3]}, "at_version": 9}, "reopened"),  # a version yet to come
+    ("mayflower", {"tally": {"features": "all"}, "at_version": 3}, "reopened.tally"),  # as of now
+])
+def test_a_reopened_tally_the_store_never_keeps_is_refused(db, group, game, reopened, path):
+    document = valid_document(db, group)
+    [n] = [n for n, play in enumerate(document["plays"]) if play["game"] == game and play["counted"]]
+    document["plays"][n]["reopened"] = reopened
+    with pytest.raises(backup.BackupError) as refused:
+        backup.parse_backup(json.dumps(document), GAMES, COLOURS)
+    assert refused.value.path == f"plays[{n}].{path}"
+
+
 def test_the_restored_group_works_like_the_original(db, group):
     restored = store.restore_group(db, backup.parse_backup(
         backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))

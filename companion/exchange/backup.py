@@ -54,8 +54,8 @@ def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
         "exported_at": exported_at,
         "group": {"name": archive.name, "time_zone": archive.settings.time_zone,
                   "location": archive.settings.location, "bgg_ids": dict(archive.settings.bgg_ids)},
-        "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at, "uid": p.uid}
-                    for p in archive.players],
+        "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at, "uid": p.uid,
+                     "retired": p.retired} for p in archive.players],
         "plays": [
             {
                 "uid": play.uid, "game": play.game, "options": dict(play.options), "status": play.status,
@@ -66,6 +66,9 @@ def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
                             "created_at": e.created_at} for e in play.events],
                 "results": [{"player": r.player, "total": r.total, "rank": r.rank,
                              "breakdown": dict(r.breakdown)} for r in play.results],
+                "first_ended_at": play.first_ended_at,
+                "reopened": None if play.reopened_tally is None else {
+                    "tally": dict(play.reopened_tally), "at_version": play.reopened_at_version},
             }
             for play in archive.plays
         ],
@@ -129,7 +132,11 @@ _PLAY = _record(
         "results": _list(_record(["player", "total", "rank", "breakdown"], {
             "player": _INDEX, "total": _POINTS, "rank": _whole(1, 10),
             "breakdown": {"type": "object", "minProperties": 1, "maxProperties": 30, "propertyNames": _WORD,
-                          "additionalProperties": _POINTS}}), 10)})
+                          "additionalProperties": _POINTS}}), 10),
+        # a play finished, reopened (its final tally undone) and perhaps finished again
+        "first_ended_at": _or_null(_STAMP),
+        "reopened": _or_null(_record(["tally", "at_version"], {"tally": {"type": "object"},
+                                                               "at_version": _whole(0, 10 ** 9)}))})
 # a group's own games (companion.games.custom); plays name them as custom-<id>, their sheet by version id
 _GAME = _record(["id", "name", "versions"], {
     "id": _whole(1, 10 ** 15), "name": _NAME, "bgg_id": _or_null(_whole(1, 10 ** 9)),
@@ -144,7 +151,7 @@ BACKUP_SCHEMA: dict[str, Any] = _record(["format", "version", "group", "players"
         "bgg_ids": {"type": "object", "maxProperties": 50, "propertyNames": _WORD,
                     "additionalProperties": _whole(1, BGG_ID_MAX)}}),
     "players": _list(_record(["name", "colour", "created_at"], {
-        "name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID}), MAX_PLAYERS),
+        "name": _NAME, "colour": _WORD, "created_at": _STAMP, "uid": _UID, "retired": _FLAG}), MAX_PLAYERS),
     "plays": _list(_PLAY, MAX_PLAYS),
     "games": _list(_GAME, 1_000),
 })
@@ -358,18 +365,38 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> TableStat
     except (TypeError, KeyError, IndexError, AttributeError):  # a foreign payload the rules did not foresee
         raise BackupError("The log of %(play)s does not replay.", f"{where}.events", play=where) from None
     for n, event in enumerate(play["events"]):
-        if event["kind"] != FINAL_EVENT:
-            continue
-        # the final tally must be one the rules allow, as the pages and the API refuse any other
-        try:
-            check_final_tally(table, event["payload"])
-        except RulesError as error:
-            raise BackupError("The final tally of %(play)s breaks the rules: %(problem)s",
-                              f"{where}.events[{n}].payload", play=where, problem=error.message) from None
-        except (TypeError, KeyError, IndexError, AttributeError):
-            raise BackupError("The final tally of %(play)s cannot be read.", f"{where}.events[{n}].payload",
-                              play=where) from None
+        if event["kind"] == FINAL_EVENT:
+            _check_final_tally(table, event["payload"], where, f"{where}.events[{n}].payload")
     return table
+
+
+def _check_final_tally(table: TableState, tally: Any, where: str, path: str) -> None:
+    """A final tally of the play ``where`` must be one the rules allow, as the pages and the API refuse any
+    other."""
+    try:
+        check_final_tally(table, tally)
+    except RulesError as error:
+        raise BackupError("The final tally of %(play)s breaks the rules: %(problem)s", path, play=where,
+                          problem=error.message) from None
+    except (TypeError, KeyError, IndexError, AttributeError):
+        raise BackupError("The final tally of %(play)s cannot be read.", path, play=where) from None
+
+
+def _check_reopened(play: dict, where: str, table: TableState) -> None:
+    """A reopened play's kept tally (it starts the final tally again) as the store keeps it: only on a play
+    going on, from a version the play has had, and one the rules allow while the play is unchanged since."""
+    if play.get("first_ended_at") is not None:
+        play["first_ended_at"] = _utc_stamp(play["first_ended_at"], f"{where}.first_ended_at")
+    reopened = play.pop("reopened", None)
+    play["reopened_tally"] = reopened and reopened["tally"]
+    play["reopened_at_version"] = reopened and reopened["at_version"]
+    if reopened is None:
+        return
+    if play["status"] != "active" or reopened["at_version"] > play["version"]:
+        raise BackupError("%(play)s holds a reopened final tally, but it is not a play reopened.",
+                          f"{where}.reopened", play=where)
+    if reopened["at_version"] == play["version"]:
+        _check_final_tally(table, reopened["tally"], where, f"{where}.reopened.tally")
 
 
 OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
@@ -464,7 +491,9 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         _check_seats(play, where, players, colours, game)
         _check_events(play, where)
         _check_results(play, where, game)
-        _ranked_again(play, where, players, sheet, _check_log_replays(play, where, players))
+        table = _check_log_replays(play, where, players)
+        _ranked_again(play, where, players, sheet, table)
+        _check_reopened(play, where, table)
     return GroupArchive(
         games=tuple(ArchivedGame(g["id"], g["name"], g.get("bgg_id"),
                                  tuple((v["id"], v["sheet"]) for v in g["versions"]))

@@ -24,6 +24,7 @@ class ArchivedPlayer:
     colour: str
     created_at: str
     uid: str | None = None  # the player's stable id (StableIds); None: the store gives a new one
+    retired: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ class ArchivedPlay:
     events: tuple[ArchivedEvent, ...]  # in order
     results: tuple[ArchivedResult, ...]  # in seat order; empty while the play is going on
     uid: str | None = None  # the play's stable id (StableIds); None: the store gives a new one
+    first_ended_at: str | None = None  # a play finished again keeps the date it was first finished on
+    # a reopened play's final tally as entered, and the play's version when it was reopened
+    reopened_tally: Mapping[str, Any] | None = None
+    reopened_at_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ def _renamed(play: ArchivedPlay, renames: Mapping[str, Any]) -> tuple[str, dict[
 def dump_group(db: Database, group_id: int) -> GroupArchive:
     """The whole group: players, plays with options, seats, events, results and counted flags."""
     group = groups.get_group(db, group_id)
-    players = db.execute("SELECT id, name, colour, created_at, uid FROM players WHERE group_id = ? "
+    players = db.execute("SELECT id, name, colour, created_at, uid, retired FROM players WHERE group_id = ? "
                          "ORDER BY id", [group_id]).fetchall()
     index = {row[0]: n for n, row in enumerate(players)}
     seats: dict[int, list[ArchivedSeat]] = {}
@@ -152,12 +157,15 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
     plays = tuple(
         ArchivedPlay(game, json.loads(options), status, bool(counted), started_at, ended_at, version,
                      tuple(seats.get(play_id, ())), tuple(events.get(play_id, ())),
-                     tuple(results.get(play_id, ())), uid)
-        for play_id, game, options, status, counted, started_at, ended_at, version, uid in db.execute(
-            "SELECT id, game, options, status, counted, started_at, ended_at, version, uid FROM plays "
-            "WHERE group_id = ? AND deleted_at IS NULL ORDER BY id", [group_id]).fetchall()
+                     tuple(results.get(play_id, ())), uid, first_ended_at,
+                     None if reopened is None else json.loads(reopened), reopened_at_version)
+        for (play_id, game, options, status, counted, started_at, ended_at, version, uid, first_ended_at,
+             reopened, reopened_at_version) in db.execute(
+            "SELECT id, game, options, status, counted, started_at, ended_at, version, uid, first_ended_at, "
+            "reopened_tally, reopened_at_version FROM plays WHERE group_id = ? AND deleted_at IS NULL "
+            "ORDER BY id", [group_id]).fetchall()
     )
-    return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:]) for row in players), plays,
+    return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:5], bool(row[5])) for row in players), plays,
                         _archived_games(db, group_id), group_settings(db, group_id))
 
 
@@ -173,7 +181,8 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
         with write_transaction(db):
             group_id = groups.insert_group(db, archive.name, deleted_at=now())
             player_ids = [groups.insert_player(db, group_id, player.name, player.colour,
-                                               created_at=player.created_at, uid=player.uid)
+                                               created_at=player.created_at, uid=player.uid,
+                                               retired=player.retired)
                           for player in archive.players]
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
@@ -193,11 +202,12 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
 def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: Sequence[int],
                   renames: Mapping) -> None:
     game, options = _renamed(play, renames)
+    reopened = None if play.reopened_tally is None else json.dumps(dict(play.reopened_tally))
     play_id = db.execute(
-        "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, "
-        "version, uid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [group_id, game, json.dumps(options), play.status, int(play.counted),
-         play.started_at, play.ended_at, play.version, play.uid],
+        "INSERT INTO plays (group_id, game, options, status, counted, started_at, ended_at, version, uid, "
+        "first_ended_at, reopened_tally, reopened_at_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [group_id, game, json.dumps(options), play.status, int(play.counted), play.started_at, play.ended_at,
+         play.version, play.uid, play.first_ended_at, reopened, play.reopened_at_version],
     ).lastrowid
     insert_seats(db, play_id, [(player_ids[s.player], s.colour) for s in play.seats])
     db.conn.executemany(

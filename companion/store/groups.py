@@ -240,8 +240,9 @@ def check_distinct_names(names: Sequence[str], path: str = "players") -> None:
                             name=names[index])
 
 
-def insert_player(db: Database, group_id: int, name: str, colour: str, **columns: str | None) -> int:
-    """A new player's row inside a write (its name checked by the caller); ``columns``: created_at, uid."""
+def insert_player(db: Database, group_id: int, name: str, colour: str, **columns: str | bool | None) -> int:
+    """A new player's row inside a write (its name checked by the caller); ``columns``: created_at, uid,
+    retired."""
     return db["players"].insert({"group_id": group_id, "name": name, "colour": colour, "created_at": now(),
                                  **columns}).last_pk
 
