@@ -91,6 +91,11 @@ def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db):
     play_steps(client, db, play_id, EXAMPLE_6)
     assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
     client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    # the timer and the note are no part of the map: the tally still fits it
+    assert client.post(f"/plays/{play_id}/timer", data={"action": "start"}).status_code == 302
+    saved = client.post(f"/plays/{play_id}/notes", data={"note": "rematch", "variant": "", "version": "0"})
+    assert saved.status_code == 302
+    assert store.get_play(db, play_id).options["note"] == "rematch"
     page, _ = tally_page(client, play_id)
     words = text_of(page.text)
     assert "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words

@@ -25,8 +25,10 @@ def change_play_options(db: Database, play_id: int,
         row = found(db.execute("SELECT options, version FROM plays WHERE id = ?", [play_id]).fetchone(),
                     "play")
         options = dict(change(json.loads(row[0])))
-        db.execute("UPDATE plays SET options = ?, version = version + 1 WHERE id = ?",
-                   [json.dumps(options), play_id])
+        # a reopened play's kept tally still fits its log: the options are not part of it
+        db.execute("UPDATE plays SET options = ?, version = version + 1, reopened_at_version = CASE "
+                   "WHEN reopened_at_version = version THEN version + 1 ELSE reopened_at_version END "
+                   "WHERE id = ?", [json.dumps(options), play_id])
         return row[1] + 1
 
 
