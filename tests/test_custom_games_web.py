@@ -192,6 +192,30 @@ def test_where_the_lowest_total_wins_the_statistics_call_the_lowest_score_best(c
     assert row_cells(anna_page, "Golf")[4] == "28"
 
 
+def test_a_reopened_play_of_a_groups_game_brings_back_its_tally_as_entered(client, db, table):
+    group_id, ids = table
+    seats = [(ids["Anna"], "red"), (ids["Ben"], "blue")]
+    crew = add_game(client, group_id, name="Crew", rows=(("Missions", False, False), ("Bonus", False, False)),
+                    teams="y")
+    play_id = start_play(client, group_id, f"custom-{crew}", seats)
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    entered = {"points-0-0": "20", "points-0-1": "7", "points-1-0": "15", "points-1-1": "9",
+               "team-0": "B", "team-1": "A"}
+    first = client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **entered})
+    assert first.status_code == 302
+    undo = client.post(f"/plays/{play_id}/undo", data={"version": store.get_play(db, play_id).version})
+    assert undo.status_code == 302
+    again = client.get(f"/plays/{play_id}/sheet").text
+    shown = dict(re.findall(r'<input[^>]*name="(points-[^"]+)"[^>]*value="([^"]*)"', again))
+    teams = re.findall(r'<select[^>]*name="(team-\d)"[^>]*>(.*?)</select>', again, re.S)
+    shown |= {name: re.search(r'<option selected value="([^"]*)"', select).group(1) for name, select in teams}
+    assert shown == entered
+    finished = client.post(f"/plays/{play_id}/sheet", data={"version": version_of(again), **entered})
+    assert finished.status_code == 302
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == [("Anna", 27, 1),
+                                                                                   ("Ben", 24, 2)]
+
+
 def test_a_cooperative_loss_lists_nobody_in_second_place_and_titles_are_clean(client, table):
     group_id, ids = table
     pandemic = add_game(client, group_id, name="Pandemic", cooperative="y")

@@ -147,11 +147,14 @@ class SheetScores:
 
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
-                     current: Sequence[Mapping[str, int]] | None = None) -> SiteForm:
-    """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked."""
+                     current: Sequence[Mapping[str, int]] | None = None,
+                     outcome: tuple[Sequence[str] | None, bool | None] = (None, None)) -> SiteForm:
+    """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked;
+    ``current`` and ``outcome`` (teams, won) fill in a tally entered before."""
     fields: dict[str, Any] = {"sheet": sheet, "seated": lambda self: list(range(len(names)))}
     data: dict[str, Any] = {}
     labels = {} if sheet.rows else {custom.TOTAL_ROW: gettext("Total")}
+    teams, won = outcome
     for seat, name in enumerate(names):
         fields |= _seat_fields(sheet, seat, labels, name)
         if current is not None:
@@ -159,9 +162,11 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
                      for n, key in enumerate(sheet.row_keys)}
         if sheet.teams:
             fields[f"team-{seat}"] = _team_field(gettext("Team of %(name)s", name=name))
-            data[f"team-{seat}"] = custom.default_teams(len(names))[seat]
+            data[f"team-{seat}"] = (teams or custom.default_teams(len(names)))[seat]
     if sheet.cooperative:
         fields["won"] = _outcome_field()
+        if won is not None:
+            data["won"] = "yes" if won else "no"
     form_class = type("SheetTallyForm", (VersionedForm, SheetScores), fields)
     return form_class(formdata=formdata) if formdata is not None else form_class(formdata=None, data=data)
 

@@ -85,9 +85,17 @@ def final_tally(play_id: int):
     game, sheet = play_sheet(play)
     names = [seat.name for seat in play.seats]
     if request.method == "GET":
-        # a sheet of totals starts from the running scores entered during play
-        totals = None if sheet.rows else [{custom.TOTAL_ROW: n} for n in table_of(play).running_scores]
-        form = sheet_tally_form(sheet, names, current=totals)
+        kept = store.reopened_tally(get_db(), play.id)
+        entered = kept.payload.get("breakdowns") if kept else None
+        if (isinstance(entered, list) and len(entered) == len(names)
+                and all(isinstance(breakdown, dict) for breakdown in entered)):
+            # a reopened play's tally comes back as it was entered
+            form = sheet_tally_form(sheet, names, current=entered,
+                                    outcome=custom.outcome_from_payload(kept.payload, len(names)))
+        else:
+            # a sheet of totals starts from the running scores entered during play
+            totals = None if sheet.rows else [{custom.TOTAL_ROW: n} for n in table_of(play).running_scores]
+            form = sheet_tally_form(sheet, names, current=totals)
         form.version.data = str(play.version)
     else:
         form = sheet_tally_form(sheet, names, formdata=request.form)
