@@ -224,6 +224,21 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
     assert counts(db) == (5, 4)
 
 
+def test_comments_longer_than_a_note_are_cut_and_the_confirmation_says_so(client, db, group):
+    long = "A close game. " * 50  # 700 characters, with BG Stats' place after them
+    page = upload(client, group, mutated(lambda d: d["plays"][0].__setitem__("comments", long)))
+    said = re.search(r'<p class="hint" id="shortened-notes">(.*?)</p>', page.text, re.S)
+    assert said and "cut to their first 500" in said.group(1)
+    assert "Great Western Trail (2024-01-05)" in said.group(1) and "Azul" not in said.group(1)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm",
+                       data=confirmation_fields(page.text)).status_code == 302
+    [gwt] = [finished for finished in store.recent_finished(db, group)
+             if finished.play.started_at.startswith("2024-01-05")]
+    assert gwt.play.options["note"] == long.strip()[:500]
+    # a file whose comments fit says nothing of it
+    assert 'id="shortened-notes"' not in upload(client, group, SAMPLE.read_bytes()).text
+
+
 def test_the_confirmation_page_is_translated(client, group):
     page = client.post(f"/groups/{group}/import/bg-stats",
                        data={"export": (io.BytesIO(SAMPLE.read_bytes()), "BGStatsExport.json")},

@@ -439,10 +439,20 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
                       len(file.plays) - len(plays))
 
 
+def _note(play: ImportablePlay) -> str:
+    """BG Stats' comments and place, as one text (the note keeps its first NOTE_MAX characters)."""
+    return "\n".join(filter(None, (play.comments.strip(), f"@ {play.location}" if play.location else "")))
+
+
+def shortened_notes(plays: Sequence[ImportablePlay]) -> list[ImportablePlay]:
+    """The plays whose comments and place do not fit a note: the confirmation says so."""
+    return [play for play in plays if len(_note(play)) > table_tools.NOTE_MAX]
+
+
 def _options(play: ImportablePlay) -> dict[str, Any]:
     # BG Stats' comments and place become the note, its board the variant, its duration a stopped timer
     options = dict(play.game.options)
-    note = "\n".join(filter(None, (play.comments.strip(), f"@ {play.location}" if play.location else "")))
+    note = _note(play)
     if note:
         options[table_tools.NOTE] = note[:table_tools.NOTE_MAX]
     if play.board:

@@ -12,6 +12,7 @@ from companion.exchange.bgstats_import import BgStatsError, BgStatsFile
 from companion.exchange.common import group_zone
 from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
+from companion.games import table_tools
 from companion.messages import Refused
 from companion.views.catalogue import group_games
 from companion.views.common import form_status, translated
@@ -51,7 +52,8 @@ def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200
     skipped = [(play.game_name, play.date[:40], translated(play.reason)) for play in shown]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
                            skipped=skipped, more_skipped=len(file.skipped) - len(shown),
-                           games=group_games(group.id)), status
+                           shortened=bgstats_import.shortened_notes(file.plays),
+                           note_max=table_tools.NOTE_MAX, games=group_games(group.id)), status
 
 
 @bp.route("", methods=["GET", "POST"])
