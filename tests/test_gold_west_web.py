@@ -519,8 +519,9 @@ def test_a_finished_play_sends_the_tally_and_the_ledger_to_the_result(client, db
     assert store.get_play(db, anna_ben).status == "finished"
     response = client.get(f"/plays/{anna_ben}/gold-west/final-tally")
     assert response.status_code == 302 and response.headers["Location"].endswith("/result")
+    # a tap after the end is refused, with the way to the result
     response = tap(client, anna_ben, "camp", seat="0")
-    assert response.status_code == 302 and response.headers["Location"].endswith("/result")
+    assert response.status_code == 409 and f'href="/plays/{anna_ben}/result"' in response.text
     assert [e.kind for e in store.list_events(db, anna_ben)] == [FINAL_EVENT]
 
 

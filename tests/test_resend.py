@@ -49,6 +49,28 @@ def test_a_write_sent_again_after_a_lost_answer_is_stored_once(client, db, table
     assert store.get_play(db, table).version == 2
 
 
+@pytest.mark.parametrize(("game", "action", "fields"), [
+    ("gold-west", "adjust", {"seat": "0", "points": "5", "note": "kept offline"}),
+    ("gold-west", "gold-west/ledger/camp", {"seat": "0", "again": "y"}),
+    ("mayflower", "mayflower/place", {"place-seat": "0", "place-role": "bandit", "place-column": "1"}),
+    ("mayflower", "mayflower/no-settler", {"none-seat": "0"}),
+])
+def test_an_entry_for_a_play_another_phone_finished_is_a_409_and_stores_nothing(client, db, game, action,
+                                                                                fields):
+    group_id = create_group(client, "Table")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, game, [(ids[0], "red"), (ids[1], "blue")])
+    store.finish_play(db, play_id, {"totals": [1, 2]},
+                      [store.ResultInput(0, 1, 2, {"total": 1}), store.ResultInput(1, 2, 1, {"total": 2})])
+    # sent from an offline queue: its script keeps an entry refused with a 409, and drops one answered 302
+    refused = client.post(f"/plays/{play_id}/{action}", data={**fields, "request_id": "queued0000000000001"})
+    assert refused.status_code == 409
+    assert "This play is finished. Undo the final tally to change it." in refused.text
+    assert f'href="/plays/{play_id}/result"' in refused.text
+    assert [e.kind for e in store.list_events(db, play_id)] == ["final"]
+
+
 def test_a_refused_write_does_not_use_up_its_request_id(client, db, table):
     client.post(f"/plays/{table}/adjust", data=entry())
     stale = client.post(f"/plays/{table}/undo", data={"version": "0", "request_id": "0123456789abcdef0123"})

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    g,
+    get_flashed_messages,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 
 from companion import store
@@ -52,6 +63,11 @@ def append_checked(play: store.Play, kind: str, payload: dict) -> None:
 def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200,
                 **game_context):
     """The play page; a game's own views pass their forms and state in ``game_context``."""
+    if play.status == "finished" and request.method == "POST":
+        # an entry refused because another phone finished the play: a 409 (an offline queue keeps the entry)
+        get_flashed_messages()  # the refusal is this page's message
+        return render_template("error.html", code=409, next_url=url_for("plays.result", play_id=play.id),
+                               message=_("This play is finished. Undo the final tally to change it.")), 409
     if play.status == "finished":
         return redirect(url_for("plays.result", play_id=play.id))
     adjust_form = adjust_form or AdjustForm(formdata=None)
