@@ -479,17 +479,26 @@
 
   /* --- every form sent carries a request id, so that sending it again stores it once --- */
 
-  // The id is made when the form is first sent and kept in the form: a second tap on a form on its
-  // way, and a resend by the service worker, carry the same id, and the companion stores it once.
-  // A form kept in the queue gives its id to the entry and loses it: the next entry gets its own.
-  function stampRequestId(form) {
+  // The id is made when the form is first sent and kept in the form with what it was sent with: a
+  // second tap on a form on its way, and a resend by the service worker, carry the same id, and the
+  // companion stores it once. Sent with other values (another button, a page the browser kept when
+  // leaving it) the form is another entry and gets a new id. A form kept in the queue gives its id to
+  // the entry and loses it: the next entry gets its own.
+  function stampRequestId(form, submitter) {
     if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || !window.crypto) { return; }
-    if (form.querySelector('input[name="request_id"]')) { return; }
-    var input = document.createElement("input");
-    input.type = "hidden";
-    input.name = "request_id";
+    var sent = JSON.stringify(entryFrom(form, submitter).fields.filter(function (pair) {
+      return pair[0] !== "request_id";
+    }));
+    var input = form.querySelector('input[name="request_id"]');
+    if (input && input.getAttribute("data-sent") === sent) { return; }
+    if (!input) {
+      input = document.createElement("input");
+      input.type = "hidden";
+      input.name = "request_id";
+      form.appendChild(input);
+    }
     input.value = newRequestId();
-    form.appendChild(input);
+    input.setAttribute("data-sent", sent);
   }
 
   document.addEventListener("submit", function (event) {
@@ -500,7 +509,7 @@
     // the queue (other forms, such as the language switch, need not wait for them)
     var queued = isPost && window.crypto && form.enctype !== "multipart/form-data" &&
       (navigator.onLine === false || unreachable || (waiting().length > 0 && form.action.indexOf("/plays/") > 0));
-    if (!queued) { stampRequestId(form); leave(); return; }
+    if (!queued) { stampRequestId(form, event.submitter); leave(); return; }
     event.preventDefault();
     var entries = unsent();
     entries.push(entryFrom(form, event.submitter));

@@ -75,6 +75,27 @@ def test_entries_kept_offline_and_one_made_online_are_stored_once_in_order(table
     assert page.evaluate("localStorage.getItem('companion.unsent')") is None
 
 
+def test_a_form_sent_again_carries_its_id_and_with_other_values_a_new_one(table, phone):
+    """A second tap of the same entry is stored once; a form sent again with other values (a page the
+    browser kept when going back, another role button) is another entry, not "already saved"."""
+    page = open_play(phone, table)
+    # the page stays: each form is stopped after the page's script gave it its request id
+    page.evaluate("document.addEventListener('submit', function (event) { event.preventDefault(); })")
+    adjust = page.locator('form[action$="/adjust"]')
+    request_id = adjust.locator('input[name="request_id"]')
+
+    def send(points: str) -> str:
+        adjust.locator('input[name="points"]').fill(points)
+        adjust.get_by_role("button", name="Correct").click()
+        return request_id.input_value()
+
+    first = send("3")
+    assert send("3") == first
+    other = send("5")
+    assert other != first and len(other) >= 16
+    assert send("5") == other
+
+
 def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table, phone):
     table.place(0, "trapper", 1)
     page = open_play(phone, table)
