@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from companion import store
+from companion.store.request_ids import forget_old_requests
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, crawl
 
@@ -190,6 +191,19 @@ def test_every_form_based_on_an_old_version_is_answered_409_with_the_same_messag
         assert STALE in answer.text, action
         assert {play_id: store.get_play(db, play_id).version for play_id in group.play_ids} == before, action
     db.close()
+
+
+def test_a_phone_resending_after_a_month_away_is_still_answered_already_saved(app, client, db, table):
+    stored = client.post(f"/plays/{table}/adjust", data=entry("sent-before-a-break-01"))
+    assert stored.status_code == 302
+    # the next game night is weeks away: the phone's queue still holds the entry whose answer it missed
+    month_ago = (datetime.now(UTC) - timedelta(days=31)).isoformat()
+    db.execute("UPDATE seen_requests SET at = ?", [month_ago])
+    forget_old_requests(db)
+    again = client.post(f"/plays/{table}/adjust", data=entry("sent-before-a-break-01"))
+    assert again.status_code == 303 and len(store.list_events(db, table)) == 1
+    # as long as the phone's cookie could last
+    assert timedelta(days=store.REQUEST_IDS_KEPT_DAYS) >= app.permanent_session_lifetime
 
 
 def test_request_ids_are_forgotten_after_their_days(db, table, monkeypatch):

@@ -14,8 +14,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlite_utils import Database
 
-# How long a request id is remembered: longer than any phone keeps an unsent form.
-REQUEST_IDS_KEPT_DAYS = 30
+# How long a request id is remembered: as long as a phone's cookie lasts (the site's session lifetime).
+# A phone keeps an entry whose answer it did not get until it sends it again, however long that takes.
+REQUEST_IDS_KEPT_DAYS = 400
 
 
 @dataclass(frozen=True)
