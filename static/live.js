@@ -515,7 +515,12 @@
     entries.push(entryFrom(form, event.submitter));
     var id = form.querySelector('input[name="request_id"]');
     if (id) { id.remove(); }
-    if (!saveUnsent(entries)) { return; }
+    if (!saveUnsent(entries)) {  // the phone's storage is full or turned off: the tap must not vanish
+      showNote("unkept", t("unkept"), [{ label: t("dismiss"), run: function () { hideNote("unkept"); } }])
+        .classList.add("refused");
+      announce(t("unkept"));
+      return;
+    }
     form.reset();
     if (navigator.onLine === false || unreachable) { showUnsent(t("kept")); announce(t("kept")); }
     else if (sending) { showUnsent(t("sending")); }  // the entries on their way take it along

@@ -96,6 +96,19 @@ def test_a_form_sent_again_carries_its_id_and_with_other_values_a_new_one(table,
     assert send("5") == other
 
 
+def test_an_entry_the_phone_cannot_keep_offline_says_so(table, phone):
+    page = open_play(phone, table)
+    page.evaluate("""() => {  // storage full, or turned off
+      Storage.prototype.setItem = function () { throw new DOMException("full", "QuotaExceededError"); };
+    }""")
+    phone.set_offline(True)
+    place(page, 1, "bandit")
+    expect(page.locator('[data-note="unkept"]')).to_contain_text("this phone could not keep the entry")
+    expect(waiting(page)).to_have_count(0)
+    phone.set_offline(False)
+    assert table.placements() == []
+
+
 def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table, phone):
     table.place(0, "trapper", 1)
     page = open_play(phone, table)
