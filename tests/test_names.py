@@ -190,8 +190,10 @@ def test_the_api_names_the_repeated_name_field(client):
     assert status == 400 and answer["details"][0]["path"] == "players[1].name"
 
 
-def test_the_api_says_the_rule_of_names(client):
-    status, answer = respond(GOLD_WEST_ENDPOINTS[0], {"players": [{"name": "x" * 41}, {"name": "Zed"}]})
+@pytest.mark.parametrize("name", ["x" * 41, "Anna\nLee"], ids=["41 characters", "two lines"])
+def test_the_api_says_the_rule_of_names(client, name):
+    status, answer = respond(GOLD_WEST_ENDPOINTS[0], {"players": [{"name": name}, {"name": "Zed"}]})
     assert status == 400
-    assert answer["details"][0] == {"path": "players[0].name",
-                                    "message": "must be 1–40 characters after trimming spaces"}
+    assert answer["details"][0] == {
+        "path": "players[0].name",
+        "message": "must be 1–40 characters after trimming spaces, on one line"}

@@ -122,7 +122,7 @@ PLAYER_NAME = {
     "type": "string",
     # 1–40 characters once leading and trailing spaces are trimmed.
     "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,{NAME_MAX - 2}}}{_INK})?{_SPACE}*$",
-    "x-rule": f"must be 1–{NAME_MAX} characters after trimming spaces",
+    "x-rule": f"must be 1–{NAME_MAX} characters after trimming spaces, on one line",
     "description": f"1–{NAME_MAX} characters after trimming spaces, without control or formatting "
                    "characters (NUL, BOM, bidirectional overrides …); unique within a request, ignoring "
                    "case, spacing and invisible characters.",
