@@ -359,7 +359,8 @@
     return Array.prototype.map.call(bytes, function (b) { return ("0" + b.toString(16)).slice(-2); }).join("");
   }
 
-  function entryFrom(form, submitter) {
+  // What the form sends: its fields and the button tapped, as [name, value] pairs.
+  function sentValues(form, submitter) {
     var data;
     try { data = new FormData(form, submitter); } catch (e) {
       data = new FormData(form);
@@ -367,8 +368,13 @@
     }
     var fields = [];
     data.forEach(function (value, name) { if (typeof value === "string") { fields.push([name, value]); } });
+    return fields;
+  }
+
+  function entryFrom(form, submitter) {
     var label = submitter ? squeezed(submitter.textContent || submitter.value) : "";
-    return withId({ action: form.action, fields: fields, page: window.location.href, what: label || document.title });
+    return withId({ action: form.action, fields: sentValues(form, submitter), page: window.location.href,
+                    what: label || document.title });
   }
 
   // An entry keeps the request id its form had (one the service worker carried was stamped before it
@@ -486,9 +492,7 @@
   // the entry and loses it: the next entry gets its own.
   function stampRequestId(form, submitter) {
     if ((form.getAttribute("method") || "get").toLowerCase() !== "post" || !window.crypto) { return; }
-    var sent = JSON.stringify(entryFrom(form, submitter).fields.filter(function (pair) {
-      return pair[0] !== "request_id";
-    }));
+    var sent = JSON.stringify(sentValues(form, submitter).filter(function (pair) { return pair[0] !== "request_id"; }));
     var input = form.querySelector('input[name="request_id"]');
     if (input && input.getAttribute("data-sent") === sent) { return; }
     if (!input) {
