@@ -107,13 +107,29 @@ def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_trap
     assert settlers(db, play_id)[-2:] == [(CARA, "trapper", 1), (ANNA, "trapper", 1)]
 
 
-def test_this_phones_own_entries_sent_in_order_are_not_another_phones_turn(client, db, play_id):
-    """Entries a phone kept offline were all drawn at one version; sent in order, each is stored."""
+def test_this_phones_own_entries_sent_in_order_follow_the_turn(client, db, play_id):
+    """Entries a phone kept offline were all drawn at one version, the page showing Anna's turn: sent
+    in order, each is the next player's, not a second settler of Anna's."""
     drawn = version_on(client.get(f"/plays/{play_id}").text, "place")
-    for number, role in enumerate(("bandit", "sheriff")):
+    for number, role in enumerate(("bandit", "sheriff", "trapper", "farmer")):
         response = place(client, play_id, ANNA, role, 1, drawn, request_id=f"kept-offline-{number}-0000")
         assert response.status_code in (302, 303)
-    assert settlers(db, play_id) == [(ANNA, "bandit", 1), (ANNA, "sheriff", 1)]
+    assert settlers(db, play_id) == [(ANNA, "bandit", 1), (BEN, "sheriff", 1), (CARA, "trapper", 1),
+                                     (ANNA, "farmer", 1)]
+
+
+def test_a_queued_entry_for_a_player_tapped_on_the_page_stays_theirs(client, db, play_id):
+    """Offline, the table tapped Cara's name for the second entry (Ben passed without a tile entered):
+    stored for Cara; the third, left on the turn shown, is the turn after hers."""
+    page = client.get(f"/plays/{play_id}").text
+    drawn = version_on(page, "place")
+    for number, seat in enumerate((ANNA, CARA, ANNA)):
+        place(client, play_id, seat, "bandit", 1, drawn, request_id=f"kept-offline-{number}-0001")
+    client.post(f"/plays/{play_id}/mayflower/no-settler",
+                data={"none-seat": "0", "none-version": version_on(page, "none"),
+                      "request_id": "kept-offline-3-0001"})
+    assert settlers(db, play_id) == [(ANNA, "bandit", 1), (CARA, "bandit", 1), (ANNA, "bandit", 1)]
+    assert events(db, play_id)[-1] == ("no_settler", {"seat": BEN})
 
 
 @pytest.mark.parametrize(("data", "stored"), [

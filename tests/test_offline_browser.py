@@ -68,10 +68,10 @@ def test_entries_kept_offline_and_one_made_online_are_stored_once_in_order(table
     held[0].continue_()
 
     expect(waiting(page)).to_have_count(0)
-    expect(page.locator(".mf-strip")).to_contain_text("Anna · trapper · column 1")
-    expect(page.locator(".mf-strip")).to_contain_text("Anna · sheriff · column 1")
+    expect(page.locator(".mf-strip")).to_contain_text("Cara · trapper · column 1")
+    expect(page.locator(".mf-strip")).to_contain_text("Ben · sheriff · column 1")
     expect(page.locator(".mf-strip")).to_contain_text("Anna · bandit · column 1")
-    assert table.placements() == [(0, "bandit", 1), (0, "sheriff", 1), (0, "trapper", 1)]
+    assert table.placements() == [(0, "bandit", 1), (1, "sheriff", 1), (2, "trapper", 1)]
     assert page.evaluate("localStorage.getItem('companion.unsent')") is None
 
 

@@ -893,12 +893,15 @@ def _check_map_end(state: PlayState, column: int, path: str) -> None:
                          column=stood)
 
 
+def turns_taken(events: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
+    """The seats whose turns ``events`` (those since a phone drew its page) ended, in order."""
+    return [payload["seat"] for kind, payload in events
+            if kind in TURN_EVENTS and isinstance(payload, Mapping) and _is_int(payload.get("seat"))]
+
+
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
-    """The seat whose turn ended last among ``events`` (those since a phone drew its page), or None."""
-    for kind, payload in reversed(events):
-        if kind in TURN_EVENTS and isinstance(payload, Mapping) and _is_int(payload.get("seat")):
-            return payload["seat"]
-    return None
+    """The seat whose turn ended last among ``events``, or None."""
+    return (turns_taken(events) or [None])[-1]
 
 
 _EVENT_HANDLERS[NO_SETTLER] = no_settler

@@ -224,12 +224,12 @@ def _record(play: store.Play, kind: str, form, form_key: str | None = None, guar
     payload = form.payload()
 
     def check(events) -> None:
+        if guard is not None:
+            guard(events, payload)
         table = table_of(play, events)
         apply(table, kind, payload)
         # the table answers what the rules must not assume (whether tiles lie further west)
         mayflower.check_entry(table.game_state, kind, payload)
-        if guard is not None:
-            guard(events)
 
     try:
         store.append_event(get_db(), play.id, kind, payload, check=check,
@@ -253,21 +253,26 @@ class TurnMovedOn(Refused):
 
 
 def turn_guard(play: store.Play, form, explicit: bool):
-    """A check that asks about (``TurnMovedOn``) an entry that took its player from the turn shown, once
-    another phone ended that turn; one whose player the phone named (``explicit``) is stored as it is."""
-    def guard(events) -> None:
+    """A check that settles whose turn an entry is when it took its player from the turn shown
+    (not ``explicit``) and that turn ended since the page was drawn: ended by another phone, the page
+    asks (``TurnMovedOn``); ended by this phone's own entries (an offline queue sent in order, the page
+    still showing the turn it was drawn with), the entry is for the turn now."""
+    def guard(events, payload: dict) -> None:
         drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
-        # this phone's own entries since (an offline queue sent in order) are no other phone's turn
         mine = g.membership.id
-        since = [(e.kind, e.payload) for e in events if e.version > drawn and e.membership_id != mine]
-        ended = mayflower.turn_taken_since(since)
-        if ended is None:
+        since = [(e.kind, e.payload, e.membership_id == mine) for e in events if e.version > drawn]
+        others = [(kind, data) for kind, data, own in since if not own]
+        ended = mayflower.turn_taken_since(others)
+        own_turns = mayflower.turns_taken([(kind, data) for kind, data, own in since if own])
+        if ended is None and payload["seat"] not in own_turns:
             return
         turn = mayflower.next_turn(table_of(play, events).game_state)
-        if form.seat.data != turn:
-            raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(since) if k in mayflower.TURN_EVENTS))
+        if ended is None:
+            payload["seat"] = turn
+        elif payload["seat"] != turn:
+            raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(others) if k in mayflower.TURN_EVENTS))
 
     return guard
 
