@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from companion import store
+from companion.games import table_tools as tools
 from tests.conftest import add_players, create_group, start_play
 
 
@@ -53,6 +55,31 @@ def test_reopening_brings_back_the_totals_and_finishing_again_keeps_the_date(cli
     # finished, the kept tally is gone: reopening once more brings back the new one
     client.post(f"/plays/{play_id}/undo", data={"version": str(again.version)})
     assert totals_on(client.get(f"/plays/{play_id}/finish").text) == ["40", "41"]
+
+
+def test_the_timer_stops_with_the_play_and_counts_what_is_played_after_reopening(client, db, play_id):
+    """Half an hour played and finished; reopened, the timer waits at 30 minutes however long the play
+    sat finished; resumed for ten minutes more and finished again, it was played for 40 minutes."""
+    def running_for(minutes: int) -> None:
+        def backdated(options):
+            elapsed = options.get(tools.TIMER, {}).get("elapsed", 0)
+            since = datetime.now(UTC) - timedelta(minutes=minutes)
+            return {**options, tools.TIMER: {"elapsed": elapsed, "since": since.isoformat()}}
+        store.change_play_options(db, play_id, backdated)
+
+    def finish(totals) -> None:
+        data = {"version": str(store.get_play(db, play_id).version), "total_0": totals[0], "total_1": totals[1]}
+        assert client.post(f"/plays/{play_id}/finish", data=data).status_code == 302
+
+    running_for(30)
+    finish(("40", "38"))
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    page = client.get(f"/plays/{play_id}").text
+    assert re.search(r"paused at (29:5|30:0)\d", page) and 'value="resume"' in page
+    assert client.post(f"/plays/{play_id}/timer", data={"action": "resume"}).status_code == 302
+    running_for(10)
+    finish(("40", "41"))
+    assert re.search(r"Played for (39:5|40:0)\d", client.get(f"/plays/{play_id}/record").text)
 
 
 def test_a_stale_totals_form_keeps_what_was_typed(client, db, play_id):

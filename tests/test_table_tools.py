@@ -34,6 +34,10 @@ def test_the_timer_counts_only_while_running():
     # a finished play's duration runs up to its end, however late it is asked
     assert tools.duration_seconds(options, at(6060).isoformat(), at(99_999)) == 160
     assert tools.duration_seconds({}, at(60).isoformat(), at(99)) is None
+    # finishing stops it there; a paused timer stays as it is
+    assert tools.timer_stopped(options, at(6060))[tools.TIMER] == {"elapsed": 160, "since": None}
+    paused = {tools.TIMER: {"elapsed": 100, "since": None}}
+    assert tools.timer_stopped(paused, at(6060)) == paused
 
 
 @pytest.mark.parametrize(("timer", "action", "message"), [

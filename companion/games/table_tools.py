@@ -74,6 +74,13 @@ def timer_after(options: Mapping[str, Any], action: str, now: datetime) -> dict[
     raise RulesError("Start, pause or resume the timer.", "action")
 
 
+def timer_stopped(options: Mapping[str, Any], now: datetime) -> Mapping[str, Any]:
+    """The options of a play finished at ``now``: a running timer stops there, so a play that sits
+    finished, or is reopened, does not count that time as played."""
+    state, seconds = timer_state(options, now)
+    return {**options, TIMER: {"elapsed": seconds, "since": None}} if state == "running" else options
+
+
 def duration_seconds(options: Mapping[str, Any], ended_at: str | None, now: datetime) -> int | None:
     """How long the play took by its timer (up to its end when finished); None without a timer."""
     if stored_timer(options) is None:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import Any
 
@@ -407,19 +408,25 @@ def write_results(db: Database, play_id: int, seat_players: Mapping[int, int] | 
 
 
 def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results: Sequence[ResultInput],
-                expected_version: int | None = None) -> None:
-    """Record the final tally as the play's last event, store the results and close the play."""
+                expected_version: int | None = None,
+                options_at_end: Callable[[Mapping[str, Any], datetime], Mapping[str, Any]] | None = None,
+                ) -> None:
+    """Record the final tally as the play's last event, store the results and close the play, its
+    options becoming ``options_at_end(options, the end)``."""
     with write_transaction(db):
         version, status = _current_version(db, play_id, expected_version)
         if status != "active":
             raise StoreError("This play is already finished.")
         stamp = now()
         # a play finished again after being reopened keeps the date it was first finished on
-        first = db.execute("SELECT first_ended_at FROM plays WHERE id = ?", [play_id]).fetchone()[0]
+        first, options = db.execute("SELECT first_ended_at, options FROM plays WHERE id = ?",
+                                    [play_id]).fetchone()
+        if options_at_end is not None:
+            options = json.dumps(dict(options_at_end(json.loads(options), datetime.fromisoformat(stamp))))
         _insert_event(db, play_id, FINAL_EVENT, payload, version + 1, stamp)
         write_results(db, play_id, _seat_players(db, play_id), results)
-        db.execute("UPDATE plays SET status = 'finished', ended_at = ?, reopened_tally = NULL, "
-                   "reopened_at_version = NULL WHERE id = ?", [first or stamp, play_id])
+        db.execute("UPDATE plays SET status = 'finished', ended_at = ?, options = ?, reopened_tally = NULL, "
+                   "reopened_at_version = NULL WHERE id = ?", [first or stamp, options, play_id])
 
 
 def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:

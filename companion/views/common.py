@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -15,6 +17,7 @@ from werkzeug.wrappers import Response
 from companion import store
 from companion.forms import ConfirmForm, VersionedForm
 from companion.games import custom
+from companion.games import table_tools as tools
 from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.messages import Refused
 from companion.web.database import get_db
@@ -71,6 +74,13 @@ def result_inputs(result: FinalResult) -> list[store.ResultInput]:
     """The rules' final result as the rows the store keeps, in seat order."""
     return [store.ResultInput(seat, player.total, player.rank, player.breakdown)
             for seat, player in enumerate(result.players)]
+
+
+def finish_play(play_id: int, payload: Mapping[str, Any], result: FinalResult,
+                expected_version: int | None) -> None:
+    """Close the play with its final tally and result; its timer stops at the end."""
+    store.finish_play(get_db(), play_id, payload, result_inputs(result), expected_version,
+                      tools.timer_stopped)
 
 
 def play_setup(play: store.Play) -> PlaySetup:

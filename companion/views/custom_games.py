@@ -12,10 +12,10 @@ from companion.messages import Refused
 from companion.views.catalogue import play_sheet, rank_by_sheet
 from companion.views.common import (
     ask_to_confirm,
+    finish_play,
     flash_rules_error,
     form_status,
     refuse_on_form,
-    result_inputs,
     to_group,
     translated,
 )
@@ -103,9 +103,8 @@ def final_tally(play_id: int):
             breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
             payload = {"breakdowns": breakdowns, "teams": teams, "won": won}
             try:
-                store.finish_play(get_db(), play.id, {k: v for k, v in payload.items() if v is not None},
-                                  result_inputs(rank_by_sheet(play, breakdowns, teams, won)),
-                                  expected_version=form.version_number)
+                finish_play(play.id, {k: v for k, v in payload.items() if v is not None},
+                            rank_by_sheet(play, breakdowns, teams, won), form.version_number)
             except Refused as error:
                 refuse_on_form(form, play, error)  # a stale one answers 409
             else:

@@ -16,7 +16,7 @@ from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
 from companion.messages import Refused
-from companion.views.common import flash_rules_error, note_stale, result_inputs, to_play, translated
+from companion.views.common import finish_play, flash_rules_error, note_stale, to_play, translated
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
@@ -81,8 +81,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
     tallies = form.tallies(ledger)
     try:
         result = gold_west.final_result(tallies)
-        store.finish_play(get_db(), play.id, gold_west.tally_payload(tallies, ledger), result_inputs(result),
-                          expected_version=form.version_number)
+        finish_play(play.id, gold_west.tally_payload(tallies, ledger), result, form.version_number)
     except Refused as error:
         note_stale(error)
         if isinstance(error, store.StaleVersion):

@@ -12,10 +12,10 @@ from companion.forms.great_western_trail import CardForm, card_form, delivery_fo
 from companion.games import great_western_trail as gwt
 from companion.messages import Refused
 from companion.views.common import (
+    finish_play,
     flash_rules_error,
     note_stale,
     reload_and_try_again,
-    result_inputs,
     to_play,
     translated,
 )
@@ -152,8 +152,7 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
         return to_overview(play)
     try:
         result = gwt.result_from_cards(state)
-        store.finish_play(get_db(), play.id, gwt.final_tally_input(state), result_inputs(result),
-                          expected_version=version)
+        finish_play(play.id, gwt.final_tally_input(state), result, version)
     except store.StaleVersion as error:
         # another phone changed the play meanwhile; the overview shows where it stands now. From the
         # finish button that is a stale edit (409); after a card, the card is in and only the result waits.

@@ -32,7 +32,7 @@ from companion.games import get_game, mayflower
 from companion.games.common import FINAL_EVENT
 from companion.games.table import TableState, apply
 from companion.messages import Message, Refused
-from companion.views.common import note_stale, play_setup, result_inputs, to_play
+from companion.views.common import finish_play, note_stale, play_setup, to_play
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
@@ -330,8 +330,7 @@ def _finish(play: store.Play, form, table: TableState) -> Response | None:
         store.check_play_version(get_db(), play.id, form.version_number)
         tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots,
                                                 form.features())
-        store.finish_play(get_db(), play.id, tally.payload(), result_inputs(tally.result),
-                          expected_version=form.version_number)
+        finish_play(play.id, tally.payload(), tally.result, form.version_number)
     except Refused as error:
         note_stale(error)
         form.show_rules_error(error)

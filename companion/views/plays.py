@@ -26,13 +26,13 @@ from companion.views.catalogue import get_game
 from companion.views.common import (
     ask_to_confirm,
     final_tally_url,
+    finish_play,
     flash_rules_error,
     form_status,
     play_setup,
     qr_code,
     refuse_on_form,
     reload_and_try_again,
-    result_inputs,
     timestamp,
     to_play,
 )
@@ -158,8 +158,7 @@ def finish(play_id: int):
                               [(name, {"total": total}) for name, total in zip(names, totals, strict=True)],
                               None, table_of(play, store.list_events(get_db(), play.id)))
         try:
-            store.finish_play(get_db(), play.id, {"totals": totals}, result_inputs(result),
-                              expected_version=form.version_number)
+            finish_play(play.id, {"totals": totals}, result, form.version_number)
         except Refused as error:
             refuse_on_form(form, play, error)
             status = 409
