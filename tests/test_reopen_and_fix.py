@@ -82,6 +82,20 @@ def test_the_timer_stops_with_the_play_and_counts_what_is_played_after_reopening
     assert re.search(r"Played for (39:5|40:0)\d", client.get(f"/plays/{play_id}/record").text)
 
 
+def test_a_correction_sent_after_another_phone_reopened_the_play_says_it_was_not_saved(client, db, play_id):
+    assert client.post(f"/plays/{play_id}/finish",
+                       data={"version": "0", "total_0": "40", "total_1": "38"}).status_code == 302
+    finished = store.get_play(db, play_id)
+    assert client.get(f"/plays/{play_id}/correct").status_code == 200  # drawn, then another phone reopens
+    client.post(f"/plays/{play_id}/undo", data={"version": str(finished.version)})
+    response = client.post(f"/plays/{play_id}/correct",
+                           data={"version": str(finished.version), "seat0-total": "44", "seat1-total": "38"})
+    assert response.status_code == 409
+    assert "Another phone reopened this play, so the correction was not saved." in html.unescape(response.text)
+    reopened = store.get_play(db, play_id)
+    assert reopened.status == "active" and store.list_events(db, play_id) == []
+
+
 def test_a_stale_totals_form_keeps_what_was_typed(client, db, play_id):
     client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "3"})
     response = client.post(f"/plays/{play_id}/finish",

@@ -212,6 +212,11 @@ def play(play_id: int):
 def correct(play_id: int):
     """Correct a finished play's tally row by row; totals and ranks are computed again."""
     play = g.play
+    if play.status != "finished" and request.method == "POST":
+        # another phone reopened the play since this form was drawn: nothing to correct now
+        return render_template("error.html", code=409, next_url=url_for("plays.show", play_id=play.id),
+                               message=_("Another phone reopened this play, so the correction was not "
+                                         "saved. Finish the play again to change its result.")), 409
     if play.status != "finished":
         return redirect(url_for("plays.show", play_id=play.id))
     db = get_db()
