@@ -6,6 +6,7 @@ import html
 import io
 import json
 import re
+import urllib.parse
 
 import pytest
 
@@ -192,6 +193,52 @@ def test_where_the_lowest_total_wins_the_statistics_call_the_lowest_score_best(c
     assert row_cells(anna_page, "Golf")[4] == "28"
 
 
+def bg_stats_data(client, play_id) -> dict:
+    """What the play record's "Send to BG Stats" link hands BG Stats."""
+    record = client.get(f"/plays/{play_id}/record").text
+    link = html.unescape(re.search(r'href="(https://app\.bgstatsapp\.com/createPlay\.html\?data=[^"]+)"',
+                                   record).group(1))
+    return json.loads(urllib.parse.unquote(link.split("data=", 1)[1]))
+
+
+def test_a_play_is_sent_to_bg_stats_as_it_was_scored_after_the_sheet_changed(client, db, table):
+    group_id, ids = table
+    pandemic = add_game(client, group_id, name="Pandemic", cooperative="y")
+    play_id = start_play(client, group_id, f"custom-{pandemic}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet",
+                data={"version": version_of(tally), "points-0-0": "0", "points-1-0": "0", "won": "no"})
+    sent = bg_stats_data(client, play_id)
+    assert client.post(f"/groups/{group_id}/games/{pandemic}", data=sheet_form(name="Pandemic")).status_code == 302
+    assert bg_stats_data(client, play_id) == sent
+    assert sent["game"]["cooperative"] is True
+    assert [(p["name"], p["winner"]) for p in sent["players"]] == [("Anna", False), ("Ben", False)]
+
+
+def test_which_way_a_game_is_won_stays_once_it_has_plays(client, db, table):
+    """Best and worst scores read every play of a game one way: flipping "lowest wins" under kept plays
+    would make a loser's score the best."""
+    group_id, ids = table
+    golf = add_game(client, group_id, name="Golf")
+    assert client.post(f"/groups/{group_id}/games/{golf}",
+                       data=sheet_form(name="Golf", lowest_wins="y")).status_code == 302  # no plays yet
+    assert client.post(f"/groups/{group_id}/games/{golf}", data=sheet_form(name="Golf")).status_code == 302
+    play_id = start_play(client, group_id, f"custom-{golf}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": "30",
+                                                 "points-1-0": "41"})
+    versions = db.execute("SELECT COUNT(*) FROM group_game_versions").fetchone()[0]
+    response = client.post(f"/groups/{group_id}/games/{golf}",
+                           data=sheet_form(name="Golf", lowest_wins="y", max_players="4"))
+    assert response.status_code == 400
+    assert ("This game has plays won by the highest total, so that stays. For the other way round, add "
+            "another game.") in html.unescape(response.text)
+    assert db.execute("SELECT COUNT(*) FROM group_game_versions").fetchone()[0] == versions
+    assert store.get_group_game(db, group_id, golf).sheet["max_players"] == 7
+    stats = client.get(f"/groups/{group_id}/statistics", query_string={"game": f"custom-{golf}"}).text
+    assert row_cells(stats, "Ben")[4:6] == ["41", "41"]
+
+
 def test_a_reopened_play_of_a_groups_game_brings_back_its_tally_as_entered(client, db, table):
     group_id, ids = table
     seats = [(ids["Anna"], "red"), (ids["Ben"], "blue")]
@@ -287,6 +334,7 @@ def test_a_game_without_plays_can_be_removed_one_with_plays_stays(client, db, ta
     game_id = add_game(client, group_id, name="Azul")
     assert "Remove this game" in client.get(f"/groups/{group_id}/games/{game_id}").text
     start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    assert "Remove this game" not in client.get(f"/groups/{group_id}/games/{game_id}").text
     response = client.post(f"/groups/{group_id}/games/{game_id}/delete")
     assert response.status_code == 302
     assert [g.name for g in store.list_group_games(db, group_id)] == ["Azul"]
@@ -309,8 +357,9 @@ def test_the_backup_keeps_the_games_their_sheets_and_plays(app, client, db, tabl
     client.post(f"/plays/{old_play}/sheet", data={"version": version_of(tally), "points-0-0": "-1",
                                                   "points-0-1": "4", "points-0-2": "3", "points-1-0": "2",
                                                   "points-1-1": "3", "points-1-2": "1"})
-    client.post(f"/groups/{group_id}/games/{game_id}", data=sheet_form(rows=(("Guilds", False, False),),
-                                                                          lowest_wins="y"))
+    # a sheet that changed its way of winning under kept plays, as one could before that was refused
+    store.update_group_game(db, group_id, game_id, "7 Wonders", None,
+                            {"rows": [{"name": "Guilds"}], "lowest_wins": True})
     new_play = start_play(client, group_id, f"custom-{game_id}", seats)
     tally = client.get(f"/plays/{new_play}/sheet").text
     client.post(f"/plays/{new_play}/sheet", data={"version": version_of(tally), "points-0-0": "8",

@@ -149,6 +149,17 @@ def parse_sheet(data: object) -> ScoreSheet:
                       wins)
 
 
+def check_sheet_change(old: ScoreSheet, new: ScoreSheet, plays: int) -> None:
+    """Which way a game is won stays once it has plays: their ranks, wins and best scores were counted
+    that way, and the statistics read every play of a game one way."""
+    if plays and new.lowest_wins != old.lowest_wins:
+        if old.lowest_wins:
+            raise RulesError("This game has plays won by the lowest total, so that stays. For the other "
+                             "way round, add another game.", "lowest_wins")
+        raise RulesError("This game has plays won by the highest total, so that stays. For the other way "
+                         "round, add another game.", "lowest_wins")
+
+
 def game_info(game_id: int, name: str, sheet: ScoreSheet, bgg_id: int | None = None) -> GameInfo:
     return GameInfo(slug=slug_for(game_id), name=name, min_players=sheet.min_players,
                     max_players=sheet.max_players, rows=sheet.row_keys, bgg_id=bgg_id,

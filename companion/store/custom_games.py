@@ -4,7 +4,7 @@ check: ``games.custom``). Each edit adds a version; plays keep theirs."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,62 +60,59 @@ def add_group_game(db: Database, group_id: int, name: str, bgg_id: int | None,
 
 
 def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_id: int | None,
-                      sheet: Mapping[str, Any]) -> None:
-    """Rename the game and, if its sheet changed, add a new version (old plays keep theirs)."""
+                      sheet: Mapping[str, Any], check: Callable[[GroupGame], None] | None = None) -> None:
+    """Rename the game and, if its sheet changed, add a new version (old plays keep theirs); ``check``
+    sees the game as it is under the write lock, with its plays counted, and may refuse."""
     with write_transaction(db):
         current = get_group_game(db, group_id, game_id)
+        if check is not None:
+            check(current)
         _check_free_game_name(db, group_id, name, game_id)
         db.execute("UPDATE group_games SET name = ?, bgg_id = ? WHERE id = ?", [name, bgg_id, game_id])
         if dict(sheet) != dict(current.sheet):
             add_version(db, game_id, sheet)
 
 
-_GAME_QUERY = (
-    "SELECT g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet FROM group_games g "
-    "JOIN group_game_versions v ON v.game_id = g.id "
-)
+_COLUMNS = "g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet"
+_FROM = "FROM group_games g JOIN group_game_versions v ON v.game_id = g.id"
+_PLAYS = "(SELECT COUNT(*) FROM plays p WHERE p.group_id = g.group_id AND p.game = 'custom-' || g.id)"
 _NEWEST = "v.id = (SELECT MAX(id) FROM group_game_versions WHERE game_id = g.id)"
 
 
-def _group_game(row: tuple | None, plays: int = 0) -> GroupGame:
-    game_id, group_id, name, bgg_id, version_id, sheet = found(row, "game")
-    return GroupGame(game_id, group_id, name, bgg_id, version_id, json.loads(sheet), plays)
+def _group_game(row: tuple | None) -> GroupGame:
+    """A game from its ``_COLUMNS``, then its ``_PLAYS`` if asked for."""
+    game_id, group_id, name, bgg_id, version_id, sheet, *plays = found(row, "game")
+    return GroupGame(game_id, group_id, name, bgg_id, version_id, json.loads(sheet), *plays)
 
 
 def get_group_game(db: Database, group_id: int, game_id: int) -> GroupGame:
-    """The group's game with its newest sheet; NotFound for a game of another group."""
-    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND g.group_id = ? AND {_NEWEST}",
-                                  [game_id, group_id]).fetchone())
+    """The group's game with its newest sheet and its plays counted; NotFound for another group's."""
+    return _group_game(db.execute(f"SELECT {_COLUMNS}, {_PLAYS} {_FROM} WHERE g.id = ? AND g.group_id = ? "
+                                  f"AND {_NEWEST}", [game_id, group_id]).fetchone())
 
 
 def group_game_by_id(db: Database, game_id: int) -> GroupGame:
     """A group game by id alone (a play's slug names it), with its newest sheet."""
-    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND {_NEWEST}", [game_id]).fetchone())
+    return _group_game(db.execute(f"SELECT {_COLUMNS} {_FROM} WHERE g.id = ? AND {_NEWEST}",
+                                  [game_id]).fetchone())
 
 
 def group_game_version(db: Database, game_id: int, version_id: int) -> GroupGame:
     """The game with the sheet of one of its versions (the one a play was scored with)."""
-    return _group_game(db.execute(f"{_GAME_QUERY} WHERE g.id = ? AND v.id = ?",
+    return _group_game(db.execute(f"SELECT {_COLUMNS} {_FROM} WHERE g.id = ? AND v.id = ?",
                                   [game_id, version_id]).fetchone())
 
 
 def list_group_games(db: Database, group_id: int) -> list[GroupGame]:
     """The group's games with their newest sheets and how often they were played, by name."""
-    rows = db.execute(
-        f"SELECT g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet, "
-        "(SELECT COUNT(*) FROM plays p WHERE p.group_id = g.group_id AND p.game = 'custom-' || g.id) "
-        f"FROM group_games g JOIN group_game_versions v ON v.game_id = g.id "
-        f"WHERE g.group_id = ? AND {_NEWEST} ORDER BY g.name COLLATE NOCASE",
-        [group_id],
-    ).fetchall()
-    return [_group_game(row[:6], row[6]) for row in rows]
+    rows = db.execute(f"SELECT {_COLUMNS}, {_PLAYS} {_FROM} WHERE g.group_id = ? AND {_NEWEST} "
+                      "ORDER BY g.name COLLATE NOCASE", [group_id]).fetchall()
+    return [_group_game(row) for row in rows]
 
 
 def delete_group_game(db: Database, group_id: int, game_id: int) -> None:
     """Remove a game nobody has played yet; a game with plays stays (its history needs it)."""
     with write_transaction(db):
-        get_group_game(db, group_id, game_id)
-        if db.execute("SELECT 1 FROM plays WHERE group_id = ? AND game = ?",
-                      [group_id, f"custom-{game_id}"]).fetchone():
+        if get_group_game(db, group_id, game_id).plays:
             raise StoreError("This game has plays in the group's history, so it stays.")
         db.execute("DELETE FROM group_games WHERE id = ?", [game_id])

@@ -55,6 +55,14 @@ def play_sheet(play: store.Play) -> tuple[store.GroupGame, custom.ScoreSheet]:
     return game, custom.parse_sheet(game.sheet)
 
 
+def play_game(play: store.Play) -> GameInfo:
+    """The game as the play is scored: a group's game with the sheet version the play keeps."""
+    if play.game in GAMES:
+        return GAMES[play.game]
+    game, sheet = play_sheet(play)
+    return custom.game_info(game.id, game.name, sheet, game.bgg_id)
+
+
 def rank_by_sheet(play: store.Play, breakdowns: Sequence[Mapping[str, int]], teams: list[str] | None,
                   won: bool | None) -> FinalResult:
     """A group game's play ranked by the sheet it is scored with."""

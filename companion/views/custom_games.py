@@ -40,11 +40,14 @@ def edit(group_id: int, game_id: int | None = None):
     form = group_game_form(game, formdata=request.form if request.method == "POST" else None)
     if form.validate_on_submit():
         try:
-            sheet = custom.parse_sheet(form.sheet()).to_json()
+            sheet = custom.parse_sheet(form.sheet())
             if game is None:
-                store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet)
+                store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet.to_json())
             else:
-                store.update_group_game(get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet)
+                store.update_group_game(
+                    get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet.to_json(),
+                    check=lambda current: custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet,
+                                                                    current.plays))
         except Refused as error:
             field = form.name if isinstance(error, store.DuplicateGame) else None
             (field.errors if field is not None else form.form_errors).append(translated(error))

@@ -33,7 +33,7 @@ from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
 from companion.views import charts
-from companion.views.catalogue import AnyGame, get_game, group_games, lowest_wins, rank_by_sheet
+from companion.views.catalogue import AnyGame, group_games, lowest_wins, play_game, rank_by_sheet
 from companion.views.common import (
     flash_rules_error,
     form_status,
@@ -191,7 +191,7 @@ def _render_record(play: store.Play, status: int = 200):
         return redirect(url_for("plays.show", play_id=play.id))
     db = get_db()
     results = store.play_results(db, play.id)
-    game = get_game(play.game)
+    game = play_game(play)
     return render_template(
         "history/play.html", play=play, game=game, group=g.group, results=results,
         rows=list(dict.fromkeys(row for r in results for row in r.breakdown)),
@@ -235,7 +235,7 @@ def correct(play_id: int):
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
             return redirect(url_for("history.play", play_id=play.id))
-    return render_template("history/correct.html", play=play, game=get_game(play.game), form=form), status
+    return render_template("history/correct.html", play=play, game=play_game(play), form=form), status
 
 
 @bp.post("/plays/<int:play_id>/correct/undo")

@@ -22,7 +22,7 @@ from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
 from companion.views import charts
-from companion.views.catalogue import get_game
+from companion.views.catalogue import play_game
 from companion.views.common import (
     ask_to_confirm,
     final_tally_url,
@@ -73,7 +73,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
     adjust_form = adjust_form or AdjustForm(formdata=None)
     adjust_form.seat.choices = seat_choices([seat.name for seat in play.seats])
     return render_template(
-        "play.html", play=play, game=get_game(play.game), group=g.group,
+        "play.html", play=play, game=play_game(play), group=g.group,
         events=store.newest_events(get_db(), play.id, LOG_ON_PAGE), table=table_of(play),
         adjust_form=adjust_form, undo_form=VersionedForm(formdata=None), tally_url=final_tally_url(play),
         **game_context,
@@ -97,7 +97,7 @@ def log(play_id: int):
     if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
         abort(400)
     events = store.newest_events(get_db(), play_id, LOG_PAGE, int(before) if before else None)
-    return render_template("play_log.html", play=g.play, game=get_game(g.play.game), group=g.group,
+    return render_template("play_log.html", play=g.play, game=play_game(g.play), group=g.group,
                            events=events)
 
 
@@ -164,7 +164,7 @@ def finish(play_id: int):
             status = 409
         else:
             return redirect(url_for("plays.result", play_id=play.id))
-    return render_template("tally.html", play=play, game=get_game(play.game), form=form), status
+    return render_template("tally.html", play=play, game=play_game(play), form=form), status
 
 
 @bp.get("/result")
@@ -174,7 +174,7 @@ def result(play_id: int):
         return redirect(url_for("plays.show", play_id=play.id))
     results = store.play_results(get_db(), play.id)
     events = store.list_events(get_db(), play.id)
-    return render_template("result.html", play=play, game=get_game(play.game), group=g.group,
+    return render_template("result.html", play=play, game=play_game(play), group=g.group,
                            results=results, rows=list(results[0].breakdown) if results else [],
                            race=charts.race(play, results, events), undo_form=VersionedForm(formdata=None),
                            corrected=bool(events) and events[-1].kind == store.CORRECTION_EVENT)
@@ -184,7 +184,7 @@ def result(play_id: int):
 def delete(play_id: int):
     play = g.play
     page = ask_to_confirm(
-        _("Delete this play of %(game)s?", game=get_game(play.game).name),
+        _("Delete this play of %(game)s?", game=play_game(play).name),
         _("It disappears from the group's pages, history and statistics for every phone. For "
           "%(days)d days it can be restored from the group page; then it is gone for good.",
           days=store.TRASH_DAYS),
