@@ -193,6 +193,30 @@ def test_where_the_lowest_total_wins_the_statistics_call_the_lowest_score_best(c
     assert row_cells(anna_page, "Golf")[4] == "28"
 
 
+def test_best_and_worst_of_all_games_compare_scores_won_one_way(client, db, table):
+    """Golf and Hearts are won by the lowest total, Azul by the highest: a player's best of all games is
+    never a worse score than the worst."""
+    group_id, ids = table
+    golf, hearts = (add_game(client, group_id, name=name, lowest_wins="y") for name in ("Golf", "Hearts"))
+    azul = add_game(client, group_id, name="Azul")
+    for game, anna, ben in ((golf, 28, 30), (golf, 44, 33), (hearts, 5, 20), (hearts, 20, 12)):
+        play_id = start_play(client, group_id, f"custom-{game}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+        tally = client.get(f"/plays/{play_id}/sheet").text
+        client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": str(anna),
+                                                     "points-1-0": str(ben)})
+    every_game = client.get(f"/groups/{group_id}/statistics").text
+    assert row_cells(every_game, "Anna")[4:6] == ["5", "44"]
+    assert "Best and worst leave out" not in every_game  # all the games are won one way
+    play_id = start_play(client, group_id, f"custom-{azul}", [(ids["Ben"], "blue"), (ids["Cara"], "green")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), "points-0-0": "61",
+                                                 "points-1-0": "70"})
+    every_game = client.get(f"/groups/{group_id}/statistics").text
+    assert row_cells(every_game, "Anna")[4:6] == ["5", "44"]
+    assert row_cells(every_game, "Ben")[4:6] == ["61", "61"]
+    assert "Best and worst leave out the games won by the lowest total" in every_game
+
+
 def bg_stats_data(client, play_id) -> dict:
     """What the play record's "Send to BG Stats" link hands BG Stats."""
     record = client.get(f"/plays/{play_id}/record").text
@@ -209,7 +233,8 @@ def test_a_play_is_sent_to_bg_stats_as_it_was_scored_after_the_sheet_changed(cli
     client.post(f"/plays/{play_id}/sheet",
                 data={"version": version_of(tally), "points-0-0": "0", "points-1-0": "0", "won": "no"})
     sent = bg_stats_data(client, play_id)
-    assert client.post(f"/groups/{group_id}/games/{pandemic}", data=sheet_form(name="Pandemic")).status_code == 302
+    made_competitive = client.post(f"/groups/{group_id}/games/{pandemic}", data=sheet_form(name="Pandemic"))
+    assert made_competitive.status_code == 302
     assert bg_stats_data(client, play_id) == sent
     assert sent["game"]["cooperative"] is True
     assert [(p["name"], p["winner"]) for p in sent["players"]] == [("Anna", False), ("Ben", False)]

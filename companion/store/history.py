@@ -396,16 +396,23 @@ def statistics(db: Database, group_id: int, game: str | None = None,
                for game_slug, player_id, plays, wins, points, highest, lowest, *streaks in sources.records]
     names = {pid: (name, colour) for pid, name, colour in db.execute(
         "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
-    per_player: dict[int, list[int]] = {}  # plays, wins, points, best, worst
+    per_player: dict[int, list[int]] = {}  # plays, wins, points
+    extremes: dict[int, list[tuple[bool, int, int]]] = {}  # (lowest wins, best, worst) per game played
     best_in_game: dict[str, tuple[int, int]] = {}
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
-        mine = per_player.setdefault(player_id, [0, 0, 0, best, worst])
-        mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points, max(mine[3], best), min(mine[4], worst)
+        mine = per_player.setdefault(player_id, [0, 0, 0])
+        mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points
+        extremes.setdefault(player_id, []).append((game_slug in lowest_wins, best, worst))
         held = best_in_game.get(game_slug)
         if held is None or (best < held[0] if game_slug in lowest_wins else best > held[0]):
             best_in_game[game_slug] = (best, player_id)
     players = []
-    for pid, (plays, wins, points, best, worst) in per_player.items():
+    for pid, (plays, wins, points) in per_player.items():
+        # scores compare only within one way of winning: the highest-wins games, else the lowest-wins ones
+        one_way = [e for e in extremes[pid] if not e[0]] or extremes[pid]
+        low = one_way[0][0]
+        best = (min if low else max)(e[1] for e in one_way)
+        worst = (max if low else min)(e[2] for e in one_way)
         current, longest = sources.streaks.get(pid, (0, 0))
         players.append(PlayerStatistics(pid, *names[pid], plays, wins, points / plays, best, worst,
                                         current, longest))

@@ -124,13 +124,15 @@ def statistics(group_id: int):
                                stats=None, charts={}), 400
     zone = common.group_zone(store.group_settings(get_db(), group.id).time_zone)
     period = form.chosen_period(datetime.now(zone).date(), zone)
+    lowest = lowest_wins(group.id)
     stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period,
-                                          lowest_wins=lowest_wins(group.id)))
+                                          lowest_wins=lowest))
     found = statistics_charts(stats)
     rated = ratings_of(group.id, stats, found)
+    ways = {game.game in lowest for game in stats.games}
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
                            charts=found, ratings=rated, period=period, period_days=_days_of(period),
-                           winners=winners_of(group.id, stats, period, found))
+                           winners=winners_of(group.id, stats, period, found), both_ways=len(ways) == 2)
 
 
 def _days_of(period: Period | None) -> tuple[str, str] | None:
