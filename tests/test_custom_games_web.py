@@ -264,6 +264,23 @@ def test_which_way_a_game_is_won_stays_once_it_has_plays(client, db, table):
     assert row_cells(stats, "Ben")[4:6] == ["41", "41"]
 
 
+def test_a_groups_game_names_its_rows_itself_even_as_a_built_in_game_would(client, db, table):
+    group_id, ids = table
+    frisbee = add_game(client, group_id, name="Disc golf",
+                       rows=(("disc", False, False), ("track", False, False), ("money", False, False)))
+    play_id = start_play(client, group_id, f"custom-{frisbee}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    tally = client.get(f"/plays/{play_id}/sheet").text
+    client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **{
+        f"points-{seat}-{row}": "3" for seat in (0, 1) for row in (0, 1, 2)}})
+    for url in (f"/plays/{play_id}/result", f"/plays/{play_id}/correct",
+                f"/groups/{group_id}/statistics?game=custom-{frisbee}"):
+        for language in ("en", "de"):
+            page = html.unescape(client.get(url, headers={"Accept-Language": language}).text)
+            assert "disc" in page and "track" in page and "money" in page, url
+            assert not {"3-VP disc", "Score track", "Money", "3-SP-Scheibe", "Wertungsleiste", "Geld"} & set(
+                re.findall(r">\s*([^<>]+?)\s*<", page)), url
+
+
 def test_a_reopened_play_of_a_groups_game_brings_back_its_tally_as_entered(client, db, table):
     group_id, ids = table
     seats = [(ids["Anna"], "red"), (ids["Ben"], "blue")]

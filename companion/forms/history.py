@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any, NamedTuple, Protocol
 
@@ -23,7 +23,6 @@ from companion.forms import (
 )
 from companion.games.common import GameInfo
 from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
-from companion.web.labels import ROW_LABELS
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
 LAST_PAGE = 100_000
@@ -224,8 +223,9 @@ def correction_field_name(seat: int, row: str) -> str:
 
 
 def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
-                    formdata=None) -> VersionedForm:
-    """A number per breakdown row per player, filled with ``current`` (per seat); totals are the row sums."""
+                    label_of: Callable[[str], str], formdata=None) -> VersionedForm:
+    """A number per breakdown row (named by ``label_of``) per player, filled with ``current`` (per seat);
+    totals are the row sums."""
     rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
 
     class CorrectionForm(VersionedForm):
@@ -239,7 +239,7 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
     CorrectionForm.rows = rows
     for seat, name in enumerate(names):
         for row in rows:
-            label = ROW_LABELS.get(row, row)
+            label = label_of(row)
             # gettext at request time: a lazy string counts as safe HTML, and the name is user input
             required = gettext("Enter %(name)s's points for %(row)s.", name=name, row=label)
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(

@@ -94,7 +94,7 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
         found["breakdown"] = charts.stacked_bar_chart(
             "breakdown-chart", _("Where the points come from"),
             _("Each player's average points per scoring row, as stacked bars; the table below lists them."),
-            [row_label(row) for row in stats.rows],
+            [row_label(row, stats.game) for row in stats.rows],
             [charts.Stack(p.name, [stats.row_averages.get(p.player_id, {}).get(row, 0) for row in stats.rows])
              for p in players])
     return found
@@ -174,7 +174,7 @@ def winners_of(group_id: int, stats: store.Statistics, period: Period | None,
         "winners-chart", _("Where the winners' points come from"),
         _("A winner's average points per scoring row, as a stacked bar, above everyone else's; the table "
           "below lists them."),
-        [row_label(row) for row in stats.rows],
+        [row_label(row, stats.game) for row in stats.rows],
         [charts.Stack(label, [(averages.get(row, (0, 0))[side] or 0) for row in stats.rows])
          for side, label in enumerate((_("Winners"), _("Others")))])
     return averages
@@ -224,6 +224,7 @@ def correct(play_id: int):
     db = get_db()
     current = [r.breakdown for r in sorted(store.play_results(db, play.id), key=lambda r: r.seat)]
     form = correction_form([s.name for s in play.seats], current, play.version,
+                           lambda row: _("Total") if row == "total" else row_label(row, play.game),
                            formdata=request.form if request.method == "POST" else None)
     status = form_status()
     if form.validate_on_submit():

@@ -41,7 +41,7 @@ def new(group_id: int, game_slug: str):
     by_rows = request.args.get("rows") == "1"
     sheet, options = _sheet_of(group, game.slug, by_rows)
     players = store.list_players(get_db(), group.id, retired=False)
-    labels = {key: row_label(key) for key in sheet.row_keys}
+    labels = {key: row_label(key, game.slug) for key in sheet.row_keys}
     zone = group_zone(store.group_settings(get_db(), group.id).time_zone)
     # who the seats start with: ?players=N (the first N), else the group's last play of the game
     last = next((p for p in store.list_plays(get_db(), group.id, "finished") if p.game == game.slug), None)

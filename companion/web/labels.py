@@ -5,6 +5,8 @@ from __future__ import annotations
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 
+from companion.games import GAMES
+
 ROW_LABELS = {
     "total": _l("Total"),
     # Great Western Trail, in the scoring pad's order
@@ -52,6 +54,9 @@ TERMS = {
 }
 
 
-def row_label(row: str) -> str:
-    """The label of a breakdown row; "total" is the row of a play finished with totals only."""
-    return gettext("Points without breakdown") if row == "total" else str(ROW_LABELS.get(row, row))
+def row_label(row: str, game: str) -> str:
+    """The label of a breakdown row of ``game``; "total" is the row of a play finished with totals only.
+    A group's own game names its rows itself: a row called "disc" there is no 3-VP disc."""
+    if row == "total":
+        return gettext("Points without breakdown")
+    return str(ROW_LABELS.get(row, row)) if game in GAMES else row
