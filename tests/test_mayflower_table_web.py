@@ -175,6 +175,25 @@ def test_a_phone_that_says_whose_it_is_places_that_players_settlers(app, client,
     assert turn_of(cara.get(f"/plays/{play_id}").text) == "Anna"  # the seat after the last turn, Cara's
 
 
+def test_a_players_phone_asks_before_entering_a_turn_another_phone_entered(app, client, db, group_id,
+                                                                           play_id):
+    """The shared phone entered Anna's farmer while Anna, on her own phone, tapped it too: asked, once."""
+    anna = second_phone(app, db, group_id)
+    assert anna.post(f"/plays/{play_id}/phone-player", data={"phone-player": "0"}).status_code == 302
+    drawn = version_on(anna.get(f"/plays/{play_id}").text, "place")
+    assert place(client, play_id, ANNA, "farmer", 1).status_code == 302  # the shared phone
+    response = place(anna, play_id, ANNA, "farmer", 1, drawn)
+    assert response.status_code == 409
+    assert "Anna just placed. Place this farmer for Anna?" in text_of(response.text)
+    assert settlers(db, play_id) == [(ANNA, "farmer", 1)]
+    yes = re.search(r'<button form="mf-place-form" name="place-pick" value="(\d:\w+)" class="primary">',
+                    response.text).group(1)
+    assert yes == "0:farmer"
+    assert place(anna, play_id, ANNA, "farmer", 1, version_on(response.text, "place"),
+                 **{"place-pick": yes}).status_code == 302  # a second farmer of hers, as confirmed
+    assert settlers(db, play_id) == [(ANNA, "farmer", 1), (ANNA, "farmer", 1)]
+
+
 @pytest.mark.parametrize("player", ["3", "-1", "Anna"])
 def test_a_phone_cannot_be_given_a_player_not_at_the_table(client, db, play_id, player):
     response = client.post(f"/plays/{play_id}/phone-player", data={"phone-player": player})

@@ -252,26 +252,34 @@ class TurnMovedOn(Refused):
         self.ended, self.turn, self.kind = ended, turn, kind
 
 
-def turn_guard(play: store.Play, form, explicit: bool):
-    """A check that settles whose turn an entry is when it took its player from the turn shown
-    (not ``explicit``) and that turn ended since the page was drawn: ended by another phone, the page
-    asks (``TurnMovedOn``); ended by this phone's own entries (an offline queue sent in order, the page
-    still showing the turn it was drawn with), the entry is for the turn now."""
+def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
+    """A check that settles whose turn an entry is when the turn ended since the page was drawn. An entry
+    that took its player from the turn shown: ended by another phone, the page asks (``TurnMovedOn``);
+    ended by this phone's own entries (an offline queue sent in order, the page still showing the turn it
+    was drawn with), the entry is for the turn now. A player's ``own`` phone is asked only when another
+    phone entered that player's turn since: the same turn entered twice. A player picked is as sent."""
     def guard(events, payload: dict) -> None:
         drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
         mine = g.membership.id
         since = [(e.kind, e.payload, e.membership_id == mine) for e in events if e.version > drawn]
-        others = [(kind, data) for kind, data, own in since if not own]
+        others = [(kind, data) for kind, data, by_me in since if not by_me]
+        seat = payload["seat"]
+        if own:
+            if seat in mayflower.turns_taken(others):
+                kind = next(k for k, data in reversed(others)
+                            if k in mayflower.TURN_EVENTS and data.get("seat") == seat)
+                raise TurnMovedOn(seat, seat, kind)
+            return
         ended = mayflower.turn_taken_since(others)
-        own_turns = mayflower.turns_taken([(kind, data) for kind, data, own in since if own])
-        if ended is None and payload["seat"] not in own_turns:
+        mine_since = [(kind, data) for kind, data, by_me in since if by_me]
+        if ended is None and seat not in mayflower.turns_taken(mine_since):
             return
         turn = mayflower.next_turn(table_of(play, events).game_state)
         if ended is None:
             payload["seat"] = turn
-        elif payload["seat"] != turn:
+        elif seat != turn:
             raise TurnMovedOn(ended, turn, next(k for k, _ in reversed(others) if k in mayflower.TURN_EVENTS))
 
     return guard
@@ -285,7 +293,7 @@ def place(play_id: int):
     own = phone_seat(play)
     if own is not None and not form.pick.data and form.seat.raw_data is None:
         form.seat.data = own  # this phone's role buttons are its player's
-    return _record(play, "place", form, guard=turn_guard(play, form, bool(form.pick.data) or own is not None))
+    return _record(play, "place", form, guard=turn_guard(play, form, bool(form.pick.data), own is not None))
 
 
 @bp.post("/no-settler")
