@@ -630,6 +630,66 @@ def test_a_repeated_card_and_a_card_from_an_outdated_view_are_told_apart():
     gwt.check_new_card(state, card(1), based_on=0)
 
 
+def _table_after(entries: list[tuple]) -> gwt.PlayState:
+    """Two seats after ``entries``: ("delivery", seat, city, crest), ("card", seat) or ("undo",) (the last
+    entry taken back)."""
+    log: list[tuple[str, dict]] = []
+    for entry in entries:
+        if entry[0] == "undo":
+            log.pop()
+        elif entry[0] == "delivery":
+            log.append(("delivery", {"seat": entry[1], "city": entry[2], "crest_vp": entry[3]}))
+        else:
+            log.append(("card", card(entry[1])))
+    state = gwt.initial_state(_setup(2))
+    for kind, payload in log:
+        state = gwt.apply_event(state, kind, payload)
+    return state
+
+
+CARD_OUTDATED = ("P0's card was changed on another phone since you opened it. What is saved now is shown "
+                 "next to each row: check it and send your card again.")
+DELIVERY_ENTERED = ("Another phone entered {deliveries} for P0 since this page was drawn: P0's deliveries "
+                    "now give {vp} VP for the cities row. Check it and send your card again.")
+DELIVERY_UNDONE = ("Another phone undid a delivery of P0's since this page was drawn: P0's deliveries "
+                   "now give {vp} VP for the cities row. Check it and send your card again.")
+DENVER, SAN_FRANCISCO = ("delivery", 0, "Denver", 4), ("delivery", 0, "San Francisco", 9)
+
+
+@pytest.mark.parametrize(("drawn_after", "since", "refusal"), [
+    pytest.param([], [], None, id="nothing-yet"),
+    pytest.param([DENVER], [], None, id="nothing-since-a-delivery"),
+    pytest.param([], [SAN_FRANCISCO], DELIVERY_ENTERED.format(
+        deliveries="a delivery to San Francisco (+9 VP)", vp=9), id="a-delivery-since"),
+    pytest.param([DENVER], [SAN_FRANCISCO, ("delivery", 0, "Kansas City", -6)], DELIVERY_ENTERED.format(
+        deliveries="a delivery to San Francisco (+9 VP) and a delivery to Kansas City (-6 VP)", vp=7),
+        id="two-deliveries-since"),
+    pytest.param([("card", 0)], [SAN_FRANCISCO], DELIVERY_ENTERED.format(
+        deliveries="a delivery to San Francisco (+9 VP)", vp=9), id="a-delivery-after-the-card"),
+    pytest.param([DENVER], [("undo",)], DELIVERY_UNDONE.format(vp=0), id="a-delivery-undone"),
+    pytest.param([DENVER], [("undo",), ("delivery", 0, "Denver", 5)], DELIVERY_UNDONE.format(vp=5),
+                 id="undone-and-entered-with-another-crest"),
+    pytest.param([DENVER], [("undo",), DENVER], None, id="undone-and-entered-again-the-same"),
+    pytest.param([], [("card", 0)], CARD_OUTDATED, id="a-card-since"),
+    pytest.param([SAN_FRANCISCO], [("card", 0), DENVER], CARD_OUTDATED, id="a-card-and-a-delivery-since"),
+    pytest.param([("card", 0)], [("undo",)], CARD_OUTDATED, id="the-card-undone"),
+    pytest.param([DENVER], [("delivery", 1, "Denver", 4), ("card", 1)], None, id="the-other-seat-only"),
+    pytest.param([("delivery", 1, "Denver", 4)], [("undo",), ("delivery", 1, "Denver", 2)], None,
+                 id="the-other-seats-delivery-undone"),
+])
+def test_a_card_page_is_outdated_by_a_card_or_a_delivery_of_its_seat(drawn_after, since, refusal):
+    drawn = gwt.card_revision(_table_after(drawn_after), 0)
+    now = _table_after([*drawn_after, *since])
+    sent = card(0, dollars=40)  # not the card of the table: that one would be a repeat
+    if refusal is None:
+        gwt.check_new_card(now, sent, based_on=drawn)
+        return
+    with pytest.raises(gwt.StaleCard) as caught:
+        gwt.check_new_card(now, sent, based_on=drawn)
+    assert caught.value.message == refusal
+    gwt.check_new_card(now, sent, based_on=gwt.card_revision(now, 0))  # sent again from a page drawn now
+
+
 @pytest.mark.parametrize(("second", "problem"), [
     pytest.param({"job_market_token": True, "station_masters": []},
                  "P1: Only one player holds the job-market token, and P0 already does.", id="two-tokens"),

@@ -360,6 +360,47 @@ def test_a_card_sent_from_an_outdated_view_is_refused_and_keeps_the_entries(clie
     assert [card["dollars"] for card in stored_cards(db, play_id)] == [23, 31]
 
 
+def drawn_card(phone, play_id: int, seat: int) -> dict:
+    """The revision and the cities row a card page is drawn with, as its form sends them."""
+    page = phone.get(card_url(play_id, seat)).text
+    return {"revision": re.search(r'name="revision" type="hidden" value="(\d+)"', page).group(1),
+            "cities_vp": re.search(r'id="cities_vp"[^>]*value="(-?\d+)"', page).group(1)}
+
+
+def test_a_card_drawn_before_a_delivery_of_its_player_is_refused_and_keeps_the_entries(client, db, table):
+    play_id, second = table["play_id"], table["second"]
+    for seat, card in ((1, PLAIN), (2, changed(PLAIN, cattle_vp="20"))):
+        assert second.post(card_url(play_id, seat), data=card).status_code == 302
+    drawn = drawn_card(client, play_id, 0)
+    assert drawn == {"revision": "0", "cities_vp": "0"}
+    # the other phone enters a delivery of Anna's meanwhile: her card as drawn leaves out its 9 VP
+    delivered = second.post(f"/plays/{play_id}/gwt/deliveries",
+                            data={"seat": "0", "city": "San Francisco", "crest_vp": ""})
+    assert delivered.status_code == 302
+    stale = client.post(card_url(play_id, 0), data=changed(PLAIN, dollars="11", **drawn))
+    assert stale.status_code == 409
+    text = unescaped(stale)
+    assert ("Another phone entered a delivery to San Francisco (+9 VP) for Anna since this page was drawn: "
+            "Anna's deliveries now give 9 VP for the cities row. Check it and send your card again.") in text
+    assert "Anna's card is in" not in text and "San Francisco +9" in text
+    # what was typed is kept, the cities row as drawn included
+    assert re.search(r'id="dollars"[^>]*value="11"', text)
+    assert re.search(r'id="cities_vp"[^>]*value="0"', text)
+    assert [card["seat"] for card in stored_cards(db, play_id)] == [1, 2]
+    assert store.get_play(db, play_id).status == "active" and store.play_results(db, play_id) == ()
+
+    # a page drawn now starts from the delivery, with the revision the refused page was brought up to
+    fresh = drawn_card(client, play_id, 0)
+    assert fresh["cities_vp"] == "9" and fresh["revision"] != "0"
+    assert f'name="revision" type="hidden" value="{fresh["revision"]}"' in text
+    handed_in = client.post(card_url(play_id, 0), data=changed(PLAIN, **fresh))
+    assert handed_in.status_code == 302 and handed_in.headers["Location"].endswith(f"/plays/{play_id}/result")
+    results = store.play_results(db, play_id)
+    assert [(r.name, r.total, r.rank) for r in results] == [("Anna", 41, 1), ("Ben", 32, 2), ("Cara", 22, 3)]
+    assert results[0].breakdown["cities"] == 9
+    assert "Anna wins!" in unescaped(second.get(f"/plays/{play_id}/result"))
+
+
 @pytest.mark.parametrize("revision", ["0", "1"])
 def test_a_card_sent_twice_is_stored_once(client, db, table, revision):
     play_id = table["play_id"]

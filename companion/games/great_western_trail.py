@@ -5,6 +5,7 @@ The game keeps no score track: the in-play log records delivered herds (their ci
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -726,22 +727,68 @@ def _workers(value: object) -> Workers:
                                         _WORKER_ROW[row]) for row in WORKER_ROWS})
 
 
+# A card page's revision packs two numbers: the seat's cards handed in (its last three digits) and a
+# fingerprint of the seat's deliveries (the digits before them; 0: none).
+REVISION_CARDS_BASE = 1000
+
+
 def card_revision(state: PlayState, seat: int) -> int:
-    """How many cards ``seat`` has handed in so far (0: none); a card form keeps it to spot a stale view."""
+    """The number a card form keeps to spot a stale view of the seat's card (0: no card, no delivery yet).
+    It changes with each card of the seat and with its deliveries, which a new card's cities row starts
+    from: by what they are, not how many, so that a delivery undone and entered again differently counts."""
+    return (_deliveries_fingerprint(_deliveries_of(state, seat)) * REVISION_CARDS_BASE
+            + _cards_handed_in(state, seat))
+
+
+def _cards_handed_in(state: PlayState, seat: int) -> int:
     card = state.cards[seat]
-    return 0 if card is None else card.revision
+    return 0 if card is None else card.revision % REVISION_CARDS_BASE
+
+
+def _deliveries_of(state: PlayState, seat: int) -> tuple[Delivery, ...]:
+    return tuple(delivery for delivery in state.deliveries if delivery.seat == seat)
+
+
+def _deliveries_fingerprint(deliveries: Sequence[Delivery]) -> int:
+    if not deliveries:
+        return 0
+    entries = [(delivery.city, delivery.crest_vp) for delivery in deliveries]
+    return int(hashlib.sha256(repr(entries).encode()).hexdigest()[:8], 16)
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
-    """Refuse a card that repeats the seat's card, or whose ``based_on`` revision another phone outdated."""
+    """Refuse a card that repeats the seat's card, or one filled in on a page (of revision ``based_on``)
+    that another phone outdated with a card of that seat or by entering or undoing one of its deliveries."""
     seat, card = card_from_payload(state, payload)
     current = state.cards[seat]
     name = state.setup.seats[seat].name
     if current is not None and current.same_entries(card):
         raise RepeatedCard("%(name)s's card is already in, exactly like this.", name=name)
-    if based_on != card_revision(state, seat):
+    seen_deliveries, seen_cards = divmod(based_on, REVISION_CARDS_BASE)
+    if seen_cards != _cards_handed_in(state, seat):
         raise StaleCard("%(name)s's card was changed on another phone since you opened it. What is saved now "
                         "is shown next to each row: check it and send your card again.", name=name)
+    deliveries = _deliveries_of(state, seat)
+    if seen_deliveries != _deliveries_fingerprint(deliveries):
+        raise StaleCard(_deliveries_changed_sentence(state, seat, seen_deliveries))
+
+
+def _deliveries_changed_sentence(state: PlayState, seat: int, seen_fingerprint: int) -> Message:
+    """What another phone did to the seat's deliveries since its card page was drawn: the deliveries
+    entered since, if the page showed the ones before them; else it undid one."""
+    deliveries = _deliveries_of(state, seat)
+    name, vp = state.setup.seats[seat].name, cities_vp_from_deliveries(state, seat)
+    seen = next((count for count in range(len(deliveries))
+                 if _deliveries_fingerprint(deliveries[:count]) == seen_fingerprint), None)
+    if seen is None:
+        return Message("Another phone undid a delivery of %(name)s's since this page was drawn: %(name)s's "
+                       "deliveries now give %(vp)d VP for the cities row. Check it and send your card again.",
+                       name=name, vp=vp)
+    entered = common.listed([Message("a delivery to %(city)s (%(crest)s VP)", city=delivery.city,
+                                     crest=f"{delivery.crest_vp:+d}") for delivery in deliveries[seen:]])
+    return Message("Another phone entered %(deliveries)s for %(name)s since this page was drawn: %(name)s's "
+                   "deliveries now give %(vp)d VP for the cities row. Check it and send your card again.",
+                   deliveries=entered, name=name, vp=vp)
 
 
 def card_conflicts(state: PlayState) -> list[Message]:
