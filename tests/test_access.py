@@ -3,6 +3,7 @@ and the limit of wrong join codes across server processes."""
 
 from __future__ import annotations
 
+import html
 import multiprocessing
 import re
 from datetime import UTC, datetime, timedelta
@@ -198,6 +199,29 @@ def test_a_deleted_play_leaves_every_page_and_statistic_until_it_is_restored(app
     client.get("/")
     assert db.execute("SELECT COUNT(*) FROM plays WHERE id = ?", [play_id]).fetchone()[0] == 0
     assert client.post(f"/groups/{group_id}/trash/plays/{play_id}/restore").status_code == 404
+
+
+def test_a_phone_reaching_what_another_phone_deleted_is_told_where_it_went(app, client, db, clock):
+    """An entry sent to a play (or group) deleted meanwhile is not saved: its members are told so and
+    where to restore it; a phone outside the group learns nothing."""
+    group_id, play_id = finished_table(client, db)
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    friend = joined(app, db, group_id)
+    assert client.post(f"/plays/{play_id}/delete").status_code == 302
+    for response in (friend.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "3"}),
+                     friend.get(f"/plays/{play_id}")):
+        assert response.status_code == 404
+        assert ("This play was deleted on a phone and is in the group's trash: nothing sent to it was saved."
+                in html.unescape(response.text))
+        assert f'href="/groups/{group_id}#trash"' in response.text
+    assert store.list_events(db, play_id) == []
+    stranger = app.test_client()
+    create_group(stranger, "Other")
+    assert "There is nothing here." in stranger.get(f"/plays/{play_id}").text
+    assert client.post(f"/groups/{group_id}/delete").status_code == 302
+    response = friend.get(f"/groups/{group_id}")
+    assert response.status_code == 404 and "This group was deleted on a phone and is in the trash" in \
+        html.unescape(response.text)
 
 
 def test_another_group_cannot_restore_a_play_it_does_not_own(app, client, db, clock):

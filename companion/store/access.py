@@ -74,23 +74,41 @@ class Reach:
         return self.row[_M + _G + 4] if len(self.row) > _M + _G else None
 
 
-def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play_id: int | None = None,
-          restoring: Restoring = None) -> Reach | None:
-    """What these tokens reach of the group and/or play (with both, the play must be the group's); None
-    when they reach nothing (answer 404)."""
+def _reached_row(db: Database, tokens: Sequence[str], group_id: int | None,
+                 play_id: int | None) -> tuple | None:
     if not tokens or (group_id is None and play_id is None):
         return None
     marks = ",".join("?" * len(tokens))
     if play_id is None:
-        row = db.conn.execute(_OF_GROUP.format(marks=marks), [*tokens, group_id]).fetchone()
-    else:
-        row = db.conn.execute(_OF_PLAY.format(marks=marks), [*tokens, play_id, group_id, group_id]).fetchone()
+        return db.conn.execute(_OF_GROUP.format(marks=marks), [*tokens, group_id]).fetchone()
+    return db.conn.execute(_OF_PLAY.format(marks=marks), [*tokens, play_id, group_id, group_id]).fetchone()
+
+
+def _trashed(row: tuple, play_id: int | None) -> Restoring:
+    if row[_M + _G - 2]:
+        return "group"
+    return "play" if play_id is not None and row[_M + _G + 8] else None
+
+
+def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play_id: int | None = None,
+          restoring: Restoring = None) -> Reach | None:
+    """What these tokens reach of the group and/or play (with both, the play must be the group's); None
+    when they reach nothing (answer 404)."""
+    row = _reached_row(db, tokens, group_id, play_id)
     if row is None:
         return None
-    group_trashed = row[_M + _G - 2]
-    play_trashed = play_id is not None and row[_M + _G + 8]
-    if group_trashed and (restoring != "group" or play_id is not None):
+    trashed = _trashed(row, play_id)
+    if trashed == "group" and (restoring != "group" or play_id is not None):
         return None
-    if play_trashed and restoring != "play":
+    if trashed == "play" and restoring != "play":
         return None
     return Reach(row)
+
+
+def in_trash(db: Database, tokens: Sequence[str], group_id: int | None = None,
+             play_id: int | None = None) -> tuple[Restoring, int] | None:
+    """("group" or "play", the group's id) when what these tokens would reach lies in the trash: its
+    members may learn that, and that it can be restored."""
+    row = _reached_row(db, tokens, group_id, play_id)
+    trashed = row and _trashed(row, play_id)
+    return (trashed, row[_M]) if trashed else None

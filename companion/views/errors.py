@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import BadHost, HTTPException
 
 from companion.views.api import api_error
+from companion.web.gate import InTrash
 
 bp = Blueprint("errors", __name__)
 
@@ -36,8 +37,17 @@ def handle_http_error(error: HTTPException):
         message = _("The form had expired or came from another site. Reload the page and send it again.")
     if isinstance(error, BadHost):  # a Host no address can be built for: no page with links either
         return message, code, {"Content-Type": "text/plain; charset=utf-8"}
+    next_url = None
+    if isinstance(error, InTrash) and error.what == "play":
+        message = _("This play was deleted on a phone and is in the group's trash: nothing sent to it was "
+                    "saved. It can be restored from the trash on the group's page.")
+        next_url = url_for("groups.show", group_id=error.group_id, _anchor="trash")
+    elif isinstance(error, InTrash):
+        message = _("This group was deleted on a phone and is in the trash: nothing sent to it was saved. "
+                    "It can be restored from the trash on the start page.")
+        next_url = url_for("home.index")
     headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
-    return render_template("error.html", code=code, message=message), code, headers
+    return render_template("error.html", code=code, message=message, next_url=next_url), code, headers
 
 
 def refuse_json_to_forms() -> None:

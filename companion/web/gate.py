@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from flask import Blueprint, Flask, abort, current_app, g, request
+from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
-from companion.store.access import Restoring, reach
+from companion.store.access import Restoring, in_trash, reach
 from companion.web.database import get_db
 from companion.web.security import membership_tokens
 
@@ -39,8 +40,17 @@ def open_gate() -> None:
     view = current_app.view_functions.get(request.endpoint or "")
     found = reach(get_db(), membership_tokens(), group_id, play_id, getattr(view, "restores", None))
     if found is None:
-        abort(404)
+        trashed = in_trash(get_db(), membership_tokens(), group_id, play_id)
+        raise InTrash(*trashed) if trashed else NotFound()
     g.membership, g.group, g.play = found.membership, found.group, found.play
+
+
+class InTrash(NotFound):
+    """A member's group or play that another phone deleted: still 404, saying where it went."""
+
+    def __init__(self, what: Restoring, group_id: int) -> None:
+        super().__init__()
+        self.what, self.group_id = what, group_id
 
 
 def plays_of(bp: Blueprint, game_slug: str) -> None:
