@@ -73,10 +73,22 @@ class LedgerForm(SiteForm):
     seat = SelectField(coerce=int, validate_choice=True)
     # set by the "Ben again?" question: the tap is meant for a player whose turn it is not
     again = BooleanField()
+    # the play version the page was drawn at (older pages lack it): another phone may have entered the
+    # same since (gold_west.check_entered_since)
+    drawn_at = HiddenField()
+
+    def validate_drawn_at(self, field: HiddenField) -> None:
+        if field.data:  # as a change to the play's version, when the page gave one
+            VersionedForm.validate_version(self, field)
+
+    @property
+    def drawn(self) -> int | None:
+        """The version the tapping page was drawn at; None for a page that did not say."""
+        return int(self.drawn_at.data) if self.drawn_at.data else None
 
     def payload(self) -> dict:
         return {name: field.data for name, field in self._fields.items()
-                if name != "again"}
+                if name not in ("again", "drawn_at")}
 
 
 class CampForm(LedgerForm):

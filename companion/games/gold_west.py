@@ -1045,6 +1045,81 @@ def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str,
             raise AgainThisTurn(seat, state.setup.seats[seat].name, limited)
 
 
+# --------------------------------------------------------------------------------------------------
+# Several phones on one play: the same entry from two of them
+
+# What another phone entered, said by the page that asks whether to record a tap as well.
+_ENTERED_BY_ANOTHER_PHONE: Mapping[str, Callable[[str], Message]] = {
+    "camp": lambda name: Message(
+        "Another phone entered a camp for %(name)s since this page was drawn. Record this tap as well?",
+        name=name),
+    "settlement": lambda name: Message(
+        "Another phone entered a settlement for %(name)s since this page was drawn. Record this tap as well?",
+        name=name),
+    "loot": lambda name: Message(
+        "Another phone entered that %(name)s looted since this page was drawn. Record this tap as well?",
+        name=name),
+    "supply": lambda name: Message(
+        "Another phone entered a supply-track section for %(name)s since this page was drawn. Record this "
+        "tap as well?", name=name),
+    "investment": lambda name: Message(
+        "Another phone entered an investment card for %(name)s since this page was drawn. Record this tap "
+        "as well?", name=name),
+    "boomtown": lambda name: Message(
+        "Another phone entered a BoomTown office for %(name)s since this page was drawn. Record this tap as "
+        "well?", name=name),
+    "boomtown_1x1": lambda name: Message(
+        "Another phone entered the BoomTown 1×1 space for %(name)s since this page was drawn. Record this "
+        "tap as well?", name=name),
+    "shipping_line": lambda name: Message(
+        "Another phone entered a shipping points line for %(name)s since this page was drawn. Record this "
+        "tap as well?", name=name),
+    "shipping_bonus": lambda name: Message(
+        "Another phone entered a shipping bonus for %(name)s since this page was drawn. Record this tap as "
+        "well?", name=name),
+}
+
+
+class EnteredByAnotherPhone(RulesError):
+    """A tap for what another phone entered for the same player after the tapping phone drew its page
+    (most likely the same event tapped on two phones), not yet confirmed."""
+
+    def __init__(self, seat: int, name: str, kind: str) -> None:
+        super().__init__(_ENTERED_BY_ANOTHER_PHONE[kind](name), "seat")
+        self.seat, self.kind = seat, kind
+
+
+def same_entry(kind: str) -> str:
+    """What a tap enters, as far as two phones may both enter it: a turn's one Build/Loot step (camp,
+    settlement or loot), a visit to BoomTown (an office or the 1×1 space), else its own kind of event."""
+    if kind in TURN_ENDS:
+        return "build"
+    return ONCE_A_TURN.get(kind, kind)
+
+
+# One stored event as the check below sees it: (kind, payload, the play version it brought, the phone it
+# came from; None when unknown, as for a form sent without a request id).
+StoredEntry = tuple[str, Mapping[str, Any], int, int | None]
+
+
+def check_entered_since(state: PlayState, events: Sequence[StoredEntry], drawn: int | None, phone: int | None,
+                        kind: str, seat: int) -> None:
+    """Refuse (asked once) a tap for ``seat`` when a phone other than ``phone`` entered the same for that
+    seat (``same_entry``) after the version ``drawn`` at which the tapping page was drawn, among the
+    play's ``events`` (oldest first). The phone's own entries since (an offline queue sent in order)
+    are not asked about; neither is a tap without a version (a page from before versions were sent)."""
+    if drawn is None:
+        return
+    entry = same_entry(kind)
+    for earlier, payload, version, sent_by in reversed(events):
+        if version <= drawn:  # versions only grow along the log
+            return
+        if phone is not None and sent_by == phone:
+            continue
+        if earlier in EVENT_KINDS and payload.get("seat") == seat and same_entry(earlier) == entry:
+            raise EnteredByAnotherPhone(seat, state.setup.seats[seat].name, earlier)
+
+
 @dataclass(frozen=True)
 class LedgerScreen:
     """What the ledger offers at the table; the open shipping lines and bonuses are per seat."""

@@ -44,6 +44,10 @@ def record(play_id: int, kind: str):
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
         if not form.again.data:
+            # the same tap on two phones, asked first: it is also why such a tap comes out of turn
+            gold_west.check_entered_since(
+                table.game_state, [(e.kind, e.payload, e.version, e.membership_id) for e in events],
+                form.drawn, g.membership.id, kind, payload["seat"])
             entered = [(e.kind, e.payload) for e in events]
             # a player's own phone enters that player's points whatever the turn
             if phone_seat(play) != payload["seat"]:
@@ -60,7 +64,7 @@ def record(play_id: int, kind: str):
                                   name=names[question.seat]),
                     [(question.seat, _("Yes, for %(name)s", name=names[question.seat]), True),
                      (question.turn, _("No, for %(name)s", name=names[question.turn]), False)])
-    except gold_west.AgainThisTurn as question:
+    except (gold_west.EnteredByAnotherPhone, gold_west.AgainThisTurn) as question:
         return _ask(play, kind, translated(question), [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
         flash_rules_error(error)
@@ -70,9 +74,11 @@ def record(play_id: int, kind: str):
 
 def _ask(play: store.Play, kind: str, question: str, answers: list[tuple[int, str, bool]]):
     """The play page asking about a tap before it is recorded: each answer (seat, label, whether it is
-    meant as tapped) sends the tap again for that seat."""
-    fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "seat", "again")]
-    return render_play(store.get_play(get_db(), play.id), status=409,
+    meant as tapped) sends the tap again for that seat, as of the page that asks (its version)."""
+    now = store.get_play(get_db(), play.id)
+    fields = [(k, str(now.version) if k == "drawn_at" else v) for k, v in request.form.items(multi=True)
+              if k not in ("csrf_token", "seat", "again")]
+    return render_play(now, status=409,
                        ask={"kind": kind, "question": question, "answers": answers, "fields": fields})
 
 

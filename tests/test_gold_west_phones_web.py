@@ -1,0 +1,241 @@
+"""Gold West on several phones at once: a tap from a page drawn before another phone entered the same for
+the same player is asked about, not stored twice; this phone's own taps and taps with nothing entered
+since are one tap as before."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from companion import store
+from companion.games import gold_west
+from companion.games.common import PlaySetup, Seat
+from tests.test_gold_west_web import new_play, table, tap
+
+ANNA, BEN = 0, 1
+
+
+@pytest.fixture
+def anna_ben(client, db) -> int:
+    return new_play(client, db, "Anna", "Ben")
+
+
+def second_phone(app, db, play_id):
+    """Another phone of the group, shared by the table until it says whose it is."""
+    phone = app.test_client()
+    group_id = store.get_play(db, play_id).group_id
+    assert phone.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    return phone
+
+
+def text(response_or_page) -> str:
+    """A page as a person reads it: entities resolved, runs of space folded."""
+    page = getattr(response_or_page, "text", response_or_page)
+    return re.sub(r"\s+", " ", html.unescape(page))
+
+
+def hidden_fields(form: str) -> dict[str, str]:
+    return {name: html.unescape(value) for name, value in
+            re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form) if name != "csrf_token"}
+
+
+def tap_on(phone, page: str, kind: str, seat: int, **chosen):
+    """The tap a phone sends from the ``page`` it shows: the form of ``kind`` for ``seat`` with all it
+    carries, and the button's value (``section``, ``terrain`` …) plus ``chosen`` extras (a request id)."""
+    forms = re.findall(rf'<form method="post" action="(/plays/\d+/gold-west/ledger/{kind})">(.*?)</form>',
+                       page, re.S)
+    [(action, fields)] = [(action, fields) for action, fields in forms
+                          if hidden_fields(fields).get("seat") == str(seat)]
+    sent = hidden_fields(fields)
+    assert sent.get("drawn_at", "").isdigit(), "the tap says which version of the play its page showed"
+    return phone.post(action, data={**sent, **chosen})
+
+
+def answer(response, label: str):
+    """The one-tap answer of the page's question that reads ``label``: (address, its fields)."""
+    forms = re.findall(r'<form method="post" action="([^"]+)" class="gw-inline">(.*?)</form>', response.text,
+                       re.S)
+    [(action, fields)] = [(action, fields) for action, fields in forms if label in fields]
+    return action, hidden_fields(fields)
+
+
+def events(db, play_id) -> list[tuple[str, dict]]:
+    return [(e.kind, dict(e.payload)) for e in store.list_events(db, play_id)]
+
+
+def play_page(phone, play_id) -> str:
+    response = phone.get(f"/plays/{play_id}")
+    assert response.status_code == 200
+    return response.text
+
+
+ASKED_SUPPLY = ("Another phone entered a supply-track section for Anna since this page was drawn. "
+                "Record this tap as well?")
+ASKED_CAMP = "Another phone entered a camp for Anna since this page was drawn. Record this tap as well?"
+
+
+# --------------------------------------------------------------------------------------------------
+# The same tap on two phones
+
+
+def test_every_tap_form_carries_the_version_its_page_was_drawn_at(client, db, anna_ben):
+    tap(client, anna_ben, "supply", seat="0", section="2")
+    page = play_page(client, anna_ben)
+    forms = re.findall(r'<form method="post" action="/plays/\d+/gold-west/ledger/\w+">(.*?)</form>', page,
+                       re.S)
+    assert len(forms) > 10
+    assert {hidden_fields(form).get("drawn_at") for form in forms} == {"1"}
+
+
+def test_the_same_supply_tap_on_two_phones_is_asked_and_stored_once(app, client, db, anna_ben):
+    other = second_phone(app, db, anna_ben)
+    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
+    assert tap_on(client, shared, "supply", ANNA, section="3").status_code == 302
+    response = tap_on(other, also_shown, "supply", ANNA, section="3")  # Anna's 3, tapped on both phones
+    assert response.status_code == 409
+    assert ASKED_SUPPLY in text(response) and "Nothing was recorded yet." in text(response)
+    assert events(db, anna_ben) == [("supply", {"seat": ANNA, "section": 3})]
+    assert table(db, anna_ben).scores == (3, 0)
+    # the way back: the play as it is, Anna's 3 once
+    assert f'href="/plays/{anna_ben}#gw-ledger">Cancel</a>' in response.text
+    assert table(db, anna_ben).scores == (3, 0)
+
+
+def test_yes_records_the_tap_asked_about_in_one_tap(app, client, db, anna_ben):
+    other = second_phone(app, db, anna_ben)
+    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
+    tap_on(client, shared, "supply", ANNA, section="3")
+    asked = tap_on(other, also_shown, "supply", ANNA, section="3")
+    action, fields = answer(asked, "Yes, record it")
+    assert fields == {"seat": "0", "again": "y", "drawn_at": "1", "section": "3"}  # as of the page asking
+    assert other.post(action, data=fields).status_code == 302
+    assert events(db, anna_ben) == [("supply", {"seat": ANNA, "section": 3})] * 2
+    assert table(db, anna_ben).scores == (6, 0)
+
+
+@pytest.mark.parametrize(("kind", "terrain"), [
+    pytest.param("camp", "silver", id="her-camp-again"),
+    pytest.param("settlement", "silver", id="a-settlement-for-the-turn-her-camp-ended"),
+])
+def test_a_players_own_phone_asks_before_a_second_copy_of_her_camp(app, client, db, anna_ben, kind, terrain):
+    annas = second_phone(app, db, anna_ben)
+    assert annas.post(f"/plays/{anna_ben}/phone-player", data={"phone-player": "0"}).status_code == 302
+    on_annas = play_page(annas, anna_ben)
+    assert tap_on(client, play_page(client, anna_ben), "camp", ANNA, terrain="silver").status_code == 302
+    response = tap_on(annas, on_annas, kind, ANNA, terrain=terrain)  # drawn before the shared phone's camp
+    assert response.status_code == 409
+    assert ASKED_CAMP in text(response)
+    assert events(db, anna_ben) == [("camp", {"seat": ANNA, "terrain": "silver"})]
+    assert table(db, anna_ben).camps_placed == (1, 0)
+    action, fields = answer(response, "Yes, record it")
+    assert fields["again"] == "y" and fields["terrain"] == terrain
+    assert annas.post(action, data=fields).status_code == 302
+    assert table(db, anna_ben).camps_placed == (2, 0)
+
+
+def test_the_same_camp_on_two_shared_phones_is_asked_once_not_as_out_of_turn(app, client, db, anna_ben):
+    other = second_phone(app, db, anna_ben)
+    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
+    tap_on(client, shared, "camp", ANNA, terrain="gold")
+    response = tap_on(other, also_shown, "camp", ANNA, terrain="gold")
+    assert response.status_code == 409
+    assert ASKED_CAMP in text(response) and "It is Ben's turn" not in text(response)
+    action, fields = answer(response, "Yes, record it")
+    assert other.post(action, data=fields).status_code == 302  # one answer, no second question
+    assert [kind for kind, _ in events(db, anna_ben)] == ["camp", "camp"]
+
+
+# --------------------------------------------------------------------------------------------------
+# One tap per event as before
+
+
+def test_this_phones_own_taps_sent_in_order_are_not_asked_about(app, client, db, anna_ben):
+    """Taps a phone kept while offline were all drawn at one version; sent in order, none is another
+    phone's entry, and what another phone entered for Ben meanwhile is no question for Anna's."""
+    kept = play_page(client, anna_ben)
+    other = second_phone(app, db, anna_ben)
+    meanwhile = tap_on(other, play_page(other, anna_ben), "supply", BEN, section="2", again="y")
+    assert meanwhile.status_code == 302
+    queue = [("supply", ANNA, {"section": "3"}), ("supply", ANNA, {"section": "1"}),
+             ("camp", ANNA, {"terrain": "gold"}), ("investment", BEN, {"vp": "7"}),
+             ("camp", BEN, {"terrain": "copper"}), ("camp", ANNA, {"terrain": "forest"})]
+    for number, (kind, seat, data) in enumerate(queue):
+        response = tap_on(client, kept, kind, seat, request_id=f"kept-offline-{number}-0000", **data)
+        assert response.status_code == 302, text(response)
+    assert events(db, anna_ben)[1:] == [
+        ("supply", {"seat": ANNA, "section": 3}), ("supply", {"seat": ANNA, "section": 1}),
+        ("camp", {"seat": ANNA, "terrain": "gold"}), ("investment", {"seat": BEN, "vp": 7}),
+        ("camp", {"seat": BEN, "terrain": "copper"}), ("camp", {"seat": ANNA, "terrain": "forest"})]
+    assert table(db, anna_ben).scores == (4, 2 + 7 + 3)
+
+
+@pytest.mark.parametrize("meanwhile", [
+    pytest.param(None, id="nothing-entered-since"),
+    pytest.param(("supply", BEN, {"section": "3", "again": "y"}), id="another-players-supply"),
+    pytest.param(("investment", ANNA, {"vp": "5"}), id="another-kind-of-entry-for-anna"),
+])
+def test_a_tap_with_nothing_the_same_entered_since_is_one_tap(app, client, db, anna_ben, meanwhile):
+    other = second_phone(app, db, anna_ben)
+    tap_on(other, play_page(other, anna_ben), "supply", ANNA, section="2")  # before the page was drawn
+    page = play_page(client, anna_ben)
+    if meanwhile:
+        kind, seat, data = meanwhile
+        assert tap_on(other, play_page(other, anna_ben), kind, seat, **data).status_code == 302
+    assert tap_on(client, page, "supply", ANNA, section="2").status_code == 302
+    assert events(db, anna_ben).count(("supply", {"seat": ANNA, "section": 2})) == 2
+
+
+def test_a_tap_without_a_version_is_stored_as_before(client, db, anna_ben):
+    """A page from before the forms carried a version (kept offline over an update) taps as it did."""
+    for _ in range(2):
+        assert tap(client, anna_ben, "supply", again=False, seat="0", section="3").status_code == 302
+    assert table(db, anna_ben).scores == (6, 0)
+
+
+def test_a_tap_with_a_broken_version_is_refused(client, db, anna_ben):
+    response = tap(client, anna_ben, "supply", seat="0", section="3", drawn_at="²")
+    assert response.status_code == 400 and "Reload the page and try again" in text(response)
+    assert events(db, anna_ben) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The rule
+
+
+SETUP = PlaySetup("gold-west", (Seat("Anna", "red"), Seat("Ben", "blue")), {})
+HERE, THERE = 7, 8  # this phone's id and another's
+
+
+@pytest.mark.parametrize(("since", "kind", "asked"), [
+    pytest.param([("supply", {"seat": 0, "section": 3}, 1, THERE)], "supply", "supply", id="supply-twice"),
+    pytest.param([("supply", {"seat": 0, "section": 3}, 1, None)], "supply", "supply",
+                 id="a-phone-not-known-is-another"),
+    pytest.param([("loot", {"seat": 0}, 1, THERE)], "camp", "loot", id="the-turns-build-step"),
+    pytest.param([("boomtown", {"seat": 0, "office": "mayor"}, 1, THERE)], "boomtown_1x1", "boomtown",
+                 id="boomtown"),
+    pytest.param([("camp", {"seat": 0}, 1, THERE), ("supply", {"seat": 0, "section": 1}, 2, HERE)],
+                 "settlement", "camp", id="own-entries-after-another-phones"),
+    pytest.param([("supply", {"seat": 0, "section": 3}, 1, HERE)], "supply", None, id="this-phones-own"),
+    pytest.param([("supply", {"seat": 1, "section": 3}, 1, THERE)], "supply", None, id="another-seat"),
+    pytest.param([("investment", {"seat": 0, "vp": 5}, 1, THERE)], "supply", None, id="another-entry"),
+    pytest.param([("adjust", {"seat": 0, "points": 3}, 1, THERE)], "supply", None,
+                 id="not-a-ledger-event"),
+])
+def test_what_counts_as_the_same_entry_since_the_page_was_drawn(since, kind, asked):
+    state = gold_west.initial_state(SETUP)
+    before = [("supply", {"seat": 0, "section": 3}, 0, THERE)]  # entered before the page was drawn
+    if asked is None:
+        gold_west.check_entered_since(state, before + since, 0, HERE, kind, 0)
+        return
+    with pytest.raises(gold_west.EnteredByAnotherPhone) as question:
+        gold_west.check_entered_since(state, before + since, 0, HERE, kind, 0)
+    assert (question.value.seat, question.value.kind) == (0, asked)
+    assert "Anna" in question.value.message and "since this page was drawn" in question.value.message
+
+
+def test_a_tap_without_a_version_is_never_asked_about():
+    state = gold_west.initial_state(SETUP)
+    gold_west.check_entered_since(state, [("supply", {"seat": 0, "section": 3}, 1, THERE)], None, HERE,
+                                  "supply", 0)
