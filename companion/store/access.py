@@ -23,7 +23,8 @@ from companion.store.plays import Play, SeatRow, _play_of
 Restoring = Literal["group", "play"] | None
 
 _MEMBER = "m.id, m.token, m.group_id, m.name, m.joined_at, m.last_seen, m.player_id"
-_GROUP = "g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at IS NOT NULL, g.version"
+_GROUP = ("g.id, g.name, g.token, g.join_code, g.created_at, "
+          "(SELECT time_zone FROM group_settings WHERE group_id = g.id), g.deleted_at IS NOT NULL, g.version")
 _PLAY = ("p.id, p.group_id, p.game, p.options, p.status, p.started_at, p.ended_at, p.version, "
          "p.deleted_at IS NOT NULL, "
          "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
@@ -32,7 +33,7 @@ _MEMBERS = "JOIN memberships m ON m.group_id = g.id AND m.token IN ({marks})"
 _OF_PLAY = (f"SELECT {_MEMBER}, {_GROUP}, {_PLAY} FROM plays p JOIN groups g ON g.id = p.group_id "
             f"{_MEMBERS} WHERE p.id = ? AND (? IS NULL OR p.group_id = ?) LIMIT 1")
 _OF_GROUP = f"SELECT {_MEMBER}, {_GROUP} FROM groups g {_MEMBERS} WHERE g.id = ? LIMIT 1"
-_M, _G = 7, 7  # columns of the membership, of the group
+_M, _G = 7, 8  # columns of the membership, of the group
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,11 @@ class Reach:
         columns = self.row[_M + _G:]
         seats = sorted((SeatRow(*seat) for seat in json.loads(columns[-1])), key=lambda seat: seat.seat)
         return _play_of(columns[:8], tuple(seats))
+
+    @property
+    def time_zone(self) -> str | None:
+        """The time zone the group set (None: none), for the times its pages write."""
+        return self.row[_M + 5]
 
     @property
     def last_seen(self) -> str:

@@ -43,6 +43,7 @@ def open_gate() -> None:
         trashed = in_trash(get_db(), membership_tokens(), group_id, play_id)
         raise InTrash(*trashed) if trashed else NotFound()
     g.membership, g.group, g.play = found.membership, found.group, found.play
+    g.time_zone = found.time_zone
 
 
 class InTrash(NotFound):

@@ -1,11 +1,13 @@
-"""English and German: the phone's language by default, or the one chosen on the site."""
+"""English and German: the phone's language by default, or the one chosen on the site; times on the
+clocks of the group a page is about."""
 
 from __future__ import annotations
 
-from datetime import datetime
+import zoneinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from urllib.parse import urlsplit
 
-from flask import Flask, request
+from flask import Flask, g, request
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 
 from companion.messages import Message, Refused, Term
@@ -20,6 +22,50 @@ def select_locale() -> str:
     if chosen in LANGUAGES:
         return chosen
     return request.accept_languages.best_match(list(LANGUAGES)) or "en"
+
+
+class ShownZone(tzinfo):
+    """The time zone a page writes its times in, as Flask-Babel takes it: the group's ``zone``, or None
+    for the server's own (read as ``datetime.astimezone()`` reads it, summer time included). A stored
+    time comes out as the exports write it (``exchange.common.local_time``), so pages and exports agree.
+    """
+
+    def __init__(self, zone: tzinfo | None = None) -> None:
+        self.zone = zone
+
+    def fromutc(self, moment: datetime) -> datetime:  # how ``astimezone`` brings a time into the zone
+        return moment.replace(tzinfo=UTC).astimezone(self.zone)
+
+    def normalize(self, moment: datetime) -> datetime:  # asked of a zone by Flask-Babel (pytz's API)
+        return moment
+
+    def utcoffset(self, moment: datetime | None) -> timedelta | None:
+        return self._on_clock(moment).utcoffset()
+
+    def dst(self, moment: datetime | None) -> timedelta | None:
+        return self._on_clock(moment).dst()
+
+    def tzname(self, moment: datetime | None) -> str | None:
+        return self._on_clock(moment).tzname()
+
+    def _on_clock(self, moment: datetime | None) -> datetime:
+        """``moment``'s day and time read on this zone's clocks."""
+        wall = (moment or datetime.now()).replace(tzinfo=None)
+        return wall.replace(tzinfo=self.zone) if self.zone is not None else wall.astimezone()
+
+    @classmethod
+    def named(cls, name: str | None) -> ShownZone:
+        """The zone of this IANA name; the server's for none, or for a name this machine does not know."""
+        try:
+            return cls(zoneinfo.ZoneInfo(name) if name else None)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return cls()
+
+
+def select_time_zone() -> ShownZone:
+    """Flask-Babel's time zone for a request: the zone set by the group the page is about (the gate puts
+    it on ``g``, also for a play's pages), else the server's, as the exports use."""
+    return ShownZone.named(g.get("time_zone"))
 
 
 def page_to_return_to() -> str:
@@ -55,12 +101,14 @@ def _shown(value: object) -> object:
 
 
 def day(stamp: str | None) -> str:
-    """A stored time (ISO 8601) as the reader's language writes its day: "30 Nov 2026", "30.11.2026"."""
+    """A stored time (ISO 8601) as the reader's language writes its day: "30 Nov 2026", "30.11.2026";
+    the day on the clocks of the group the page is about (Flask-Babel's time zone)."""
     return format_date(datetime.fromisoformat(stamp), "medium") if stamp else ""
 
 
 def moment(stamp: str | None) -> str:
-    """A stored time (ISO 8601) as the reader's language writes day and time, short."""
+    """A stored time (ISO 8601) as the reader's language writes day and time, short, on the clocks of the
+    group the page is about (Flask-Babel's time zone)."""
     return format_datetime(datetime.fromisoformat(stamp), "short") if stamp else ""
 
 
@@ -71,7 +119,7 @@ def decimal(number: float) -> str:
 
 def init_app(app: Flask) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
-    Babel(app, locale_selector=select_locale)
+    Babel(app, locale_selector=select_locale, timezone_selector=select_time_zone)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
     app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal)
