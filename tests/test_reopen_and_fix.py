@@ -68,7 +68,8 @@ def test_the_timer_stops_with_the_play_and_counts_what_is_played_after_reopening
         store.change_play_options(db, play_id, backdated)
 
     def finish(totals) -> None:
-        data = {"version": str(store.get_play(db, play_id).version), "total_0": totals[0], "total_1": totals[1]}
+        data = {"version": str(store.get_play(db, play_id).version), "total_0": totals[0],
+                "total_1": totals[1]}
         assert client.post(f"/plays/{play_id}/finish", data=data).status_code == 302
 
     running_for(30)
@@ -89,9 +90,11 @@ def test_a_correction_sent_after_another_phone_reopened_the_play_says_it_was_not
     assert client.get(f"/plays/{play_id}/correct").status_code == 200  # drawn, then another phone reopens
     client.post(f"/plays/{play_id}/undo", data={"version": str(finished.version)})
     response = client.post(f"/plays/{play_id}/correct",
-                           data={"version": str(finished.version), "seat0-total": "44", "seat1-total": "38"})
+                           data={"version": str(finished.version), "seat0-total": "44",
+                                 "seat1-total": "38"})
     assert response.status_code == 409
-    assert "Another phone reopened this play, so the correction was not saved." in html.unescape(response.text)
+    text = html.unescape(response.text)
+    assert "Another phone reopened this play, so the correction was not saved." in text
     reopened = store.get_play(db, play_id)
     assert reopened.status == "active" and store.list_events(db, play_id) == []
 
