@@ -21,7 +21,8 @@ def xml_safe(text: str) -> str:
 
 def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
     """What client libraries of BGG read: players have no BGG account (username empty, userid 0), a play
-    keeps the local day it began and is ``nowinstats`` when left out of the statistics."""
+    keeps the local day it began and is ``nowinstats`` when left out of the statistics; its id is its
+    number in every export (``common.play_numbers``), which neither trashing nor adding plays changes."""
     finished = list(finished_plays(archive))
     root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
                       page="1")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import zoneinfo
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
@@ -17,6 +19,9 @@ SOURCE_NAME = "Game-Night Companion"
 POINTS_LIMIT = 10 ** 6  # far beyond any score, and well inside SQLite's integers
 # The verified ids: Great Western Trail's per edition; for the other games a group sets its own.
 GWT_BGG_IDS: Mapping[int, int] = {options["edition"]: ref for ref, options in gwt.BGG_IDS.items()}
+# A play's number in the exports runs from 1 to this: at most 11 digits, which a spreadsheet shows (and
+# writes back) as they are; it shows a longer number as 1.23457E+11.
+PLAY_NUMBER_MAX = 10 ** 11 - 1
 
 
 @functools.cache
@@ -43,9 +48,38 @@ def gwt_edition(options: Mapping[str, Any]) -> int | None:
     return edition if type(edition) is int and edition in GWT_BGG_IDS else None
 
 
+def _play_key(play: ArchivedPlay) -> str:
+    """The play's stable id; a play without one (an archive not read from the store) is known by when it
+    began, its game and its seats."""
+    if play.uid is not None:
+        return play.uid
+    return json.dumps([play.game, play.started_at, [[seat.player, seat.colour] for seat in play.seats]])
+
+
+def play_numbers(plays: Sequence[ArchivedPlay]) -> list[int]:
+    """Each play's number in the exports (the CSV's play column, BoardGameGeek's play id), in order.
+
+    Drawn from the play's stable id (``uid``, which trash, backup and restore keep), so a play keeps its
+    number whatever other plays are added, trashed or deleted, and whenever it was entered. Two plays
+    drawing the same number (about once in 200,000 groups of 1,000 plays) take the next free ones in the
+    order of their ids: one export never gives two plays the same number.
+    """
+    keys = [_play_key(play) for play in plays]
+    numbers = [0] * len(plays)
+    taken: set[int] = set()
+    for n in sorted(range(len(plays)), key=lambda n: (keys[n], n)):
+        number = int(hashlib.sha256(keys[n].encode()).hexdigest(), 16) % PLAY_NUMBER_MAX + 1
+        while number in taken:
+            number = number % PLAY_NUMBER_MAX + 1
+        taken.add(number)
+        numbers[n] = number
+    return numbers
+
+
 def finished_plays(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
-    """The finished plays with their number in the group's history (1 = the first play started)."""
-    return ((n, play) for n, play in enumerate(archive.plays, start=1) if play.status == "finished")
+    """The finished plays in the order they were entered, each with its number (``play_numbers``)."""
+    numbered = zip(play_numbers(archive.plays), archive.plays, strict=True)
+    return ((number, play) for number, play in numbered if play.status == "finished")
 
 
 def group_zone(name: str | None) -> zoneinfo.ZoneInfo | None:

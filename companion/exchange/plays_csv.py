@@ -8,9 +8,13 @@ from collections.abc import Mapping
 from datetime import tzinfo
 
 from companion.exchange.common import finished_plays, gwt_edition, local_time, option_text, play_minutes
-from companion.games import great_western_trail, table_tools
+from companion.games import custom, great_western_trail, table_tools
 from companion.games.common import GameInfo
-from companion.store import GroupArchive
+from companion.store import FINAL_EVENT, ArchivedPlay, GroupArchive
+
+# A score row's column is its name after this, so that no row (a group's own game may call one "player"
+# or "rank") takes the name of another column.
+ROW_PREFIX = "row:"
 
 
 def _spreadsheet_safe(cell: object) -> object:
@@ -21,9 +25,19 @@ def _spreadsheet_safe(cell: object) -> object:
     return cell
 
 
+def _teams(play: ArchivedPlay) -> list[str]:
+    """Each seat's team as the final tally recorded it; empty texts for a play not played in teams."""
+    finals = [event.payload for event in play.events if event.kind == FINAL_EVENT]
+    teams, _ = custom.outcome_from_payload(finals[-1] if finals else None, len(play.seats))
+    if teams is None or any(team not in custom.TEAM_NAMES for team in teams):
+        return [""] * len(play.seats)
+    return teams
+
+
 def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
               delimiter: str = ",") -> str:
-    """One line per player per finished play, a column per breakdown row; times local to ``zone``."""
+    """One line per player per finished play, a column per breakdown row (``ROW_PREFIX`` and its name);
+    times local to ``zone``. A play keeps its number (``common.play_numbers``) in every export."""
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
     present = {row for _, play in finished_plays(archive) for r in play.results
                for row in r.breakdown} - {"total"}
@@ -38,7 +52,8 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo
         writer.writerow([_spreadsheet_safe(cell) for cell in cells])
 
     write(["play", "started_at", "finished_at", "minutes", "game", "edition", "expansions", "note", "counted",
-           "seat", "player", "colour", "rank", "total", "winner", *rows])
+           "seat", "player", "colour", "rank", "total", "winner", "team",
+           *(ROW_PREFIX + row for row in rows)])
     for number, play in finished_plays(archive):
         edition = gwt_edition(play.options) if play.game == great_western_trail.GAME.slug else None
         started, ended = (local_time(stamp, zone).strftime("%Y-%m-%d %H:%M")
@@ -47,8 +62,9 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo
                  games[play.game].name if play.game in games else play.game, edition or "",
                  option_text(play.options, table_tools.VARIANT), option_text(play.options, table_tools.NOTE),
                  "yes" if play.counted else "no"]
+        teams = _teams(play)
         for seat, result in enumerate(play.results):
             write([*about, seat + 1, archive.players[result.player].name, play.seats[seat].colour,
-                   result.rank, result.total, "yes" if result.rank == 1 else "no",
+                   result.rank, result.total, "yes" if result.rank == 1 else "no", teams[seat],
                    *(result.breakdown.get(row, "") for row in rows)])
     return out.getvalue()
