@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import MINYEAR, UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from flask_babel import gettext
@@ -190,6 +190,13 @@ class PastPlayForm(SiteForm, SheetScores):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
     zone: tzinfo | None = None  # the group's time zone; None: the server's
+    # Set by the view: the first year a play may name (the backup import's, so that every play kept can be
+    # restored), and the time it is, in UTC (its clock; None: the system's, read once). The default year
+    # only keeps the dates computable.
+    first_year: int = MINYEAR + 1
+    now: datetime | None = None
+    _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # as a date input sends it; no week dates, no offsets
+    _TIME = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]")  # HH:MM only: an offset would move the day
 
     def seated(self) -> list[int]:
         """The seats taken; a seat left at "nobody" is not part of the play."""
@@ -200,17 +207,19 @@ class PastPlayForm(SiteForm, SheetScores):
 
     def validate_ended_on(self, field: StringField) -> None:
         try:
-            day = date.fromisoformat(field.data or "")
+            day = date.fromisoformat(field.data) if self._DAY.fullmatch(field.data or "") else None
         except ValueError:
-            raise ValidationError(_l("Use a date like 2024-05-31.")) from None
-        if day > datetime.now(self.zone).date():
+            day = None
+        if day is None:
+            raise ValidationError(_l("Use a date like 2024-05-31."))
+        if day.year < self.first_year:
+            raise ValidationError(gettext("Give a day in %(year)d or later.", year=self.first_year))
+        if day > self._local_now().date():
             raise ValidationError(_l("That day has not come yet."))
 
     def validate_ended_at(self, field: StringField) -> None:
-        try:
-            time.fromisoformat(field.data)
-        except ValueError:
-            raise ValidationError(_l("Use a time like 21:30.")) from None
+        if not self._TIME.fullmatch(field.data or ""):
+            raise ValidationError(_l("Use a time like 21:30."))
 
     def validate(self, extra_validators=None) -> bool:
         for seat in range(self.sheet.max_players):
@@ -226,13 +235,37 @@ class PastPlayForm(SiteForm, SheetScores):
         elif not self.sheet.min_players <= len(chosen) <= self.sheet.max_players:
             self.form_errors.append(gettext("This game is played by %(min)d to %(max)d players.",
                                             min=self.sheet.min_players, max=self.sheet.max_players))
-        return not self.form_errors
+        else:  # a play entered afterwards ended before now, and began in a year a backup can hold
+            ended = self.finished()
+            if ended > self._now():
+                self.ended_at.errors.append(gettext("That time has not come yet: it is %(now)s now.",
+                                                    now=self._local_now().strftime("%H:%M")))
+            elif (ended - timedelta(minutes=self.minutes.data or 0)).year < self.first_year:
+                self.ended_on.errors.append(gettext(
+                    "The play would have begun before %(year)d: give a later day or a shorter length.",
+                    year=self.first_year))
+        return not self.form_errors and not self.ended_at.errors and not self.ended_on.errors
+
+    def _now(self) -> datetime:
+        if self.now is None:
+            self.now = datetime.now(UTC)
+        return self.now
+
+    def _local_now(self) -> datetime:
+        """Now on the group's clocks (None: the server's)."""
+        return self._now().astimezone(self.zone)
 
     def finished(self) -> datetime:
-        """When the play ended, in UTC: the day and time as the group's clocks showed them (21:00 on
-        that day when no time was given, an evening's end that keeps the day in every export)."""
-        at = time.fromisoformat(self.ended_at.data) if self.ended_at.data else time(21, 0)
-        local = datetime.combine(date.fromisoformat(self.ended_on.data), at)
+        """When the play ended, in UTC: the day and time as the group's clocks showed them (no time given:
+        21:00 on that day, an evening's end that keeps the day in every export; now if that is earlier)."""
+        day = date.fromisoformat(self.ended_on.data)
+        typed = (self.ended_at.data or "").strip()  # blank is no time: Optional() let it through
+        if typed:
+            local = datetime.combine(day, time.fromisoformat(typed))
+        else:
+            local = datetime.combine(day, time(21, 0))
+            now = self._local_now().replace(second=0, microsecond=0, tzinfo=None)  # keeps its fold
+            local = min(local, now)
         return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 

@@ -8,13 +8,14 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
+from companion.exchange.backup import FIRST_YEAR
 from companion.exchange.common import group_zone
 from companion.forms.custom_games import past_play_form, preselected_players
 from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
 from companion.views.catalogue import group_games
-from companion.views.common import form_status, result_inputs, translated
+from companion.views.common import form_status, result_inputs, translated, utc_now
 from companion.web.database import get_db
 from companion.web.labels import row_label
 
@@ -49,6 +50,8 @@ def new(group_id: int, game_slug: str):
                                     last and [seat.player_id for seat in last.seats])
     form = past_play_form(sheet, players, labels, zone,
                           formdata=request.form if request.method == "POST" else None, preselect=preselect)
+    # no year a backup could not restore, no end after now (the app's clock, which a test may move)
+    form.first_year, form.now = FIRST_YEAR, utc_now()
     if form.validate_on_submit():
         play_id = _log(group, game.slug, sheet, options, players, form)
         if play_id is not None:
