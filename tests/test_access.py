@@ -95,6 +95,21 @@ def test_leaving_asks_first_then_the_phone_is_out(app, client, db):
     assert store.get_group(db, group_id).name == "Table"
 
 
+def test_the_last_phone_leaving_is_told_the_join_code_that_brings_it_back(app, client, db):
+    group_id = create_group(client, "Table")
+    friend = joined(app, db, group_id)
+    code = store.get_group(db, group_id).join_code
+    assert "stay for the other phones" in html.unescape(friend.get(f"/groups/{group_id}/leave").text)
+    assert friend.post(f"/groups/{group_id}/leave").status_code == 302
+    asked = html.unescape(client.get(f"/groups/{group_id}/leave").text)
+    assert f"This is the last phone in the group: after leaving, only its join code {code} opens it" in asked
+    assert "delete it instead" in asked
+    left = client.post(f"/groups/{group_id}/leave", follow_redirects=True)
+    assert f"Its join code {code} brings it back." in html.unescape(left.text)
+    assert client.post("/join", data={"code": code}, follow_redirects=True).status_code == 200
+    assert client.get(f"/groups/{group_id}").status_code == 200
+
+
 def test_a_new_invite_turns_the_old_link_and_code_away(app, client, db):
     group_id = create_group(client, "Table")
     old = store.get_group(db, group_id)

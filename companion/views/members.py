@@ -56,14 +56,20 @@ def _leave(group_id: int, message: str):
 @bp.route("/leave", methods=["GET", "POST"])
 def leave(group_id: int):
     group = g.group
-    page = ask_to_confirm(
-        _("Leave %(name)s?", name=group.name),
-        _("This phone will no longer see the group. The group, its players and its plays stay for the "
-          "other phones; the invite link or join code brings this phone back."),
-        _("Leave the group"), url_for("groups.show", group_id=group.id, _anchor="phones"))
+    if len(store.list_memberships(get_db(), group.id)) > 1:
+        explained = _("This phone will no longer see the group. The group, its players and its plays stay "
+                      "for the other phones; the invite link or join code brings this phone back.")
+        left = _("This phone left the group. The invite link or join code brings it back.")
+    else:  # nobody would see the group any more, and nothing clears it away: say how to come back
+        explained = _("This is the last phone in the group: after leaving, only its join code %(code)s "
+                      "opens it again, so write the code down. To be rid of the group, delete it instead "
+                      "(it can be restored for %(days)d days).", code=group.join_code, days=store.TRASH_DAYS)
+        left = _("This phone left the group. Its join code %(code)s brings it back.", code=group.join_code)
+    page = ask_to_confirm(_("Leave %(name)s?", name=group.name), explained, _("Leave the group"),
+                          url_for("groups.show", group_id=group.id, _anchor="phones"))
     if page is not None:
         return page
-    return _leave(group.id, _("This phone left the group. The invite link or join code brings it back."))
+    return _leave(group.id, left)
 
 
 @bp.post("/leave-deleted")
