@@ -110,3 +110,26 @@ def test_an_empty_seat_or_two_seats_of_one_colour_are_refused(client, db, group)
         "seat_count": "2", "seat_0-player": ids["Anna"], "seat_1-player": ids["Ben"], "seat_1-colour": "red"})
     assert clash.status_code == 400 and "Two seats have the same colour." in clash.text
     assert store.list_plays(db, group_id, "active") == []
+
+
+def test_two_phones_editing_one_player_do_not_lose_a_change_without_a_word(app, client, db):
+    """Phone 1 changes Anna's colour while phone 2, its page open, renames her: phone 2 is told."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"))
+    anna = store.list_players(db, group_id)[0].id
+    other = app.test_client()
+    assert other.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    page = other.get(f"/groups/{group_id}/players/{anna}").text
+    shown = re.search(r'name="shown" type="hidden" value="([^"]*)"', page).group(1)
+    assert client.post(f"/groups/{group_id}/players/{anna}", data={"name": "Anna", "colour": "green",
+                                                                  "shown": "red Anna"}).status_code == 302
+    refused = other.post(f"/groups/{group_id}/players/{anna}",
+                         data={"name": "Anne", "colour": "red", "shown": shown})
+    assert refused.status_code == 409
+    assert "Another phone changed this player since you opened the page" in html.unescape(refused.text)
+    assert 'value="Anne"' in refused.text  # what was typed stays
+    assert [(p.name, p.colour) for p in store.list_players(db, group_id)] == [("Anna", "green")]
+    shown = re.search(r'name="shown" type="hidden" value="([^"]*)"', refused.text).group(1)
+    assert other.post(f"/groups/{group_id}/players/{anna}",
+                      data={"name": "Anne", "colour": "green", "shown": shown}).status_code == 302
+    assert [(p.name, p.colour) for p in store.list_players(db, group_id)] == [("Anne", "green")]

@@ -154,6 +154,17 @@ class PlayerForm(SiteForm):
     name = StringField(_l("Name"), validators=[TypedName(_l("Type the player's name."))],
                        render_kw={"maxlength": NAME_MAX})
     colour = SelectField(_l("Colour"), choices=COLOUR_CHOICES, default="red")
+    # the edit page's player as shown ("colour name"): another phone may have changed them since
+    shown = HiddenField()
+
+    def show(self, colour: str, name: str) -> None:
+        self.shown.data = f"{colour} {name}"
+
+    @property
+    def shown_as(self) -> tuple[str, str] | None:
+        """(name, colour) as the page showed them; None for a page that did not say."""
+        colour, _, name = (self.shown.data or "").partition(" ")
+        return (name, colour) if name else None
 
 
 class PhonePlayerForm(SiteForm):

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
-from companion.store.errors import StoreError, found
+from companion.store.errors import StaleVersion, StoreError, found
 from companion.store.transactions import now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -254,8 +254,17 @@ def add_player(db: Database, group_id: int, name: str, colour: str) -> int:
         return insert_player(db, group_id, name, colour)
 
 
-def update_player(db: Database, group_id: int, player_id: int, name: str, colour: str) -> None:
+def update_player(db: Database, group_id: int, player_id: int, name: str, colour: str,
+                  shown: tuple[str, str] | None = None) -> None:
+    """Give the player this name and colour; StaleVersion if they are no longer the (name, colour)
+    ``shown`` on the page that changes them (another phone changed them since)."""
     with write_transaction(db):
+        if shown is not None:
+            now = found(db.execute("SELECT name, colour FROM players WHERE id = ? AND group_id = ?",
+                                   [player_id, group_id]).fetchone(), "player")
+            if tuple(now) != tuple(shown):
+                raise StaleVersion("Another phone changed this player since you opened the page (now "
+                                   "called %(name)s). Check what you typed and save again.", name=now[0])
         check_free_name(db, group_id, name, except_id=player_id)
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])

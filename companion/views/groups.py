@@ -83,17 +83,25 @@ def member_player(group_id: int, player_id: int) -> store.Player:
 def edit_player(group_id: int, player_id: int):
     player = member_player(group_id, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
-    if form.validate_on_submit():
+    status = form_status()
+    if request.method == "GET":
+        form.show(player.colour, player.name)
+    elif form.validate_on_submit():
         try:
-            store.update_player(get_db(), group_id, player.id, form.name.data, form.colour.data)
+            store.update_player(get_db(), group_id, player.id, form.name.data, form.colour.data,
+                                form.shown_as)
         except store.DuplicateName:
             form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
+        except store.StaleVersion as error:
+            form.form_errors.append(translated(error))
+            form.show(player.colour, player.name)  # saving again is checked against them
+            status = 409
         else:
             flash(_("Saved."))
             return to_group(group_id, "players")
     return render_template("player_edit.html", group=g.group, player=player, form=form,
                            retire_form=RetireForm(formdata=None),
-                           plays=store.player_play_count(get_db(), group_id, player.id)), form_status()
+                           plays=store.player_play_count(get_db(), group_id, player.id)), status
 
 
 @bp.post("/players/<int:player_id>/retire")
