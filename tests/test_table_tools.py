@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import random
 import re
@@ -125,6 +126,25 @@ def test_the_first_player_is_picked_on_the_server_without_a_script(client, db, p
     for wrong in ("3", "x", "12"):
         client.post(f"/plays/{play}/first-player", data={"seat": wrong})
         assert store.get_play(db, play).options[tools.FIRST_SEAT] == 2
+
+
+def test_two_phones_picking_who_starts_at_once_keep_the_first_pick(app, client, db, play):
+    """Phone 1 shows "Anna starts."; phone 2, its page drawn before, picks too: told who starts."""
+    other = app.test_client()
+    group = store.get_group(db, store.get_play(db, play).group_id)
+    assert other.post(f"/join/{group.token}").status_code == 302
+    drawn = re.search(r'name="shown" value="([^"]*)"', other.get(f"/plays/{play}").text).group(1)
+    assert drawn == ""  # nobody picked yet
+    client.post(f"/plays/{play}/first-player", data={"seat": "0", "shown": ""})
+    other.post(f"/plays/{play}/first-player", data={"seat": "1", "shown": drawn})
+    assert store.get_play(db, play).options[tools.FIRST_SEAT] == 0
+    page = html.unescape(other.get(f"/plays/{play}").text)
+    assert "Another phone picked who starts since this page was drawn: Anna starts." in page
+    # "Pick again" on a page that shows the pick draws again
+    shown = re.search(r'name="shown" value="([^"]*)"', page).group(1)
+    assert shown == "0"
+    other.post(f"/plays/{play}/first-player", data={"seat": "2", "shown": shown})
+    assert store.get_play(db, play).options[tools.FIRST_SEAT] == 2
 
 
 def test_the_note_and_variant_are_kept_during_and_after_the_play(client, db, play):

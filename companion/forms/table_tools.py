@@ -20,6 +20,16 @@ class FirstPlayerForm(SiteForm):
 
     seat = HiddenField(validators=[Optional(),
                                    Regexp(r"^[0-9]$", message=_l("Reload the page and try again."))])
+    # who the page showed starting ("" for nobody yet): another phone may have picked since
+    shown = HiddenField(validators=[Optional(),
+                                    Regexp(r"^[0-9]$", message=_l("Reload the page and try again."))])
+
+    @property
+    def shown_seat(self) -> int | bool | None:
+        """The seat the page showed starting, None for nobody, False for a page that did not say."""
+        if not self.shown.raw_data:
+            return False
+        return int(self.shown.data) if self.shown.data else None
 
 
 def _trimmed(value: str | None) -> str | None:

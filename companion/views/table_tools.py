@@ -13,7 +13,7 @@ from werkzeug.wrappers import Response
 from companion import store
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
-from companion.messages import Refused
+from companion.messages import Message, Refused
 from companion.views.common import flash_rules_error, note_stale, reload_and_try_again
 from companion.web.database import get_db
 from companion.web.i18n import translated
@@ -81,8 +81,16 @@ def first_player(play_id: int):
         reload_and_try_again()
         return _back(play)
     chosen = int(form.seat.data) if form.seat.data else None
-    if _change(play, lambda options: {**options, tools.FIRST_SEAT: tools.pick_first_seat(len(play.seats),
-                                                                                          chosen)}):
+
+    def pick(options):
+        first = tools.first_seat(options, len(play.seats))
+        if form.shown_seat is not False and first is not None and first != form.shown_seat:
+            # two phones drew at once: the first draw stands
+            raise Refused(Message("Another phone picked who starts since this page was drawn: %(name)s "
+                                  "starts.", name=play.seats[first].name))
+        return {**options, tools.FIRST_SEAT: tools.pick_first_seat(len(play.seats), chosen)}
+
+    if _change(play, pick):
         first = tools.first_seat(store.get_play(get_db(), play.id).options, len(play.seats))
         flash(_("%(name)s starts.", name=play.seats[first].name))
     return _back(play)
