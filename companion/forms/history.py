@@ -62,11 +62,15 @@ class HistoryFilterForm(Form):
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
         self.player.choices = choices([("", _l("Everybody")), *((str(p.id), p.name) for p in players)])
 
-    def chosen(self) -> dict[str, Any]:
-        """The filter's game, player, first and last day (None: any); call after validate()."""
+    def chosen(self, zone: tzinfo | None) -> dict[str, Any]:
+        """The filter's game, player and the bounds of its days (None: any): ``start``, the start of the
+        first day, and ``end``, the start of the day after the last, both days in the group's time zone
+        ``zone`` (None: the server's), as the statistics' period has them; call after validate()."""
         player = int(self.player.data) if self.player.data else None
-        return {"game": self.game.data or None, "player_id": player, "since": _day(self.since.data),
-                "until": _day(self.until.data)}
+        since, until = _day(self.since.data), _day(self.until.data)
+        return {"game": self.game.data or None, "player_id": player,
+                "start": _midnight(since, zone) if since else None,
+                "end": _midnight(until + timedelta(days=1), zone) if until else None}
 
     @property
     def page_number(self) -> int:

@@ -6,7 +6,7 @@ import itertools
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlite_utils import Database
@@ -54,24 +54,34 @@ class HistoryPage:
         return self.offset + len(self.entries) < self.total
 
 
-def _history_where(group_id: int, game: str | None, player_id: int | None, since: date | None,
-                   until: date | None) -> tuple[str, list[Any]]:
+def _as_stored(moment: datetime | str | None) -> str | None:
+    """An aware time (or ISO 8601 text with its offset) as the end times are stored: ISO 8601 in UTC."""
+    if moment is None:
+        return None
+    moment = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    if moment.tzinfo is None:
+        raise ValueError(f"a bound of the history needs its time zone: {moment.isoformat()}")
+    return moment.astimezone(UTC).isoformat()
+
+
+def _history_where(group_id: int, game: str | None, player_id: int | None, start: datetime | str | None,
+                   end: datetime | str | None) -> tuple[str, list[Any]]:
     conditions = {"p.game = ?": game,
                   "EXISTS (SELECT 1 FROM seats s WHERE s.play_id = p.id AND s.player_id = ?)": player_id,
-                  # ended_at is an ISO timestamp, so whole days compare as text prefixes
-                  "p.ended_at >= ?": since and since.isoformat(),
-                  "p.ended_at < ?": until and (until + timedelta(days=1)).isoformat()}
+                  # ended_at is ISO 8601 in UTC, so it compares as text with a bound written the same way
+                  "p.ended_at >= ?": _as_stored(start),
+                  "p.ended_at < ?": _as_stored(end)}
     chosen = {condition: value for condition, value in conditions.items() if value is not None}
     return (" AND ".join(["p.group_id = ? AND p.status = 'finished' AND p.deleted_at IS NULL", *chosen]),
             [group_id, *chosen.values()])
 
 
 def history(db: Database, group_id: int, game: str | None = None, player_id: int | None = None,
-            since: date | None = None, until: date | None = None, offset: int = 0,
+            start: datetime | str | None = None, end: datetime | str | None = None, offset: int = 0,
             limit: int = HISTORY_PAGE_SIZE) -> HistoryPage:
-    """A page of the group's finished plays of ``game`` with ``player_id`` that ended from day ``since``
-    to day ``until`` (None: any), newest first."""
-    where, params = _history_where(group_id, game, player_id, since, until)
+    """A page of the group's finished plays of ``game`` with ``player_id`` that ended from ``start`` up to,
+    not including, ``end`` (aware times or ISO 8601 text with an offset; None: any), newest first."""
+    where, params = _history_where(group_id, game, player_id, start, end)
     total = db.execute(f"SELECT COUNT(*) FROM plays p WHERE {where}", params).fetchone()[0]
     rows = db.execute(
         f"SELECT p.id, p.game, p.ended_at, p.counted FROM plays p WHERE {where} "

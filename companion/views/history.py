@@ -109,7 +109,9 @@ def index(group_id: int):
     form = HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
     if not form.validate():
         return render_template("history/index.html", group=group, form=form, page=None), 400
-    page = store.history(db, group.id, **form.chosen(),
+    # the days are the group's, as the page writes its plays' times (and as the statistics' period has them)
+    zone = common.group_zone(g.time_zone)
+    page = store.history(db, group.id, **form.chosen(zone),
                          offset=(form.page_number - 1) * store.HISTORY_PAGE_SIZE)
     return render_template("history/index.html", group=group, form=form, page=page)
 
@@ -122,7 +124,7 @@ def statistics(group_id: int):
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
-    zone = common.group_zone(store.group_settings(get_db(), group.id).time_zone)
+    zone = common.group_zone(g.time_zone)
     period = form.chosen_period(datetime.now(zone).date(), zone)
     lowest = lowest_wins(group.id)
     stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period,
