@@ -9,7 +9,17 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, FieldList, Form, FormField, RadioField, SelectField, StringField
+from werkzeug.datastructures import MultiDict
+from wtforms import (
+    BooleanField,
+    FieldList,
+    Form,
+    FormField,
+    HiddenField,
+    RadioField,
+    SelectField,
+    StringField,
+)
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
 from companion.forms import SiteForm, TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
@@ -18,6 +28,7 @@ from companion.games.common import RulesError
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
 _ROW_NAME = re.compile(r"rows-[0-9]+-name")
+_POINTS = re.compile(r"points-[0-9]+-[0-9]+")  # points_field_name's
 
 
 class BggIdField(WholeNumberField):
@@ -30,7 +41,28 @@ class SheetRowForm(Form):
     tie_breaker = BooleanField(_l("breaks ties"))
 
 
-class GroupGameForm(SiteForm):
+class DrawnFromSheet(SiteForm):
+    """A form drawn from one version of a group game's score sheet, which it carries as ``sheet_version``
+    (older pages and the three built-in games' lack it): another phone may have changed the sheet since."""
+
+    sheet_version = HiddenField()
+
+    def validate_sheet_version(self, field: HiddenField) -> None:
+        if field.data:  # as a play's version, when the page gave one
+            VersionedForm.validate_version(self, field)
+
+    @property
+    def drawn_version(self) -> int | None:
+        """The sheet version the page was drawn from (readable before the form is validated); None for a
+        page that did not say, or sent what is no version (which validating refuses)."""
+        try:
+            VersionedForm.validate_version(self, self.sheet_version)
+        except ValidationError:
+            return None
+        return int(self.sheet_version.data)
+
+
+class GroupGameForm(DrawnFromSheet):
     """A game's name and score sheet."""
 
     name = StringField(_l("Name of the game"),
@@ -81,7 +113,7 @@ class GroupGameForm(SiteForm):
 
 
 def group_game_form(game=None, formdata=None) -> GroupGameForm:
-    """The form, filled with ``game``'s name and newest sheet when one is edited."""
+    """The form, filled with ``game``'s name and newest sheet (and its version) when one is edited."""
     if game is None or formdata is not None:
         return GroupGameForm(formdata=formdata)
     sheet = custom.parse_sheet(game.sheet)
@@ -89,8 +121,8 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
             for row in sheet.rows]
     rows += [{}] * max(0, min(custom.MAX_ROWS, max(ROW_SLOTS, len(rows) + 4)) - len(rows))
     return GroupGameForm(formdata=None, data={
-        "name": game.name, "bgg_id": game.bgg_id, "min_players": sheet.min_players,
-        "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
+        "sheet_version": str(game.version_id), "name": game.name, "bgg_id": game.bgg_id,
+        "min_players": sheet.min_players, "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
         "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows,
         "tie_breaker_wins": sheet.tie_breaker_wins or ""})
 
@@ -176,7 +208,7 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
 LONGEST_MINUTES = 7 * 24 * 60
 
 
-class PastPlayForm(SiteForm, SheetScores):
+class PastPlayForm(DrawnFromSheet, SheetScores):
     """A finished play entered afterwards (built by ``past_play_form``)."""
 
     ended_on = StringField(_l("Played on"), validators=[InputRequired(_l("Give the day it was played."))],
@@ -284,13 +316,14 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
                    zone: tzinfo | None = None, formdata=None,
-                   preselect: Sequence[int] | None = None) -> PastPlayForm:
-    """The past-play form of ``sheet``: its seats start with ``preselect`` (player ids), else one per
-    player; its day and time are the group's (``zone``; None: the server's), as the time's label says."""
+                   preselect: Sequence[int] | None = None, version: int | None = None) -> PastPlayForm:
+    """The past-play form of ``sheet`` (a group game's: its ``version``): its seats start with
+    ``preselect`` (player ids), else one per player; its day and time are the group's (``zone``; None:
+    the server's), as the time's label says."""
     seats = sheet.max_players
     fields: dict[str, Any] = {"sheet": sheet, "zone": zone}
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
-    data: dict[str, Any] = {}
+    data: dict[str, Any] = {"sheet_version": "" if version is None else str(version)}
     starts = [player.id for player in players] if preselect is None else list(preselect)
     for seat in range(seats):
         fields[f"player-{seat}"] = SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int,
@@ -308,3 +341,21 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
     form.ended_at.label.text = gettext("Finished at (%(zone)s time, optional)",
                                        zone=str(zone) if zone else gettext("the server's"))
     return form
+
+
+def moved_to_sheet(formdata: MultiDict, old: custom.ScoreSheet | None, new: custom.ScoreSheet,
+                   version: int) -> MultiDict:
+    """A past-play form's answers typed on the sheet ``old`` (None: not known), for the form of ``new``,
+    the sheet's version ``version`` now: each seat's points go with their row, found by its name; the rows
+    ``new`` no longer has lose theirs, and its new rows start empty. The rest is kept as typed."""
+    moved = MultiDict([(key, value) for key, value in formdata.items(multi=True)
+                       if not _POINTS.fullmatch(key) and key != "sheet_version"])
+    moved["sheet_version"] = str(version)
+    if old is not None:
+        position = {key: n for n, key in enumerate(new.row_keys)}
+        for seat in range(min(old.max_players, new.max_players)):
+            for n, key in enumerate(old.row_keys):
+                typed = formdata.get(points_field_name(seat, n))
+                if key in position and typed is not None:
+                    moved[points_field_name(seat, position[key])] = typed
+    return moved

@@ -4,13 +4,14 @@ check: ``games.custom``). Each edit adds a version; plays keep theirs."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import StoreError, found
+from companion.store import plays, table
+from companion.store.errors import StaleVersion, StoreError, found
 from companion.store.transactions import now, write_transaction
 
 
@@ -59,6 +60,14 @@ def add_group_game(db: Database, group_id: int, name: str, bgg_id: int | None,
         return game_id
 
 
+def check_sheet_version(game: GroupGame, drawn: int | None) -> None:
+    """Refuse (StaleVersion) what a page drawn from version ``drawn`` of the game's sheet sends when another
+    phone has changed the sheet since; None: a page that did not say, taken as it comes."""
+    if drawn is not None and drawn != game.version_id:
+        raise StaleVersion("Another phone changed the score sheet of %(game)s since this page was opened, "
+                           "so nothing was saved.", game=game.name)
+
+
 def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_id: int | None,
                       sheet: Mapping[str, Any], check: Callable[[GroupGame], None] | None = None) -> None:
     """Rename the game and, if its sheet changed, add a new version (old plays keep theirs); ``check``
@@ -71,6 +80,20 @@ def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_
         db.execute("UPDATE group_games SET name = ?, bgg_id = ? WHERE id = ?", [name, bgg_id, game_id])
         if dict(sheet) != dict(current.sheet):
             add_version(db, game_id, sheet)
+
+
+def log_past_play_of_version(db: Database, group_id: int, game_id: int, version_id: int,
+                             seats: Sequence[tuple[int, str]], options: Mapping[str, Any],
+                             payload: Mapping[str, Any], results: Sequence[plays.ResultInput],
+                             started_at: str, ended_at: str) -> int:
+    """Keep a play of the game played earlier, scored with the sheet of ``version_id`` (as
+    ``table.log_past_play``); StaleVersion, and nothing kept, if that is no longer the game's newest sheet
+    (checked under the write lock). Returns the play's id."""
+    with write_transaction(db):
+        check_sheet_version(get_group_game(db, group_id, game_id), version_id)
+        plays.check_players(db, group_id, seats)
+        return table.insert_finished_play(db, group_id, f"custom-{game_id}", seats, options, payload, results,
+                                          started_at, ended_at)
 
 
 _COLUMNS = "g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet"

@@ -9,12 +9,14 @@ from companion import store
 from companion.forms.custom_games import group_game_form, sheet_tally_form
 from companion.games import custom
 from companion.messages import Refused
+from companion.store.custom_games import check_sheet_version
 from companion.views.catalogue import play_sheet, rank_by_sheet
 from companion.views.common import (
     ask_to_confirm,
     finish_play,
     flash_rules_error,
     form_status,
+    note_stale,
     refuse_on_form,
     to_group,
     translated,
@@ -44,18 +46,39 @@ def edit(group_id: int, game_id: int | None = None):
             if game is None:
                 store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet.to_json())
             else:
+                drawn = form.drawn_version
                 store.update_group_game(
                     get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet.to_json(),
-                    check=lambda current: custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet,
-                                                                    current.plays))
+                    check=lambda current: _check_edit(current, sheet, drawn))
         except Refused as error:
+            note_stale(error)  # a sheet another phone changed since the page was drawn: 409, nothing saved
             field = form.name if isinstance(error, store.DuplicateGame) else None
             (field.errors if field is not None else form.form_errors).append(translated(error))
+            if isinstance(error, store.StaleVersion) and game is not None:  # sent again, it replaces that
+                game = _member_game(group_id, game.id)
+                form.sheet_version.data = str(game.version_id)
+                form.form_errors.append(_sheet_now(custom.parse_sheet(game.sheet)))
         else:
             flash(_("%(game)s was added. Start a play of it below.", game=form.name.data) if game is None
                   else _("Saved. Plays already kept keep the score sheet they were scored with."))
             return to_group(group_id, "new-h")
     return render_template("custom_games/edit.html", group=g.group, form=form, game=game), form_status()
+
+
+def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None) -> None:
+    """An edit of the game as it is under the write lock: drawn from its newest sheet (when the page says
+    which), and a change its plays allow."""
+    check_sheet_version(current, drawn)
+    custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet, current.plays)
+
+
+def _sheet_now(sheet: custom.ScoreSheet) -> str:
+    """What the edit form, shown again after another phone changed the sheet, says the sheet is now."""
+    if not sheet.rows:
+        return _("Its score sheet is now a total per player. Your changes are below as you typed them: "
+                 "saving them replaces that sheet.")
+    return _("Its score sheet now has the rows %(rows)s. Your changes are below as you typed them: "
+             "saving them replaces that sheet.", rows=", ".join(row.name for row in sheet.rows))
 
 
 @bp.route("/groups/<int:group_id>/games/<int:game_id>/delete", methods=["GET", "POST"])

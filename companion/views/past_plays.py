@@ -10,29 +10,31 @@ from flask_babel import gettext as _
 from companion import store
 from companion.exchange.backup import FIRST_YEAR
 from companion.exchange.common import group_zone
-from companion.forms.custom_games import past_play_form, preselected_players
+from companion.forms.custom_games import PastPlayForm, moved_to_sheet, past_play_form, preselected_players
 from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
+from companion.store.custom_games import check_sheet_version, log_past_play_of_version
 from companion.views.catalogue import group_games
-from companion.views.common import form_status, result_inputs, translated, utc_now
+from companion.views.common import form_status, note_stale, result_inputs, translated, utc_now
 from companion.web.database import get_db
 from companion.web.labels import row_label
 
 bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/past")
 
 
-def _sheet_of(group: store.Group, slug: str, by_rows: bool) -> tuple[custom.ScoreSheet, dict]:
+def _sheet_of(group: store.Group, slug: str,
+              by_rows: bool) -> tuple[custom.ScoreSheet, dict, store.GroupGame | None]:
     """The sheet the play is entered with (a group's own game: its newest; one of the three: a total per
-    player, or its scoring pad's rows, each may be negative: the rules checked them at the table), and
-    the play's options for it."""
+    player, or its scoring pad's rows, each may be negative: the rules checked them at the table), the
+    play's options for it, and the group's game (None for one of the three)."""
     game_id = custom.game_id_of(slug)
     if game_id is not None:
         game = store.get_group_game(get_db(), group.id, game_id)
-        return custom.parse_sheet(game.sheet), {custom.SHEET_OPTION: game.version_id}
+        return custom.parse_sheet(game.sheet), {custom.SHEET_OPTION: game.version_id}, game
     info = group_games(group.id)[slug]
     rows = tuple(custom.SheetRow(row, negative=True) for row in info.rows) if by_rows else ()
-    return custom.ScoreSheet(info.min_players, info.max_players, rows), {}
+    return custom.ScoreSheet(info.min_players, info.max_players, rows), {}, None
 
 
 @bp.route("/<game_slug>", methods=["GET", "POST"])
@@ -40,25 +42,51 @@ def new(group_id: int, game_slug: str):
     group = g.group
     game = group_games(group.id).get(game_slug) or abort(404)
     by_rows = request.args.get("rows") == "1"
-    sheet, options = _sheet_of(group, game.slug, by_rows)
+    sheet, options, own = _sheet_of(group, game.slug, by_rows)
     players = store.list_players(get_db(), group.id, retired=False)
-    labels = {key: row_label(key, game.slug) for key in sheet.row_keys}
     zone = group_zone(store.group_settings(get_db(), group.id).time_zone)
     # who the seats start with: ?players=N (the first N), else the group's last play of the game
     last = next((p for p in store.list_plays(get_db(), group.id, "finished") if p.game == game.slug), None)
-    preselect = preselected_players(sheet, players, request.args.get("players"),
-                                    last and [seat.player_id for seat in last.seats])
-    form = past_play_form(sheet, players, labels, zone,
-                          formdata=request.form if request.method == "POST" else None, preselect=preselect)
-    # no year a backup could not restore, no end after now (the app's clock, which a test may move)
-    form.first_year, form.now = FIRST_YEAR, utc_now()
-    if form.validate_on_submit():
-        play_id = _log(group, game.slug, sheet, options, players, form)
-        if play_id is not None:
-            flash(_("The play of %(game)s is kept in the history.", game=game.name))
-            return redirect(url_for("history.play", play_id=play_id))
+
+    def drawn(sheet: custom.ScoreSheet, formdata) -> PastPlayForm:
+        labels = {key: row_label(key, game.slug) for key in sheet.row_keys}
+        preselect = preselected_players(sheet, players, request.args.get("players"),
+                                        last and [seat.player_id for seat in last.seats])
+        form = past_play_form(sheet, players, labels, zone, formdata=formdata, preselect=preselect,
+                              version=options.get(custom.SHEET_OPTION))
+        # no year a backup could not restore, no end after now (the app's clock, which a test may move)
+        form.first_year, form.now = FIRST_YEAR, utc_now()
+        return form
+
+    form = drawn(sheet, request.form if request.method == "POST" else None)
+    try:
+        if own is not None and request.method == "POST":  # its points are numbered by the rows drawn
+            check_sheet_version(own, form.drawn_version)
+        if form.validate_on_submit():
+            play_id = _log(group, game.slug, sheet, options, players, form)
+            if play_id is not None:
+                flash(_("The play of %(game)s is kept in the history.", game=game.name))
+                return redirect(url_for("history.play", play_id=play_id))
+    except store.StaleVersion as error:  # another phone changed the sheet: 409, nothing kept
+        assert own is not None
+        note_stale(error)
+        # the points were typed on the sheet the page was drawn with (a page that did not say: the one
+        # they were read against); the form comes back with the sheet as it is now
+        typed_on = _version_sheet(own.id, form.drawn_version or own.version_id)
+        sheet, options, own = _sheet_of(group, game.slug, by_rows)
+        form = drawn(sheet, moved_to_sheet(request.form, typed_on, sheet, own.version_id))
+        form.form_errors += [translated(error), _(
+            "The form below has the score sheet's rows as they are now: points typed for a row it still "
+            "has are kept, its new rows are empty. Check the points and keep the play again.")]
     return render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
                            by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None), form_status()
+
+
+def _version_sheet(game_id: int, version_id: int) -> custom.ScoreSheet | None:
+    try:
+        return custom.parse_sheet(store.group_game_version(get_db(), game_id, version_id).sheet)
+    except store.NotFound:  # a version of another game, sent by hand
+        return None
 
 
 def _log(group, slug, sheet, options, players, form) -> int | None:
@@ -77,10 +105,16 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
         # "totals": like a play closed with totals only, it holds no tally of the game's own to check
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
                    "teams": form.teams_chosen(), "won": form.won_chosen()}
-        return store.log_past_play(
-            get_db(), group.id, slug, [(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
-            {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
-            (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat())
+        kept = ([(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
+                {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
+                (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat())
+        game_id = custom.game_id_of(slug)
+        if game_id is None:
+            return store.log_past_play(get_db(), group.id, slug, *kept)
+        # refused if another phone changed the sheet since it was read: the points follow its rows
+        return log_past_play_of_version(get_db(), group.id, game_id, options[custom.SHEET_OPTION], *kept)
+    except store.StaleVersion:
+        raise  # the view shows the form again with the sheet as it is now
     except Refused as error:
         form.form_errors.append(translated(error))
     except (KeyError, store.NotFound):
