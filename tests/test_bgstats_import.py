@@ -465,6 +465,139 @@ def test_a_play_already_in_the_history_is_not_imported_twice(client, db, group):
     assert counts(db)[1] == 4
 
 
+# --- a play sent with the link, its players renamed since ------------------------------------------------
+
+def sent_to_bg_stats(db, group_id: int, play_ids) -> dict:
+    """The plays as BG Stats exports them after the "Send to BG Stats" link: its ids stay behind."""
+    export: dict = {"games": [], "players": [], "plays": []}
+    player_ids: dict[str, int] = {}
+    for n, play_id in enumerate(play_ids):
+        play = store.get_play(db, play_id)
+        data = bgstats_link.bg_stats_play(play, GAMES[play.game], store.play_results(db, play_id),
+                                          store.stable_ids(db, play_id), store.group_settings(db, group_id))
+        export["games"].append({"id": n + 1, "name": data["game"]["name"], "bggId": 0})
+        for player in data["players"]:
+            if player["name"] not in player_ids:
+                player_ids[player["name"]] = len(player_ids) + 1
+                export["players"].append({"id": player_ids[player["name"]], "name": player["name"]})
+        export["plays"].append({
+            "uuid": f"B6A1C0DE-0000-4000-8000-{n:012d}", "gameRefId": n + 1,
+            "playDate": data["playDate"], "durationMin": data["durationMin"],
+            "playerScores": [{"playerRefId": player_ids[p["name"]], "score": str(p["score"]),
+                              "winner": p["winner"], "startPlayer": p["startPlayer"]}
+                             for p in data["players"]]})
+    return export
+
+
+def logged_play(db, group_id: int, seats: list[tuple[str, int]], started_at: str) -> int:
+    """A finished Gold West play of these players (name, points), logged afterwards."""
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    ranks = [1 + sum(other > points for _, other in seats) for _, points in seats]
+    colours = list(COLOURS)[:len(seats)]
+    players = [(ids[name], colour) for (name, _), colour in zip(seats, colours, strict=True)]
+    return store.log_past_play(
+        db, group_id, "gold-west", players, {},
+        {"totals": [points for _, points in seats]},
+        [store.ResultInput(n, points, rank, {"total": points})
+         for n, ((_, points), rank) in enumerate(zip(seats, ranks, strict=True))],
+        started_at, started_at.replace("T19:", "T21:"))
+
+
+def test_a_sent_play_is_recognised_after_its_players_were_renamed(client, db):
+    """Sent with the link, Ben renamed Benjamin, the export imported: the play is the group's already, and
+    BG Stats' Ben is suggested as Benjamin, also for a play BG Stats has from elsewhere."""
+    group_id = create_group(client, "Club")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    sent = logged_play(db, group_id, [("Anna", 60), ("Ben", 50)], "2024-03-30T19:40:00+00:00")
+    export = sent_to_bg_stats(db, group_id, [sent])
+    ben = next(p.id for p in store.list_players(db, group_id) if p.name == "Ben")
+    assert client.post(f"/groups/{group_id}/players/{ben}",
+                       data={"name": "Benjamin", "colour": "blue"}).status_code == 302
+
+    page = upload(client, group_id, json.dumps(export).encode())
+    assert "This file holds no plays this group can import." in page.text
+    assert ("The group&#39;s history already has this play (the same game, start and number of players), "
+            "with Benjamin in place of Ben.") in page.text
+    assert "New player" not in page.text and counts(db) == (2, 1)
+
+    # a play of theirs BG Stats has from elsewhere: Ben is Benjamin, and the sent play stays out
+    document = export | {"plays": [*export["plays"], export["plays"][0] | {
+        "uuid": "B6A1C0DE-0000-4000-8000-000000000099", "playDate": "2024-04-06 19:00:00"}]}
+    page = upload(client, group_id, json.dumps(document).encode())
+    assert "1 play to import" in page.text and "1 play left out" in page.text
+    assert 'id="renamed-players"' in page.text
+    fields = confirmation_fields(page.text)
+    assert {fields["player_1"], fields["player_2"]} == {str(p.id) for p in store.list_players(db, group_id)}
+    assert fields["player_2"] == str(ben)
+    done = client.post(f"/groups/{group_id}/import/bg-stats/confirm", data=fields)
+    assert done.status_code == 302
+    assert "Imported 1 play from BG Stats; new players: 0." in client.get(done.headers["Location"]).text
+    assert counts(db) == (2, 2)
+    assert [p.name for p in store.list_players(db, group_id)] == ["Anna", "Benjamin"]
+    new = next(p for p in store.recent_finished(db, group_id) if p.play.id != sent)
+    assert {r.name for r in new.results} == {"Anna", "Benjamin"}
+
+
+def test_a_play_at_the_same_start_with_other_players_is_another_play(client, db):
+    """Only the same game, start and number of players is the same play under other names."""
+    group_id = create_group(client, "Club")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"), ("Dan", "yellow"))
+    start = "2024-03-30T19:40:00+00:00"
+    sent = logged_play(db, group_id, [("Anna", 60), ("Ben", 50)], start)
+    three = logged_play(db, group_id, [("Anna", 60), ("Ben", 50), ("Cara", 40)], start)
+    document = sent_to_bg_stats(db, group_id, [three, sent])
+    for play_id in (three, sent):
+        store.delete_play(db, play_id)  # the group has neither of them now
+    logged_play(db, group_id, [("Cara", 44), ("Dan", 33)], start)  # at the other table
+    page = upload(client, group_id, json.dumps(document).encode())
+    # three players, or Anna and Ben, whom the group has and who are not at Cara and Dan's table
+    assert "2 plays to import" in page.text and "already has this play" not in page.text
+
+
+@pytest.mark.parametrize(("play", "expected"), [
+    (("gold-west", "19:40", ["Anna", "Ben"]), {"anna", "benjamin"}),  # Ben is Benjamin now
+    (("gold-west", "19:40", ["A.", "B."]), {"anna", "benjamin"}),  # both renamed
+    (("gold-west", "19:40", ["Anna", "Benjamin"]), None),  # the same names: the same play, not renamed
+    (("mayflower", "19:40", ["Anna", "Ben"]), None),  # another game
+    (("gold-west", "19:41", ["Anna", "Ben"]), None),  # another start
+    (("gold-west", "19:40", ["Anna", "Ben", "Cara"]), None),  # three players: another play
+    (("gold-west", "19:40", ["Anna", "Zoe"]), None),  # Zoe is the group's, and did not play that one
+    (("gold-west", "20:15", ["Anna", "Ben"]), None),  # two plays started then: which one is unclear
+])
+def test_which_history_play_a_play_is_under_other_names(play, expected):
+    history = bgstats_import.History(
+        [("gold-west", "19:40", ["Anna", "Benjamin"]), ("mayflower", "19:40", ["Anna", "Cara", "Dan"]),
+         ("gold-west", "20:15", ["Anna", "Cara"]), ("gold-west", "20:15", ["Anna", "Dan"])],
+        ["Anna", "Benjamin", "Cara", "Dan", "Zoe"])
+    game, started_at, names = play
+    assert history.under_other_names(bgstats_import.play_signature(game, started_at, names)) == expected
+
+
+@pytest.mark.parametrize(("evidence", "expected"), [
+    ([([2], {"benjamin"})], {2: "benjamin"}),  # the one name left
+    ([([2, 3], {"benjamin", "robert"})], {}),  # two left: who is who is unclear …
+    ([([2, 3], {"benjamin", "robert"}), ([3], {"robert"})], {2: "benjamin", 3: "robert"}),  # … unless
+    ([([2, 3], {"benjamin", "robert"}), ([2, 4], {"benjamin", "carl"})],
+     {2: "benjamin", 3: "robert", 4: "carl"}),  # Ben was in both: Benjamin
+    ([([2], {"benjamin"}), ([5], {"benjamin"})], {}),  # two BG Stats players would be Benjamin
+    ([([2], {"benjamin"}), ([2], {"robert"})], {}),  # contradictory
+])
+def test_who_is_who_from_plays_the_history_has_under_other_names(evidence, expected):
+    assert bgstats_import.renamed_players(
+        (refs, frozenset(others)) for refs, others in evidence) == expected
+
+
+@pytest.mark.parametrize(("renamed", "expected"), [
+    ({}, {1: 10, 2: 0}),
+    ({2: "Benjamin"}, {1: 10, 2: 11}),
+    ({2: "benjamin"}, {1: 10, 2: 11}),  # as names compare
+    ({2: "Anna"}, {1: 10, 2: 0}),  # Anna is BG Stats' Anna
+    ({1: "Benjamin"}, {1: 10, 2: 0}),  # a player of the same name comes first
+])
+def test_the_suggested_players_take_the_history_into_account(renamed, expected):
+    players = [store.Player(10, 1, "Anna", "red"), store.Player(11, 1, "Benjamin", "blue")]
+    assert bgstats_import.suggested_mapping({1: "Anna", 2: "Ben"}, players, renamed) == expected
+
 def test_locations_boards_anonymous_seats_and_teams_come_in(client, db, group):
     codenames = own_game(db, group, "Codenames", teams=True)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Callable, Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
@@ -129,6 +130,7 @@ class SkippedPlay:
     game_name: str
     date: str  # as the file gives it
     reason: Message
+    in_history: bool = False  # left out as a play the group's history has (maybe under other names)
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,9 @@ class BgStatsFile:
     plays: tuple[ImportablePlay, ...]
     skipped: tuple[SkippedPlay, ...]
     document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
+    # BG Stats id → the group's player who sits in their place in plays the history has under other
+    # names (see History.under_other_names), of the players in the plays to import
+    renamed: Mapping[int, str] = field(default_factory=dict)
 
 
 def _damaged(where: str, problem: Message) -> BgStatsError:
@@ -299,13 +304,66 @@ def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySi
     return game, started_at, frozenset(name_key(name) for name in names)
 
 
+class History:
+    """The group's finished plays (game, start, the players' names) and its players' names, as the
+    import compares plays: by signature, or, for a player renamed since, by game, start and count.
+
+    BG Stats' export does not give back the link's sourcePlayId and sourcePlayerIds (a play has BG Stats'
+    own uuid, a player BG Stats' id and name), so a play sent with the link is known by what it keeps.
+    """
+
+    def __init__(self, plays: Iterable[tuple[str, str, Collection[str]]] = (),
+                 player_names: Collection[str] = ()) -> None:
+        self.signatures = {play_signature(game, started_at, names) for game, started_at, names in plays}
+        self._at: dict[tuple[str, str], list[frozenset[str]]] = defaultdict(list)
+        for game, started_at, keys in self.signatures:
+            self._at[game, started_at].append(keys)
+        self.names = {name_key(name): name for name in player_names}  # name key → the group's name
+
+    def __contains__(self, signature: object) -> bool:
+        return signature in self.signatures
+
+    def under_other_names(self, signature: PlaySignature) -> frozenset[str] | None:
+        """The players (name keys) of the history's play that this one is under other names: the same
+        game, start and number of players, where everyone the file names as a player of the group
+        played (so only names the group does not have are taken for renamed players). None if no play
+        of the history fits, or several do."""
+        game, started_at, keys = signature
+        known = keys & self.names.keys()
+        fits = [kept for kept in self._at.get((game, started_at), ())
+                if len(kept) == len(keys) and known <= kept and kept != keys]
+        return fits[0] if len(fits) == 1 else None
+
+
+def renamed_players(evidence: Iterable[tuple[Collection[int], frozenset[str]]]) -> dict[int, str]:
+    """Who each BG Stats player is, from plays the history has under other names: per such play the
+    BG Stats players whose names are not in it, and the history's players (name keys) not in the file's.
+    A BG Stats player is the one history player left in every play of theirs, once those who are
+    someone else are set aside; none if that is not one player, or if it is someone else's too."""
+    candidates: dict[int, frozenset[str]] = {}
+    for refs, others in evidence:
+        for ref in refs:
+            candidates[ref] = candidates.get(ref, others) & others
+    while True:  # Bob is Robert, so Ben, who is Benjamin or Robert, is Benjamin
+        settled = {key for keys in candidates.values() if len(keys) == 1 for key in keys}
+        narrowed = {ref: keys - settled if len(keys) > 1 else keys for ref, keys in candidates.items()}
+        if narrowed == candidates:
+            break
+        candidates = narrowed
+    found = {ref: next(iter(keys)) for ref, keys in candidates.items() if len(keys) == 1}
+    claimed = list(found.values())
+    return {ref: key for ref, key in found.items() if claimed.count(key) == 1}
+
+
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
                 zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
-                in_history: Collection[PlaySignature] = frozenset()) -> BgStatsFile:
+                in_history: History | None = None) -> BgStatsFile:
     """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not one.
 
-    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped.
+    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped;
+    so are those it has under other names (``History.under_other_names``), which say who is who.
     """
+    history = History() if in_history is None else in_history
     try:
         document = json.loads(data)
     except (ValueError, RecursionError):
@@ -325,6 +383,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
     skipped: list[SkippedPlay] = []
     kept: list[Mapping] = []
     keys: set[str] = set()
+    evidence: list[tuple[list[int], frozenset[str]]] = []  # see renamed_players
     for n, play in enumerate(_entries(document, "plays")):
         _check_play_shape(play, f"plays[{n}]", bg_games, names)
         game = bg_games[play["gameRefId"]]
@@ -333,12 +392,14 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         result: ImportablePlay | Message = (
             Message("The group does not keep plays of this game.") if info is None
             else choice.problem or _importable(play, game, choice, info, names, anonymous, locations, zone))
+        kept_already = False
         if isinstance(result, ImportablePlay) and (result.key in already_imported or result.key in keys):
             result = Message("It was imported before.")
-        elif isinstance(result, ImportablePlay) and _signature(result, names) in in_history:
-            result = Message("The group's history already has this play.")
+        elif isinstance(result, ImportablePlay):
+            result = _unless_in_history(result, names, history, evidence)
+            kept_already = isinstance(result, Message)
         if isinstance(result, Message):
-            skipped.append(SkippedPlay(game.name, play["playDate"], result))
+            skipped.append(SkippedPlay(game.name, play["playDate"], result, kept_already))
         else:
             plays.append(result)
             keys.add(result.key)
@@ -360,19 +421,49 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
                       if any(p.get("locationRefId") == ref for p in kept)],
         "plays": [_slim(play) for play in kept],
     }
+    renamed = {ref: history.names.get(key, key) for ref, key in renamed_players(evidence).items()
+               if ref in in_plays}
     return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
-                       tuple(skipped), document_kept)
+                       tuple(skipped), document_kept, renamed)
 
 
-def _signature(play: ImportablePlay, names: Mapping[int, str]) -> PlaySignature:
-    return play_signature(play.game.slug, play.started_at,
-                          [names.get(score.player, GUEST_NAME % -score.player) for score in play.scores])
+def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: History,
+                       evidence: list[tuple[list[int], frozenset[str]]]) -> ImportablePlay | Message:
+    """The play, or why it is left out: the history has it, with the same players or under other names
+    (then who is who in it joins ``evidence``, for renamed_players)."""
+    seats = _seat_names(play, names)
+    signature = play_signature(play.game.slug, play.started_at, seats.values())
+    if signature in history:
+        return Message("The group's history already has this play.")
+    # (a play listing two players of one name has fewer names than seats: it is compared by names only)
+    there = history.under_other_names(signature) if len(signature[2]) == len(seats) else None
+    if there is None:
+        return play
+    others = there - signature[2]  # the history's players whom the file names otherwise
+    renamed = {ref: name for ref, name in seats.items() if name_key(name) not in there}
+    evidence.append(([ref for ref in renamed if ref in names], others))
+    return Message("The group's history already has this play (the same game, start and number of "
+                   "players), with %(names)s in place of %(bg_names)s.",
+                   names=", ".join(sorted(history.names.get(key, key) for key in others)),
+                   bg_names=", ".join(renamed.values()))
 
 
-def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Player]) -> dict[int, int]:
-    """Each BG Stats player → the group's player of the same name (as names compare), else a new player."""
+def _seat_names(play: ImportablePlay, names: Mapping[int, str]) -> dict[int, str]:
+    """Each seat's BG Stats id → name, in seat order (an anonymous seat's guest: Guest 1 …)."""
+    return {score.player: names.get(score.player, GUEST_NAME % -score.player) for score in play.scores}
+
+
+def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Player],
+                      renamed: Mapping[int, str] | None = None) -> dict[int, int]:
+    """Each BG Stats player → the group's player of the same name (as names compare), else the one the
+    group's history has in their place (``renamed``, unless another one is that player), else a new player."""
     by_name = {name_key(player.name): player.id for player in group_players}
-    return {ref: by_name.get(name_key(name), NEW_PLAYER) for ref, name in bg_players.items()}
+    mapping = {ref: by_name.get(name_key(name), NEW_PLAYER) for ref, name in bg_players.items()}
+    for ref, name in (renamed or {}).items():
+        target = by_name.get(name_key(name), NEW_PLAYER)
+        if mapping.get(ref) == NEW_PLAYER and target not in mapping.values():
+            mapping[ref] = target
+    return mapping
 
 
 @dataclass(frozen=True)
@@ -387,7 +478,7 @@ def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
 
 
 def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
-                colours: Sequence[str], in_history: Collection[PlaySignature] = frozenset()) -> ImportPlan:
+                colours: Sequence[str], in_history: Container[PlaySignature] = frozenset()) -> ImportPlan:
     """The new players and the plays to store: each BG Stats player as ``mapping`` says (a group player's
     id, or NEW_PLAYER), each anonymous seat a guest (Guest 1, Guest 2 …) the group has or a new one."""
     by_id = {player.id: player for player in group_players}

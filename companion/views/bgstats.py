@@ -32,15 +32,16 @@ def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
                                       in_history=_history(group))
 
 
-def _history(group: store.Group) -> set[bgstats_import.PlaySignature]:
-    return {bgstats_import.play_signature(game, started_at, names)
-            for game, started_at, names in store.finished_play_players(get_db(), group.id)}
+def _history(group: store.Group) -> bgstats_import.History:
+    db = get_db()
+    return bgstats_import.History(store.finished_play_players(db, group.id),
+                                  [player.name for player in store.list_players(db, group.id)])
 
 
 def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
     players = store.list_players(get_db(), group.id)
-    form = mapping_form(file.players, players, bgstats_import.suggested_mapping(file.players, players),
-                        formdata=formdata)
+    suggested = bgstats_import.suggested_mapping(file.players, players, file.renamed)
+    form = mapping_form(file.players, players, suggested, formdata=formdata)
     if formdata is None:
         form.export_data.data = bgstats_import.carried(file)
     return form
@@ -48,7 +49,8 @@ def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
 
 def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
     # a file of many other games' plays would make a page of megabytes: the first ones, and a count
-    shown = file.skipped[:bgstats_import.MAX_SKIPPED_SHOWN]
+    # the plays the history has come first: the page says which they are, whatever the file's length
+    shown = sorted(file.skipped, key=lambda play: not play.in_history)[:bgstats_import.MAX_SKIPPED_SHOWN]
     skipped = [(play.game_name, play.date[:40], translated(play.reason)) for play in shown]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
                            skipped=skipped, more_skipped=len(file.skipped) - len(shown),
