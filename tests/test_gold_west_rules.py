@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -368,6 +369,164 @@ def test_refused_tallies_name_the_field(players, path, message):
 def test_largest_group_plus_wanted_may_use_every_camp():
     check_tallies(with_anna(largest_group=10, wanted=2))
     check_tallies([PlayerTally("Anna", largest_group=8, wanted=2), *(PlayerTally(n) for n in "BCD")])
+
+
+# --------------------------------------------------------------------------------------------------
+# What only the board shows: not entered (None) is not 0, and is asked for where the scoring needs it
+
+
+def claimed(office: str, **counts) -> tuple[OfficeClaim, ...]:
+    return (OfficeClaim(office, 1, **counts),)
+
+
+BUILT = {"mining_tokens": {"gold": 2}}  # two buildings on the map
+
+
+@pytest.mark.parametrize(
+    ("anna", "path", "message"),
+    [
+        pytest.param({"offices": claimed("sheriff", count=None)}, "players[0].offices[0].count",
+                     "Enter how many the Sheriff office counts for Anna (1 per building touching an "
+                     "opponent's building): Anna has tokens on it.", id="sheriff-count"),
+        pytest.param({"offices": claimed("frontier", count=None)}, "players[0].offices[0].count",
+                     "Enter how many the Frontier office counts for Anna", id="frontier-count"),
+        pytest.param({"offices": claimed("surveyor", count=None)}, "players[0].offices[0].count",
+                     "Enter how many the Surveyor office counts for Anna", id="surveyor-count"),
+        pytest.param({"offices": claimed("docks", camps=None, settlements=None)},
+                     "players[0].offices[0].camps", "Enter Anna's camps and settlements touching water for "
+                     "the Docks office: Anna has tokens on it.", id="docks-both"),
+        pytest.param({"offices": claimed("docks", camps=2, settlements=None)},
+                     "players[0].offices[0].settlements", "touching water for the Docks office",
+                     id="docks-settlements"),
+        pytest.param({"offices": claimed("depot"), "largest_group": 4, "second_group": None},
+                     "players[0].second_group", "Enter how many buildings are in Anna's second-largest group "
+                     "(0 if there is none): Anna has tokens on the Depot office, which counts them.",
+                     id="depot-second-group"),
+        pytest.param({**BUILT, "largest_group": None}, "players[0].largest_group",
+                     "Enter how many buildings are in Anna's largest group: Anna has buildings on the map.",
+                     id="largest-group-of-buildings"),
+        pytest.param({"settlements": {"gold": 1}, "influence": {"gold": 2}, "largest_group": None},
+                     "players[0].largest_group", "Anna's largest group", id="largest-group-of-a-settlement"),
+        pytest.param({"largest_group": None, "second_group": 2}, "players[0].largest_group",
+                     "Anna's largest group", id="largest-group-beside-a-second"),
+    ],
+)
+def test_what_the_scoring_needs_from_the_board_is_asked_for_when_empty(anna, path, message):
+    with pytest.raises(gold_west.EntriesMissing, match=re.escape(message)) as caught:
+        final_result(with_anna(**anna))
+    assert caught.value.path == path
+    with pytest.raises(gold_west.EntriesMissing):  # whoever enters it: the API and a stored tally too
+        final_result(with_anna(**anna), entered_now=True)
+
+
+@pytest.mark.parametrize(
+    ("anna", "row", "points"),
+    [
+        pytest.param({"offices": claimed("sheriff", count=0)}, "offices", 0, id="count-0-typed"),
+        pytest.param({"offices": claimed("sheriff", count=3)}, "offices", 3, id="count-typed"),
+        pytest.param({"offices": claimed("docks", camps=0, settlements=1)}, "offices", 2, id="docks-typed"),
+        pytest.param({"offices": claimed("saloon", count=None), "investments": 2}, "offices", 4,
+                     id="an-office-counting-no-map-needs-none"),
+        pytest.param({"largest_group": None, "second_group": None}, "largest_group", 0,
+                     id="no-buildings-no-groups"),
+        pytest.param({**BUILT, "largest_group": 2, "second_group": None}, "largest_group", 4,
+                     id="second-group-without-the-depot"),
+        pytest.param({"offices": claimed("depot"), "largest_group": 4, "second_group": 0}, "offices", 0,
+                     id="depot-second-group-0-typed"),
+        pytest.param({"supply_left": None}, "track", 0, id="resources-left-no-tie-needs"),
+    ],
+)
+def test_an_empty_count_the_scoring_does_not_need_is_fine_and_a_typed_0_counts(anna, row, points):
+    result = final_result(with_anna(track_vp=5, **anna), entered_now=True)
+    assert result.players[0].breakdown[row] == points + (5 if row == "track" else 0)
+
+
+def test_every_number_missing_is_named_at_once():
+    players = [PlayerTally("Anna", offices=claimed("frontier", count=None), **BUILT, largest_group=None),
+               PlayerTally("Ben", offices=claimed("docks", camps=None, settlements=0))]
+    with pytest.raises(gold_west.EntriesMissing) as caught:
+        check_tallies(players)
+    assert [error.path for error in caught.value.errors] == [
+        "players[0].largest_group", "players[0].offices[0].count", "players[1].offices[0].camps"]
+
+
+@pytest.mark.parametrize(
+    ("anna", "refused"),
+    [
+        pytest.param({**BUILT, "largest_group": 0}, True, id="buildings-in-no-group"),
+        pytest.param({"settlements": {"silver": 1}, "influence": {"silver": 2}, "largest_group": 0}, True,
+                     id="a-settlement-in-no-group"),
+        pytest.param({**BUILT, "largest_group": 1}, False, id="a-group-of-1"),
+        pytest.param({"largest_group": 0}, False, id="no-buildings"),
+    ],
+)
+def test_a_largest_group_of_0_is_refused_for_a_player_with_buildings(anna, refused):
+    if refused:
+        message = "Anna's largest group cannot be 0: the mining tokens and settlements show"
+        with pytest.raises(RulesError, match=message) as caught:
+            final_result(with_anna(**anna), entered_now=True)
+        assert caught.value.path == "players[0].largest_group"
+    else:
+        final_result(with_anna(**anna), entered_now=True)
+    # where 0 is a default, not typed (the API's field left out, a tally stored before), it is scored
+    assert final_result(with_anna(**anna)).players[0].breakdown["largest_group"] == 2 * anna["largest_group"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "missing"),
+    [
+        pytest.param([("Anna", 0, None), ("Ben", 0, None)], "Anna and Ben", id="both-empty"),
+        pytest.param([("Anna", 1, 3), ("Ben", 1, None)], "Ben", id="one-empty"),
+        pytest.param([("Anna", 1, None), ("Ben", 1, None), ("Cara", 2, 5)], "Anna and Ben",
+                     id="two-of-three-level"),
+    ],
+)
+def test_a_tie_the_resources_left_decide_needs_them_entered(rows, missing):
+    with pytest.raises(gold_west.EntriesMissing) as caught:
+        final_result(tied_players(*rows))
+    level = [name for name, wanted, _ in rows if wanted == rows[0][1]]
+    assert str(caught.value) == (f"{gold_west.listed(level)} are tied on 20 VP and on camps in the Wanted "
+                                 f"area ({rows[0][1]} each): the resources left on the supply track decide. "
+                                 f"Enter them for {missing}.")
+    assert caught.value.path == "players"
+
+
+@pytest.mark.parametrize(
+    ("rows", "ranks"),
+    [
+        pytest.param([("Anna", 2, None), ("Ben", 1, None)], [2, 1], id="wanted-decides"),
+        pytest.param([("Anna", 1, None), ("Ben", 1, 2), ("Cara", 1, 2)], None, id="level-with-one-empty"),
+        pytest.param([("Anna", 0, 0), ("Ben", 0, 0)], [1, 1], id="0-typed-for-both-shares"),
+        pytest.param([("Anna", 0, 1), ("Ben", 0, 3), ("Cara", 1, None)], [2, 1, 3],
+                     id="a-player-out-of-the-tie-needs-none"),
+    ],
+)
+def test_resources_left_are_needed_only_where_a_tie_needs_them(rows, ranks):
+    if ranks is None:
+        with pytest.raises(gold_west.EntriesMissing, match=r"Enter them for Anna\."):
+            final_result(tied_players(*rows))
+        return
+    players = tied_players(*rows)
+    result = final_result(players)
+    assert [player.rank for player in result.players] == ranks
+    # stored with the resources left not entered, it scores and ranks the same read back
+    payload = gold_west.tally_payload(players)
+    assert [entry["supply_left"] for entry in payload["players"]] == [supply for *_, supply in rows]
+    assert gold_west.result_from_payload(payload, [name for name, *_ in rows]) == result
+
+
+def test_the_ledger_leaves_what_only_the_board_shows_empty():
+    state = play(2, [("camp", {"seat": 0, "terrain": "gold"}), ("boomtown", {"seat": 0, "office": "sheriff"}),
+                     ("boomtown", {"seat": 1, "office": "docks"}),
+                     ("boomtown", {"seat": 1, "office": "mayor"})])
+    anna, ben = tallies_from_play(state)
+    assert (anna.largest_group, anna.second_group, anna.supply_left) == (None, None, None)
+    assert anna.offices == (OfficeClaim("sheriff", 1, count=None),)
+    assert ben.offices == (OfficeClaim("docks", 1, camps=None, settlements=None), OfficeClaim("mayor", 1))
+    with pytest.raises(gold_west.EntriesMissing) as caught:
+        final_result([anna, ben])
+    assert [error.path for error in caught.value.errors] == [
+        "players[0].largest_group", "players[0].offices[0].count", "players[1].offices[0].camps"]
 
 
 # --------------------------------------------------------------------------------------------------

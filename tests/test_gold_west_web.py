@@ -434,8 +434,8 @@ def test_result_page_explains_majorities_and_tie_breaks(client, db):
     response = client.post(f"/plays/{play_id}/gold-west/final-tally", data={
         "confirmed": "y", "version": "0",
         "p0-track_vp": "30", "p0-influence-gold": "3", "p0-influence-forest": "2", "p0-supply_left": "2",
-        "p1-track_vp": "26", "p1-influence-gold": "3", "p1-influence-forest": "2", "p1-wanted": "2",
-        "p1-settlements-forest": "1",
+        "p1-track_vp": "24", "p1-influence-gold": "3", "p1-influence-forest": "2", "p1-wanted": "2",
+        "p1-settlements-forest": "1", "p1-largest_group": "1",  # Ben's settlement: a group of 1, +2
         "p2-track_vp": "37", "p2-influence-gold": "1", "p2-influence-forest": "2", "p2-supply_left": "1",
     })
     assert response.status_code == 302
@@ -494,10 +494,15 @@ def test_bad_numbers_are_form_errors_and_store_nothing(client, db, anna_ben, fie
     assert store.list_events(db, anna_ben) == []
 
 
+# Anna and Ben level on VP and Wanted camps: the resources left on the supply track the table types
+LEVEL_SUPPLY = {"p0-supply_left": "2", "p1-supply_left": "2"}
+
+
 def test_an_emptied_box_counts_as_zero(client, db, anna_ben):
     tap(client, anna_ben, "supply", seat="0", section="3")
+    # level on 0 VP and Wanted camps: the table types the resources left that decide
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
-                           data={"confirmed": "y", "version": "1", "p0-track_vp": ""})
+                           data={"confirmed": "y", "version": "1", "p0-track_vp": "", **LEVEL_SUPPLY})
     assert response.status_code == 302
     assert {r.name: r.total for r in store.play_results(db, anna_ben)} == {"Anna": 0, "Ben": 0}
 
@@ -507,7 +512,7 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
     tap(client, anna_ben, "supply", seat="0", section="3")  # another phone, meanwhile
     response = client.post(f"/plays/{anna_ben}/gold-west/final-tally",
                            data={"confirmed": "y", "version": input_value(page, "version"),
-                                 "p0-track_vp": "0"})
+                                 "p0-track_vp": "0", **LEVEL_SUPPLY})
     assert response.status_code == 409
     assert "Another phone changed this play" in response.text
     assert input_value(response.text, "version") == "1"
@@ -515,7 +520,8 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
 
 
 def test_a_finished_play_sends_the_tally_and_the_ledger_to_the_result(client, db, anna_ben):
-    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"confirmed": "y", "version": "0"})
+    client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"confirmed": "y", "version": "0",
+                                                                  **LEVEL_SUPPLY})
     assert store.get_play(db, anna_ben).status == "finished"
     response = client.get(f"/plays/{anna_ben}/gold-west/final-tally")
     assert response.status_code == 302 and response.headers["Location"].endswith("/result")
@@ -581,3 +587,229 @@ def test_a_reopened_play_whose_ledger_changed_starts_from_the_new_ledger_and_the
     tap(client, anna_ben, "boomtown_1x1", seat="0")  # forgotten during play
     values = form_values(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text)
     assert (values["p0-track_vp"], values["p0-largest_group"]) == ("4", "5")
+
+
+# --------------------------------------------------------------------------------------------------
+# What only the board shows starts empty: sent as shown, the tally asks for it rather than scoring 0
+
+
+def alerts(part: str) -> list[str]:
+    return [html.unescape(text) for text in re.findall(r'<p class="error" role="alert">([^<]*)</p>', part)]
+
+
+def card_errors(page: str, seat: int) -> list[str]:
+    """The rules' messages shown at the top of one player's card of the final tally."""
+    card = page[page.index(f'id="gw-tally-{seat}"'):]
+    return alerts(card[card.index("</legend>"):card.index('<div class="gw-pair">')])
+
+
+def top_errors(page: str) -> list[str]:
+    """The messages above the players' cards."""
+    return alerts(page[page.index("<form"):page.index('id="gw-tally-0"')])
+
+
+def sent_as_shown(client, play_id: int, **typed: str):
+    """The final tally as the page fills it in, with what the table typed (``p0-largest_group``...)."""
+    values = form_values(client.get(f"/plays/{play_id}/gold-west/final-tally").text)
+    return client.post(f"/plays/{play_id}/gold-west/final-tally", data={**values, "confirmed": "y", **typed})
+
+
+OFFICES_THAT_COUNT = ["sheriff", "docks", "frontier", "surveyor"]
+
+
+@pytest.mark.parametrize(
+    ("office", "typed", "points"),
+    [
+        pytest.param("sheriff", {"count": "3"}, 3, id="sheriff"),
+        pytest.param("sheriff", {"count": "0"}, 0, id="sheriff-0-typed"),
+        pytest.param("frontier", {"count": "4"}, 4, id="frontier"),
+        pytest.param("surveyor", {"count": "2"}, 2, id="surveyor"),
+        pytest.param("docks", {"camps": "1", "settlements": "2"}, 5, id="docks"),
+        pytest.param("docks", {"camps": "0", "settlements": "0"}, 0, id="docks-0-typed"),
+    ],
+)
+def test_what_an_office_counts_on_the_map_starts_empty_and_is_asked_for(client, db, office, typed, points):
+    play_id = new_play(client, db, "Anna", "Ben", offices=OFFICES_THAT_COUNT)
+    assert tap(client, play_id, "boomtown", seat="0", office=office).status_code == 302
+    page = client.get(f"/plays/{play_id}/gold-west/final-tally").text
+    assert input_value(page, f"p0-office_{office}-tokens") == "1"
+    assert [input_value(page, f"p0-office_{office}-{name}") for name in typed] == [""] * len(typed)
+    ben_ahead = {"p1-track_vp": "20"}  # no tie to break
+
+    refused = sent_as_shown(client, play_id, **ben_ahead)
+    assert refused.status_code == 400
+    label = gold_west.OFFICES_BY_KEY[office].label
+    [message] = card_errors(refused.text, 0)
+    assert "Anna" in message and label in message and message.startswith("Enter ")
+    assert card_errors(refused.text, 1) == []
+    assert store.get_play(db, play_id).status == "active" and len(store.list_events(db, play_id)) == 1
+
+    # one box of the two is not enough
+    if len(typed) == 2:
+        first = next(iter(typed))
+        response = sent_as_shown(client, play_id, **ben_ahead, **{f"p0-office_{office}-{first}": "1"})
+        assert response.status_code == 400 and card_errors(response.text, 0) == [message]
+
+    response = sent_as_shown(client, play_id, **ben_ahead,
+                             **{f"p0-office_{office}-{name}": value for name, value in typed.items()})
+    assert response.status_code == 302
+    [claim] = store.final_payload(db, play_id)["players"][0]["offices"]
+    assert claim["office"] == office and {name: claim[name] for name in typed} == {
+        name: int(value) for name, value in typed.items()}
+    assert store.play_results(db, play_id)[1].breakdown["offices"] == points
+
+
+def test_a_token_added_in_the_tally_asks_for_the_count_too(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", offices=OFFICES_THAT_COUNT)
+    response = sent_as_shown(client, play_id, **{"p1-office_sheriff-tokens": "1", "p0-track_vp": "9"})
+    assert response.status_code == 400
+    assert card_errors(response.text, 1) == [
+        "Enter how many the Sheriff office counts for Ben (1 per building touching an opponent's building): "
+        "Ben has tokens on it."]
+    # a count without tokens asks nothing
+    assert sent_as_shown(client, play_id, **{"p0-track_vp": "9"}).status_code == 302
+
+
+@pytest.mark.parametrize(
+    ("largest", "status", "message"),
+    [
+        pytest.param(None, 400, "Enter how many buildings are in Anna's largest group: Anna has buildings on "
+                                "the map.", id="left-empty"),
+        pytest.param("  ", 400, "Enter how many buildings are in Anna's largest group: Anna has buildings on "
+                                "the map.", id="spaces"),
+        pytest.param("0", 400, "Anna's largest group cannot be 0: the mining tokens and settlements show 2 "
+                               "buildings, so it has at least 1.", id="0-typed"),
+        pytest.param("2", 302, None, id="typed"),
+    ],
+)
+def test_the_largest_group_starts_empty_and_is_asked_for_a_player_with_buildings(client, db, anna_ben,
+                                                                                 largest, status, message):
+    tap(client, anna_ben, "camp", seat="0", terrain="gold")
+    tap(client, anna_ben, "settlement", seat="0", terrain="silver")
+    tap(client, anna_ben, "loot", seat="1")  # Ben: no building on the map
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    assert [input_value(page, f"p{seat}-{name}") for seat in (0, 1)
+            for name in ("largest_group", "second_group")] == ["", "", "", ""]
+    typed = {} if largest is None else {"p0-largest_group": largest}
+    response = sent_as_shown(client, anna_ben, **typed)
+    assert response.status_code == status
+    if message:
+        assert card_errors(response.text, 0) == [message] and card_errors(response.text, 1) == []
+        assert store.get_play(db, anna_ben).status == "active"
+    else:
+        # Ben's boxes were left empty: he has no buildings, so no group, and nothing is made up for him
+        assert [r.breakdown["largest_group"] for r in store.play_results(db, anna_ben)] == [4, 0]
+        stored = store.final_payload(db, anna_ben)["players"]
+        assert [(p["largest_group"], p["second_group"]) for p in stored] == [(2, None), (None, None)]
+
+
+@pytest.mark.parametrize(("second", "status"), [(None, 400), ("0", 302), ("2", 302)],
+                         ids=["left-empty", "0-typed", "typed"])
+def test_the_second_largest_group_is_asked_for_a_player_on_the_depot(client, db, second, status):
+    play_id = new_play(client, db, "Anna", "Ben", offices=["depot", "saloon", "mayor", "docks"])
+    tap(client, play_id, "boomtown", seat="1", office="depot")
+    typed = {"p1-largest_group": "3", "p1-track_vp": "1"}
+    if second is not None:
+        typed["p1-second_group"] = second
+    response = sent_as_shown(client, play_id, **typed)
+    assert response.status_code == status
+    if status == 400:
+        assert card_errors(response.text, 1) == [
+            "Enter how many buildings are in Ben's second-largest group (0 if there is none): Ben has tokens "
+            "on the Depot office, which counts them."]
+    else:
+        assert store.play_results(db, play_id)[0].breakdown["offices"] == 2 * int(second)
+
+
+def test_every_number_missing_is_shown_at_once_at_its_players_card(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara", offices=OFFICES_THAT_COUNT)
+    for kind, seat, data in (("camp", "0", {"terrain": "forest"}), ("boomtown", "0", {"office": "frontier"}),
+                             ("boomtown", "1", {"office": "docks"}), ("supply", "2", {"section": "3"})):
+        assert tap(client, play_id, kind, seat=seat, **data).status_code == 302
+    response = sent_as_shown(client, play_id)
+    assert response.status_code == 400
+    assert card_errors(response.text, 0) == [
+        "Enter how many buildings are in Anna's largest group: Anna has buildings on the map.",
+        "Enter how many the Frontier office counts for Anna (1 per building touching the board edge): Anna "
+        "has tokens on it."]
+    assert card_errors(response.text, 1) == [
+        "Enter Ben's camps and settlements touching water for the Docks office: Ben has tokens on it."]
+    assert card_errors(response.text, 2) == []
+
+
+TIED = {"p0-track_vp": "12", "p1-track_vp": "12"}  # Anna and Ben level on VP, no camp in the Wanted area
+
+
+@pytest.mark.parametrize(
+    ("supply", "message"),
+    [
+        pytest.param({}, "Enter them for Anna and Ben.", id="both-empty"),
+        pytest.param({"p0-supply_left": "3"}, "Enter them for Ben.", id="one-typed"),
+        pytest.param({"p0-supply_left": "", "p1-supply_left": "0"}, "Enter them for Anna.", id="one-emptied"),
+    ],
+)
+def test_a_tie_the_resources_left_decide_asks_for_them(client, db, anna_ben, supply, message):
+    tap(client, anna_ben, "camp", seat="0")
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    assert [input_value(page, f"p{seat}-supply_left") for seat in (0, 1)] == ["", ""]
+    response = sent_as_shown(client, anna_ben, **TIED, **supply)
+    assert response.status_code == 400
+    assert top_errors(response.text) == [
+        "Anna and Ben are tied on 12 VP and on camps in the Wanted area (0 each): the resources left on the "
+        f"supply track decide. {message}"]
+    assert input_value(response.text, "p0-track_vp") == "12"  # what was typed stays
+    assert store.get_play(db, anna_ben).status == "active" and store.play_results(db, anna_ben) == ()
+
+
+@pytest.mark.parametrize(
+    ("supply", "ranks", "note"),
+    [
+        pytest.param(("1", "3"), [("Ben", 1), ("Anna", 2)],
+                     "Anna and Ben tied on 12 VP; by most resources left on the supply track (Anna 1, "
+                     "Ben 3): Ben 1st; Anna 2nd.", id="decided"),
+        pytest.param(("0", "0"), [("Anna", 1), ("Ben", 1)], None, id="0-typed-for-both-shares"),
+    ],
+)
+def test_a_tie_is_ranked_by_the_resources_left_typed(client, db, anna_ben, supply, ranks, note):
+    tap(client, anna_ben, "camp", seat="0")
+    typed = {"p0-supply_left": supply[0], "p1-supply_left": supply[1]}
+    response = sent_as_shown(client, anna_ben, **TIED, **typed)
+    assert response.status_code == 302
+    assert [(r.name, r.rank) for r in store.play_results(db, anna_ben)] == ranks
+    page = html.unescape(client.get(f"/plays/{anna_ben}/result").text)
+    assert (note in page) if note else ("tied on 12 VP" not in page)
+
+
+def test_resources_left_no_tie_needs_stay_empty_and_come_back_empty(client, db, anna_ben):
+    tap(client, anna_ben, "camp", seat="0")
+    response = sent_as_shown(client, anna_ben, **{"p0-track_vp": "12", "p1-track_vp": "11"})
+    assert response.status_code == 302
+    assert [p["supply_left"] for p in store.final_payload(db, anna_ben)["players"]] == [None, None]
+    assert "Anna wins!" in client.get(f"/plays/{anna_ben}/result").text
+    version = store.get_play(db, anna_ben).version
+    assert client.post(f"/plays/{anna_ben}/undo", data={"version": str(version)}).status_code == 302
+    page = client.get(f"/plays/{anna_ben}/gold-west/final-tally").text
+    assert [input_value(page, f"p{seat}-supply_left") for seat in (0, 1)] == ["", ""]
+    assert input_value(page, "p0-track_vp") == "12"
+
+
+def test_the_tally_sent_as_the_ledger_fills_it_scores_nothing_the_table_did_not_give(client, db):
+    """The reviewer's case: tokens on counting offices, camps, and a tie, sent without typing the board."""
+    play_id = new_play(client, db, "Anna", "Ben", offices=["sheriff", "frontier", "mayor", "saloon"])
+    for seat, terrain in ((0, "gold"), (1, "silver"), (0, "gold"), (1, "silver")):
+        assert tap(client, play_id, "camp", seat=str(seat), terrain=terrain).status_code == 302
+    tap(client, play_id, "boomtown", seat="0", office="sheriff")
+    tap(client, play_id, "boomtown", seat="1", office="frontier")
+    refused = sent_as_shown(client, play_id)
+    assert refused.status_code == 400
+    assert [len(card_errors(refused.text, seat)) for seat in (0, 1)] == [2, 2]  # largest group and count
+    board = {"p0-largest_group": "2", "p1-largest_group": "2", "p0-office_sheriff-count": "2",
+             "p1-office_frontier-count": "1"}
+    # Anna 4 + 2 + 5 (gold, 2 players), Ben 4 + 1 + 6 (silver): level on 11 VP and on Wanted camps
+    tied = sent_as_shown(client, play_id, **board)
+    assert tied.status_code == 400 and "Enter them for Anna and Ben." in top_errors(tied.text)[0]
+    assert sent_as_shown(client, play_id, **board, **{"p0-supply_left": "2", "p1-supply_left": "1"}
+                         ).status_code == 302
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == [("Anna", 11, 1),
+                                                                                    ("Ben", 11, 2)]
+    assert [p["offices"][0]["count"] for p in store.final_payload(db, play_id)["players"]] == [2, 1]

@@ -53,14 +53,18 @@ def set_up_plays(page, base: str, group_id: int, ids: dict[str, int]) -> None:
     gold = start("gold-west", three)
     for kind, data in (("supply", {"section": "2"}), ("camp", {}), ("investment", {"vp": "9"})):
         post(page, f"{gold}/gold-west/ledger/{kind}", {"seat": "0", "again": "y", **data})
+    # Ben and Cara end level on 8 VP: the resources left on the supply track decide
     post(page, f"{gold}/gold-west/final-tally", {"version": "3", "p0-largest_group": "5",
                                                   "p1-influence-forest": "3", "p2-largest_group": "4",
-                                                  "p2-second_group": "2"})
+                                                  "p2-second_group": "2", "p1-supply_left": "1",
+                                                  "p2-supply_left": "3"})
     start("gold-west", three)
-    # Great Western Trail: a delivery and three cards, and a play with one card in
+    # Great Western Trail: a delivery and three cards (one holds the job-market token, which closes the
+    # play), and a play with one card in
     trail = start("great-western-trail", three)
     post(page, f"{trail}/gwt/deliveries", {"seat": "1", "city": "Kansas City", "crest_vp": "-6"})
-    for seat, card in enumerate((ANNA_96, changed(PLAIN, cities_vp="-6"), changed(PLAIN, dollars="15"))):
+    for seat, card in enumerate((ANNA_96, changed(PLAIN, cities_vp="-6"),
+                                 changed(PLAIN, dollars="15", job_market_token="y"))):
         form = page.request.get(f"{trail}/gwt/final-tally/{seat}").text()
         revision = re.search(r'name="revision" type="hidden" value="(\d+)"', form).group(1)
         post(page, f"{trail}/gwt/final-tally/{seat}", changed(card, revision=revision))

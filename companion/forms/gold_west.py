@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Form, FormField, HiddenField, SelectField, SelectMultipleField, widgets
-from wtforms.validators import NumberRange, ValidationError
+from wtforms.validators import NumberRange, Optional, ValidationError
 
 from companion.forms import OPTION_FORMS, SiteForm, VersionedForm, WholeNumberField, choices
 from companion.games.common import RulesError
@@ -24,6 +24,7 @@ from companion.games.gold_west import (
     SHIPPING_POINTS_LINES,
     SUPPLY_SECTION_NUMBERS,
     TERRAINS,
+    EntriesMissing,
     Office,
     OfficeClaim,
     PlayerTally,
@@ -159,6 +160,21 @@ def _count(label, low: int = 0, high: int = COUNT_MAX, **kwargs) -> CountField:
     return CountField(label, validators=[NumberRange(low, high)], default=0, **kwargs)
 
 
+class BoardCountField(WholeNumberField):
+    """A count only the board shows (a group, what an office counts, resources left): it starts empty, and
+    an empty box is not entered (None), never 0; the rules ask for it where the scoring needs it."""
+
+    def process_formdata(self, valuelist: list) -> None:
+        if valuelist and isinstance(valuelist[0], str) and not valuelist[0].strip():
+            self.data = None
+            return
+        super().process_formdata(valuelist)
+
+
+def _board_count(label) -> BoardCountField:
+    return BoardCountField(label, validators=[Optional(), NumberRange(0, COUNT_MAX)], default=None)
+
+
 class TerrainCounts(Form):
     """One number per terrain."""
 
@@ -178,16 +194,19 @@ def _office_form(office: Office) -> type[Form]:
         tokens = _count(_l("Tokens"), high=MAX_TOKENS_PER_OFFICE)
 
         def claim(self) -> OfficeClaim | None:
+            """The tokens with what the office counts on the map as typed: an empty box stays None (the
+            rules ask for it, naming the player and the office)."""
             if not self.tokens.data:
                 return None
-            counts = {name: self[name].data for name in ("count", "camps", "settlements") if name in self}
+            counts = {name: self[name].data for name in office.entries}
             return OfficeClaim(office.key, self.tokens.data, **counts)
 
+    # what the formula counts on the map: the ledger cannot know it, so the boxes start empty
     if office.asks == "count":
-        OfficeEntry.count = _count(_l("How many it counts"))
+        OfficeEntry.count = _board_count(_l("How many it counts"))
     elif office.asks == "docks":
-        OfficeEntry.camps = _count(_l("Camps touching water"))
-        OfficeEntry.settlements = _count(_l("Settlements touching water"))
+        OfficeEntry.camps = _board_count(_l("Camps touching water"))
+        OfficeEntry.settlements = _board_count(_l("Settlements touching water"))
     return OfficeEntry
 
 
@@ -199,11 +218,11 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
         influence = FormField(TerrainCounts, label=_l("Influence"))
         settlements = FormField(TerrainCounts, label=_l("Settlements"))
         mining_tokens = FormField(TerrainCounts, label=_l("Mining tokens"))
-        largest_group = _count(_l("Buildings in the largest group"))
-        second_group = _count(_l("Buildings in the second-largest group"))
+        largest_group = _board_count(_l("Buildings in the largest group"))
+        second_group = _board_count(_l("Buildings in the second-largest group"))
         investments = _count(_l("Investment cards"))
         shipping_bonus_tiles = _count(_l("Shipping bonus tiles"))
-        supply_left = _count(_l("Resources left on the supply track"))
+        supply_left = _board_count(_l("Resources left on the supply track"))
 
         def tally(self, ledger: PlayerTally) -> PlayerTally:
             """The ledger's tally with what was entered here."""
@@ -246,12 +265,14 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
             return tuple(self[f"p{seat}"].form.tally(tally) for seat, tally in enumerate(ledger_tallies))
 
         def show_rules_error(self, error: RulesError) -> None:
-            """Put a broken rule next to the player it is about (``players[1]…``), else on the form."""
-            match = re.match(r"players\[([0-9]+)\]", error.path)
-            if match and int(match[1]) in self.player_errors:
-                self.player_errors[int(match[1])].append(translated(error))
-            else:
-                self.form_errors.append(translated(error))
+            """Put a broken rule next to the player it is about (``players[1]…``), else on the form; each
+            number missing, when several are."""
+            for each in error.errors if isinstance(error, EntriesMissing) else (error,):
+                match = re.match(r"players\[([0-9]+)\]", each.path)
+                if match and int(match[1]) in self.player_errors:
+                    self.player_errors[int(match[1])].append(translated(each))
+                else:
+                    self.form_errors.append(translated(each))
 
     entries = tally_payload(start)["players"]
     for seat, entry in enumerate(entries):

@@ -89,32 +89,35 @@ def camps_per_player(player_count: int) -> int:
 
 @dataclass(frozen=True)
 class OfficeClaim:
-    """A player's influence tokens on one BoomTown office, with what the formula needs from the map."""
+    """A player's influence tokens on one BoomTown office, with what the formula needs from the map (None:
+    not entered yet, as the final tally starts them; the rules refuse to score it so)."""
 
     office: str
     tokens: int = 1  # 2 when the player holds both halves of the office card
-    count: int = 0  # the quantity frontier, sheriff and surveyor count
-    camps: int = 0  # docks: camps touching water
-    settlements: int = 0  # docks: settlements touching water
+    count: int | None = 0  # the quantity frontier, sheriff and surveyor count
+    camps: int | None = 0  # docks: camps touching water
+    settlements: int | None = 0  # docks: settlements touching water
 
 
 @dataclass(frozen=True)
 class PlayerTally:
-    """One player's position at the end of play; a terrain missing from a terrain map counts 0."""
+    """One player's position at the end of play; a terrain missing from a terrain map counts 0. What only
+    the board shows (the groups, the resources left) is None until the table enters it: the rules ask for
+    it where the scoring needs it (``check_tallies``, ``check_tie_breakers``)."""
 
     name: str
     track_vp: int = 0
     influence: Mapping[str, int] = field(default_factory=dict)
     settlements: Mapping[str, int] = field(default_factory=dict)
     mining_tokens: Mapping[str, int] = field(default_factory=dict)
-    largest_group: int = 0
-    second_group: int = 0
+    largest_group: int | None = 0
+    second_group: int | None = 0
     wanted: int = 0
     boomtown_tokens: int | None = None  # None: the office tokens plus those on the 1×1 space
     investments: int = 0
     shipping_bonus_tiles: int = 0
     offices: tuple[OfficeClaim, ...] = ()
-    supply_left: int = 0
+    supply_left: int | None = 0  # a tie-breaker
     boomtown_1x1_tokens: int = 0  # influence tokens on the BoomTown 1×1 space
 
     @property
@@ -138,6 +141,12 @@ class Office:
     # Points for one token: (claim, player, terrains in which the player receives influence points).
     per_token: Callable[[OfficeClaim, PlayerTally, int], int] = field(repr=False, compare=False)
     asks: str = ""  # "count" or "docks": what the tally must ask for besides the player's other rows
+    reads: str = ""  # a row of the player's tally only the board shows that the formula needs
+
+    @property
+    def entries(self) -> tuple[str, ...]:
+        """The fields of a claim on this office that the table enters from the map."""
+        return {"count": ("count",), "docks": ("camps", "settlements")}.get(self.asks, ())
 
 
 # Names and formulas are Messages so that pages can show them in the reader's language.
@@ -153,7 +162,7 @@ OFFICES: tuple[Office, ...] = (
     Office("deeds", Message("Deeds"), Message("2 per terrain in which you receive influence points"),
            lambda claim, player, scored: 2 * scored),
     Office("depot", Message("Depot"), Message("2 per building in your second-largest group"),
-           lambda claim, player, scored: 2 * player.second_group),
+           lambda claim, player, scored: 2 * player.second_group, reads="second_group"),
     Office("mayor", Message("Mayor"), Message("3 per 2 of your influence tokens in BoomTown"),
            lambda claim, player, scored: 3 * floor_half(player.tokens_in_boomtown)),
     Office("saloon", Message("Saloon"), Message("2 per investment card you own"),
@@ -169,6 +178,12 @@ OFFICES: tuple[Office, ...] = (
 )
 OFFICES_BY_KEY: Mapping[str, Office] = {office.key: office for office in OFFICES}
 OFFICE_KEYS: tuple[str, ...] = tuple(OFFICES_BY_KEY)
+
+
+def unentered_claim(office: str, tokens: int = 1) -> OfficeClaim:
+    """Tokens on an office as the ledger knows them: what the formula counts on the map not entered yet."""
+    known = OFFICES_BY_KEY.get(office)
+    return OfficeClaim(office, tokens, **dict.fromkeys(known.entries if known else (), None))
 
 
 def offices_in_play(dealt: Sequence[str]) -> tuple[Office, ...]:
@@ -320,6 +335,8 @@ def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
 SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
                  "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens")
 _PLAYER_COUNTS = tuple(name for name in SCALAR_FIELDS if name not in ("track_vp", "boomtown_tokens"))
+# The counts only the board shows, None until the table enters them (the ledger cannot know them).
+BOARD_FIELDS = ("largest_group", "second_group", "supply_left")
 _TERRAIN_MAPS = {"influence": Term("influence"), "settlements": Term("settlements"),
                  "mining_tokens": Term("mining tokens")}
 _CLAIM_COUNTS = ("count", "camps", "settlements")
@@ -349,19 +366,29 @@ def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None
             raise _count_error(player.name, in_terrain, f"{where}.{field_name}.{terrain}")
 
 
-def check_camps(player: PlayerTally, camps: int, player_count: int, where: str) -> None:
+def buildings_shown(player: PlayerTally) -> int:
+    """The buildings (camps and settlements) a tally's mining tokens and settlements show: per terrain the
+    larger of the two, as each building took one mining token into its terrain's row."""
+    return sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
+               for terrain in TERRAINS)
+
+
+def check_camps(player: PlayerTally, camps: int, player_count: int, where: str,
+                entered_now: bool = False) -> None:
     """Refuse groups, buildings (each a camp that took a mining token) and Wanted camps that need more camps
     than the player has, and less influence than 2 per settlement; mining tokens, often given for the
-    Courthouse alone, set no floor."""
-    used = player.largest_group + player.second_group + player.wanted
+    Courthouse alone, set no floor on influence. ``entered_now``: a tally just entered at the table, whose
+    largest group of 0 was typed, not defaulted (the API's missing field, a tally stored before the final
+    tally asked for it): it is refused for a player whose mining tokens or settlements show buildings."""
+    largest, second = player.largest_group or 0, player.second_group or 0
+    used = largest + second + player.wanted
     if used > camps:
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the largest group "
                          "(%(largest)d), the second-largest group (%(second)d) and the Wanted camps "
                          "(%(wanted)d) add up to %(used)d.", f"{where}.wanted", name=player.name, camps=camps,
-                         players=player_count, largest=player.largest_group, second=player.second_group,
+                         players=player_count, largest=largest, second=second,
                          wanted=player.wanted, used=used)
-    buildings = sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
-                    for terrain in TERRAINS)
+    buildings = buildings_shown(player)
     if buildings + player.wanted > camps:
         field_name = "mining_tokens" if sum(player.mining_tokens.values()) >= buildings else "settlements"
         raise RulesError("%(name)s has only %(camps)d camps with %(players)d players, but the buildings the "
@@ -378,6 +405,50 @@ def check_camps(player: PlayerTally, camps: int, player_count: int, where: str) 
                              "influence token to the terrain's row.", f"{where}.influence.{terrain}",
                              name=player.name, terrain=Term(terrain), influence=influence,
                              settlements=settled, least=2 * settled)
+    if entered_now and player.largest_group == 0 and buildings:
+        raise RulesError("%(name)s's largest group cannot be 0: the mining tokens and settlements show "
+                         "%(buildings)d buildings, so it has at least 1.", f"{where}.largest_group",
+                         name=player.name, buildings=buildings)
+
+
+class EntriesMissing(RulesError):
+    """Numbers only the board shows, left empty where the scoring needs them; ``errors``: one per number
+    (the first is this error's own message and path)."""
+
+    def __init__(self, errors: Sequence[RulesError]) -> None:
+        super().__init__(errors[0].message, errors[0].path)
+        self.errors = tuple(errors)
+
+
+def missing_entries(player: PlayerTally, where: str) -> list[RulesError]:
+    """What the scoring of one player needs from the board but the tally leaves empty (None): the largest
+    group of a player with buildings, the second-largest group of one on the Depot, what an office with
+    the player's tokens counts on the map. An empty count the scoring does not need stands for 0."""
+    who = player.name
+    missing = []
+    if player.largest_group is None and (buildings_shown(player) or player.second_group):
+        missing.append(RulesError("Enter how many buildings are in %(name)s's largest group: %(name)s has "
+                                  "buildings on the map.", f"{where}.largest_group", name=who))
+    for position, claim in enumerate(player.offices):
+        office = OFFICES_BY_KEY[claim.office]
+        if office.reads and getattr(player, office.reads) is None:
+            missing.append(RulesError("Enter how many buildings are in %(name)s's second-largest group (0 "
+                                      "if there is none): %(name)s has tokens on the %(office)s office, "
+                                      "which counts them.", f"{where}.{office.reads}", name=who,
+                                      office=office.label))
+        empty = [name for name in office.entries if getattr(claim, name) is None]
+        if not empty:
+            continue
+        at = f"{where}.offices[{position}].{empty[0]}"
+        if office.asks == "docks":
+            missing.append(RulesError("Enter %(name)s's camps and settlements touching water for the "
+                                      "%(office)s office: %(name)s has tokens on it.", at, name=who,
+                                      office=office.label))
+        else:
+            missing.append(RulesError("Enter how many the %(office)s office counts for %(name)s "
+                                      "(%(counts)s): %(name)s has tokens on it.", at, name=who,
+                                      office=office.label, counts=office.counts))
+    return missing
 
 
 def check_shipping_bonus_tiles(players: Sequence[PlayerTally]) -> None:
@@ -415,10 +486,13 @@ def check_office_spaces(players: Sequence[PlayerTally]) -> None:
                                  given=sum(tokens for _, tokens in holders), held=held)
 
 
-def check_tallies(players: Sequence[PlayerTally]) -> None:
-    """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``)."""
+def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> None:
+    """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``), and one
+    that leaves empty what the scoring needs from the board (``EntriesMissing``, every such number).
+    ``entered_now``: a tally just entered at the table (``check_camps``)."""
     camps = camps_per_player(len(players))
     dealt: set[str] = set()
+    missing: list[RulesError] = []
     for index, player in enumerate(players):
         who, where = player.name, f"players[{index}]"
         if any(earlier.name == who for earlier in players[:index]):
@@ -429,13 +503,14 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
         for field_name in _TERRAIN_MAPS:
             _check_terrain_map(player, where, field_name)
         for field_name in _PLAYER_COUNTS:
-            if not _is_count(getattr(player, field_name)):
+            value = getattr(player, field_name)
+            if not _is_count(value) and not (value is None and field_name in BOARD_FIELDS):
                 raise _count_error(who, Term(field_name.replace("_", " ")), f"{where}.{field_name}")
-        if player.second_group > player.largest_group:
+        if player.largest_group is not None and (player.second_group or 0) > player.largest_group:
             raise RulesError("%(name)s's second-largest group (%(second)d) cannot be larger than the largest "
                              "group (%(largest)d).", f"{where}.second_group", name=who,
                              second=player.second_group, largest=player.largest_group)
-        check_camps(player, camps, len(players), where)
+        check_camps(player, camps, len(players), where, entered_now)
         for position, claim in enumerate(player.offices):
             at = f"{where}.offices[{position}]"
             office = OFFICES_BY_KEY.get(claim.office) if isinstance(claim.office, str) else None
@@ -453,7 +528,8 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
                 raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.", f"{at}.tokens",
                                  name=who, office=office.label)
             for field_name in _CLAIM_COUNTS:
-                if not _is_count(getattr(claim, field_name)):
+                value = getattr(claim, field_name)
+                if value is not None and not _is_count(value):
                     what = Message("%(office)s %(what)s", office=office.label, what=Term(field_name))
                     raise _count_error(who, what, f"{at}.{field_name}")
         if player.boomtown_tokens is not None:
@@ -465,8 +541,29 @@ def check_tallies(players: Sequence[PlayerTally]) -> None:
                                  "%(tokens)d influence tokens in BoomTown, not %(given)d.",
                                  f"{where}.boomtown_tokens", name=who, tokens=placed,
                                  given=player.boomtown_tokens)
+        missing += missing_entries(player, where)
     check_office_spaces(players)
     check_shipping_bonus_tiles(players)
+    if missing:
+        raise EntriesMissing(missing)
+
+
+def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) -> None:
+    """Refuse a ranking that needs resources left on the supply track not entered: players level on VP and
+    on Wanted camps, one of them at least without the count (where no tie needs it, none is needed)."""
+    level: dict[tuple[int, int], list[int]] = {}
+    for index, (player, total) in enumerate(zip(players, totals, strict=True)):
+        level.setdefault((total, player.wanted), []).append(index)
+    missing = [
+        RulesError("%(names)s are tied on %(total)d VP and on camps in the Wanted area (%(wanted)d each): "
+                   "the resources left on the supply track decide. Enter them for %(missing)s.", "players",
+                   names=listed([players[i].name for i in tied]), total=total, wanted=wanted,
+                   missing=listed([players[i].name for i in tied if players[i].supply_left is None]))
+        for (total, wanted), tied in level.items()
+        if len(tied) > 1 and any(players[i].supply_left is None for i in tied)
+    ]
+    if missing:
+        raise EntriesMissing(missing)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -480,9 +577,10 @@ class GoldWestResult(FinalResult):
     majorities: tuple[TerrainMajority, ...] = ()
 
 
-def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
-    """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
-    check_tallies(players)
+def final_result(players: Sequence[PlayerTally], entered_now: bool = False) -> GoldWestResult:
+    """Score the end of a play: every row per player, ranks after the tie-breakers, and why.
+    ``entered_now``: a tally just entered at the table (``check_camps``)."""
+    check_tallies(players, entered_now)
     wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
     majorities = terrain_majorities(players)
     penalties = wanted_penalties(wanted)
@@ -491,11 +589,12 @@ def final_result(players: Sequence[PlayerTally]) -> GoldWestResult:
         scored = sum(1 for m in majorities if index in m.first or index in m.second)
         breakdowns.append((player.name, {
             "track": player.track_vp,
-            "largest_group": POINTS_PER_GROUP_BUILDING * player.largest_group,
+            "largest_group": POINTS_PER_GROUP_BUILDING * (player.largest_group or 0),
             "offices": sum(office_points(claim, player, scored) for claim in player.offices),
             "wanted": penalties[index],
             "influence": sum(m.points[index] for m in majorities),
         }))
+    check_tie_breakers(players, [sum(points.values()) for _, points in breakdowns])
     ranked = rank_players(GAME.slug, GAME.rows, breakdowns, list(map(tie_breaker, wanted, supply_left)))
     return GoldWestResult(game=ranked.game, players=ranked.players, majorities=majorities,
                           tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
@@ -837,7 +936,8 @@ def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
 
 
 def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -> tuple[PlayerTally, ...]:
-    """The final tally as far as the ledger knows it, with hand corrections of the track per seat."""
+    """The final tally as far as the ledger knows it, with hand corrections of the track per seat; what only
+    the board shows (groups, resources left, what an office counts on the map) is not entered (None)."""
     adjustments = tuple(track_adjustments) or (0,) * len(state.scores)
     return tuple(
         PlayerTally(
@@ -847,8 +947,9 @@ def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -
             investments=state.investments[index],
             shipping_bonus_tiles=state.shipping_bonus_tiles[index],
             boomtown_1x1_tokens=state.boomtown_1x1_tokens[index],
-            offices=tuple(OfficeClaim(office, state.office_tokens[index].count(office))
+            offices=tuple(unentered_claim(office, state.office_tokens[index].count(office))
                           for office in dict.fromkeys(state.office_tokens[index])),
+            **dict.fromkeys(BOARD_FIELDS, None),
             **terrain_rows(state, index),
         )
         for index, seat in enumerate(state.setup.seats)
@@ -884,7 +985,7 @@ def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> Pl
         if type(by) is int and key in known:
             values[key] = values.get(key, 0) + by
     claims = {claim.office: claim for claim in entered.offices}
-    offices = tuple(replace(claims.get(office, OfficeClaim(office)), tokens=tokens)
+    offices = tuple(replace(claims.get(office) or unentered_claim(office), tokens=tokens)
                     for key, tokens in values.items()
                     if tokens and (office := key.removeprefix(_OFFICE_KEY)) != key)
     return replace(entered, offices=offices, **{name: values[name] for name in _LEDGER_SCALARS},
@@ -923,9 +1024,14 @@ def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] 
     return {"players": entries, "corrections": list(map(corrections, players, ledger))}
 
 
-def tie_breaker(wanted: int, supply_left: int) -> tuple[int, int]:
-    """Fewest camps in the Wanted area, then most resources left, as "larger wins"."""
-    return (-wanted, supply_left)
+def tie_breaker(wanted: int, supply_left: int | None) -> tuple[int, int]:
+    """Fewest camps in the Wanted area, then most resources left, as "larger wins" (not entered: 0; the
+    final tally leaves it empty only where no tie needs it, so any number ranks the same)."""
+    return (-wanted, supply_left or 0)
+
+
+def _or_zero(value: object) -> object:
+    return 0 if value is None else value
 
 
 def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, int]] | None:
@@ -933,8 +1039,9 @@ def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, i
     players = payload.get("players") if isinstance(payload, Mapping) else None
     if not isinstance(players, list) or len(players) != seats:
         return None
-    counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping) else (None,)
-              for entry in players]
+    # resources left not entered (None): no tie needed them (``tie_breaker``)
+    counts = [(entry.get("wanted", 0), _or_zero(entry.get("supply_left", 0))) if isinstance(entry, Mapping)
+              else (None,) for entry in players]
     if not all(type(count) is int for pair in counts for count in pair):
         return None
     return [tie_breaker(*pair) for pair in counts]

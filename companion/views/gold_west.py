@@ -86,7 +86,7 @@ def _finish(play: store.Play, form, ledger) -> bool:
     """Score the entered tally and close the play; False, with the reason on the form, if refused."""
     tallies = form.tallies(ledger)
     try:
-        result = gold_west.final_result(tallies)
+        result = gold_west.final_result(tallies, entered_now=True)
         finish_play(play.id, gold_west.tally_payload(tallies, ledger), result, form.version_number)
     except Refused as error:
         note_stale(error)
