@@ -83,9 +83,19 @@ def test_a_card_handed_in_after_another_phone_finished_is_409_with_its_numbers_k
     group, first, second = two_phones
     play_id = group.active["great-western-trail"]
     cards = [f"/plays/{play_id}/gwt/final-tally/{seat}" for seat in (0, 1)]
-    seen_by_second = card_fields(second, cards[1])
-    for card in cards:
-        assert first.post(card, data={**card_fields(first, card), "dollars": "4"}).status_code == 302
+
+    def typed(phone, card: str) -> dict[str, list[str]]:
+        """The card as drawn, the objective rows left empty and the workers counted (a new card leaves
+        them empty)."""
+        return {**{name: values for name, values in card_fields(phone, card).items()
+                   if not name.startswith("objective_") or name == "objective_rows"},
+                "cowboys": "1", "craftsmen": "1", "engineers": "1"}
+
+    seen_by_second = typed(second, cards[1])
+    for seat, card in enumerate(cards):
+        # one player holds the job-market token: the game ended with it
+        token = {"job_market_token": "y"} if seat == 0 else {}
+        assert first.post(card, data={**typed(first, card), "dollars": "4", **token}).status_code == 302
     assert store.get_play(db, play_id).status == "finished"
     stored = results_of(db, play_id)
 

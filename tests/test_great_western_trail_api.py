@@ -203,6 +203,13 @@ def test_non_object_bodies_are_400(body):
                                              "job_market_token": True},
                                             {"name": "Ben", "job_market_token": True}]},
                  ["players[0].station_masters[0]", "players[1].job_market_token"], id="two-problems"),
+    pytest.param({"players": [{"name": "Anna", "objectives": [{"vp": 3, "fulfilled": True},
+                                                              {"vp": 5, "fulfilled": False}]}]},
+                 ["players[0].objectives[1].penalty"], id="unfulfilled-card-without-penalty"),
+    pytest.param({"players": [{"name": "Anna", "objectives": [{"vp": 4, "penalty": 0, "fulfilled": False},
+                                                              {"vp": 4, "penalty": 1, "fulfilled": True}]}]},
+                 ["players[0].objectives[0].penalty", "players[0].objectives[1].penalty"],
+                 id="penalties-that-fit-no-card"),
 ])
 def test_cross_field_rules_are_400_with_paths(body, paths):
     status, answer = post(body)
@@ -258,10 +265,19 @@ def from_schema(schema: dict) -> st.SearchStrategy:
 SCHEMA_BODIES = from_schema(REQUEST_SCHEMA)
 
 
+def penalty_fits(card: dict) -> bool:
+    """Start cards have 3 VP and no penalty, the others a penalty of 2 or 3, which a fulfilled card may leave
+    out (0)."""
+    penalty = card.get("penalty", 0)
+    return penalty in (2, 3) or (penalty == 0 and (card["vp"] == 3 or card["fulfilled"]))
+
+
 def breaks_cross_field_rules(body: dict) -> bool:
     """Whether the contract's rules beyond the schema refuse this schema-valid body."""
     edition = body.get("edition", 2)
     players = body["players"]
+    if not all(penalty_fits(card) for player in players for card in player.get("objectives", [])):
+        return True
     if edition == 1 and len(players) < 2:
         return True
     try:
@@ -300,6 +316,9 @@ def made_consistent(body: dict) -> dict:
         if player.get("job_market_token"):
             player["job_market_token"] = not token_taken
             token_taken = True
+        for card in player.get("objectives", []):
+            if not penalty_fits(card):
+                card["penalty"] = 2
     return {"edition": edition, "players": players}
 
 

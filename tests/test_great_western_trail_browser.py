@@ -20,12 +20,16 @@ def seat_card(page: Page, name: str):
 
 
 def hand_in_plain_card(page: Page, name: str, dollars: str, cattle_vp: str) -> None:
-    """Fill in a short card: money, no buildings, cities as prefilled, and a cattle VP total."""
+    """Fill in a short card: money, no buildings, cities as prefilled, a cattle VP total, and the printed
+    first worker of each row (a new card leaves the rows empty for the table to count)."""
     page.get_by_label("Money ($)").fill(dollars)
     page.get_by_label("Buildings VP").fill("0")
     page.get_by_label("Stations VP").fill("0")
     page.get_by_label("Hazards VP").fill("0")
     page.get_by_label("Cattle VP").fill(cattle_vp)
+    for row in ("Cowboys", "Craftsmen", "Engineers"):
+        expect(page.get_by_label(row)).to_have_value("")
+        page.get_by_label(row).fill("1")
     page.get_by_role("button", name=f"Hand in {name}'s card").click()
 
 
@@ -116,6 +120,7 @@ def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     hazard_tiles.fill("3")
     page.get_by_label("Cowboys").fill("5")
     page.get_by_label("Craftsmen").fill("6")
+    page.get_by_label("Engineers").fill("1")
     page.get_by_label("I removed the disc from the 3-VP space (+3 VP)").check()
     assert fits_the_phone(page)
     page.get_by_role("button", name="Hand in Anna's card").click()
@@ -138,6 +143,7 @@ def play_a_three_player_tally(url: str, page: Page, other: Page) -> None:
     # Cara takes the token off her card: the result appears
     other.get_by_role("link", name="Change Cara's card").click()
     expect(other.get_by_label("Money ($)")).to_have_value("9")
+    expect(other.get_by_label("Engineers")).to_have_value("1")  # a saved card shows what was saved
     other.get_by_label("I hold the job-market token (+2 VP)").uncheck()
     other.get_by_role("button", name="Hand in Cara's card").click()
     expect(other.get_by_text("Anna wins!")).to_be_visible()

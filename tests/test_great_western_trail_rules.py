@@ -228,6 +228,45 @@ def test_tally_problems_lists_every_problem_in_input_order():
         "players[0].dollars", "players[1].station_masters[0]", "players[1].job_market_token"]
 
 
+# Objective cards: start cards 3 VP and no penalty; the others 3, 4 or 5 VP with a penalty of 2 or 3.
+
+NOT_FULFILLED_COSTS = "objective card that is not fulfilled costs its penalty, 2 or 3; only a start card"
+
+
+@pytest.mark.parametrize(("card", "objectives_vp", "words"), [
+    pytest.param(Objective(3, 0, False), 0, None, id="start-card-not-fulfilled"),
+    pytest.param(Objective(3, 0, True), 3, None, id="start-card-fulfilled"),
+    pytest.param(Objective(3, 2, False), -2, None, id="3-vp-card-penalty-2"),
+    pytest.param(Objective(4, 2, False), -2, None, id="4-vp-penalty-2"),
+    pytest.param(Objective(5, 3, False), -3, None, id="5-vp-penalty-3"),
+    pytest.param(Objective(5, 3, True), 5, None, id="5-vp-fulfilled"),
+    pytest.param(Objective(5, 0, True), 5, None, id="fulfilled-penalty-not-given"),
+    pytest.param(Objective(5, 0, False), None, f"A 5-VP {NOT_FULFILLED_COSTS} (3 VP) has none.",
+                 id="5-vp-not-fulfilled-without-penalty"),
+    pytest.param(Objective(4, 0, False), None, f"A 4-VP {NOT_FULFILLED_COSTS} (3 VP) has none.",
+                 id="4-vp-not-fulfilled-without-penalty"),
+    pytest.param(Objective(4, 1, False), None,
+                 "An objective card's penalty is 2 or 3 (a start card, 3 VP, has none), not 1.",
+                 id="penalty-1"),
+    pytest.param(Objective(3, 4, False), None, "penalty is 2 or 3 (a start card, 3 VP, has none), not 4.",
+                 id="penalty-4"),
+    pytest.param(Objective(5, 9, True), None, "penalty is 2 or 3 (a start card, 3 VP, has none), not 9.",
+                 id="penalty-9-on-a-fulfilled-card"),
+])
+def test_an_objective_cards_penalty_must_fit_the_card(card, objectives_vp, words):
+    tally = Tally(name="A", objectives=(Objective(3, 0, True), card))
+    problems = gwt.tally_problems(2, [tally])
+    if words is None:
+        assert problems == [] and gwt.objective_penalty_problem(card) is None
+        assert gwt.final_result(2, [tally]).players[0].breakdown["objectives"] == 3 + objectives_vp
+        return
+    assert problems == [("players[0].objectives[1].penalty", gwt.objective_penalty_problem(card))]
+    assert words in problems[0][1]
+    with pytest.raises(RulesError) as caught:
+        gwt.final_result(2, [tally])
+    assert caught.value.path == "players[0].objectives[1].penalty"
+
+
 # Reference data and calculators.
 
 def test_reference_values_match_the_board_data():
@@ -399,8 +438,13 @@ def test_garbage_events_raise_only_rules_errors(kind, payload):
 
 # Properties of the final tally.
 
-OBJECTIVES = st.lists(st.builds(Objective, vp=st.integers(0, 9), penalty=st.integers(0, 9),
-                                fulfilled=st.booleans()), max_size=8).map(tuple)
+# Cards whose penalty fits: a start card (3 VP, none), any other card's 2 or 3, or a fulfilled card's
+# penalty not given.
+FITTING_CARDS = (st.builds(Objective, vp=st.integers(0, 9), penalty=st.sampled_from(gwt.OBJECTIVE_PENALTIES),
+                           fulfilled=st.booleans())
+                 | st.builds(Objective, vp=st.just(gwt.START_OBJECTIVE_VP), fulfilled=st.booleans())
+                 | st.builds(Objective, vp=st.integers(0, 9), fulfilled=st.just(True)))
+OBJECTIVES = st.lists(FITTING_CARDS, max_size=8).map(tuple)
 ROW = st.integers(1, 6)
 WORKERS = st.builds(Workers, cowboys=ROW, craftsmen=ROW, engineers=ROW)
 VP = st.integers(0, 999)
@@ -473,7 +517,9 @@ def test_more_cattle_vp_never_lowers_the_total(tally, extra):
 
 
 @settings(deadline=None)
-@given(SOLO_TALLIES, st.builds(Objective, vp=st.integers(0, 9), penalty=st.integers(0, 9)), st.data())
+@given(SOLO_TALLIES, st.builds(Objective, vp=st.integers(0, 9),
+                               penalty=st.sampled_from(gwt.OBJECTIVE_PENALTIES))
+       | st.just(Objective(gwt.START_OBJECTIVE_VP)), st.data())
 def test_a_fulfilled_objective_never_scores_less_than_a_failed_one(tally, card, data):
     position = data.draw(st.integers(0, len(tally.objectives)))
     cards = list(tally.objectives)
@@ -709,16 +755,77 @@ def test_cards_that_break_the_rules_together_give_no_result(second, problem):
     assert caught.value.message == problem
 
 
+NOBODY_HOLDS_IT = ("Someone holds the job-market token: the game ends when a player moves it off the last "
+                   "space of the job market, and that player takes it (2 VP). Tick “I hold the job-market "
+                   "token” on that player's card.")
+
+
+@pytest.mark.parametrize(("edition", "seats"), [
+    pytest.param(1, 2, id="1st-edition"), pytest.param(2, 3, id="2nd-edition"), pytest.param(2, 1, id="solo"),
+])
+def test_cards_without_the_job_market_token_give_no_result_until_one_ticks_it(edition, seats):
+    state = gwt.initial_state(_setup(seats, edition=edition))
+    for seat in range(seats):
+        state = gwt.apply_event(state, "card", card(seat, station_masters=[]))
+    assert gwt.card_conflicts(state) == [NOBODY_HOLDS_IT]
+    with pytest.raises(RulesError) as caught:
+        gwt.result_from_cards(state)
+    assert caught.value.message == NOBODY_HOLDS_IT and caught.value.path == "cards"
+    # the cards stay as they are; the player who holds it ticks it on their card, and the result comes
+    state = gwt.apply_event(state, "card", card(seats - 1, station_masters=[], job_market_token=True))
+    assert gwt.card_conflicts(state) == []
+    result = gwt.result_from_cards(state)
+    assert [p.breakdown["job_market"] for p in sorted(result.players, key=lambda p: p.name)] == [
+        2 if seat == seats - 1 else 0 for seat in range(seats)]
+
+
+def test_a_token_nobody_holds_is_told_with_the_other_conflicts():
+    state = gwt.initial_state(_setup(2))
+    for seat in range(2):
+        state = gwt.apply_event(state, "card", card(seat))  # both hold the Workers station master
+    assert gwt.card_conflicts(state) == [
+        "P1: The game has one Workers station master, and P0 already holds it.", NOBODY_HOLDS_IT]
+
+
+@pytest.mark.parametrize(("objective", "path"), [
+    pytest.param({"vp": 5, "penalty": 0, "fulfilled": False}, "objectives[1].penalty", id="no-penalty"),
+    pytest.param({"vp": 4, "penalty": 1, "fulfilled": True}, "objectives[1].penalty", id="penalty-1"),
+])
+def test_a_new_card_with_a_penalty_that_fits_no_card_is_refused(objective, path):
+    state = gwt.initial_state(_setup(2))
+    sent = card(0, objectives=[{"vp": 3, "penalty": 0, "fulfilled": True}, objective])
+    with pytest.raises(RulesError) as caught:
+        gwt.check_new_card(state, sent, based_on=0)
+    assert caught.value.path == path
+    assert caught.value.message == gwt.objective_penalty_problem(gwt.Objective(**objective))
+
+
+def test_a_play_closed_before_the_token_and_penalties_were_checked_still_passes_the_backup_check():
+    # cards as they were stored before: nobody ticked the token, a card not fulfilled kept a penalty of 0
+    state = gwt.initial_state(_setup(2))
+    old = [{"vp": 3, "penalty": 0, "fulfilled": True}, {"vp": 5, "penalty": 0, "fulfilled": False}]
+    for seat in range(2):
+        state = gwt.apply_event(state, "card", card(seat, station_masters=[], objectives=old))
+    with pytest.raises(RulesError):
+        gwt.result_from_cards(state)  # such cards no longer close a play
+    gwt.check_final_tally(state, gwt.final_tally_input(state), ["P0", "P1"])
+    # what was refused then still is
+    state = gwt.apply_event(state, "card", card(1, job_market_token=True))
+    state = gwt.apply_event(state, "card", card(0, job_market_token=True, station_masters=[]))
+    with pytest.raises(RulesError, match="P0: Only one player holds the job-market token, and P1 already"):
+        gwt.check_final_tally(state, gwt.final_tally_input(state), ["P0", "P1"])
+
+
 def test_the_result_from_the_cards_is_the_scoring_endpoints_result():
     from companion.api.great_western_trail import score_great_western_trail
 
     state = gwt.initial_state(_setup(3))
-    for seat, changes in enumerate(({}, {"dollars": 4, "station_masters": []},
+    for seat, changes in enumerate(({}, {"dollars": 4, "station_masters": [], "job_market_token": True},
                                     {"cattle_vp": ..., "cattle_cards": {"7": 3}, "station_masters": []})):
         state = gwt.apply_event(state, "card", card(seat, **changes))
     result = gwt.result_from_cards(state)
     assert [(p.name, p.total, p.rank) for p in result.players] == [
-        ("P0", 96, 1), ("P1", 79, 3), ("P2", 83, 2)]
+        ("P0", 96, 1), ("P1", 81, 3), ("P2", 83, 2)]
     assert score_great_western_trail(gwt.final_tally_input(state)) == result.to_json()
 
 

@@ -190,7 +190,8 @@ def test_a_bad_delivery_is_a_form_error_and_stores_nothing(client, db, table, da
 def test_a_delivery_to_a_finished_play_is_refused(client, db, table):
     play_id = table["play_id"]
     for seat in range(3):
-        client.post(card_url(play_id, seat), data=changed(PLAIN, dollars=str(seat)))
+        client.post(card_url(play_id, seat), data=changed(PLAIN, dollars=str(seat),
+                                                          job_market_token="y" if seat == 0 else None))
     assert store.get_play(db, play_id).status == "finished"
     response = client.post(f"/plays/{play_id}/gwt/deliveries",
                            data={"seat": "0", "city": "Denver", "crest_vp": "2"})
@@ -311,7 +312,7 @@ def test_three_cards_from_two_phones_finish_the_play(client, db, table):
 def test_the_closing_event_is_the_scoring_endpoints_request(client, db, table):
     play_id = table["play_id"]
     cara = changed(PLAIN, building_tiles=["4a", "10b"], buildings_vp=None)
-    for seat, card in enumerate((ANNA_96, PLAIN, cara)):
+    for seat, card in enumerate((ANNA_96, changed(PLAIN, job_market_token="y"), cara)):
         client.post(card_url(play_id, seat), data=card)
     final = store.list_events(db, play_id)[-1]
     assert final.kind == "final" and final.payload["edition"] == 2
@@ -330,6 +331,92 @@ def test_a_new_card_leaves_the_unticked_start_objective_empty(client, table):
     assert 'value=""' in start_vp and 'value=""' in start_penalty and "checked" not in start_done
     # ticking it fills in the start card's VP (the page script reads these)
     assert 'data-fills="objective_0_vp"' in start_done and 'data-fills-with="3"' in start_done
+
+
+def shown_values(page: str) -> dict:
+    """What a card page sends as it is drawn: each field that has a value, each ticked box."""
+    sent = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
+        if name is None or "csrf" in name[1]:
+            continue
+        if re.search(r'type="(checkbox|radio)"', tag):
+            if re.search(r"\bchecked\b", tag):
+                sent[name[1]] = value[1] if value else "y"
+        elif value is not None and value[1]:
+            sent[name[1]] = html.unescape(value[1])
+    return sent
+
+
+def test_a_new_card_leaves_the_worker_rows_for_the_table_to_count(client, db, table):
+    play_id = table["play_id"]
+    page = client.get(card_url(play_id, 0)).text
+    for row in gwt.WORKER_ROWS:
+        assert re.search(rf'<input[^>]*name="{row}"[^>]*value=""', page), row
+    assert not {*gwt.WORKER_ROWS} & set(shown_values(page))
+    # sent as drawn with the VP rows typed: each worker row is asked for, nothing is stored
+    typed = {"dollars": "10", "buildings_vp": "0", "stations_vp": "0", "hazards_vp": "0", "cattle_vp": "30"}
+    response = client.post(card_url(play_id, 0), data={**shown_values(page), **typed})
+    assert response.status_code == 400
+    text = unescaped(response)
+    for row in gwt.WORKER_ROWS:
+        assert re.search(rf'<p class="error" id="{row}-error">Enter 1 to 6: the printed first space counts.',
+                         text), row
+    assert store.list_events(db, play_id) == []
+    # typed as counted, the card goes in; its page then shows what was saved
+    workers = {"cowboys": "1", "craftsmen": "5", "engineers": "2"}
+    response = client.post(card_url(play_id, 0), data={**shown_values(page), **typed, **workers})
+    assert response.status_code == 302
+    (payload,) = stored_cards(db, play_id)
+    assert payload["workers"] == {"cowboys": 1, "craftsmen": 5, "engineers": 2}
+    page = client.get(card_url(play_id, 0)).text
+    assert {row: shown_values(page)[row] for row in gwt.WORKER_ROWS} == workers
+    assert "saved: 4 VP" in page  # the workers row: craftsmen on the 5th space
+
+
+START_CARD = {"objective_0_vp": "3", "objective_0_fulfilled": "y"}
+PENALTY_MISSING = ("Not fulfilled: enter this card's penalty (2 or 3). Only the start card, 3 VP in row 1, "
+                   "has none.")
+
+
+@pytest.mark.parametrize(("entries", "row", "words"), [
+    pytest.param({"objective_1_vp": "5"}, 2, PENALTY_MISSING, id="5-vp-penalty-left-empty"),
+    pytest.param({"objective_1_vp": "3"}, 2, PENALTY_MISSING, id="3-vp-card-after-the-start-card"),
+    pytest.param({"objective_0_vp": "4", "objective_0_fulfilled": None}, 1, PENALTY_MISSING,
+                 id="row-1-holding-a-4-vp-card"),
+    pytest.param({"objective_1_vp": "5", "objective_1_penalty": "0"}, 2,
+                 "A 5-VP objective card that is not fulfilled costs its penalty, 2 or 3; only a start card "
+                 "(3 VP) has none.", id="penalty-0"),
+    pytest.param({"objective_1_vp": "4", "objective_1_penalty": "1", "objective_1_fulfilled": "y"}, 2,
+                 "An objective card's penalty is 2 or 3 (a start card, 3 VP, has none), not 1.",
+                 id="penalty-1"),
+])
+def test_an_objective_card_needs_a_penalty_that_fits_it(client, db, table, entries, row, words):
+    card = changed(changed(PLAIN, **START_CARD), **entries)
+    response = client.post(card_url(table["play_id"], 0), data=card)
+    assert response.status_code == 400
+    # the sentence stands under that card's row
+    assert re.search(rf'<tr class="invalid"><th scope="row">{row}</th>.*?</tr>\s*'
+                     rf'<tr><td></td><td colspan="3"><p class="error">{re.escape(words)}</p>',
+                     unescaped(response), re.S)
+    assert store.list_events(db, table["play_id"]) == []
+
+
+@pytest.mark.parametrize(("entries", "stored"), [
+    pytest.param({"objective_0_fulfilled": None}, [(3, 0, False)], id="start-card-not-fulfilled"),
+    pytest.param({"objective_1_vp": "5", "objective_1_fulfilled": "y"}, [(3, 0, True), (5, 0, True)],
+                 id="fulfilled-card-penalty-left-empty"),
+    pytest.param({"objective_1_vp": "5", "objective_1_penalty": "3"}, [(3, 0, True), (5, 3, False)],
+                 id="penalty-given"),
+    pytest.param({"objective_0_vp": None, "objective_0_fulfilled": None, "objective_1_vp": "3",
+                  "objective_1_penalty": "0"}, [(3, 0, False)], id="start-card-in-row-2-with-0-typed"),
+])
+def test_an_objective_card_that_fits_goes_in(client, db, table, entries, stored):
+    card = changed(changed(PLAIN, **START_CARD), **entries)
+    response = client.post(card_url(table["play_id"], 0), data=card)
+    assert response.status_code == 302
+    (payload,) = stored_cards(db, table["play_id"])
+    assert [(c["vp"], c["penalty"], c["fulfilled"]) for c in payload["objectives"]] == stored
 
 
 def test_a_later_card_of_the_same_seat_replaces_the_earlier_one(client, db, table):
@@ -369,7 +456,7 @@ def drawn_card(phone, play_id: int, seat: int) -> dict:
 
 def test_a_card_drawn_before_a_delivery_of_its_player_is_refused_and_keeps_the_entries(client, db, table):
     play_id, second = table["play_id"], table["second"]
-    for seat, card in ((1, PLAIN), (2, changed(PLAIN, cattle_vp="20"))):
+    for seat, card in ((1, changed(PLAIN, job_market_token="y")), (2, changed(PLAIN, cattle_vp="20"))):
         assert second.post(card_url(play_id, seat), data=card).status_code == 302
     drawn = drawn_card(client, play_id, 0)
     assert drawn == {"revision": "0", "cities_vp": "0"}
@@ -396,7 +483,7 @@ def test_a_card_drawn_before_a_delivery_of_its_player_is_refused_and_keeps_the_e
     handed_in = client.post(card_url(play_id, 0), data=changed(PLAIN, **fresh))
     assert handed_in.status_code == 302 and handed_in.headers["Location"].endswith(f"/plays/{play_id}/result")
     results = store.play_results(db, play_id)
-    assert [(r.name, r.total, r.rank) for r in results] == [("Anna", 41, 1), ("Ben", 32, 2), ("Cara", 22, 3)]
+    assert [(r.name, r.total, r.rank) for r in results] == [("Anna", 41, 1), ("Ben", 34, 2), ("Cara", 22, 3)]
     assert results[0].breakdown["cities"] == 9
     assert "Anna wins!" in unescaped(second.get(f"/plays/{play_id}/result"))
 
@@ -414,7 +501,8 @@ def test_a_card_sent_twice_is_stored_once(client, db, table, revision):
 @pytest.mark.parametrize(("cards", "words"), [
     pytest.param([changed(PLAIN, job_market_token="y"), changed(PLAIN, job_market_token="y"), PLAIN],
                  "Ben: Only one player holds the job-market token, and Anna already does.", id="two-tokens"),
-    pytest.param([changed(PLAIN, station_masters="hazards", hazards="2"), PLAIN,
+    pytest.param([changed(PLAIN, station_masters="hazards", hazards="2"),
+                  changed(PLAIN, job_market_token="y"),
                   changed(PLAIN, station_masters="hazards", hazards="4")],
                  "Cara: The game has one Hazards station master, and Anna already holds it.",
                  id="same-master"),
@@ -436,6 +524,34 @@ def test_cards_that_break_the_rules_together_do_not_finish(client, db, table, ca
         fixed = client.post(card_url(play_id, 1), data=changed(PLAIN, revision="1"))
     assert fixed.status_code == 302 and fixed.headers["Location"].endswith("/result")
     assert store.get_play(db, play_id).status == "finished"
+
+
+NOBODY_HOLDS_IT = ("Someone holds the job-market token: the game ends when a player moves it off the last "
+                   "space of the job market, and that player takes it (2 VP). Tick “I hold the job-market "
+                   "token” on that player's card.")
+
+
+@pytest.mark.parametrize("edition", ["1", "2"])
+def test_the_last_card_leaves_the_play_open_while_nobody_holds_the_job_market_token(client, db, edition):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, GAME, [(ids[0], "red"), (ids[1], "blue")],
+                         **{"options-edition": edition})
+    assert client.post(card_url(play_id, 0), data=PLAIN).status_code == 302
+    last = client.post(card_url(play_id, 1), data=changed(PLAIN, dollars="15"), follow_redirects=True)
+    assert last.request.path == overview_url(play_id)
+    overview = unescaped(last)
+    assert "Ben's card is in." in overview and NOBODY_HOLDS_IT in overview
+    assert "Show the result" not in overview
+    assert store.get_play(db, play_id).status == "active" and store.play_results(db, play_id) == ()
+    assert len(stored_cards(db, play_id)) == 2
+    # the table ticks it on Ben's card: that closes the play, with his 2 VP
+    ticked = client.post(card_url(play_id, 1), data=changed(PLAIN, dollars="15", revision="1",
+                                                            job_market_token="y"))
+    assert ticked.status_code == 302 and ticked.headers["Location"].endswith(f"/plays/{play_id}/result")
+    assert [(r.name, r.breakdown["job_market"], r.total) for r in store.play_results(db, play_id)] == [
+        ("Ben", 2, 35), ("Anna", 0, 32)]
 
 
 @pytest.mark.parametrize(("card", "field", "words"), [
@@ -545,7 +661,8 @@ def test_any_objective_row_count_posted_gives_a_working_form(client, db, table, 
 def test_a_reopened_play_shows_the_result_again_from_the_cards_in(client, db, table):
     play_id = table["play_id"]
     for seat in range(3):
-        client.post(card_url(play_id, seat), data=changed(PLAIN, dollars=str(5 * seat)))
+        client.post(card_url(play_id, seat), data=changed(PLAIN, dollars=str(5 * seat),
+                                                          job_market_token="y" if seat == 2 else None))
     play = store.get_play(db, play_id)
     assert play.status == "finished"
     assert client.get(overview_url(play_id)).headers["Location"].endswith("/result")

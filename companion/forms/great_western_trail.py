@@ -11,11 +11,12 @@ from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion.forms import OPTION_FORMS, SiteForm, WholeNumberField, choices, collapse_spaces, seat_choices
 from companion.games import great_western_trail as gwt
+from companion.web.i18n import translated
 
 EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
 OBJECTIVE_ROWS = 5  # objective rows a new card offers (most players end with 2 to 4 cards)
 MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
-START_OBJECTIVE = gwt.Objective(vp=3, penalty=0)  # every player's start card (rules: 3 VP, no penalty)
+START_OBJECTIVE = gwt.Objective(vp=gwt.START_OBJECTIVE_VP, penalty=0)  # every player's start card (row 1)
 # Cattle card values a player counts (the starting herd's cards are worth 0).
 CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value > 0)
 # The Tally count each station master needs that the card does not already know.
@@ -155,7 +156,8 @@ class CardForm(SiteForm):
         return self[master.counts] if master is not None and master.counts in ASKED_COUNTS else None
 
     def validate(self, extra_validators=None) -> bool:
-        """Also: rows given twice or not at all, objective rows without VP, station masters without count."""
+        """Also: rows given twice or not at all, objective rows without VP or with a penalty missing or
+        fitting no card, station masters without count."""
         valid = super().validate(extra_validators)
         problems = []
         if self.building_tiles.data and self.buildings_vp.data is not None:
@@ -169,9 +171,12 @@ class CardForm(SiteForm):
         elif not cards_given and self.cattle_vp.data is None:
             problems.append((self.cattle_vp, _l("Enter how many cattle cards of each value you own, "
                                                 "or their VP total.")))
-        for vp, penalty, fulfilled in self.objective_fields:
+        for row, (vp, penalty, fulfilled) in enumerate(self.objective_fields):
             if vp.data is None and (penalty.data is not None or fulfilled.data):
                 problems.append((vp, _l("Enter the VP of this card, or clear its row.")))
+            elif vp.data is not None and not vp.errors and not penalty.errors:
+                problems.extend((penalty, message) for message in self._penalty_problems(row, vp, penalty,
+                                                                                         fulfilled))
         for key in self.station_masters.data or ():
             count = self.count_field(key)
             tiles_count = key == "buildings" and self.building_tiles.data
@@ -181,6 +186,19 @@ class CardForm(SiteForm):
             field.errors = [*field.errors, message]
         return valid and not problems
 
+    @staticmethod
+    def _penalty_problems(row: int, vp, penalty, fulfilled) -> list:
+        """Why an objective row's penalty cannot stand: left empty on a card that is not fulfilled (only
+        the start card, 3 VP in row 1, has none), or one that fits no card."""
+        if penalty.data is None:
+            if fulfilled.data or (row == 0 and vp.data == START_OBJECTIVE.vp):
+                return []
+            low, high = gwt.OBJECTIVE_PENALTIES
+            return [_l("Not fulfilled: enter this card's penalty (%(low)d or %(high)d). Only the start card, "
+                       "%(vp)d VP in row 1, has none.", low=low, high=high, vp=START_OBJECTIVE.vp)]
+        problem = gwt.objective_penalty_problem(gwt.Objective(vp.data, penalty.data, bool(fulfilled.data)))
+        return [] if problem is None else [translated(problem)]
+
     def payload(self, seat: int) -> dict:
         """The ``"card"`` event this form describes (see the rules' ``card_from_payload``)."""
         chosen = set(self.station_masters.data or ())
@@ -188,6 +206,8 @@ class CardForm(SiteForm):
         card: dict = {
             "seat": seat, "dollars": self.dollars.data, "cities_vp": self.cities_vp.data,
             "stations_vp": self.stations_vp.data, "hazards_vp": self.hazards_vp.data,
+            # a penalty left empty is 0 only where validate allows it: a fulfilled card's (it counts for
+            # nothing) and the start card's, which has none
             "objectives": [{"vp": vp.data, "penalty": penalty.data or 0, "fulfilled": fulfilled.data}
                            for vp, penalty, fulfilled in self.objective_fields if vp.data is not None],
             "station_masters": [key for key in gwt.station_master_keys(self.edition) if key in chosen],
@@ -291,14 +311,14 @@ def _tiles_in_order() -> list[tuple[str, int]]:
 
 
 def card_data(state: gwt.PlayState, seat: int) -> dict:
-    """A card form's starting values: the card already in, else the deliveries and the first workers."""
+    """A card form's starting values: the card already in, else the cities row from the deliveries."""
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
         # the start card's row stays empty like every unticked row: ticking it fills in its VP
-        # (static/card.js), typing does without the script
-        data.update({row: gwt.WORKER_ROW_MIN for row in gwt.WORKER_ROWS},
-                    cities_vp=gwt.cities_vp_from_deliveries(state, seat))
+        # (static/card.js), typing does without the script. The worker rows stay empty too: the table
+        # counts them (the printed first space included), none is taken for granted.
+        data.update(cities_vp=gwt.cities_vp_from_deliveries(state, seat))
         return data
     tally = card.tally
     data.update(

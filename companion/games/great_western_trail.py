@@ -40,6 +40,8 @@ WORKER_SPACE_VP = 4  # per worker on the 5th or 6th space of its row
 WORKER_SCORING_FROM = 5  # the first space that scores
 DISC_VP = 3
 JOB_MARKET_TOKEN_VP = 2
+START_OBJECTIVE_VP = 3  # a start objective card: 3 VP and no penalty
+OBJECTIVE_PENALTIES = (2, 3)  # the penalty of every other objective card (3, 4 or 5 VP)
 CREST_VP_MIN, CREST_VP_MAX = -100, 100  # any crest value a board can print, with room to spare
 CITY_NAME_MAX = 40
 
@@ -246,8 +248,10 @@ def _unknown_master_sentence(edition: int, key: object) -> Message:
                    valid=", ".join(station_master_keys(edition)))
 
 
-def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Message]]:
-    """Every way these tallies break the rules, as ``(path in the scoring API, sentence)`` in input order."""
+def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = True
+                   ) -> list[tuple[str, Message]]:
+    """Every way these tallies break the rules, as ``(path in the scoring API, sentence)`` in input order;
+    ``penalties=False`` leaves out whether each objective card's penalty fits it (see check_final_tally)."""
     if type(edition) is not int or edition not in EDITIONS:
         return [("edition", Message("The edition must be 1 or 2."))]
     problems: list[tuple[str, Message]] = []
@@ -267,7 +271,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally]) -> list[tuple[str, Me
                                                       name=repr(name))))
         else:
             names[name_key(name)] = index
-        problems.extend(_number_problems(tally, where))
+        problems.extend(_number_problems(tally, where, penalties))
         for position, key in enumerate(tally.station_masters):
             path = f"{where}.station_masters[{position}]"
             master = STATION_MASTER_BY_KEY.get(key)
@@ -306,8 +310,9 @@ def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]
                    "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
 
-def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
-    """Negative counts, impossible worker rows and objective cards with negative values."""
+def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[tuple[str, Message]]:
+    """Negative counts, impossible worker rows, objective cards with negative values or (``penalties``) a
+    penalty that fits no card."""
     problems = [(f"{where}.{name}", Message("%(what)s cannot be negative.",
                                             what=Term(name.replace("_", " ").capitalize())))
                 for name in _NON_NEGATIVE if getattr(tally, name) < 0]
@@ -322,7 +327,27 @@ def _number_problems(tally: Tally, where: str) -> list[tuple[str, Message]]:
         if card.vp < 0 or card.penalty < 0:
             problems.append((f"{where}.objectives[{position}]",
                              Message("An objective card's VP and penalty are at least 0.")))
+        elif penalties and (problem := objective_penalty_problem(card)) is not None:
+            problems.append((f"{where}.objectives[{position}].penalty", problem))
     return problems
+
+
+def objective_penalty_problem(card: Objective) -> Message | None:
+    """Why the card's penalty fits no objective card, or None. Start cards (3 VP) have none, every other
+    card 2 or 3, which a card that is not fulfilled costs; a fulfilled card's penalty counts for nothing
+    and may be left at 0."""
+    low, high = OBJECTIVE_PENALTIES
+    if card.penalty in OBJECTIVE_PENALTIES or (card.penalty == 0 and card.vp == START_OBJECTIVE_VP):
+        return None
+    if card.penalty == 0:
+        if card.fulfilled:
+            return None
+        return Message("A %(vp)d-VP objective card that is not fulfilled costs its penalty, %(low)d or "
+                       "%(high)d; only a start card (%(start)d VP) has none.",
+                       vp=card.vp, low=low, high=high, start=START_OBJECTIVE_VP)
+    return Message("An objective card's penalty is %(low)d or %(high)d (a start card, %(start)d VP, has "
+                   "none), not %(penalty)d.", low=low, high=high, start=START_OBJECTIVE_VP,
+                   penalty=card.penalty)
 
 
 def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
@@ -757,9 +782,13 @@ def _deliveries_fingerprint(deliveries: Sequence[Delivery]) -> int:
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
-    """Refuse a card that repeats the seat's card, or one filled in on a page (of revision ``based_on``)
-    that another phone outdated with a card of that seat or by entering or undoing one of its deliveries."""
+    """Refuse a card that repeats the seat's card, one with a penalty that fits no objective card, or one
+    filled in on a page (of revision ``based_on``) that another phone outdated with a card of that seat or
+    by entering or undoing one of its deliveries."""
     seat, card = card_from_payload(state, payload)
+    for position, objective in enumerate(card.tally.objectives):
+        if (problem := objective_penalty_problem(objective)) is not None:
+            raise RulesError(problem, f"objectives[{position}].penalty")
     current = state.cards[seat]
     name = state.setup.seats[seat].name
     if current is not None and current.same_entries(card):
@@ -791,14 +820,31 @@ def _deliveries_changed_sentence(state: PlayState, seat: int, seen_fingerprint: 
                    deliveries=entered, name=name, vp=vp)
 
 
+# The game ends once a player moved the job-market token off the last space of the job market (both
+# editions): the cards of a finished game name that player.
+NOBODY_HOLDS_THE_TOKEN = Message(
+    "Someone holds the job-market token: the game ends when a player moves it off the last space of the job "
+    "market, and that player takes it (%(vp)d VP). Tick “I hold the job-market token” on that player's card.",
+    vp=JOB_MARKET_TOKEN_VP)
+
+
 def card_conflicts(state: PlayState) -> list[Message]:
-    """Once every card is in: each way they break the rules together, blaming the card handed in last."""
+    """Once every card is in: each way they break the rules together, blaming the card handed in last, and
+    a token nobody holds."""
     if not state.all_cards_in:
         return []
+    tallies = _tallies_in_order(state)
+    conflicts = [_naming_player(path, sentence, tallies)
+                 for path, sentence in tally_problems(state.edition, tallies)]
+    if not any(tally.job_market_token for tally in tallies):
+        conflicts.append(NOBODY_HOLDS_THE_TOKEN)
+    return conflicts
+
+
+def _tallies_in_order(state: PlayState) -> list[Tally]:
+    """The tallies of the cards in, in the order they were handed in."""
     in_order = sorted((card for card in state.cards if card is not None), key=lambda card: card.handed_in)
-    tallies = [card.tally for card in in_order]
-    return [_naming_player(path, sentence, tallies)
-            for path, sentence in tally_problems(state.edition, tallies)]
+    return [card.tally for card in in_order]
 
 
 def _naming_player(path: str, sentence: Message, tallies: Sequence[Tally]) -> Message:
@@ -816,19 +862,26 @@ def result_from_cards(state: PlayState) -> FinalResult:
     if missing:
         raise RulesError("Waiting for the final-tally card of %(names)s.", "cards",
                          names=common.listed(missing, commas=False))
-    conflicts = card_conflicts(state)
+    _refuse_conflicts(card_conflicts(state))
+    return final_result(state.edition, [card.tally for card in state.cards if card is not None])
+
+
+def _refuse_conflicts(conflicts: Sequence[Message]) -> None:
     if conflicts:
         every_conflict = conflicts[0]
         for conflict in conflicts[1:]:
             every_conflict = Message("%(earlier)s %(later)s", earlier=every_conflict, later=conflict)
         raise RulesError(every_conflict, "cards")
-    return final_result(state.edition, [card.tally for card in state.cards if card is not None])
 
 
 def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
-    """Refuse a finished play whose cards the rules do not allow; the cards are the tally here."""
+    """Refuse a finished play (read from a backup) whose cards the rules do not allow; the cards are the
+    tally here. A play closed before the cards had to name the job-market token's holder and give the
+    penalty of each card not fulfilled (one left empty was kept as 0) still passes, as it was closed."""
     if state.all_cards_in:
-        result_from_cards(state)
+        tallies = _tallies_in_order(state)
+        _refuse_conflicts([_naming_player(path, sentence, tallies)
+                           for path, sentence in tally_problems(state.edition, tallies, penalties=False)])
 
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
