@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from flask import current_app
 from flask.cli import ScriptInfo, with_appcontext
 
 from companion import config as settings
+from companion.store import replica as replicas
 from companion.store.connection import owner_only_files
 from companion.web.database import backup_command, init_db_command
 from companion.web.lan import print_addresses
@@ -92,7 +94,8 @@ def replicated_arguments(command: list[str], database: str, replica: str, instan
 
 def _restore(database: Path, replica: str, *options: str) -> bool:
     """Put the replica's database in place of ``database`` (written under another name first, so a restore
-    that fails leaves what was there); False if the replica holds none."""
+    that fails leaves what was there); False if the replica holds none. A restored database is marked
+    (``_restored_mark``): ``run`` serves it, and has Litestream copy it, without a record of its own."""
     draft = database.with_name(f".{database.name}.restoring")
     with owner_only_files():
         database.parent.mkdir(parents=True, exist_ok=True)
@@ -106,6 +109,8 @@ def _restore(database: Path, replica: str, *options: str) -> bool:
         return False
     _remove_database_files(database)
     os.replace(draft, database)
+    with owner_only_files():
+        _restored_mark(database).write_text(_signature(database) + "\n")
     return True
 
 
@@ -113,7 +118,83 @@ def _remove_database_files(database: Path) -> None:
     # a log left beside a new database would be applied to it, and Litestream's record would be wrong
     for suffix in ("", "-wal", "-shm"):
         Path(f"{database}{suffix}").unlink(missing_ok=True)
-    shutil.rmtree(database.parent / f".{database.name}-litestream", ignore_errors=True)
+    shutil.rmtree(_record(database), ignore_errors=True)
+    _restored_mark(database).unlink(missing_ok=True)
+
+
+def _record(database: Path) -> Path:
+    """The folder in which Litestream keeps its record of what it copied of ``database``: there once
+    Litestream has replicated the database, gone when ``_restore`` replaces it."""
+    return database.parent / f".{database.name}-litestream"
+
+
+def _restored_mark(database: Path) -> Path:
+    """Left by ``_restore`` with the signature of the database it put in place; the next ``run`` removes
+    it."""
+    return database.parent / f".{database.name}-restored"
+
+
+def _signature(database: Path) -> str:
+    # a file made anew in its place may get the same inode back, but not the same modification time too
+    found = database.stat()
+    return f"{found.st_ino} {found.st_size} {found.st_mtime_ns}"
+
+
+def _just_restored(database: Path) -> bool:
+    """Whether ``database`` is the very file the last restore put in place, unchanged since."""
+    try:
+        return _restored_mark(database).read_text().strip() == _signature(database)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def check_replica_folder(database: Path, replica: str) -> None:
+    """ClickException if the folder of a ``file://`` replica is missing where a drive seems unmounted: its
+    parent is there (the empty mount point), or the database was copied to a replica before. Litestream
+    would write the replica into the mount point, on this very disk, and a missing database would be
+    served new and empty. A folder whose parent is missing too, for a database never replicated, is a
+    first replica: Litestream creates the folders."""
+    folder = replicas.replica_folder(replica)
+    if folder is None or folder.exists() or not (folder.parent.is_dir() or _record(database).exists()):
+        return
+    raise click.ClickException(
+        f"The replica's folder {folder} is missing: is its drive mounted? Mount it and start again. "
+        f"To start a new replica there, create the folder first: mkdir -p {shlex.quote(str(folder))}")
+
+
+def replica_holds_database(database: Path, replica: str) -> bool:
+    """Whether the replica holds a database: for a folder, whether Litestream's files are in it; for any
+    other replica, whether Litestream restores one from it (into a draft, removed again)."""
+    folder = replicas.replica_folder(replica)
+    if folder is not None:
+        return replicas.state(database, folder).txid > 0  # 0: no transaction copied there
+    with tempfile.TemporaryDirectory(dir=database.parent, prefix=f".{database.name}.checking-") as scratch:
+        draft = Path(scratch, database.name)
+        result = subprocess.run([litestream_program(), "restore", "-if-replica-exists", "-o", str(draft),
+                                 replica], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise click.ClickException(
+                f"Cannot tell whether {settings.shown_url(replica)} holds a database "
+                f"({result.stderr.strip()}). {database} was never copied to a replica, and serving it "
+                "could replace the replica's history: check the replica's address, its keys and the "
+                "network, then start again.")
+        return draft.exists()
+
+
+def check_unreplicated_database(database: Path, replica: str) -> None:
+    """ClickException if an existing ``database`` that Litestream never copied (no record beside it, and
+    not just restored) would be copied over a replica that holds a database: the replica's history would
+    be replaced by this one (say, an empty database made by ``init-db`` on a new machine)."""
+    if _record(database).exists() or _just_restored(database):
+        return
+    if not replica_holds_database(database, replica):
+        return
+    raise click.ClickException(
+        f"{database} was never copied to a replica ({_record(database).name} is missing beside it), but "
+        f"{settings.shown_url(replica)} holds a database: serving this one would replace the replica's "
+        f"history. To bring the replica's database back, run `restore --force` (it replaces {database.name}; "
+        "or move it away, as `run` restores a missing database), then `run`. To keep "
+        f"{database.name} instead, empty the replica or set COMPANION_REPLICA_URL to another one.")
 
 
 @click.command("run")
@@ -129,13 +210,19 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
     """Serve the site with gunicorn and print the addresses the phones should open.
 
     With COMPANION_REPLICA_URL set, Litestream copies every change to the replica while the site
-    runs, and a missing database is first restored from there.
+    runs, and a missing database is first restored from there. It refuses to start when a replica's
+    folder is missing (its drive not mounted?), or when a database never copied there would replace
+    the database the replica holds.
     """
     check_port_free(host, port)
     database, replica = current_app.config["DATABASE"], current_app.config.get("COMPANION_REPLICA_URL")
     click.echo(f"Data folder: {current_app.instance_path}")
-    if replica and not Path(database).exists() and _restore(Path(database), replica, "-if-replica-exists"):
-        click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
+    if replica:
+        check_replica_folder(Path(database), replica)
+        if Path(database).exists():
+            check_unreplicated_database(Path(database), replica)
+        elif _restore(Path(database), replica, "-if-replica-exists"):
+            click.echo(f"Restored {database} from {settings.shown_url(replica)}.")
     click.get_current_context().invoke(init_db_command)
     if host in {"0.0.0.0", "::", ""}:  # every network
         print_addresses(port)
@@ -145,6 +232,7 @@ def run_command(host: str, port: int, workers: int, threads: int) -> None:
     if replica:
         arguments = replicated_arguments(arguments, database, replica, Path(current_app.instance_path))
         click.echo(f"Litestream copies {database} to {settings.shown_url(replica)}.")
+    _restored_mark(Path(database)).unlink(missing_ok=True)  # a restored database is accepted once
     sys.stdout.flush()
     # gunicorn (or Litestream) takes this process over, so a supervisor's signals reach it directly
     os.execv(arguments[0], arguments)

@@ -184,9 +184,11 @@ def test_run_hands_each_documented_replica_to_litestream(replica, tmp_path, monk
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("COMPANION_REPLICA_URL", replica)
     if replica.startswith("file:"):  # a folder: an empty one to restore nothing from
+        (tmp_path / "usb").mkdir()
         monkeypatch.setenv("COMPANION_REPLICA_URL", (tmp_path / "usb").as_uri())
-    else:  # a bucket: nothing to restore, as the database is there
+    else:  # a bucket: nothing to restore, as the database is there, and Litestream copied it before
         (tmp_path / "companion.sqlite3").touch()
+        (tmp_path / ".companion.sqlite3-litestream").mkdir()
     started = []
     monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
     monkeypatch.setattr(cli, "print_addresses", lambda port: None)
