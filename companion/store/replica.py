@@ -1,12 +1,17 @@
 """How far Litestream's copy of the database in a folder (a ``file://`` replica) is behind.
 
 Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx``
-(transaction ids); a level-0 header names the part of the log it holds (the log's salts, which change
-each time SQLite starts it afresh, and a byte range). A commit is copied once a batch reaches past it.
+(transaction ids); a level-0 header names the part of the log it holds (the log's salts and a byte
+range) and when Litestream made it. A commit is copied once a batch of the same run of the log (the
+same salts) reaches past it. The salts tell runs apart but not their order: SQLite adds one to salt-1
+when it restarts a log, but a log it creates afresh (after the last connection closed and deleted it,
+as ``init-db`` does before each start) gets random salts, so a batch kept from an earlier run says
+nothing about this one.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import struct
@@ -19,7 +24,9 @@ WAL_HEADER = struct.Struct(">IIIIII")  # magic, version, page size, checkpoint, 
 WAL_HEADER_BYTES = 32  # then the header's checksum
 FRAME_HEADER = struct.Struct(">IIII")  # page, size after commit (0: not a commit), salt-1, salt-2
 FRAME_HEADER_BYTES = 24
-# the LTX header's fields up to the part of the log it holds (github.com/superfly/ltx)
+# the LTX header's fields up to the part of the log it holds (github.com/superfly/ltx): magic, flags,
+# page size, pages after commit, first and last transaction id, timestamp (ms), checksum before, then
+# the log's byte range and salts
 LTX_HEADER = struct.Struct(">4sIIIQQqQQQII")
 LTX_HEADER_BYTES = 100
 _LTX_NAME = re.compile("[^-]{16}-([0-9a-fA-F]{16})")  # <first>-<last> transaction id, in hexadecimal
@@ -27,7 +34,7 @@ _LTX_NAME = re.compile("[^-]{16}-([0-9a-fA-F]{16})")  # <first>-<last> transacti
 
 @dataclass(frozen=True)
 class LogPosition:
-    """A point in the write-ahead log: which run of it (salt-1 grows by one each run) and how far."""
+    """A point in the write-ahead log: which run of it (its salts) and how far."""
 
     salt1: int
     salt2: int
@@ -39,7 +46,16 @@ class ReplicaState:
     """Where the replica stands against the database it copies."""
 
     txid: int  # the newest transaction in the replica (0: nothing copied yet)
-    lag_seconds: float | None  # 0 when it holds every commit; at most this much behind; None: empty
+    # 0 when it holds every commit; else at most this much behind (never 0); None: nothing copied
+    lag_seconds: float | None
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """What a level-0 batch's header says."""
+
+    held: LogPosition | None  # the end of the part of the log it holds (None: no part of a log)
+    made: float  # when Litestream made it (seconds since the epoch, its machine's clock)
 
 
 def replica_folder(url: str) -> Path | None:
@@ -80,46 +96,52 @@ def _batches(replica: Path) -> list[tuple[int, Path]]:
             if (name := _LTX_NAME.fullmatch(path.stem))]
 
 
-def _held(path: Path) -> LogPosition | None:
-    """The end of the part of the log a level-0 batch holds."""
+def _read(path: Path) -> _Batch | None:
+    """The header of a level-0 batch (None: gone meanwhile, compacted away, or no LTX file)."""
     try:
         with open(path, "rb") as batch:
             header = batch.read(LTX_HEADER_BYTES)
-    except FileNotFoundError:  # compacted away meanwhile
+    except FileNotFoundError:
         return None
     if len(header) < LTX_HEADER_BYTES or header[:4] != b"LTX1":
         return None
-    *_, wal_offset, wal_size, salt1, salt2 = LTX_HEADER.unpack(header[:LTX_HEADER.size])
-    return LogPosition(salt1, salt2, wal_offset + wal_size) if wal_size else None
+    *_, stamp, _checksum, wal_offset, wal_size, salt1, salt2 = LTX_HEADER.unpack(header[:LTX_HEADER.size])
+    held = LogPosition(salt1, salt2, wal_offset + wal_size) if wal_size else None
+    return _Batch(held, stamp / 1000 if stamp > 0 else _modified(path))
+
+
+def _level0(batches: list[tuple[int, Path]]) -> list[_Batch]:
+    return [read for _txid, path in batches if path.parent.name == "0" and (read := _read(path))]
+
+
+def _reaches(batches: list[_Batch], position: LogPosition | None) -> bool:
+    """Whether a batch of the same run of the log as ``position`` reaches it. Without a log (None) the
+    commits are all in the database file, and no batch tells whether the replica has them."""
+    return position is not None and any(
+        batch.held is not None and (batch.held.salt1, batch.held.salt2) == (position.salt1, position.salt2)
+        and batch.held.end >= position.end for batch in batches)
 
 
 def holds(replica: Path, position: LogPosition | None) -> bool:
-    """Whether the replica holds every commit up to ``position`` of the log."""
-    batches = _batches(replica)
-    if position is None:
-        return bool(batches)
-    for _txid, path in batches:
-        if path.parent.name != "0":
-            continue
-        held = _held(path)
-        # a batch of a later run of the log (salt-1 counts the runs) comes after every commit of this one
-        if held is not None and (held.salt1 > position.salt1 or (
-                (held.salt1, held.salt2) == (position.salt1, position.salt2) and held.end >= position.end)):
-            return True
-    return False
+    """Whether the replica holds every commit up to ``position`` of the log: a level-0 batch of the same
+    run of the log (the same salts) reaches it. Batches of other runs, earlier or not, never count."""
+    return _reaches(_level0(_batches(replica)), position)
 
 
 def state(database: str | Path, replica: Path, now: float | None = None) -> ReplicaState:
-    """How far the replica in the folder ``replica`` is behind ``database``: at most the time since its
-    newest batch, since every commit it lacks came after that."""
+    """How far the replica in the folder ``replica`` is behind ``database``: 0 when it holds every
+    commit, else at most the time since Litestream made its newest batch (by the header's timestamp,
+    taken on this machine's clock), since every commit it lacks came after that."""
     batches = _batches(replica)
     if not batches:
         return ReplicaState(0, None)
     txid = max(number for number, _ in batches)
-    if holds(replica, log_position(database)):
+    level0 = _level0(batches)
+    if _reaches(level0, log_position(database)):
         return ReplicaState(txid, 0.0)
-    newest = max(_modified(path) for _, path in batches)
-    return ReplicaState(txid, round(max(0.0, (time.time() if now is None else now) - newest), 1))
+    newest = max([batch.made for batch in level0] or [_modified(path) for _, path in batches])
+    behind = (time.time() if now is None else now) - newest
+    return ReplicaState(txid, max(0.1, math.ceil(behind * 10) / 10))  # rounded up: an upper bound
 
 
 def _modified(path: Path) -> float:

@@ -1,12 +1,13 @@
-"""``GET /healthz`` for process supervisors and load balancers: does the database answer, and how far
-behind is its replica?"""
+"""``GET /healthz`` for process supervisors, load balancers and monitors: does the database answer, and
+does its replica keep up?"""
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 
 from companion import config as settings
 from companion.store import MIGRATIONS, schema_version
@@ -16,13 +17,26 @@ from companion.web.security import csrf
 
 bp = Blueprint("health", __name__)
 
+# How far a folder replica may fall behind (seconds; COMPANION_REPLICA_MAX_LAG), and how long after the
+# site starts it may have copied nothing, before /healthz answers 503 "degraded". Litestream copies a
+# commit to a folder within a few tenths of a second, and checkpoints the log each minute.
+MAX_LAG_SECONDS = 60.0
+_STARTED = "companion.healthz.started"
+
+
+@bp.record_once
+def _remember_the_start(setup) -> None:
+    setup.app.extensions[_STARTED] = time.monotonic()
+
 
 @bp.get("/healthz")
 @csrf.exempt
 def healthz():
     """200 ``{"status": "ok"}`` when the database opens (never created here) and is up to date, else 503
-    with the reason; no session, so no cookie. With a replica, its URL and for a folder ``lag_seconds``,
-    how far at most it is behind (0: it holds every commit; null: nothing copied yet, or not known)."""
+    ``"unavailable"`` with the reason; no session, so no cookie. With a replica it adds ``replica``; a
+    folder replica that has fallen more than the allowed lag behind, or has copied nothing that long
+    after the start, makes it 503 ``"degraded"`` with the reason (``?replica=ignore``: 200 all the same,
+    for a proxy that should keep sending phones to a site whose replica fails)."""
     try:
         with contextlib.closing(connect_read_only(current_app.config["DATABASE"])) as db:
             version = schema_version(db)
@@ -31,19 +45,50 @@ def healthz():
     if version < len(MIGRATIONS):
         return _answer(503, "unavailable", "The database is not up to date: run `game-night-companion "
                                            "init-db` (or `flask --app app init-db`).", schema=version)
-    return _answer(200, "ok", schema=version, **_replica())
-
-
-def _replica() -> dict:
     url = current_app.config.get("COMPANION_REPLICA_URL")
     if not url:
-        return {}
+        return _answer(200, "ok", schema=version)
+    replica, problem = _replica(url)
+    if problem is None:
+        return _answer(200, "ok", schema=version, replica=replica)
+    code = 200 if request.args.get("replica") == "ignore" else 503
+    return _answer(code, "degraded", problem, schema=version, replica=replica)
+
+
+def max_lag() -> float:
+    """COMPANION_REPLICA_MAX_LAG, a number of seconds above 0; else the default."""
+    value = current_app.config.get("COMPANION_REPLICA_MAX_LAG", MAX_LAG_SECONDS)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return MAX_LAG_SECONDS
+    return seconds if 0 < seconds < float("inf") else MAX_LAG_SECONDS
+
+
+def _replica(url: str) -> tuple[dict, str | None]:
+    """What /healthz says of the replica, and why the site is degraded (None: it is not)."""
+    shown = settings.shown_url(url)
     folder = replicas.replica_folder(url)
-    answer = {"url": settings.shown_url(url), "lag_seconds": None}
-    if folder is not None:
-        found = replicas.state(current_app.config["DATABASE"], folder)
-        answer |= {"lag_seconds": found.lag_seconds, "txid": found.txid}
-    return {"replica": answer}
+    if folder is None:  # a bucket or SFTP: nothing here reads how far it is
+        return {"url": shown, "state": "unknown", "lag_seconds": None,
+                "note": "The lag of this kind of replica is not known here: Litestream's log tells "
+                        "whether it copies."}, None
+    allowed = max_lag()
+    found = replicas.state(current_app.config["DATABASE"], folder)
+    word = "empty" if not found.txid else "held" if found.lag_seconds == 0 else "behind"
+    answer = {"url": shown, "state": word, "lag_seconds": found.lag_seconds, "txid": found.txid,
+              "max_lag_seconds": allowed}
+    running = time.monotonic() - current_app.extensions.get(_STARTED, 0.0)
+    if running <= allowed or word == "held":  # Litestream is given as long to copy what it found at start
+        return answer, None
+    if word == "empty":  # every commit the database holds (at the least, its migrations) is missing
+        return answer, (f"The replica has copied nothing in the {running:.0f} s since the site started: "
+                        "see Litestream's log (can it write to the replica's folder?).")
+    if found.lag_seconds > allowed:
+        return answer, (f"The replica is behind by up to {found.lag_seconds:g} s, more than the "
+                        f"{allowed:g} s allowed: see Litestream's log (is the replica's folder writable, "
+                        "its disk full?).")
+    return answer, None
 
 
 def _answer(status: int, word: str, reason: str | None = None, **details):
