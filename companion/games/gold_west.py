@@ -1156,34 +1156,28 @@ def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str,
 # Several phones on one play: the same entry from two of them
 
 # What another phone entered, said by the page that asks whether to record a tap as well.
-_ENTERED_BY_ANOTHER_PHONE: Mapping[str, Callable[[str], Message]] = {
-    "camp": lambda name: Message(
-        "Another phone entered a camp for %(name)s since this page was drawn. Record this tap as well?",
-        name=name),
-    "settlement": lambda name: Message(
-        "Another phone entered a settlement for %(name)s since this page was drawn. Record this tap as well?",
-        name=name),
-    "loot": lambda name: Message(
-        "Another phone entered that %(name)s looted since this page was drawn. Record this tap as well?",
-        name=name),
-    "supply": lambda name: Message(
-        "Another phone entered a supply-track section for %(name)s since this page was drawn. Record this "
-        "tap as well?", name=name),
-    "investment": lambda name: Message(
-        "Another phone entered an investment card for %(name)s since this page was drawn. Record this tap "
-        "as well?", name=name),
-    "boomtown": lambda name: Message(
-        "Another phone entered a BoomTown office for %(name)s since this page was drawn. Record this tap as "
-        "well?", name=name),
-    "boomtown_1x1": lambda name: Message(
-        "Another phone entered the BoomTown 1×1 space for %(name)s since this page was drawn. Record this "
-        "tap as well?", name=name),
-    "shipping_line": lambda name: Message(
-        "Another phone entered a shipping points line for %(name)s since this page was drawn. Record this "
-        "tap as well?", name=name),
-    "shipping_bonus": lambda name: Message(
-        "Another phone entered a shipping bonus for %(name)s since this page was drawn. Record this tap as "
-        "well?", name=name),
+_ENTERED_BY_ANOTHER_PHONE: Mapping[str, Message] = {  # each names the player as %(name)s
+    "camp": Message("Another phone entered a camp for %(name)s since this page was drawn. "
+                    "Record this tap as well?"),
+    "settlement": Message("Another phone entered a settlement for %(name)s since this page was drawn. "
+                          "Record this tap as well?"),
+    "loot": Message("Another phone entered that %(name)s looted since this page was drawn. "
+                    "Record this tap as well?"),
+    "supply": Message("Another phone entered a supply-track section for %(name)s since this page was drawn. "
+                      "Record this tap as well?"),
+    "investment": Message("Another phone entered an investment card for %(name)s since this page was drawn. "
+                          "Record this tap as well?"),
+    "boomtown": Message("Another phone entered a BoomTown office for %(name)s since this page was drawn. "
+                        "Record this tap as well?"),
+    "boomtown_1x1": Message("Another phone entered the BoomTown 1×1 space for %(name)s "
+                            "since this page was drawn. "
+                            "Record this tap as well?"),
+    "shipping_line": Message("Another phone entered a shipping points line for %(name)s "
+                             "since this page was drawn. "
+                             "Record this tap as well?"),
+    "shipping_bonus": Message("Another phone entered a shipping bonus for %(name)s "
+                              "since this page was drawn. "
+                              "Record this tap as well?"),
 }
 
 
@@ -1192,7 +1186,7 @@ class EnteredByAnotherPhone(RulesError):
     (most likely the same event tapped on two phones), not yet confirmed."""
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
-        super().__init__(_ENTERED_BY_ANOTHER_PHONE[kind](name), "seat")
+        super().__init__(Message(_ENTERED_BY_ANOTHER_PHONE[kind].template, name=name), "seat")
         self.seat, self.kind = seat, kind
 
 
