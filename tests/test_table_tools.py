@@ -186,3 +186,10 @@ def test_duration_note_and_variant_go_to_the_exports(client, db, play):
         ("30", "Trading Post", "'=close")}
     xml = client.get(f"/groups/{group_id}/export/bgg-plays.xml").text
     assert 'length="30"' in xml and "<comments>Trading Post\n=close</comments>" in xml
+
+
+@pytest.mark.parametrize("fields", [{"seat": " "}, {"seat": "", "shown": " "}, {"seat": " 1 ", "shown": " "}])
+def test_blank_fields_of_the_first_player_form_count_as_not_given(client, db, play, fields):
+    response = client.post(f"/plays/{play}/first-player", data=fields)
+    assert response.status_code == 302
+    assert tools.first_seat(store.get_play(db, play).options, 3) in (0, 1, 2)

@@ -10,6 +10,10 @@ from companion.forms import SiteForm, VersionedForm, collapse_spaces
 from companion.games import table_tools as tools
 
 
+def _trimmed(value: str | None) -> str | None:
+    return value.strip() if isinstance(value, str) else value
+
+
 class TimerForm(SiteForm):
     action = HiddenField(validators=[AnyOf(tools.TIMER_ACTIONS,
                                            message=_l("Reload the page and try again."))])
@@ -18,11 +22,12 @@ class TimerForm(SiteForm):
 class FirstPlayerForm(SiteForm):
     """Without a seat the companion draws; the page script draws on the phone (and animates) and sends it."""
 
-    seat = HiddenField(validators=[Optional(),
-                                   Regexp(r"^[0-9]$", message=_l("Reload the page and try again."))])
+    # blank counts as not given (Optional lets spaces through unchecked)
+    seat = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(
+        r"^[0-9]$", message=_l("Reload the page and try again."))])
     # who the page showed starting ("" for nobody yet): another phone may have picked since
-    shown = HiddenField(validators=[Optional(),
-                                    Regexp(r"^[0-9]$", message=_l("Reload the page and try again."))])
+    shown = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(
+        r"^[0-9]$", message=_l("Reload the page and try again."))])
 
     @property
     def shown_seat(self) -> int | bool | None:
@@ -30,10 +35,6 @@ class FirstPlayerForm(SiteForm):
         if not self.shown.raw_data:
             return False
         return int(self.shown.data) if self.shown.data else None
-
-
-def _trimmed(value: str | None) -> str | None:
-    return value.strip() if isinstance(value, str) else value
 
 
 class NotesForm(VersionedForm):
