@@ -128,7 +128,7 @@ def test_offices_open_to_influence_tokens(dealt, events, open_offices):
                  id="tied-first-shares-first-and-second"),
 ])
 def test_majorities_today(events, terrain, first, second, leads, points):
-    [majority] = [m for m in gold_west.majorities_today(play(events)) if m.terrain == terrain]
+    [majority] = [m for m in gold_west.ledger_screen(play(events)).majorities if m.terrain == terrain]
     assert (majority.first, majority.second, majority.leads) == (first, second, leads)
     assert majority.points == points
 

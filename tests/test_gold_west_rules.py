@@ -1045,4 +1045,4 @@ def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):
     ({"players": [{}]}, 2, None),
 ], ids=["recorded", "defaults", "totals-only", "not-a-number", "wrong-seat-count"])
 def test_tie_breakers_read_back_from_a_stored_final_tally(payload, seats, expected):
-    assert gold_west.tie_breakers_from_payload(payload, seats) == expected
+    assert gold_west.final_tie_breakers(None, payload, seats) == expected

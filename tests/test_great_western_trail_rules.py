@@ -41,7 +41,7 @@ def test_worked_example_1_anna_scores_96_in_edition_2():
 def test_worked_example_2_objectives_station_master_pays_per_two_cards(fulfilled):
     cards = tuple(Objective(vp=4, penalty=2, fulfilled=done) for done in fulfilled)
     tally = Tally(name="Anna", objectives=cards, station_masters=("objectives",))
-    assert gwt.station_masters_vp(tally) == 6
+    assert gwt.breakdown(tally)["station_masters"] == 6
 
 
 def test_worked_example_3_a_tie_on_80_shares_the_victory():
@@ -60,7 +60,6 @@ def test_worked_example_3_a_tie_on_80_shares_the_victory():
     pytest.param(29, 5, id="29-dollars"),
 ])
 def test_worked_example_4_one_vp_per_full_five_dollars(dollars, vp):
-    assert gwt.money_vp(dollars) == vp
     assert gwt.final_result(2, [Tally(name="Anna", dollars=dollars)]).players[0].breakdown["money"] == vp
 
 
@@ -68,7 +67,7 @@ def test_worked_example_4_one_vp_per_full_five_dollars(dollars, vp):
 
 @pytest.mark.parametrize(("dollars", "vp"), [(0, 0), (9, 1), (10, 2), (999, 199)])
 def test_money_rounds_down(dollars, vp):
-    assert gwt.money_vp(dollars) == vp
+    assert gwt.breakdown(Tally(name="A", dollars=dollars))["money"] == vp
 
 
 @pytest.mark.parametrize(("cards", "vp"), [
@@ -79,7 +78,7 @@ def test_money_rounds_down(dollars, vp):
     pytest.param((Objective(5, 3, True), Objective(4, 2, False), Objective(3, 2, False)), 1, id="mixed"),
 ])
 def test_objectives_row(cards, vp):
-    assert gwt.objectives_vp(cards) == vp
+    assert gwt.breakdown(Tally(name="A", objectives=cards))["objectives"] == vp
 
 
 @pytest.mark.parametrize(("filled", "vp"), [(1, 0), (2, 0), (4, 0), (5, 4), (6, 8)])
@@ -94,13 +93,13 @@ def test_worker_row_scores_the_fifth_and_sixth_space(filled, vp):
     pytest.param(Workers(4, 4, 5), 4, id="one-fifth-space"),
 ])
 def test_workers_row(workers, vp):
-    assert gwt.workers_vp(workers) == vp
+    assert gwt.breakdown(Tally(name="A", workers=workers))["workers"] == vp
 
 
 @pytest.mark.parametrize(("flag", "disc", "token"), [(False, 0, 0), (True, 3, 2)])
 def test_disc_and_job_market_rows(flag, disc, token):
-    assert gwt.disc_vp(flag) == disc
-    assert gwt.job_market_vp(flag) == token
+    rows = gwt.breakdown(Tally(name="A", disc_cleared=flag, job_market_token=flag))
+    assert (rows["disc"], rows["job_market"]) == (disc, token)
 
 
 @pytest.mark.parametrize(("key", "tally", "vp"), [
@@ -122,7 +121,7 @@ def test_each_station_master_formula(key, tally, vp):
 
 def test_a_player_may_hold_several_station_masters():
     tally = Tally(name="A", workers=Workers(2, 2, 2), hazards=4, station_masters=("workers", "hazards"))
-    assert gwt.station_masters_vp(tally) == 6 + 6
+    assert gwt.breakdown(tally)["station_masters"] == 6 + 6
 
 
 def test_unknown_station_master_is_a_rules_error():
@@ -282,7 +281,7 @@ def test_reference_values_match_the_board_data():
 @pytest.mark.parametrize(("seats", "money"), [(1, (6,)), (2, (6, 7)), (4, (6, 7, 8, 9))])
 def test_starting_money_by_seat(seats, money):
     setup = PlaySetup(game=gwt.GAME.slug, seats=tuple(Seat(f"P{i}", "red") for i in range(seats)))
-    assert gwt.starting_money(setup) == money
+    assert gwt.initial_state(setup).starting_money == money
 
 
 @pytest.mark.parametrize(("tiles", "vp"), [

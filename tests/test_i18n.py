@@ -122,8 +122,8 @@ def sheriff_on_a_road_letter() -> None:
 
 
 def two_job_market_tokens() -> None:
-    great_western_trail.check_tallies(2, [great_western_trail.Tally("Anna", job_market_token=True),
-                                          great_western_trail.Tally("Ben", job_market_token=True)])
+    great_western_trail.final_result(2, [great_western_trail.Tally("Anna", job_market_token=True),
+                                         great_western_trail.Tally("Ben", job_market_token=True)])
 
 
 def second_group_larger() -> None:

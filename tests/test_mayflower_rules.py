@@ -20,11 +20,9 @@ from companion.games.mayflower import (
     Surveyors,
     apply_event,
     evict_east_of_surveyors,
-    final_features_from_map,
     final_result,
     final_slots,
     initial_state,
-    majority_seats,
     move_surveyor,
     running_scores,
     score_completed_feature,
@@ -181,8 +179,12 @@ def test_eviction_spares_trappers_and_the_surveyor_column():
 
 
 def test_majority_of_nobody_is_empty():
-    assert majority_seats([]) == frozenset()
-    assert majority_seats([bandit("a", 0, 1), bandit("b", 1, 1), bandit("c", 1, 2)]) == {1}
+    def scorers(on_feature):
+        return score_completed_feature(CompletedFeature("road", tiles=3), on_feature, [], Surveyors(), None,
+                                       2).scorers
+
+    assert scorers([]) == ()
+    assert scorers([bandit("a", 0, 1), bandit("b", 1, 1), bandit("c", 1, 2)]) == (1,)
 
 
 @pytest.mark.parametrize(("feature", "on_feature", "message"), [
@@ -564,16 +566,15 @@ def test_a_correction_adding_points_fits_every_table_a_log_makes(data):
         apply_on_table(current, ADJUST, correction)  # raises if this table refused it
 
 
-def test_final_features_from_map():
+def test_final_slots_from_the_map():
     state = fold([("west_edge", {"column": 5}),
                   ("place", {"seat": ANNA, "role": "trapper", "column": 1}),
                   ("place", {"seat": BEN, "role": "bandit", "column": 4}),
                   ("place", {"seat": ANNA, "role": "bandit", "column": 5}),
                   ("place", {"seat": CARA, "role": "farmer", "column": 3}),
                   ("place", {"seat": BEN, "role": "trapper", "column": 1})])
-    grouped = final_features_from_map(state)
-    assert {kind: [s.id for s in found] for kind, found in grouped.items()} == {
-        "road": ["0-2", "1-1"], "city": [], "farm": ["2-1"], "plain": ["0-1", "1-2"]}
+    assert [(slot.kind, slot.settler.id) for slot in final_slots(state)] == [
+        ("road", "0-2"), ("road", "1-1"), ("farm", "2-1"), ("plain", "0-1"), ("plain", "1-2")]
 
 
 # --- properties of the live table --------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """The one registry of the games with rules of their own (a group's own games are scored by their sheet),
 and what every game module offers: everything finds a game's rules here by its slug, nowhere else."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -38,20 +36,14 @@ class GameRules(Protocol):
         """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
 
 
-RULES: dict[str, GameRules] = {
-    module.GAME.slug: module for module in (mayflower, great_western_trail, gold_west)
-}
+RULES: dict[str, GameRules] = {module.GAME.slug: module
+                               for module in (mayflower, great_western_trail, gold_west)}
 GAMES: dict[str, GameInfo] = {slug: module.GAME for slug, module in RULES.items()}
 
 
 def get_game(slug: str) -> GameInfo:
     """The game with this slug; raises UnknownGame for any other."""
-    return get_rules(slug).GAME
-
-
-def get_rules(slug: str) -> GameRules:
-    """The rules module of the game with this slug; raises UnknownGame for any other."""
     try:
-        return RULES[slug]
+        return GAMES[slug]
     except KeyError:
         raise UnknownGame("There is no game called %(game)s.", game=repr(slug)) from None

@@ -1,7 +1,5 @@
 """Types and helpers shared by the game rules: results, ranking, errors."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -12,21 +10,24 @@ from companion.messages import Term as Term
 # The event that closes a play: its payload is the final tally the results were computed from.
 FINAL_EVENT = "final"
 
-
 # What "trimming spaces" removes from a player's name; spelled out because str.strip() also
 # removes control characters that a JSON client would count as part of the name.
 NAME_SPACE = " \t\n\r\f\v"
+
+
+def chained(joint: Message, parts: Sequence[str]) -> str:
+    """``parts`` joined pairwise by ``joint``, nested so that a part that is a Message is translated too."""
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = Message(joint.template, earlier=joined, later=part)
+    return joined
 
 
 def listed(names: Sequence[str], commas: bool = True) -> str:
     """``Anna, Ben and Cara`` (``Anna and Ben and Cara`` without ``commas``), with a translatable "and"."""
     if len(names) <= 1:
         return names[0] if names else ""
-    if not commas:
-        return Message("%(names)s and %(name)s", names=listed(names[:-1], commas=False), name=names[-1])
-    head = names[0]
-    for name in names[1:-1]:  # nested, so that a name that is a Message is translated too
-        head = Message("%(earlier)s, %(later)s", earlier=head, later=name)
+    head = chained(Message("%(earlier)s, %(later)s"), names[:-1]) if commas else listed(names[:-1], False)
     return Message("%(names)s and %(name)s", names=head, name=names[-1])
 
 
@@ -62,8 +63,7 @@ class PlayerResult:
     breakdown: Mapping[str, int]
 
     def to_json(self) -> dict:
-        return {"name": self.name, "total": self.total, "rank": self.rank,
-                "breakdown": dict(self.breakdown)}
+        return {"name": self.name, "total": self.total, "rank": self.rank, "breakdown": dict(self.breakdown)}
 
 
 @dataclass(frozen=True)
@@ -89,12 +89,8 @@ def competition_ranks(keys: Sequence[tuple[int, ...]]) -> list[int]:
     return [1 + sum(other > key for other in keys) for key in keys]
 
 
-def rank_players(
-    game: str,
-    rows: Sequence[str],
-    breakdowns: Sequence[tuple[str, Mapping[str, int]]],
-    tie_breakers: Sequence[tuple[int, ...]] | None = None,
-) -> FinalResult:
+def rank_players(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
+                 tie_breakers: Sequence[tuple[int, ...]] | None = None) -> FinalResult:
     """Total each player's breakdown and rank them; ``tie_breakers`` (larger is better) break equal points."""
     extra = tie_breakers or [()] * len(breakdowns)
     full = []
@@ -126,11 +122,6 @@ def whole_number(value: object, path: str, low: int, high: int, what: str) -> in
     return value
 
 
-def floor_half(count: int) -> int:
-    """How many whole pairs ``count`` makes ("per 2, round down")."""
-    return count // 2
-
-
 @dataclass(frozen=True)
 class Seat:
     """A player at the table, in seat (turn) order."""
@@ -148,9 +139,9 @@ class PlaySetup:
     options: Mapping[str, object] = field(default_factory=dict)
 
 
-def seat_index(payload: Mapping[str, object], setup: PlaySetup, key: str = "seat") -> int:
-    """The seat an event names, checked against the table."""
-    seat = payload.get(key)
-    if type(seat) is not int or not 0 <= seat < len(setup.seats):
-        raise RulesError("Pick one of the players at the table.", key)
+def seat_index(payload: Mapping[str, object], seats: int) -> int:
+    """The seat an event names, checked against the ``seats`` at the table."""
+    seat = payload.get("seat")
+    if type(seat) is not int or not 0 <= seat < seats:
+        raise RulesError("Pick one of the players at the table.", "seat")
     return seat

@@ -1,14 +1,9 @@
-"""Any other game: a score sheet the group defines once, and how its plays are ranked.
-
-The sheet (a total per player, or named rows) is versioned data: a play is scored with the version it
-was started with.
-"""
-
-from __future__ import annotations
+"""Any other game: a score sheet the group defines once (a total per player, or named rows), and how its
+plays are ranked. The sheet is versioned data: a play is scored with the version it was started with."""
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from companion.games import common
@@ -67,12 +62,10 @@ class ScoreSheet:
         return tuple(row.name for row in self.rows) or (TOTAL_ROW,)
 
     def to_json(self) -> dict[str, Any]:
-        return {"min_players": self.min_players, "max_players": self.max_players,
-                "rows": [{"name": row.name, "negative": row.negative} for row in self.rows],
-                "tie_breaker": self.tie_breaker, "lowest_wins": self.lowest_wins,
-                "cooperative": self.cooperative, "teams": self.teams,
-                # written only when chosen, so that a sheet saved before the choice existed stays equal
-                **({"tie_breaker_wins": self.tie_breaker_wins} if self.tie_breaker_wins else {})}
+        data = {**asdict(self), "rows": [asdict(row) for row in self.rows]}
+        if not self.tie_breaker_wins:  # written only when chosen: a sheet saved before the choice stays equal
+            del data["tie_breaker_wins"]
+        return data
 
     @property
     def most_breaks_ties(self) -> bool:
@@ -150,8 +143,7 @@ def parse_sheet(data: object) -> ScoreSheet:
 
 
 def check_sheet_change(old: ScoreSheet, new: ScoreSheet, plays: int) -> None:
-    """Which way a game is won stays once it has plays: their ranks, wins and best scores were counted
-    that way, and the statistics read every play of a game one way."""
+    """Which way a game is won stays once it has plays: the statistics counted and read them that way."""
     if plays and new.lowest_wins != old.lowest_wins:
         if old.lowest_wins:
             raise RulesError("This game has plays won by the lowest total, so that stays. For the other "
@@ -191,10 +183,8 @@ def checked_breakdown(sheet: ScoreSheet, name: str, breakdown: Mapping[str, Any]
 
 def rank_sheet(slug: str, sheet: ScoreSheet, scores: Sequence[tuple[str, Mapping[str, Any]]],
                teams: Sequence[str] | None = None, won: bool | None = None) -> FinalResult:
-    """Total each player's rows (``scores`` in seat order) and rank the table as ``sheet`` says.
-
-    Equal keys share a rank (1, 1, 3); team members share their team's; a cooperative game ranks all 1 or 2.
-    """
+    """Total each player's rows (``scores`` in seat order) and rank the table as ``sheet`` says: equal keys
+    share a rank (1, 1, 3), team members their team's; a cooperative game ranks all 1 or 2."""
     if not sheet.min_players <= len(scores) <= sheet.max_players:
         raise RulesError("This game is played by %(min)d to %(max)d players.", "players",
                          min=sheet.min_players, max=sheet.max_players)

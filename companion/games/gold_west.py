@@ -1,34 +1,16 @@
 """Gold West: points during play and the end scoring (rules/gold-west.md)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from companion.games.common import (
-    FinalResult,
-    GameInfo,
-    Message,
-    PlayerResult,
-    PlaySetup,
-    RulesError,
-    Term,
-    floor_half,
-    listed,
-    rank_players,
-    seat_index,
-    whole_number,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, listed, whole_number
+from companion.messages import Message, Term
 
-GAME = GameInfo(
-    slug="gold-west",
-    name="Gold West",
-    min_players=2,
-    max_players=4,
-    rows=("track", "largest_group", "offices", "wanted", "influence"),
-)
+GAME = GameInfo(slug="gold-west", name="Gold West", min_players=2, max_players=4,
+                rows=("track", "largest_group", "offices", "wanted", "influence"))
 
 LOWEST_SCORE: int | None = None  # the track has no floor: looting takes points off at any score
 KNOWN_AS: Mapping[str, Mapping[str, Any]] = {"gold west": {"offices": [], "trading_post": False}}
@@ -36,9 +18,8 @@ BGG_IDS: Mapping[int, Mapping[str, Any]] = {}  # recognised by name until the id
 
 TERRAINS: tuple[str, ...] = ("forest", "gold", "silver", "copper")
 # 1st and 2nd place values of each terrain's influence majority.
-MAJORITY_VALUES: Mapping[str, tuple[int, int]] = {
-    "forest": (8, 4), "gold": (9, 5), "silver": (10, 6), "copper": (11, 7),
-}
+MAJORITY_VALUES: Mapping[str, tuple[int, int]] = {"forest": (8, 4), "gold": (9, 5), "silver": (10, 6),
+                                                  "copper": (11, 7)}
 METALS: tuple[str, ...] = ("gold", "silver", "copper")
 # Board data: what the first and the second stagecoach to cross a metal's bonus line score.
 SHIPPING_BONUS_VALUES: Mapping[str, tuple[int, int]] = {"gold": (9, 6), "silver": (8, 5), "copper": (7, 4)}
@@ -52,7 +33,7 @@ INVESTMENT_VALUES: tuple[int, ...] = tuple(range(5, 16))  # board data: the inve
 SUPPLY_SECTION_NUMBERS: tuple[int, ...] = (0, 1, 2, 3)  # each section scores its own number
 LOOT_POINTS = -1
 BOOMTOWN_1X1_POINTS = 4
-POINTS_PER_GROUP_BUILDING = 2
+GROUP_BUILDING_POINTS = 2  # per building in the largest group
 OFFICES_DEALT = 4
 MAX_TOKENS_PER_OFFICE = 2  # one token on each half of an office card
 
@@ -71,8 +52,7 @@ class ShippingStep:
 
 
 SHIPPING_POINTS_LINES: tuple[ShippingStep, ...] = tuple(
-    ShippingStep(metal, line, points) for metal in METALS for line, points in SHIPPING_LINE_POINTS.items()
-)
+    ShippingStep(metal, line, points) for metal in METALS for line, points in SHIPPING_LINE_POINTS.items())
 CAMPS_BY_PLAYER_COUNT: Mapping[int, int] = {2: 12, 3: 12, 4: 10}  # how many camps each player has
 
 
@@ -83,14 +63,10 @@ def camps_per_player(player_count: int) -> int:
     return CAMPS_BY_PLAYER_COUNT[player_count]
 
 
-# --------------------------------------------------------------------------------------------------
-# What the final tally knows about each player
-
-
+# --- What the final tally knows about each player -----------------------------------------------------------
 @dataclass(frozen=True)
 class OfficeClaim:
-    """A player's influence tokens on one BoomTown office, with what the formula needs from the map (None:
-    not entered yet, as the final tally starts them; the rules refuse to score it so)."""
+    """A player's tokens on one BoomTown office and what its formula counts on the map (None: not entered)."""
 
     office: str
     tokens: int = 1  # 2 when the player holds both halves of the office card
@@ -102,8 +78,7 @@ class OfficeClaim:
 @dataclass(frozen=True)
 class PlayerTally:
     """One player's position at the end of play; a terrain missing from a terrain map counts 0. What only
-    the board shows (the groups, the resources left) is None until the table enters it: the rules ask for
-    it where the scoring needs it (``check_tallies``, ``check_tie_breakers``)."""
+    the board shows (the groups, the resources left) is None until the table enters it (``check_tallies``)."""
 
     name: str
     track_vp: int = 0
@@ -122,15 +97,11 @@ class PlayerTally:
 
     @property
     def tokens_in_boomtown(self) -> int:
-        if self.boomtown_tokens is not None:
-            return self.boomtown_tokens
-        return sum(claim.tokens for claim in self.offices) + self.boomtown_1x1_tokens
+        placed = sum(claim.tokens for claim in self.offices) + self.boomtown_1x1_tokens
+        return placed if self.boomtown_tokens is None else self.boomtown_tokens
 
 
-# --------------------------------------------------------------------------------------------------
-# BoomTown offices
-
-
+# --- BoomTown offices ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Office:
     """One BoomTown office: its key, its name and what each influence token on it counts."""
@@ -164,7 +135,7 @@ OFFICES: tuple[Office, ...] = (
     Office("depot", Message("Depot"), Message("2 per building in your second-largest group"),
            lambda claim, player, scored: 2 * player.second_group, reads="second_group"),
     Office("mayor", Message("Mayor"), Message("3 per 2 of your influence tokens in BoomTown"),
-           lambda claim, player, scored: 3 * floor_half(player.tokens_in_boomtown)),
+           lambda claim, player, scored: 3 * (player.tokens_in_boomtown // 2)),
     Office("saloon", Message("Saloon"), Message("2 per investment card you own"),
            lambda claim, player, scored: 2 * player.investments),
     Office("sheriff", Message("Sheriff"), Message("1 per building touching an opponent's building"),
@@ -174,8 +145,7 @@ OFFICES: tuple[Office, ...] = (
     Office("surveyor", Message("Surveyor"), Message("1 per building in your longest straight line"),
            lambda claim, player, scored: claim.count, asks="count"),
     Office("town_hall", Message("Town Hall"), Message("1 per settlement"),
-           lambda claim, player, scored: sum(player.settlements.get(terrain, 0) for terrain in TERRAINS)),
-)
+           lambda claim, player, scored: sum(player.settlements.get(terrain, 0) for terrain in TERRAINS)))
 OFFICES_BY_KEY: Mapping[str, Office] = {office.key: office for office in OFFICES}
 OFFICE_KEYS: tuple[str, ...] = tuple(OFFICES_BY_KEY)
 
@@ -203,8 +173,10 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
     return claim.tokens * office.per_token(claim, player, scored_terrains)
 
 
-# --------------------------------------------------------------------------------------------------
-# Terrain majorities
+# --- Terrain majorities -------------------------------------------------------------------------------------
+_PLACES = Message("%(earlier)s; %(later)s")  # Dan 1st; Anna and Ben 2nd; Cara 4th
+_ORDINALS = {1: Message("%(rank)dst"), 2: Message("%(rank)dnd"), 3: Message("%(rank)drd")}
+_NTH = Message("%(rank)dth")
 
 
 @dataclass(frozen=True)
@@ -230,8 +202,7 @@ class TerrainMajority:
 
     @property
     def leads(self) -> tuple[int, int]:
-        """The influence by which 1st is ahead of everyone else, and 2nd of everyone below it (0: ahead on
-        settlements only, or tied)."""
+        """The influence by which 1st and 2nd lead those below them (0: on settlements only, or tied)."""
         def lead(ahead: tuple[int, ...], placed: tuple[int, ...]) -> int:
             rest = [value for i, value in enumerate(self.influence) if i not in placed]
             return self.influence[ahead[0]] - max(rest, default=0) if ahead else 0
@@ -245,13 +216,12 @@ class TerrainMajority:
             return Message("%(terrain)s: nobody has influence here.", terrain=label)
         given = {"terrain": label, "holders": listed([names[i] for i in self.first]),
                  "share": self.points[self.first[0]]}
-        if len(self.influence) == 2:
-            if self.shared_first:
-                text = Message("%(terrain)s: %(holders)s tie and share the 2nd-place value %(value)d: "
-                               "%(share)d each", value=second_value, **given)
-            else:
-                text = Message("%(terrain)s: %(holders)s holds the majority and takes the 2nd-place value "
-                               "(%(share)d)", **given)
+        if len(self.influence) == 2 and self.shared_first:
+            text = Message("%(terrain)s: %(holders)s tie and share the 2nd-place value %(value)d: "
+                           "%(share)d each", value=second_value, **given)
+        elif len(self.influence) == 2:
+            text = Message("%(terrain)s: %(holders)s holds the majority and takes the 2nd-place value "
+                           "(%(share)d)", **given)
         elif self.shared_first:
             text = Message("%(terrain)s: %(holders)s share 1st: %(first)d + %(second)d = %(sum)d, %(share)d "
                            "each; no 2nd place", first=first_value, second=second_value,
@@ -271,13 +241,12 @@ class TerrainMajority:
             Message("%(ahead)s is ahead of %(behind)s on settlements, %(settlements)d against %(other)d",
                     ahead=names[ahead], behind=names[behind], settlements=self.settlements[ahead],
                     other=self.settlements[behind])
-            for ahead in self.first + self.second
-            for behind in range(len(self.influence))
-            if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]
-        ]
+            for ahead in self.first + self.second for behind in range(len(self.influence))
+            if self.influence[behind] == self.influence[ahead] and place[ahead] < place[behind]]
         if not remarks:
             return Message("%(majority)s.", majority=text)
-        return Message("%(majority)s (%(settlements)s).", majority=text, settlements=_listed_places(remarks))
+        return Message("%(majority)s (%(settlements)s).", majority=text,
+                       settlements=common.chained(_PLACES, remarks))
 
 
 def terrain_majority(terrain: str, influence: Sequence[int], settlements: Sequence[int]) -> TerrainMajority:
@@ -313,24 +282,17 @@ def terrain_majorities(players: Sequence[PlayerTally]) -> tuple[TerrainMajority,
                  for terrain in TERRAINS)
 
 
-# --------------------------------------------------------------------------------------------------
-# Wanted area
-
-
+# --- Wanted area --------------------------------------------------------------------------------------------
 def wanted_penalties(wanted: Sequence[int]) -> tuple[int, ...]:
     """Penalty (≤ 0) per player: −1 per camp for the most Wanted camps; if one player has the most,
     −1 per 2 camps (round down) for the second most. Players without Wanted camps never take part."""
     counts = sorted({camps for camps in wanted if camps > 0}, reverse=True)
     most = counts[0] if counts else None
     second = counts[1] if len(counts) > 1 and wanted.count(most) == 1 else None
-    return tuple(-camps if camps == most else -floor_half(camps) if camps == second else 0
-                 for camps in wanted)
+    return tuple(-camps if camps == most else -(camps // 2) if camps == second else 0 for camps in wanted)
 
 
-# --------------------------------------------------------------------------------------------------
-# Checking a tally
-
-
+# --- Checking a tally ---------------------------------------------------------------------------------------
 # A tally's numbers besides the terrain maps and the offices, as stored; all but two are counts.
 SCALAR_FIELDS = ("track_vp", "largest_group", "second_group", "wanted", "boomtown_tokens", "investments",
                  "shipping_bonus_tiles", "supply_left", "boomtown_1x1_tokens")
@@ -367,19 +329,14 @@ def _check_terrain_map(player: PlayerTally, where: str, field_name: str) -> None
 
 
 def buildings_shown(player: PlayerTally) -> int:
-    """The buildings (camps and settlements) a tally's mining tokens and settlements show: per terrain the
-    larger of the two, as each building took one mining token into its terrain's row."""
+    """The buildings (a mining token each) the mining tokens and settlements show: per terrain the larger."""
     return sum(max(player.mining_tokens.get(terrain, 0), player.settlements.get(terrain, 0))
                for terrain in TERRAINS)
 
 
-def check_camps(player: PlayerTally, camps: int, player_count: int, where: str,
-                entered_now: bool = False) -> None:
-    """Refuse groups, buildings (each a camp that took a mining token) and Wanted camps that need more camps
-    than the player has, and less influence than 2 per settlement; mining tokens, often given for the
-    Courthouse alone, set no floor on influence. ``entered_now``: a tally just entered at the table, whose
-    largest group of 0 was typed, not defaulted (the API's missing field, a tally stored before the final
-    tally asked for it): it is refused for a player whose mining tokens or settlements show buildings."""
+def check_camps(player: PlayerTally, camps: int, player_count: int, where: str, entered_now: bool) -> None:
+    """Refuse groups, buildings and Wanted camps needing more camps than the player has, less influence than 2
+    per settlement, and (``entered_now``: typed, not defaulted) a largest group of 0 beside buildings."""
     largest, second = player.largest_group or 0, player.second_group or 0
     used = largest + second + player.wanted
     if used > camps:
@@ -412,8 +369,7 @@ def check_camps(player: PlayerTally, camps: int, player_count: int, where: str,
 
 
 class EntriesMissing(RulesError):
-    """Numbers only the board shows, left empty where the scoring needs them; ``errors``: one per number
-    (the first is this error's own message and path)."""
+    """Numbers only the board shows, left empty where the scoring needs them; ``errors``: one per number."""
 
     def __init__(self, errors: Sequence[RulesError]) -> None:
         super().__init__(errors[0].message, errors[0].path)
@@ -421,9 +377,7 @@ class EntriesMissing(RulesError):
 
 
 def missing_entries(player: PlayerTally, where: str) -> list[RulesError]:
-    """What the scoring of one player needs from the board but the tally leaves empty (None): the largest
-    group of a player with buildings, the second-largest group of one on the Depot, what an office with
-    the player's tokens counts on the map. An empty count the scoring does not need stands for 0."""
+    """What one player's scoring needs from the board but the tally leaves empty (None); else None is 0."""
     who = player.name
     missing = []
     if player.largest_group is None and (buildings_shown(player) or player.second_group):
@@ -487,9 +441,8 @@ def check_office_spaces(players: Sequence[PlayerTally]) -> None:
 
 
 def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> None:
-    """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``), and one
-    that leaves empty what the scoring needs from the board (``EntriesMissing``, every such number).
-    ``entered_now``: a tally just entered at the table (``check_camps``)."""
+    """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``), and one that
+    leaves empty what the scoring needs from the board (``EntriesMissing``); ``entered_now``: check_camps."""
     camps = camps_per_player(len(players))
     dealt: set[str] = set()
     missing: list[RulesError] = []
@@ -519,11 +472,10 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> 
             if any(earlier.office == claim.office for earlier in player.offices[:position]):
                 raise RulesError("%(name)s lists the %(office)s office twice; a token on each half is "
                                  "tokens: 2.", f"{at}.office", name=who, office=office.label)
-            if claim.office not in dealt:
-                if len(dealt) == OFFICES_DEALT:
-                    raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
-                                     "%(office)s.", f"{at}.office", dealt=OFFICES_DEALT, office=office.label)
-                dealt.add(claim.office)
+            if claim.office not in dealt and len(dealt) == OFFICES_DEALT:
+                raise RulesError("Only %(dealt)d offices are dealt, but this tally lists a fifth: "
+                                 "%(office)s.", f"{at}.office", dealt=OFFICES_DEALT, office=office.label)
+            dealt.add(claim.office)
             if type(claim.tokens) is not int or not 1 <= claim.tokens <= MAX_TOKENS_PER_OFFICE:
                 raise RulesError("%(name)s can have 1 or 2 tokens on the %(office)s office.", f"{at}.tokens",
                                  name=who, office=office.label)
@@ -549,8 +501,7 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> 
 
 
 def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) -> None:
-    """Refuse a ranking that needs resources left on the supply track not entered: players level on VP and
-    on Wanted camps, one of them at least without the count (where no tie needs it, none is needed)."""
+    """Refuse a ranking that needs resources left on the supply track not entered (a tie on VP and Wanted)."""
     level: dict[tuple[int, int], list[int]] = {}
     for index, (player, total) in enumerate(zip(players, totals, strict=True)):
         level.setdefault((total, player.wanted), []).append(index)
@@ -560,16 +511,12 @@ def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) ->
                    names=listed([players[i].name for i in tied]), total=total, wanted=wanted,
                    missing=listed([players[i].name for i in tied if players[i].supply_left is None]))
         for (total, wanted), tied in level.items()
-        if len(tied) > 1 and any(players[i].supply_left is None for i in tied)
-    ]
+        if len(tied) > 1 and any(players[i].supply_left is None for i in tied)]
     if missing:
         raise EntriesMissing(missing)
 
 
-# --------------------------------------------------------------------------------------------------
-# The final tally
-
-
+# --- The final tally ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GoldWestResult(FinalResult):
     """The final scores plus, for the result page, the terrain majorities table."""
@@ -578,8 +525,7 @@ class GoldWestResult(FinalResult):
 
 
 def final_result(players: Sequence[PlayerTally], entered_now: bool = False) -> GoldWestResult:
-    """Score the end of a play: every row per player, ranks after the tie-breakers, and why.
-    ``entered_now``: a tally just entered at the table (``check_camps``)."""
+    """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
     check_tallies(players, entered_now)
     wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
     majorities = terrain_majorities(players)
@@ -588,19 +534,17 @@ def final_result(players: Sequence[PlayerTally], entered_now: bool = False) -> G
     for index, player in enumerate(players):
         scored = sum(1 for m in majorities if index in m.first or index in m.second)
         breakdowns.append((player.name, {
-            "track": player.track_vp,
-            "largest_group": POINTS_PER_GROUP_BUILDING * (player.largest_group or 0),
+            "track": player.track_vp, "largest_group": GROUP_BUILDING_POINTS * (player.largest_group or 0),
             "offices": sum(office_points(claim, player, scored) for claim in player.offices),
-            "wanted": penalties[index],
-            "influence": sum(m.points[index] for m in majorities),
-        }))
+            "wanted": penalties[index], "influence": sum(m.points[index] for m in majorities)}))
     check_tie_breakers(players, [sum(points.values()) for _, points in breakdowns])
-    ranked = rank_players(GAME.slug, GAME.rows, breakdowns, list(map(tie_breaker, wanted, supply_left)))
+    tie_breakers = list(map(tie_breaker, wanted, supply_left))
+    ranked = common.rank_players(GAME.slug, GAME.rows, breakdowns, tie_breakers)
     return GoldWestResult(game=ranked.game, players=ranked.players, majorities=majorities,
                           tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
 
 
-def tie_break_notes(results: Sequence[PlayerResult], wanted: Sequence[int],
+def tie_break_notes(results: Sequence[common.PlayerResult], wanted: Sequence[int],
                     supply_left: Sequence[int]) -> dict[str, Message]:
     """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name."""
     notes: dict[str, Message] = {}
@@ -620,38 +564,18 @@ def tie_break_notes(results: Sequence[PlayerResult], wanted: Sequence[int],
             reasons = (Message("%(wanted)s, then most resources left on the supply track (%(counts)s)",
                                wanted=reasons, counts=by_supply) if reasons else
                        Message("most resources left on the supply track (%(counts)s)", counts=by_supply))
-        order = [Message("%(names)s %(rank)s", names=listed([results[j].name for j in tied
-                                                           if results[j].rank == rank]),
-                         rank=_ordinal(rank)) for rank in ranks]
+        order = [Message("%(names)s %(rank)s", rank=Message(_ORDINALS.get(rank, _NTH).template, rank=rank),
+                         names=listed([results[j].name for j in tied if results[j].rank == rank]))
+                 for rank in ranks]
         notes[results[tied[0]].name] = Message("%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
                                                names=listed([results[j].name for j in tied]), total=total,
-                                               reasons=reasons, order=_listed_places(order))
+                                               reasons=reasons, order=common.chained(_PLACES, order))
     return notes
 
 
-def _listed_places(places: Sequence[Message]) -> str:
-    """``Dan 1st; Anna and Ben 2nd; Cara 4th``."""
-    joined: str = places[0]
-    for place in places[1:]:
-        joined = Message("%(earlier)s; %(later)s", earlier=joined, later=place)
-    return joined
-
-
-def _ordinal(rank: int) -> Message:
-    if rank == 1:
-        return Message("%(rank)dst", rank=rank)
-    if rank == 2:
-        return Message("%(rank)dnd", rank=rank)
-    return Message("%(rank)drd", rank=rank) if rank == 3 else Message("%(rank)dth", rank=rank)
-
-
-# --------------------------------------------------------------------------------------------------
-# The ledger during play: events folded into the table state
-
-EVENT_KINDS: tuple[str, ...] = (
-    "camp", "settlement", "supply", "loot", "investment", "boomtown", "boomtown_1x1", "shipping_line",
-    "shipping_bonus",
-)
+# --- The ledger during play: events folded into the table state ---------------------------------------------
+EVENT_KINDS: tuple[str, ...] = ("camp", "settlement", "supply", "loot", "investment", "boomtown",
+                                "boomtown_1x1", "shipping_line", "shipping_bonus")
 
 
 @dataclass(frozen=True)
@@ -710,8 +634,7 @@ class PlayState:
     @property
     def next_seat(self) -> int | None:
         """The seat expected to place a camp next in turn order; None once the last turn has come."""
-        fewest = min(self.camps_placed)
-        return None if fewest == self.camps_per_player else self.camps_placed.index(fewest)
+        return None if self.last_turn else self.camps_placed.index(min(self.camps_placed))
 
 
 def initial_state(setup: PlaySetup) -> PlayState:
@@ -736,10 +659,8 @@ def initial_state(setup: PlaySetup) -> PlayState:
         setup=setup, camps_per_player=camps, offices=tuple(offices), trading_post=trading_post,
         investment_tiles_left=INVESTMENT_BONUS_TILES[players], shipping_lines=frozenset(),
         shipping_bonus=((),) * len(METALS),
-        **dict.fromkeys(("scores", "camps_placed", "wanted", "investments", "boomtown_1x1_tokens",
-                         "shipping_bonus_tiles"), (0,) * players),
-        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players),
-    )
+        **dict.fromkeys(("scores", "camps_placed", *_SEAT_COUNTS), (0,) * players),
+        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players))
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
@@ -861,16 +782,13 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
         raise RulesError("Gold West has no event called %(kind)s.", "kind", kind=repr(kind))
     if not isinstance(payload, Mapping):
         raise RulesError("An event's details must be an object with named fields.", "payload")
-    seat = seat_index(payload, state.setup)
+    seat = common.seat_index(payload, len(state.setup.seats))
     # A note speaks of the event that set it only.
     after = handler(replace(state, note="") if state.note else state, seat, payload)
     return replace(after, events=state.events + 1)
 
 
-# --------------------------------------------------------------------------------------------------
-# What the ledger screen offers each seat
-
-
+# --- What the ledger screen offers each seat ----------------------------------------------------------------
 def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]:
     """The next points line of each of the seat's stagecoaches, in track order (none past the last)."""
     passed = state.shipping_lines
@@ -879,8 +797,7 @@ def shipping_lines_open(state: PlayState, seat: int) -> tuple[ShippingStep, ...]
 
 
 def check_line_order(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
-    """Refuse a new tap of a stagecoach's second points line before its first (a log stored before this
-    check keeps its points)."""
+    """Refuse a new tap of a stagecoach's points line 2 before its line 1 (a stored log keeps its points)."""
     seat, metal = payload.get("seat"), payload.get("metal")
     if kind == "shipping_line" and payload.get("line") == 2 and (seat, metal, 1) not in state.shipping_lines:
         raise RulesError("A stagecoach passes points line 1 of its track before line 2: enter line 1 first.",
@@ -902,18 +819,12 @@ def offices_open(state: PlayState) -> tuple[str, ...]:
 
 
 def terrain_rows(state: PlayState, seat: int) -> dict[str, dict[str, int]]:
-    """The seat's mining tokens, settlements and influence per terrain as the ledger recorded them (the
-    influence without that printed on investment cards)."""
+    """The seat's mining tokens, settlements and influence (none from investment cards) per terrain."""
     built = state.buildings[seat]
     tokens = {terrain: sum(where == terrain for where, _ in built) for terrain in TERRAINS}
     settled = {terrain: built.count((terrain, True)) for terrain in TERRAINS}
     return {"mining_tokens": tokens, "settlements": settled,
             "influence": {terrain: tokens[terrain] + settled[terrain] for terrain in TERRAINS}}
-
-
-def majorities_today(state: PlayState) -> tuple[TerrainMajority, ...]:
-    """Each terrain's majority as the camps and settlements in the ledger stand now."""
-    return terrain_majorities(tallies_from_play(state))
 
 
 @dataclass(frozen=True)
@@ -931,33 +842,23 @@ def shipping_bonus_tracks(state: PlayState) -> tuple[BonusTrack, ...]:
                                                      strict=True))
 
 
-# --------------------------------------------------------------------------------------------------
-# From the ledger to the final tally, and the final tally as stored
+# --- From the ledger to the final tally, and the final tally as stored --------------------------------------
+# The rows the ledger counts per seat, named alike in PlayState and in PlayerTally.
+_SEAT_COUNTS = ("wanted", "investments", "shipping_bonus_tiles", "boomtown_1x1_tokens")
+_LEDGER_SCALARS = ("track_vp", *_SEAT_COUNTS)
+_OFFICE_KEY = "offices."
 
 
 def tallies_from_play(state: PlayState, track_adjustments: Sequence[int] = ()) -> tuple[PlayerTally, ...]:
-    """The final tally as far as the ledger knows it, with hand corrections of the track per seat; what only
-    the board shows (groups, resources left, what an office counts on the map) is not entered (None)."""
+    """The final tally as far as the ledger knows it, with the track's hand corrections; board counts None."""
     adjustments = tuple(track_adjustments) or (0,) * len(state.scores)
     return tuple(
-        PlayerTally(
-            name=seat.name,
-            track_vp=state.scores[index] + adjustments[index],
-            wanted=state.wanted[index],
-            investments=state.investments[index],
-            shipping_bonus_tiles=state.shipping_bonus_tiles[index],
-            boomtown_1x1_tokens=state.boomtown_1x1_tokens[index],
-            offices=tuple(unentered_claim(office, state.office_tokens[index].count(office))
-                          for office in dict.fromkeys(state.office_tokens[index])),
-            **dict.fromkeys(BOARD_FIELDS, None),
-            **terrain_rows(state, index),
-        )
-        for index, seat in enumerate(state.setup.seats)
-    )
-
-
-_LEDGER_SCALARS = ("track_vp", "wanted", "investments", "shipping_bonus_tiles", "boomtown_1x1_tokens")
-_OFFICE_KEY = "offices."
+        PlayerTally(name=seat.name, track_vp=state.scores[index] + adjustments[index],
+                    offices=tuple(unentered_claim(office, state.office_tokens[index].count(office))
+                                  for office in dict.fromkeys(state.office_tokens[index])),
+                    **{name: getattr(state, name)[index] for name in _SEAT_COUNTS},
+                    **dict.fromkeys(BOARD_FIELDS, None), **terrain_rows(state, index))
+        for index, seat in enumerate(state.setup.seats))
 
 
 def ledger_values(player: PlayerTally) -> dict[str, int]:
@@ -977,8 +878,7 @@ def corrections(entered: PlayerTally, ledger: PlayerTally) -> dict[str, int]:
 
 
 def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> PlayerTally:
-    """The ledger's numbers with the corrections applied (others, from an edited backup, left out), and
-    the rest (groups, counts, resources) as entered."""
+    """The ledger's numbers with the known corrections applied, the rest (groups, counts …) as entered."""
     values = ledger_values(ledger)
     known = {*values, *(_OFFICE_KEY + office for office in OFFICE_KEYS)}
     for key, by in changes.items():
@@ -996,7 +896,7 @@ def corrected(ledger: PlayerTally, entered: PlayerTally, changes: Mapping) -> Pl
 def tallies_kept(ledger: Sequence[PlayerTally], entered: Sequence[PlayerTally],
                  changes: object) -> tuple[PlayerTally, ...]:
     """Where a reopened play's final tally starts once its ledger changed: the new ledger with the stored
-    corrections (before they were stored: the terrains and offices as typed), the rest as entered."""
+    corrections (or the terrains and offices as typed), the rest as entered."""
     if not isinstance(changes, list) or len(changes) != len(ledger):
         changes = [{key: by for key, by in corrections(typed, fresh).items() if "." in key}
                    for typed, fresh in zip(entered, ledger, strict=True)]
@@ -1009,42 +909,20 @@ _CLAIM_FIELDS = frozenset(("office", "tokens", *_CLAIM_COUNTS))
 
 
 def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] = ()) -> dict:
-    """The final tally as JSON, seat by seat (names stay with the seats), with the corrections made to
-    the ``ledger`` tallies it started from."""
-    entries = []
-    for player in players:
-        entry: dict = {name: getattr(player, name) for name in SCALAR_FIELDS}
-        if player.boomtown_tokens is None:
-            del entry["boomtown_tokens"]
-        entry.update({name: dict(getattr(player, name)) for name in _TERRAIN_MAPS})
-        entry["offices"] = [asdict(claim) for claim in player.offices]
-        entries.append(entry)
+    """The final tally as JSON, seat by seat, with the corrections made to the ``ledger`` it started from."""
+    # boomtown_tokens only where entered: None stands for the tokens on offices and the 1×1 space
+    entries = [{**{name: getattr(player, name) for name in SCALAR_FIELDS
+                   if name != "boomtown_tokens" or player.boomtown_tokens is not None},
+                **{name: dict(getattr(player, name)) for name in _TERRAIN_MAPS},
+                "offices": [asdict(claim) for claim in player.offices]} for player in players]
     if not ledger:
         return {"players": entries}
     return {"players": entries, "corrections": list(map(corrections, players, ledger))}
 
 
 def tie_breaker(wanted: int, supply_left: int | None) -> tuple[int, int]:
-    """Fewest camps in the Wanted area, then most resources left, as "larger wins" (not entered: 0; the
-    final tally leaves it empty only where no tie needs it, so any number ranks the same)."""
+    """Fewest Wanted camps, then most resources left, as "larger wins" (not entered where no tie needs it)."""
     return (-wanted, supply_left or 0)
-
-
-def _or_zero(value: object) -> object:
-    return 0 if value is None else value
-
-
-def tie_breakers_from_payload(payload: Mapping, seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers a stored final tally recorded, per seat; None if it holds none (totals only)."""
-    players = payload.get("players") if isinstance(payload, Mapping) else None
-    if not isinstance(players, list) or len(players) != seats:
-        return None
-    # resources left not entered (None): no tie needed them (``tie_breaker``)
-    counts = [(entry.get("wanted", 0), _or_zero(entry.get("supply_left", 0))) if isinstance(entry, Mapping)
-              else (None,) for entry in players]
-    if not all(type(count) is int for pair in counts for count in pair):
-        return None
-    return [tie_breaker(*pair) for pair in counts]
 
 
 def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[PlayerTally, ...]:
@@ -1080,17 +958,18 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                        seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers of a finished play, per seat: as its final tally recorded them, else the Wanted
-    camps the ledger knows (closed with totals only; resources left it does not know)."""
-    recorded = tie_breakers_from_payload(final_payload, seats) if final_payload else None
-    if recorded or state is None:
-        return recorded
-    return [tie_breaker(wanted, 0) for wanted in state.wanted]
+    """The tie-breakers per seat as the final tally recorded them, else (totals only) the ledger's Wanted."""
+    players = final_payload.get("players") if isinstance(final_payload, Mapping) else None
+    if isinstance(players, list) and len(players) == seats:
+        counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping)
+                  else (None, None) for entry in players]
+        # resources left not entered (None): no tie needed them (``tie_breaker``)
+        if all(type(wanted) is int and (left is None or type(left) is int) for wanted, left in counts):
+            return [tie_breaker(*pair) for pair in counts]
+    return None if state is None else [tie_breaker(wanted, 0) for wanted in state.wanted]
 
 
-# --------------------------------------------------------------------------------------------------
-# Turn order at the table
-
+# --- Turn order at the table --------------------------------------------------------------------------------
 # The events that end a Build/Loot turn: the next player in turn order comes up after them.
 TURN_ENDS = ("camp", "settlement", "loot")
 
@@ -1104,8 +983,7 @@ class OutOfTurn(RulesError):
 
 
 def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> None:
-    """Refuse a tap out of turn (asked once) unless the player has an entry in this turn already among
-    the play's (kind, payload) ``events``; in the last turn anybody may enter."""
+    """Refuse a tap out of turn (asked once) unless the player entered in this turn (in the last: anybody)."""
     turn = state.next_seat
     if turn is None or seat == turn:
         return
@@ -1121,25 +999,22 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
 # description): a second tap in the same turn is asked about, as a double tap would be.
 ONCE_A_TURN: Mapping[str, str] = {"investment": "investment", "boomtown": "boomtown",
                                   "boomtown_1x1": "boomtown"}
+_AGAIN_THIS_TURN: Mapping[str, Message] = {  # each names the player as %(name)s
+    "investment": Message("%(name)s has bought an investment card this turn already. Another one?"),
+    "boomtown": Message("%(name)s has been to BoomTown this turn already. Again?")}
 
 
 class AgainThisTurn(RulesError):
     """A second investment or BoomTown use by one player in one turn, not yet confirmed."""
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
-        if kind == "investment":
-            message = Message("%(name)s has bought an investment card this turn already. Another one?",
-                              name=name)
-        else:
-            message = Message("%(name)s has been to BoomTown this turn already. Again?", name=name)
-        super().__init__(message, "seat")
+        super().__init__(Message(_AGAIN_THIS_TURN[kind].template, name=name), "seat")
         self.seat = seat
 
 
 def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
                       seat: int) -> None:
-    """Refuse (asked once) a second investment or BoomTown use of ``seat`` in its turn: since its own last
-    camp, settlement or loot among the play's (kind, payload) ``events``."""
+    """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot."""
     limited = ONCE_A_TURN.get(kind)
     if limited is None:
         return
@@ -1152,9 +1027,7 @@ def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str,
             raise AgainThisTurn(seat, state.setup.seats[seat].name, limited)
 
 
-# --------------------------------------------------------------------------------------------------
-# Several phones on one play: the same entry from two of them
-
+# --- Several phones on one play: the same entry from two of them --------------------------------------------
 # What another phone entered, said by the page that asks whether to record a tap as well.
 _ENTERED_BY_ANOTHER_PHONE: Mapping[str, Message] = {  # each names the player as %(name)s
     "camp": Message("Another phone entered a camp for %(name)s since this page was drawn. "
@@ -1169,21 +1042,16 @@ _ENTERED_BY_ANOTHER_PHONE: Mapping[str, Message] = {  # each names the player as
                           "Record this tap as well?"),
     "boomtown": Message("Another phone entered a BoomTown office for %(name)s since this page was drawn. "
                         "Record this tap as well?"),
-    "boomtown_1x1": Message("Another phone entered the BoomTown 1×1 space for %(name)s "
-                            "since this page was drawn. "
-                            "Record this tap as well?"),
-    "shipping_line": Message("Another phone entered a shipping points line for %(name)s "
-                             "since this page was drawn. "
-                             "Record this tap as well?"),
-    "shipping_bonus": Message("Another phone entered a shipping bonus for %(name)s "
-                              "since this page was drawn. "
-                              "Record this tap as well?"),
-}
+    "boomtown_1x1": Message("Another phone entered the BoomTown 1×1 space for %(name)s since this page was "
+                            "drawn. Record this tap as well?"),
+    "shipping_line": Message("Another phone entered a shipping points line for %(name)s since this page was "
+                             "drawn. Record this tap as well?"),
+    "shipping_bonus": Message("Another phone entered a shipping bonus for %(name)s since this page was "
+                              "drawn. Record this tap as well?")}
 
 
 class EnteredByAnotherPhone(RulesError):
-    """A tap for what another phone entered for the same player after the tapping phone drew its page
-    (most likely the same event tapped on two phones), not yet confirmed."""
+    """A tap for what another phone entered for the player since the page was drawn, not yet confirmed."""
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
         super().__init__(Message(_ENTERED_BY_ANOTHER_PHONE[kind].template, name=name), "seat")
@@ -1191,11 +1059,8 @@ class EnteredByAnotherPhone(RulesError):
 
 
 def same_entry(kind: str) -> str:
-    """What a tap enters, as far as two phones may both enter it: a turn's one Build/Loot step (camp,
-    settlement or loot), a visit to BoomTown (an office or the 1×1 space), else its own kind of event."""
-    if kind in TURN_ENDS:
-        return "build"
-    return ONCE_A_TURN.get(kind, kind)
+    """What a tap enters, as two phones may both enter it: Build/Loot step, BoomTown visit, or its kind."""
+    return "build" if kind in TURN_ENDS else ONCE_A_TURN.get(kind, kind)
 
 
 # One stored event as the check below sees it: (kind, payload, the play version it brought, the phone it
@@ -1205,10 +1070,8 @@ StoredEntry = tuple[str, Mapping[str, Any], int, int | None]
 
 def check_entered_since(state: PlayState, events: Sequence[StoredEntry], drawn: int | None, phone: int | None,
                         kind: str, seat: int) -> None:
-    """Refuse (asked once) a tap for ``seat`` when a phone other than ``phone`` entered the same for that
-    seat (``same_entry``) after the version ``drawn`` at which the tapping page was drawn, among the
-    play's ``events`` (oldest first). The phone's own entries since (an offline queue sent in order)
-    are not asked about; neither is a tap without a version (a page from before versions were sent)."""
+    """Refuse (asked once) a tap for ``seat`` when another phone entered the same for it after version
+    ``drawn``; the phone's own entries (an offline queue) and a tap without a version are not asked about."""
     if drawn is None:
         return
     entry = same_entry(kind)
@@ -1235,17 +1098,13 @@ class LedgerScreen:
 
 
 def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
-    """The ledger of a play in progress, as the table sees it; a phone that is ``own``'s shows that
-    player's taps first, whatever the turn (but for the last turn, when every seat enters its own)."""
+    """The ledger at the table; the phone of ``own`` shows its player's taps first (but in the last turn)."""
     count = len(state.setup.seats)
     seats = range(count)
     turn = own if own is not None and state.next_seat is not None else state.next_seat
-    return LedgerScreen(
-        turn=turn,
-        others=tuple(seats) if turn is None else tuple((turn + step) % count for step in range(1, count)),
-        lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
-        bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
-        bonus_tracks=shipping_bonus_tracks(state),
-        offices_open=offices_open(state),
-        majorities=majorities_today(state),
-    )
+    others = tuple(seats) if turn is None else tuple((turn + step) % count for step in range(1, count))
+    return LedgerScreen(turn=turn, others=others,
+                        lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
+                        bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
+                        bonus_tracks=shipping_bonus_tracks(state), offices_open=offices_open(state),
+                        majorities=terrain_majorities(tallies_from_play(state)))  # as the ledger stands now

@@ -1,9 +1,5 @@
 """Great Western Trail, editions 1 and 2: the 11 rows of the final tally (rules/great-western-trail.md).
-
-The game keeps no score track: the in-play log records delivered herds (their city crests) and the cards.
-"""
-
-from __future__ import annotations
+The game keeps no score track: the in-play log records delivered herds (their city crests) and the cards."""
 
 import hashlib
 from collections.abc import Mapping, Sequence
@@ -15,14 +11,10 @@ from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError,
 from companion.messages import Message, Term
 from companion.names import name_key
 
-GAME = GameInfo(
-    slug="great-western-trail",
-    name="Great Western Trail",
-    min_players=1,  # solo play exists in the 2nd edition only; the 1st needs 2
-    max_players=4,
-    rows=("money", "buildings", "cities", "stations", "hazards", "cattle", "objectives",
-          "station_masters", "workers", "disc", "job_market"),
-)
+GAME = GameInfo(slug="great-western-trail", name="Great Western Trail",
+                min_players=1, max_players=4,  # solo play exists in the 2nd edition only; the 1st needs 2
+                rows=("money", "buildings", "cities", "stations", "hazards", "cattle", "objectives",
+                      "station_masters", "workers", "disc", "job_market"))
 
 EDITIONS = (1, 2)
 DEFAULT_EDITION = 2
@@ -47,33 +39,27 @@ CITY_NAME_MAX = 40
 
 
 # Reference values (board data): defaults players can check against their own board.
-
 @dataclass(frozen=True)
 class CattleBreed:
-    """A kind of cattle card: the VP values its cards carry and its breeding value."""
+    """A kind of cattle card and the VP values its cards carry."""
 
     key: str
     name: str
     vp_values: tuple[int, ...]
-    breeding_value: int | None  # None for the starting herd, whose cards differ
 
 
 CATTLE_BREEDS: tuple[CattleBreed, ...] = (
-    CattleBreed("starting", "Starting herd", (0,), None),
-    CattleBreed("holstein", "Holstein", (1,), 3),
-    CattleBreed("brown_swiss", "Brown Swiss", (2,), 3),
-    CattleBreed("ayrshire", "Ayrshire", (3,), 3),
-    CattleBreed("west_highland", "West Highland", (3, 4, 5), 4),
-    CattleBreed("texas_longhorn", "Texas Longhorn", (5, 6, 7), 5),
-)
+    CattleBreed("starting", "Starting herd", (0,)), CattleBreed("holstein", "Holstein", (1,)),
+    CattleBreed("brown_swiss", "Brown Swiss", (2,)), CattleBreed("ayrshire", "Ayrshire", (3,)),
+    CattleBreed("west_highland", "West Highland", (3, 4, 5)),
+    CattleBreed("texas_longhorn", "Texas Longhorn", (5, 6, 7)))
 CATTLE_VP: Mapping[str, tuple[int, ...]] = {breed.key: breed.vp_values for breed in CATTLE_BREEDS}
 CATTLE_CARD_VALUES: frozenset[int] = frozenset(v for breed in CATTLE_BREEDS for v in breed.vp_values)
 
 # VP printed on each private building tile, side a and side b.
 PRIVATE_BUILDINGS: Mapping[str, int] = {
     "1a": 1, "2a": 1, "3a": 1, "4a": 3, "5a": 4, "6a": 5, "7a": 6, "8a": 6, "9a": 9, "10a": 13,
-    "1b": 1, "2b": 1, "3b": 3, "4b": 3, "5b": 4, "6b": 5, "7b": 6, "8b": 8, "9b": 8, "10b": 11,
-}
+    "1b": 1, "2b": 1, "3b": 3, "4b": 3, "5b": 4, "6b": 5, "7b": 6, "8b": 8, "9b": 8, "10b": 11}
 # VP printed next to each train station, in track order.
 STATION_VP = (1, 1, 2, 2, 3, 5, 6, 7, 8, 9)
 # VP printed on the tiles of one hazard type.
@@ -85,6 +71,7 @@ class StationMaster:
     """A tile scoring ``vp`` per full ``group`` of the Tally field ``counts`` (None: paid at once)."""
 
     key: str
+    name: Message  # how sentences name it (the keys are the API's)
     label: str
     editions: tuple[int, ...]
     counts: str | None
@@ -94,26 +81,24 @@ class StationMaster:
 
 
 STATION_MASTERS: tuple[StationMaster, ...] = (
-    StationMaster("workers", "1 VP per worker, the 3 printed ones included", (1, 2), "workers", 1, 1),
-    StationMaster("objectives", "3 VP per 2 objective cards in your objective area", (1, 2),
-                  "objectives", 3, 2),
-    StationMaster("hazards", "3 VP per 2 hazard tiles", (1, 2), "hazards", 3, 2),
-    StationMaster("teepees", "3 VP per pair of 1 green + 1 blue teepee (2nd ed.: green + orange outlaw)",
-                  (1, 2), "teepee_pairs", 3, 1),
-    StationMaster("certificates", "3 VP per 2 certificates, permanent and temporary", (1, 2),
-                  "certificates", 3, 2),
-    StationMaster("stations", "3 VP per 2 stations holding your disc", (2,), "stations", 3, 2),
-    StationMaster("buildings", "2 VP per private building of yours on the map", (2,), "buildings", 2, 1),
-    StationMaster("none", "Paid at once (2 permanent certificates or 12 $); no end-game VP", (2,),
-                  None, 0, 1, copies=2),
-)
+    StationMaster("workers", Message("Workers"), "1 VP per worker, the 3 printed ones included", (1, 2),
+                  "workers", 1, 1),
+    StationMaster("objectives", Message("Objectives"), "3 VP per 2 objective cards in your objective area",
+                  (1, 2), "objectives", 3, 2),
+    StationMaster("hazards", Message("Hazards"), "3 VP per 2 hazard tiles", (1, 2), "hazards", 3, 2),
+    StationMaster("teepees", Message("Teepees"),
+                  "3 VP per pair of 1 green + 1 blue teepee (2nd ed.: green + orange outlaw)", (1, 2),
+                  "teepee_pairs", 3, 1),
+    StationMaster("certificates", Message("Certificates"), "3 VP per 2 certificates, permanent and temporary",
+                  (1, 2), "certificates", 3, 2),
+    StationMaster("stations", Message("Stations"), "3 VP per 2 stations holding your disc", (2,), "stations",
+                  3, 2),
+    StationMaster("buildings", Message("Buildings"), "2 VP per private building of yours on the map", (2,),
+                  "buildings", 2, 1),
+    StationMaster("none", Message("paid-at-once"),
+                  "Paid at once (2 permanent certificates or 12 $); no end-game VP", (2,), None, 0, 1,
+                  copies=2))
 STATION_MASTER_BY_KEY: Mapping[str, StationMaster] = {master.key: master for master in STATION_MASTERS}
-# How sentences name the tiles (the keys are the API's).
-STATION_MASTER_NAMES: Mapping[str, Message] = {
-    "workers": Message("Workers"), "objectives": Message("Objectives"), "hazards": Message("Hazards"),
-    "teepees": Message("Teepees"), "certificates": Message("Certificates"), "stations": Message("Stations"),
-    "buildings": Message("Buildings"), "none": Message("paid-at-once"),
-}
 # Station-master tiles in one game: the 1st edition plays all 5; the 2nd draws 5 of its 9 (the two
 # paid-at-once copies included).
 STATION_MASTERS_IN_PLAY = 5
@@ -125,7 +110,6 @@ def station_master_keys(edition: int) -> tuple[str, ...]:
 
 
 # A player's final tally.
-
 @dataclass(frozen=True)
 class Objective:
     """One objective card in the objective area: VP if fulfilled, minus the penalty if not."""
@@ -176,33 +160,13 @@ _NON_NEGATIVE = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle
                  "hazards", "certificates", "stations", "buildings")
 
 
-# One function per row of the scoring pad.
-
-def money_vp(dollars: int) -> int:
-    """Row 1: 1 VP per full 5 $."""
-    return dollars // DOLLARS_PER_VP
-
-
-def objectives_vp(objectives: Sequence[Objective]) -> int:
-    """Row 7: each card's VP if fulfilled, minus its penalty if not."""
-    return sum(card.vp if card.fulfilled else -card.penalty for card in objectives)
-
-
-def station_master_count(master: StationMaster, tally: Tally) -> int:
-    counted = {None: 0, "workers": tally.workers.total, "objectives": len(tally.objectives)}
-    return counted[master.counts] if master.counts in counted else getattr(tally, master.counts)
-
-
 def station_master_vp(key: str, tally: Tally) -> int:
     master = STATION_MASTER_BY_KEY.get(key)
     if master is None:
         raise RulesError("There is no station master called %(key)s.", key=repr(key))
-    return master.vp * (station_master_count(master, tally) // master.group)
-
-
-def station_masters_vp(tally: Tally) -> int:
-    """Row 8: the sum of every station-master tile the player holds."""
-    return sum(station_master_vp(key, tally) for key in tally.station_masters)
+    counted = {None: 0, "workers": tally.workers.total, "objectives": len(tally.objectives)}
+    count = counted[master.counts] if master.counts in counted else getattr(tally, master.counts)
+    return master.vp * (count // master.group)
 
 
 def worker_row_vp(filled: int) -> int:
@@ -210,34 +174,24 @@ def worker_row_vp(filled: int) -> int:
     return WORKER_SPACE_VP * max(0, filled - WORKER_SCORING_FROM + 1)
 
 
-def workers_vp(workers: Workers) -> int:
-    """Row 9: 4 VP per worker on the 5th or 6th space of its row (at most 24)."""
-    return sum(worker_row_vp(getattr(workers, row)) for row in WORKER_ROWS)
-
-
-def disc_vp(disc_cleared: bool) -> int:
-    """Row 10: 3 VP for clearing the dark 3-VP space of the player board."""
-    return DISC_VP if disc_cleared else 0
-
-
-def job_market_vp(job_market_token: bool) -> int:
-    """Row 11: 2 VP for holding the job-market token."""
-    return JOB_MARKET_TOKEN_VP if job_market_token else 0
-
-
 def breakdown(tally: Tally) -> dict[str, int]:
-    """The 11 rows of one player's final tally, keyed like ``GAME.rows``."""
-    return {"money": money_vp(tally.dollars), "buildings": tally.buildings_vp, "cities": tally.cities_vp,
-            "stations": tally.stations_vp, "hazards": tally.hazards_vp, "cattle": tally.cattle_vp,
-            "objectives": objectives_vp(tally.objectives), "station_masters": station_masters_vp(tally),
-            "workers": workers_vp(tally.workers), "disc": disc_vp(tally.disc_cleared),
-            "job_market": job_market_vp(tally.job_market_token)}
+    """The 11 rows of one player's final tally, keyed like ``GAME.rows``: 1 VP per full 5 $, and each
+    objective card's VP if fulfilled, minus its penalty if not."""
+    return {"money": tally.dollars // DOLLARS_PER_VP, "buildings": tally.buildings_vp,
+            "cities": tally.cities_vp, "stations": tally.stations_vp, "hazards": tally.hazards_vp,
+            "cattle": tally.cattle_vp,
+            "objectives": sum(card.vp if card.fulfilled else -card.penalty for card in tally.objectives),
+            "station_masters": sum(station_master_vp(key, tally) for key in tally.station_masters),
+            "workers": sum(worker_row_vp(getattr(tally.workers, row)) for row in WORKER_ROWS),
+            "disc": DISC_VP if tally.disc_cleared else 0,
+            "job_market": JOB_MARKET_TOKEN_VP if tally.job_market_token else 0}
 
 
 # Checking a final tally against the rules.
-
-def _player_count_sentence(edition: int, count: int) -> Message:
+def _player_count_problem(edition: int, count: int) -> Message | None:
     fewest, most = PLAYER_COUNTS[edition]
+    if fewest <= count <= most:
+        return None
     return Message("The %(edition)s is played by %(fewest)d to %(most)d players, not %(count)d.",
                    edition=EDITION_NAMES[edition], fewest=fewest, most=most, count=count)
 
@@ -255,10 +209,9 @@ def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = 
     if type(edition) is not int or edition not in EDITIONS:
         return [("edition", Message("The edition must be 1 or 2."))]
     problems: list[tuple[str, Message]] = []
-    fewest, most = PLAYER_COUNTS[edition]
-    if not fewest <= len(tallies) <= most:
-        problems.append(("players", _player_count_sentence(edition, len(tallies))))
-    names: dict[str, int] = {}
+    if (wrong_count := _player_count_problem(edition, len(tallies))) is not None:
+        problems.append(("players", wrong_count))
+    names: set[str] = set()
     holders: dict[str, list[str]] = {}  # station-master key -> names of the players holding it
     token_holder: str | None = None
     for index, tally in enumerate(tallies):
@@ -270,7 +223,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = 
             problems.append((f"{where}.name", Message("Player names must be unique: %(name)s appears twice.",
                                                       name=repr(name))))
         else:
-            names[name_key(name)] = index
+            names.add(name_key(name))
         problems.extend(_number_problems(tally, where, penalties))
         for position, key in enumerate(tally.station_masters):
             path = f"{where}.station_masters[{position}]"
@@ -284,35 +237,32 @@ def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = 
             elif sum(map(len, holders.values())) >= STATION_MASTERS_IN_PLAY:
                 problems.append((path, _too_many_masters_sentence(edition, holders)))
             held_by.append(name)
-        if tally.job_market_token:
-            if token_holder is not None:
-                problems.append((f"{where}.job_market_token",
-                                 Message("Only one player holds the job-market token, and %(name)s already "
-                                         "does.", name=token_holder)))
-            else:
-                token_holder = name
+        if tally.job_market_token and token_holder is not None:
+            problems.append((f"{where}.job_market_token",
+                             Message("Only one player holds the job-market token, and %(name)s already does.",
+                                     name=token_holder)))
+        elif tally.job_market_token:
+            token_holder = name
     return problems
 
 
 def _taken_sentence(master: StationMaster, held_by: Sequence[str]) -> Message:
     if master.copies == 1:
         return Message("The game has one %(master)s station master, and %(name)s already holds it.",
-                       master=STATION_MASTER_NAMES[master.key], name=held_by[0])
+                       master=master.name, name=held_by[0])
     return Message("The game has %(copies)d %(master)s station masters, and %(names)s already hold them.",
-                   copies=master.copies, master=STATION_MASTER_NAMES[master.key],
-                   names=common.listed(held_by, commas=False))
+                   copies=master.copies, master=master.name, names=common.listed(held_by, commas=False))
 
 
 def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]]) -> Message:
-    held = common.listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_NAMES[key])
+    held = common.listed([Message("%(name)s: %(master)s", name=name, master=STATION_MASTER_BY_KEY[key].name)
                           for key, names in holders.items() for name in names])
     return Message("The %(edition)s has %(most)d station-master tiles in play, and they are taken already "
                    "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
 
 def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[tuple[str, Message]]:
-    """Negative counts, impossible worker rows, objective cards with negative values or (``penalties``) a
-    penalty that fits no card."""
+    """Negative counts, impossible worker rows, negative objectives or (``penalties``) unfit penalties."""
     problems = [(f"{where}.{name}", Message("%(what)s cannot be negative.",
                                             what=Term(name.replace("_", " ").capitalize())))
                 for name in _NON_NEGATIVE if getattr(tally, name) < 0]
@@ -333,9 +283,8 @@ def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[t
 
 
 def objective_penalty_problem(card: Objective) -> Message | None:
-    """Why the card's penalty fits no objective card, or None. Start cards (3 VP) have none, every other
-    card 2 or 3, which a card that is not fulfilled costs; a fulfilled card's penalty counts for nothing
-    and may be left at 0."""
+    """Why the card's penalty fits no objective card, or None: a start card (3 VP) has none, every other
+    2 or 3, which it costs when not fulfilled (a fulfilled card's may be left at 0)."""
     low, high = OBJECTIVE_PENALTIES
     if card.penalty in OBJECTIVE_PENALTIES or (card.penalty == 0 and card.vp == START_OBJECTIVE_VP):
         return None
@@ -350,50 +299,39 @@ def objective_penalty_problem(card: Objective) -> Message | None:
                    penalty=card.penalty)
 
 
-def check_tallies(edition: int, tallies: Sequence[Tally]) -> None:
+def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
+    """Score and rank the players (refusing the first ``tally_problems``); a tie on VP shares the rank."""
     if problems := tally_problems(edition, tallies):
         raise RulesError(problems[0][1], problems[0][0])
-
-
-def final_result(edition: int, tallies: Sequence[Tally]) -> FinalResult:
-    """Score and rank the players; a tie on VP shares the rank (GWT has no tie-breaker)."""
-    check_tallies(edition, tallies)
     return common.rank_players(GAME.slug, GAME.rows,
                                [(tally.name.strip(common.NAME_SPACE), breakdown(tally)) for tally in tallies])
 
 
 # Calculators for the rows players add up by hand.
-
 def buildings_vp_from_tiles(tiles: Sequence[str]) -> int:
     """The buildings row from the private tiles on the map, named like ``"4a"`` or ``"10b"``."""
-    total = 0
-    built: set[str] = set()
+    built: dict[str, int] = {}  # the VP of each building number
     for position, raw in enumerate(tiles):
         tile = raw.strip().lower() if isinstance(raw, str) else ""
-        vp = PRIVATE_BUILDINGS.get(tile)
-        if vp is None:
+        if tile not in PRIVATE_BUILDINGS:
             raise RulesError("%(tile)s is not a private building; name it by number and side, like 4a or "
                              "10b.", f"[{position}]", tile=repr(raw))
-        number = tile[:-1]
-        if number in built:
+        if tile[:-1] in built:
             raise RulesError("Each player has one building %(number)s; it is listed twice.", f"[{position}]",
-                             number=number)
-        built.add(number)
-        total += vp
-    return total
+                             number=tile[:-1])
+        built[tile[:-1]] = PRIVATE_BUILDINGS[tile]
+    return sum(built.values())
 
 
 def cattle_vp_from_cards(counts: Mapping[int, int]) -> int:
     """The cattle row from how many cards of each VP value the player owns: ``{3: 2, 5: 1}`` → 11."""
-    total = 0
     for value, cards in counts.items():
         if type(value) is not int or value not in CATTLE_CARD_VALUES:
             raise _no_cattle_value(value, f"[{value!r}]")
         if type(cards) is not int or cards < 0:
             raise RulesError("The number of %(vp)d-VP cattle cards must be a whole number of at least 0.",
                              f"[{value}]", vp=value)
-        total += value * cards
-    return total
+    return sum(value * cards for value, cards in counts.items())
 
 
 def _no_cattle_value(value: object, path: str) -> RulesError:
@@ -401,19 +339,7 @@ def _no_cattle_value(value: object, path: str) -> RulesError:
                       values=", ".join(_CATTLE_VALUE_BY_KEY), value=repr(value))
 
 
-def _checked_crest(crest: object, path: str) -> int:
-    if type(crest) is not int or not CREST_VP_MIN <= crest <= CREST_VP_MAX:
-        raise RulesError("A city crest is worth a whole number of VP from %(low)d to %(high)d.", path,
-                         low=CREST_VP_MIN, high=CREST_VP_MAX)
-    return crest
-
-
-def starting_money(setup: PlaySetup) -> tuple[int, ...]:
-    return STARTING_MONEY[:len(setup.seats)]
-
-
 # The in-play log: delivered herds during play, then each player's final-tally card.
-
 DELIVERY_EVENT = "delivery"
 CARD_EVENT = "card"
 EVENT_KINDS: tuple[str, ...] = (DELIVERY_EVENT, CARD_EVENT)
@@ -421,11 +347,8 @@ LOWEST_SCORE: int | None = None  # no score track: nothing to fall below during 
 # How other apps name the game, with the options its plays start with (names compared without case or
 # punctuation; "Great Western Trail: El Paso" is another game), and BoardGameGeek's id of each edition.
 KNOWN_AS: Mapping[str, Mapping[str, Any]] = {
-    "great western trail": {"edition": 1},
-    "great western trail second edition": {"edition": 2},
-    "great western trail 2nd edition": {"edition": 2},
-    "great western trail zweite edition": {"edition": 2},
-}
+    "great western trail": {"edition": 1}, "great western trail second edition": {"edition": 2},
+    "great western trail 2nd edition": {"edition": 2}, "great western trail zweite edition": {"edition": 2}}
 BGG_IDS: Mapping[int, Mapping[str, Any]] = {193738: {"edition": 1}, 341169: {"edition": 2}}
 
 # Crests the rules name that count for every disc placed (reference for the delivery form).
@@ -458,12 +381,9 @@ class Card:
     tally: Tally
     building_tiles: tuple[str, ...] | None = None  # None: the buildings row was entered as a VP total
     cattle_cards: tuple[tuple[int, int], ...] | None = None  # (card VP, cards) pairs; None: a VP total
-    revision: int = 1  # how many cards this seat has handed in, this one included
-    handed_in: int = 0  # when it came in: the number of cards all seats had handed in, this one included
-
-    def same_entries(self, other: Card) -> bool:
-        return (self.tally, self.building_tiles, self.cattle_cards) == (
-            other.tally, other.building_tiles, other.cattle_cards)
+    # Bookkeeping, not what the card says: two cards compare by their entries alone.
+    revision: int = field(default=1, compare=False)  # the seat's cards handed in, this one included
+    handed_in: int = field(default=0, compare=False)  # all seats' cards handed in by then, this one included
 
     @property
     def breakdown(self) -> dict[str, int]:
@@ -486,7 +406,7 @@ class PlayState:
 
     @property
     def starting_money(self) -> tuple[int, ...]:
-        return starting_money(self.setup)
+        return STARTING_MONEY[:len(self.setup.seats)]
 
     @property
     def missing_cards(self) -> tuple[int, ...]:
@@ -512,25 +432,17 @@ class PlayState:
         return tuple(dict.fromkeys([*PER_DISC_CRESTS, *(delivery.city for delivery in self.deliveries)]))
 
 
-_DELIVERY_FIELDS = frozenset({"seat", "city", "crest_vp"})
-
-
-def play_edition(setup: PlaySetup) -> int:
-    """The edition a play uses (option ``edition``, default 2), checked against its seat count."""
-    edition = setup.options.get("edition", DEFAULT_EDITION)
-    if type(edition) is not int or edition not in EDITIONS:
-        raise RulesError("The edition must be 1 or 2.", "edition")
-    fewest, most = PLAYER_COUNTS[edition]
-    if not fewest <= len(setup.seats) <= most:
-        raise RulesError(_player_count_sentence(edition, len(setup.seats)), "seats")
-    return edition
-
-
 def initial_state(setup: PlaySetup) -> PlayState:
+    """The table before the first delivery; option ``edition`` (default 2), checked against the seats."""
     if setup.game != GAME.slug:
         raise RulesError("This play is of %(game)s, not %(name)s.", "game", game=repr(setup.game),
                          name=GAME.name)
-    return PlayState(setup=setup, edition=play_edition(setup), cards=(None,) * len(setup.seats))
+    edition = setup.options.get("edition", DEFAULT_EDITION)
+    if type(edition) is not int or edition not in EDITIONS:
+        raise RulesError("The edition must be 1 or 2.", "edition")
+    if (wrong_count := _player_count_problem(edition, len(setup.seats))) is not None:
+        raise RulesError(wrong_count, "seats")
+    return PlayState(setup=setup, edition=edition, cards=(None,) * len(setup.seats))
 
 
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> PlayState:
@@ -539,27 +451,35 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
         return replace(state, deliveries=(*state.deliveries, delivery_from_payload(state, payload)))
     if kind == CARD_EVENT:
         seat, card = card_from_payload(state, payload)
-        cards = list(state.cards)
-        earlier = cards[seat]
-        cards[seat] = replace(card, revision=1 if earlier is None else earlier.revision + 1,
-                              handed_in=1 + max((c.handed_in for c in cards if c is not None), default=0))
-        return replace(state, cards=tuple(cards))
+        earlier = state.cards[seat]
+        card = replace(card, revision=1 if earlier is None else earlier.revision + 1,
+                       handed_in=1 + max((c.handed_in for c in state.cards if c is not None), default=0))
+        return replace(state, cards=(*state.cards[:seat], card, *state.cards[seat + 1:]))
     raise RulesError("Great Western Trail has no event %(kind)s; record a delivery or a final-tally card.",
                      "kind", kind=repr(kind))
+
+
+def _refuse_unknown_fields(payload: Mapping[str, object], known: frozenset[str], sentence: str) -> None:
+    """Refuse a field of ``payload`` that is not ``known``, naming the first in ``sentence``."""
+    unknown = sorted(str(key) for key in payload if key not in known)
+    if unknown:
+        raise RulesError(sentence, unknown[0], field=repr(unknown[0]))
 
 
 def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> Delivery:
     if not isinstance(payload, Mapping):
         raise RulesError("A delivery needs a seat, a city and the crest's VP.")
-    unknown = sorted(str(key) for key in payload if key not in _DELIVERY_FIELDS)
-    if unknown:
-        raise RulesError("A delivery has no field %(field)s.", unknown[0], field=repr(unknown[0]))
-    seat = seat_index(payload, state.setup)
+    _refuse_unknown_fields(payload, frozenset({"seat", "city", "crest_vp"}),
+                           Message("A delivery has no field %(field)s."))
+    seat = seat_index(payload, len(state.setup.seats))
     city = payload.get("city")
-    if not isinstance(city, str) or not city.strip() or len(city.strip()) > CITY_NAME_MAX:
+    if not isinstance(city, str) or not 0 < len(city.strip()) <= CITY_NAME_MAX:
         raise RulesError("Name the city the herd went to (1 to %(most)d characters).", "city",
                          most=CITY_NAME_MAX)
-    crest_vp = _checked_crest(payload.get("crest_vp"), "crest_vp")
+    crest_vp = payload.get("crest_vp")
+    if type(crest_vp) is not int or not CREST_VP_MIN <= crest_vp <= CREST_VP_MAX:
+        raise RulesError("A city crest is worth a whole number of VP from %(low)d to %(high)d.", "crest_vp",
+                         low=CREST_VP_MIN, high=CREST_VP_MAX)
     city = _FIXED_CREST_CITIES.get(city.strip().casefold(), city.strip())
     fixed = per_disc_crest(city)
     if fixed is not None and crest_vp != fixed:
@@ -575,7 +495,7 @@ def per_disc_crest(city: str) -> int | None:
 
 
 def cities_vp_from_deliveries(state: PlayState, seat: int) -> int:
-    return sum(delivery.crest_vp for delivery in state.deliveries if delivery.seat == seat)
+    return sum(delivery.crest_vp for delivery in _deliveries_of(state, seat))
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
@@ -583,9 +503,8 @@ def running_scores(state: PlayState) -> tuple[int, ...]:
     return tuple(cities_vp_from_deliveries(state, seat) for seat in range(len(state.setup.seats)))
 
 
-# The final-tally card of one player, as the "card" event carries it.
-
-# Whole numbers every card gives, with their bounds and how a sentence names them.
+# The final-tally card of one player, as the "card" event carries it: the whole numbers every card gives,
+# with their bounds and how a sentence names them.
 _CARD_NUMBERS: Mapping[str, tuple[int, int, Message]] = {
     "dollars": (0, VP_MAX, Message("Money")),
     "cities_vp": (CREST_VP_MIN, VP_MAX, Message("The cities row")),
@@ -594,13 +513,12 @@ _CARD_NUMBERS: Mapping[str, tuple[int, int, Message]] = {
     "teepee_pairs": (0, PIECES_MAX, Message("The number of teepee pairs")),
     "hazards": (0, PIECES_MAX, Message("The number of hazard tiles")),
     "certificates": (0, PIECES_MAX, Message("The number of certificates")),
-    "stations": (0, PIECES_MAX, Message("The number of stations")),
-}
+    "stations": (0, PIECES_MAX, Message("The number of stations"))}
 _CARD_FLAGS = ("disc_cleared", "job_market_token")
 _CARD_REQUIRED = ("seat", *_CARD_NUMBERS, "objectives", "station_masters", "workers", *_CARD_FLAGS)
-# Rows a card gives one way or the other: as a VP total or through its calculator.
-_CARD_EITHER = ("buildings_vp", "building_tiles", "cattle_vp", "cattle_cards")
-_CARD_FIELDS = frozenset((*_CARD_REQUIRED, *_CARD_EITHER, "buildings"))
+# Rows a card gives one way or the other (as a VP total or through its calculator), and the count beside.
+_CARD_FIELDS = frozenset((*_CARD_REQUIRED, "buildings_vp", "building_tiles", "cattle_vp", "cattle_cards",
+                          "buildings"))
 _OBJECTIVE_FIELDS = frozenset({"vp", "penalty", "fulfilled"})
 _CATTLE_VALUE_BY_KEY: Mapping[str, int] = {str(value): value for value in sorted(CATTLE_CARD_VALUES)}
 _CATTLE_CARDS_OF_VALUE = {value: Message("The number of %(vp)d-VP cattle cards", vp=value)
@@ -617,17 +535,12 @@ class RepeatedCard(RulesError):
 
 
 def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[int, Card]:
-    """The seat and card of a ``"card"`` payload, every field checked.
-
-    The buildings row comes as ``buildings_vp`` or ``building_tiles`` (``["4a", "10b"]``), the cattle row
-    as ``cattle_vp`` or ``cattle_cards`` (``{"3": 2, "5": 1}``: cards per VP value).
-    """
+    """The seat and checked card of a ``"card"`` payload: the buildings row as ``buildings_vp`` or
+    ``building_tiles`` (``["4a"]``), the cattle row as ``cattle_vp`` or ``cattle_cards`` (``{"3": 2}``)."""
     if not isinstance(payload, Mapping):
         raise RulesError("A final-tally card needs a seat and the rows of the scoring pad.")
-    unknown = sorted(str(key) for key in payload if key not in _CARD_FIELDS)
-    if unknown:
-        raise RulesError("A final-tally card has no field %(field)s.", unknown[0], field=repr(unknown[0]))
-    seat = seat_index(payload, state.setup)
+    _refuse_unknown_fields(payload, _CARD_FIELDS, Message("A final-tally card has no field %(field)s."))
+    seat = seat_index(payload, len(state.setup.seats))
     for key in _CARD_REQUIRED:
         if key not in payload:
             raise RulesError("The card lacks %(field)s.", key, field=repr(key))
@@ -640,8 +553,7 @@ def card_from_payload(state: PlayState, payload: Mapping[str, object]) -> tuple[
         objectives=_objectives(payload["objectives"]),
         station_masters=_station_masters(payload["station_masters"], state.edition),
         workers=_workers(payload["workers"]), buildings=_buildings_count(payload, tiles), **numbers,
-        **{flag: _flag(payload[flag], flag) for flag in _CARD_FLAGS},
-    )
+        **{flag: _flag(payload[flag], flag) for flag in _CARD_FLAGS})
     return seat, Card(tally=tally, building_tiles=tiles, cattle_cards=cattle_cards)
 
 
@@ -721,8 +633,7 @@ def _objectives(value: object) -> tuple[Objective, ...]:
                             Message("An objective card's VP")),
             penalty=whole_number(card["penalty"], f"{path}.penalty", 0, OBJECTIVE_VALUE_MAX,
                                  Message("An objective card's penalty")),
-            fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled"),
-        ))
+            fulfilled=_flag(card["fulfilled"], f"{path}.fulfilled")))
     return tuple(cards)
 
 
@@ -737,7 +648,7 @@ def _station_masters(value: object, edition: int) -> tuple[str, ...]:
             raise RulesError(_unknown_master_sentence(edition, key), path)
         if held.count(key) >= STATION_MASTER_BY_KEY[key].copies:
             raise RulesError("The %(master)s station master is ticked more often than the game has it.", path,
-                             master=STATION_MASTER_NAMES[key])
+                             master=STATION_MASTER_BY_KEY[key].name)
         if len(held) >= STATION_MASTERS_IN_PLAY:
             raise RulesError("The %(edition)s has %(most)d station-master tiles in play; nobody holds more.",
                              path, edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY)
@@ -759,15 +670,10 @@ REVISION_CARDS_BASE = 1000
 
 def card_revision(state: PlayState, seat: int) -> int:
     """The number a card form keeps to spot a stale view of the seat's card (0: no card, no delivery yet).
-    It changes with each card of the seat and with its deliveries, which a new card's cities row starts
-    from: by what they are, not how many, so that a delivery undone and entered again differently counts."""
-    return (_deliveries_fingerprint(_deliveries_of(state, seat)) * REVISION_CARDS_BASE
-            + _cards_handed_in(state, seat))
-
-
-def _cards_handed_in(state: PlayState, seat: int) -> int:
+    Deliveries count by what they are, not how many: one undone and entered again differently counts."""
     card = state.cards[seat]
-    return 0 if card is None else card.revision % REVISION_CARDS_BASE
+    cards = 0 if card is None else card.revision % REVISION_CARDS_BASE
+    return _deliveries_fingerprint(_deliveries_of(state, seat)) * REVISION_CARDS_BASE + cards
 
 
 def _deliveries_of(state: PlayState, seat: int) -> tuple[Delivery, ...]:
@@ -782,29 +688,25 @@ def _deliveries_fingerprint(deliveries: Sequence[Delivery]) -> int:
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
-    """Refuse a card that repeats the seat's card, one with a penalty that fits no objective card, or one
-    filled in on a page (of revision ``based_on``) that another phone outdated with a card of that seat or
-    by entering or undoing one of its deliveries."""
+    """Refuse a card that repeats the seat's, has an unfit penalty or comes from a page outdated since."""
     seat, card = card_from_payload(state, payload)
     for position, objective in enumerate(card.tally.objectives):
         if (problem := objective_penalty_problem(objective)) is not None:
             raise RulesError(problem, f"objectives[{position}].penalty")
-    current = state.cards[seat]
     name = state.setup.seats[seat].name
-    if current is not None and current.same_entries(card):
+    if state.cards[seat] == card:
         raise RepeatedCard("%(name)s's card is already in, exactly like this.", name=name)
     seen_deliveries, seen_cards = divmod(based_on, REVISION_CARDS_BASE)
-    if seen_cards != _cards_handed_in(state, seat):
+    deliveries_now, cards_now = divmod(card_revision(state, seat), REVISION_CARDS_BASE)
+    if seen_cards != cards_now:
         raise StaleCard("%(name)s's card was changed on another phone since you opened it. What is saved now "
                         "is shown next to each row: check it and send your card again.", name=name)
-    deliveries = _deliveries_of(state, seat)
-    if seen_deliveries != _deliveries_fingerprint(deliveries):
+    if seen_deliveries != deliveries_now:
         raise StaleCard(_deliveries_changed_sentence(state, seat, seen_deliveries))
 
 
 def _deliveries_changed_sentence(state: PlayState, seat: int, seen_fingerprint: int) -> Message:
-    """What another phone did to the seat's deliveries since its card page was drawn: the deliveries
-    entered since, if the page showed the ones before them; else it undid one."""
+    """The deliveries another phone entered for the seat since its card page was drawn, or that it undid."""
     deliveries = _deliveries_of(state, seat)
     name, vp = state.setup.seats[seat].name, cities_vp_from_deliveries(state, seat)
     seen = next((count for count in range(len(deliveries))
@@ -829,31 +731,25 @@ NOBODY_HOLDS_THE_TOKEN = Message(
 
 
 def card_conflicts(state: PlayState) -> list[Message]:
-    """Once every card is in: each way they break the rules together, blaming the card handed in last, and
-    a token nobody holds."""
+    """Once every card is in: each way they break the rules together (blaming the last), a token unheld."""
     if not state.all_cards_in:
         return []
-    tallies = _tallies_in_order(state)
-    conflicts = [_naming_player(path, sentence, tallies)
-                 for path, sentence in tally_problems(state.edition, tallies)]
-    if not any(tally.job_market_token for tally in tallies):
+    conflicts = _cards_problems(state)
+    if not any(card.tally.job_market_token for card in state.cards if card is not None):
         conflicts.append(NOBODY_HOLDS_THE_TOKEN)
     return conflicts
 
 
-def _tallies_in_order(state: PlayState) -> list[Tally]:
-    """The tallies of the cards in, in the order they were handed in."""
-    in_order = sorted((card for card in state.cards if card is not None), key=lambda card: card.handed_in)
-    return [card.tally for card in in_order]
-
-
-def _naming_player(path: str, sentence: Message, tallies: Sequence[Tally]) -> Message:
-    """``sentence`` prefixed with the name of the player ``path`` (``players[1]…``) points at."""
-    if path.startswith("players["):
-        index = path[len("players["):].split("]", 1)[0]
+def _cards_problems(state: PlayState, penalties: bool = True) -> list[Message]:
+    """``tally_problems`` of the cards in the order they were handed in, each naming its player."""
+    tallies = [card.tally for card in sorted(filter(None, state.cards), key=lambda card: card.handed_in)]
+    problems = []
+    for path, sentence in tally_problems(state.edition, tallies, penalties=penalties):
+        index = path[len("players["):].split("]", 1)[0] if path.startswith("players[") else ""
         if index.isdigit() and int(index) < len(tallies):
-            return Message("%(name)s: %(sentence)s", name=tallies[int(index)].name, sentence=sentence)
-    return sentence
+            sentence = Message("%(name)s: %(sentence)s", name=tallies[int(index)].name, sentence=sentence)
+        problems.append(sentence)
+    return problems
 
 
 def result_from_cards(state: PlayState) -> FinalResult:
@@ -868,26 +764,19 @@ def result_from_cards(state: PlayState) -> FinalResult:
 
 def _refuse_conflicts(conflicts: Sequence[Message]) -> None:
     if conflicts:
-        every_conflict = conflicts[0]
-        for conflict in conflicts[1:]:
-            every_conflict = Message("%(earlier)s %(later)s", earlier=every_conflict, later=conflict)
+        every_conflict = common.chained(Message("%(earlier)s %(later)s"), conflicts)
         raise RulesError(every_conflict, "cards")
 
 
 def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
-    """Refuse a finished play (read from a backup) whose cards the rules do not allow; the cards are the
-    tally here. A play closed before the cards had to name the job-market token's holder and give the
-    penalty of each card not fulfilled (one left empty was kept as 0) still passes, as it was closed."""
+    """Refuse a finished play (read from a backup) whose cards, its tally, the rules do not allow. One closed
+    before the cards had to name the token's holder and every penalty (an empty one kept as 0) passes."""
     if state.all_cards_in:
-        tallies = _tallies_in_order(state)
-        _refuse_conflicts([_naming_player(path, sentence, tallies)
-                           for path, sentence in tally_problems(state.edition, tallies, penalties=False)])
+        _refuse_conflicts(_cards_problems(state, penalties=False))
 
 
-def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                       seats: int) -> None:
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None, seats: int) -> None:
     """None: a tie shares the victory."""
-    return None
 
 
 def final_tally_input(state: PlayState) -> dict[str, object]:

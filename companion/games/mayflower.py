@@ -1,30 +1,16 @@
 """Carcassonne – Mayflower: settlers, surveyors, feature and final scoring (rules/mayflower.md)."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from companion.games.common import (
-    FinalResult,
-    GameInfo,
-    Message,
-    PlaySetup,
-    RulesError,
-    Term,
-    rank_players,
-    whole_number,
-)
+from companion.games import common
+from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index, whole_number
+from companion.messages import Message, Term
 
-GAME = GameInfo(
-    slug="mayflower",
-    name="Carcassonne – Mayflower",
-    min_players=2,
-    max_players=5,
-    rows=("track", "roads", "cities", "farms", "plains"),
-)
+GAME = GameInfo(slug="mayflower", name="Carcassonne – Mayflower", min_players=2, max_players=5,
+                rows=("track", "roads", "cities", "farms", "plains"))
 
 SETTLERS_PER_PLAYER = 5  # the sixth settler of a colour is its score marker
 MAX_COLUMN = 95  # the game has 95 land tiles, so no column lies further west than that
@@ -34,8 +20,7 @@ EVENT_KINDS: tuple[str, ...] = ("place", "west_edge", "complete")
 # How other apps name the game (BG Stats shows BoardGameGeek's names, English or German), with the
 # options its plays start with; compared without case or punctuation.
 KNOWN_AS: Mapping[str, Mapping[str, Any]] = {
-    "carcassonne mayflower": {}, "new world a carcassonne game": {}, "neue welt ein carcassonne spiel": {},
-}
+    "carcassonne mayflower": {}, "new world a carcassonne game": {}, "neue welt ein carcassonne spiel": {}}
 BGG_IDS: Mapping[int, Mapping[str, Any]] = {}  # recognised by name until the id is confirmed
 SURVEYOR_BONUS = 4  # per surveyor in a scoring settler's column
 
@@ -67,11 +52,6 @@ def _wrong_role(settler_id: str, role: str, kind: str, path: str) -> RulesError:
                       role=Term(role), kind=Term(kind), roles=Term(ROLE_OF_KIND[kind] + "s"))
 
 
-def _is_int(value: object) -> bool:
-    """A real whole number: JSON's 5.0 and true are not counts here."""
-    return type(value) is int
-
-
 @dataclass(frozen=True)
 class Settler:
     """One settler on the map: its owner's seat (0-based), its role and the column of its tile."""
@@ -84,12 +64,12 @@ class Settler:
     def __post_init__(self) -> None:
         if type(self.id) is not str or not self.id:
             raise RulesError("A settler needs a name to tell it apart from the others.", "id")
-        if not _is_int(self.seat) or self.seat < 0:
+        if type(self.seat) is not int or self.seat < 0:
             raise RulesError("A settler must belong to one of the players.", "seat")
         if self.role not in ROLES:
             raise RulesError("A settler is a bandit, sheriff, trapper or farmer, not %(role)s.", "role",
                              role=repr(self.role))
-        if not _is_int(self.column) or not 1 <= self.column <= MAX_COLUMN:
+        if type(self.column) is not int or not 1 <= self.column <= MAX_COLUMN:
             raise RulesError("A settler stands on a land tile: column 1 to %(max)d, not %(column)s (column 0 "
                              "is the coast).", "column", max=MAX_COLUMN, column=repr(self.column))
 
@@ -138,7 +118,7 @@ class Surveyors:
     def __post_init__(self) -> None:
         for name in SURVEYOR_NAMES:
             column = getattr(self, name)
-            if not _is_int(column) or not 0 <= column <= MAX_COLUMN:
+            if type(column) is not int or not 0 <= column <= MAX_COLUMN:
                 raise RulesError("The %(name)s surveyor stands in a column from 0 (the coast) to %(max)d.",
                                  name, name=Term(name), max=MAX_COLUMN)
         if abs(self.north - self.south) > 1:
@@ -149,9 +129,6 @@ class Surveyors:
     def eastmost(self) -> int:
         """The column nearer the coast; everything east of it is east of both surveyors."""
         return min(self.north, self.south)
-
-    def in_column(self, column: int) -> int:
-        return (self.north == column) + (self.south == column)
 
     def as_list(self) -> list[int]:
         return [self.north, self.south]
@@ -216,13 +193,9 @@ def majority(counts: Mapping[int, int]) -> frozenset[int]:
     return frozenset(seat for seat, number in counts.items() if number == most and number > 0)
 
 
-def majority_seats(settlers: Sequence[Settler]) -> frozenset[int]:
-    return majority(Counter(settler.seat for settler in settlers))
-
-
 def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
-    """Move a surveyor one column west after a scored feature: the one nearer the coast, else the north one
-    unless no tile lies west of their column (``west_edge``; None: tiles lie further west)."""
+    """Move the surveyor nearer the coast one column west, else the north one unless no tile lies west of
+    their column (``west_edge``; None: tiles lie further west)."""
     if surveyors.south < surveyors.north:
         return Surveyors(surveyors.north, surveyors.south + 1), "south"
     # No column lies beyond the last of the 95 tiles, even when the table did not say where the edge is.
@@ -236,50 +209,35 @@ def evict_east_of_surveyors(settlers: Sequence[Settler], surveyors: Surveyors) -
     return tuple(s for s in settlers if s.column < surveyors.eastmost and s.role in EVICTABLE_ROLES)
 
 
-def score_completed_feature(
-    feature: CompletedFeature,
-    on_feature: Sequence[Settler],
-    elsewhere: Sequence[Settler],
-    surveyors: Surveyors,
-    west_edge: int | None,
-    seat_count: int,
-) -> FeatureScoring:
+def score_completed_feature(feature: CompletedFeature, on_feature: Sequence[Settler],
+                            elsewhere: Sequence[Settler], surveyors: Surveyors, west_edge: int | None,
+                            seat_count: int) -> FeatureScoring:
     """Score one completed feature: majority, value, surveyor bonus, return, surveyor move, eviction."""
-    role = ROLE_OF_KIND[feature.kind]
     for settler in (*on_feature, *elsewhere):
         if settler.seat >= seat_count:
             raise RulesError("Settler %(id)s belongs to seat %(seat)d, but only %(players)d players are at "
                              "the table.", "seat", id=settler.id, seat=settler.seat + 1, players=seat_count)
     for settler in on_feature:
-        if settler.role != role:
+        if settler.role != ROLE_OF_KIND[feature.kind]:
             raise _wrong_role(settler.id, settler.role, feature.kind, "role")
     check_one_farmer(feature.kind, len(on_feature))
     check_settlers_on_tiles(feature.kind, feature.tiles, len(on_feature))
-    scorers = majority_seats(on_feature)
-    bonus = [0] * seat_count
-    settler_bonus = []
+    scorers = majority(Counter(settler.seat for settler in on_feature))
+    bonus, settler_bonus = [0] * seat_count, []
     for settler in on_feature:
         # Positions before this feature's move count for the bonus; only the majority earns it.
-        earned = SURVEYOR_BONUS * surveyors.in_column(settler.column) if settler.seat in scorers else 0
+        earned = SURVEYOR_BONUS * surveyors.as_list().count(settler.column) if settler.seat in scorers else 0
         bonus[settler.seat] += earned
         settler_bonus.append(earned)
     # A feature without settlers scores nothing, moves no surveyor and evicts nobody.
     moved_to, mover = move_surveyor(surveyors, west_edge) if on_feature else (surveyors, None)
     evicted = evict_east_of_surveyors(elsewhere, moved_to) if on_feature else ()
     return FeatureScoring(
-        feature=feature,
-        scored=bool(on_feature),
+        feature=feature, scored=bool(on_feature), bonus=tuple(bonus),
         points=tuple(b + (feature.value if seat in scorers else 0) for seat, b in enumerate(bonus)),
-        bonus=tuple(bonus),
-        returned=tuple(s.id for s in on_feature),
-        evicted=tuple(s.id for s in evicted),
-        surveyors=moved_to,
-        moved=mover is not None,
-        moved_surveyor=mover,
-        surveyors_before=surveyors,
-        settler_bonus=tuple(settler_bonus),
-        scorers=tuple(sorted(scorers)),
-    )
+        returned=tuple(s.id for s in on_feature), evicted=tuple(s.id for s in evicted), surveyors=moved_to,
+        moved=mover is not None, moved_surveyor=mover, surveyors_before=surveyors,
+        settler_bonus=tuple(settler_bonus), scorers=tuple(sorted(scorers)))
 
 
 @dataclass(frozen=True)
@@ -300,13 +258,9 @@ def _points(scorings: Sequence[FeatureScoring]) -> tuple[int, ...]:
     return tuple(map(sum, zip(*(s.points for s in scorings), strict=True)))
 
 
-def score_tile_completions(
-    completions: Sequence[tuple[CompletedFeature, Sequence[str]]],
-    settlers: Sequence[Settler],
-    surveyors: Surveyors,
-    west_edge: int | None,
-    seat_count: int,
-) -> TileScoring:
+def score_tile_completions(completions: Sequence[tuple[CompletedFeature, Sequence[str]]],
+                           settlers: Sequence[Settler], surveyors: Surveyors, west_edge: int | None,
+                           seat_count: int) -> TileScoring:
     """Score the features one tile completed (each with its settlers' ids) in order: a later one sees
     the moved surveyors, and not the settlers an earlier one evicted."""
     by_id = {settler.id: settler for settler in settlers}
@@ -314,38 +268,29 @@ def score_tile_completions(
         raise RulesError("Two settlers on the map share an id.", "settlers")
     claimed: dict[str, int] = {}
     for index, (_, ids) in enumerate(completions):
+        where = f"features[{index}].settlers"
         for settler_id in ids:
             if settler_id not in by_id:
-                raise RulesError("Settler %(id)s is not on the map.", f"features[{index}].settlers",
-                                 id=settler_id)
+                raise RulesError("Settler %(id)s is not on the map.", where, id=settler_id)
+            if claimed.get(settler_id) == index:
+                raise RulesError("Settler %(id)s is listed twice.", where, id=settler_id)
             if settler_id in claimed:
-                if claimed[settler_id] == index:
-                    raise RulesError("Settler %(id)s is listed twice.", f"features[{index}].settlers",
-                                     id=settler_id)
-                raise RulesError("Settler %(id)s cannot stand on two features.",
-                                 f"features[{index}].settlers", id=settler_id)
+                raise RulesError("Settler %(id)s cannot stand on two features.", where, id=settler_id)
             claimed[settler_id] = index
-    for index, (feature, ids) in enumerate(completions):
-        check_settlers_on_tiles(feature.kind, feature.tiles, len(ids), f"features[{index}].tiles")
     remaining = tuple(settlers)
     scorings = []
     for feature, ids in completions:
-        present = {s.id for s in remaining}
-        on_feature = [by_id[i] for i in ids if i in present]
-        own = set(ids)
-        elsewhere = [s for s in remaining if s.id not in own]
+        on_feature = [by_id[i] for i in ids if by_id[i] in remaining]
+        elsewhere = [s for s in remaining if s.id not in ids]
         scoring = score_completed_feature(feature, on_feature, elsewhere, surveyors, west_edge, seat_count)
         scorings.append(scoring)
         if scoring.scored:
-            gone = set(scoring.evicted)
-            remaining = tuple(s for s in elsewhere if s.id not in gone)
+            remaining = tuple(s for s in elsewhere if s.id not in scoring.evicted)
             surveyors = scoring.surveyors
     return TileScoring(scorings=tuple(scorings), settlers=remaining, surveyors=surveyors)
 
 
 # --- the final scoring ---------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class FinalFeature:
     """An incomplete road, city or farm, or a plain, at the end of the game, with its settlers per seat."""
@@ -365,9 +310,9 @@ class FinalFeature:
         if not isinstance(self.settlers, Mapping) or not self.settlers:
             raise RulesError("A feature scores only when a settler stands on it.", "settlers")
         for seat, number in self.settlers.items():
-            if not _is_int(seat) or seat < 0:
+            if type(seat) is not int or seat < 0:
                 raise RulesError("Settlers must belong to one of the players.", "settlers")
-            if not _is_int(number) or not 1 <= number <= SETTLERS_PER_PLAYER:
+            if type(number) is not int or not 1 <= number <= SETTLERS_PER_PLAYER:
                 raise RulesError("A player has 1 to %(most)d settlers on a feature.", "settlers",
                                  most=SETTLERS_PER_PLAYER)
         for name, (_, most) in SIZE_LIMITS.items():
@@ -396,16 +341,15 @@ class FinalFeature:
         return self.animals
 
 
-def final_result(
-    players: Sequence[str], track_vp: Sequence[int], features: Sequence[FinalFeature]
-) -> FinalResult:
-    """The final tally: track points plus the incomplete features and the plains, ranked (a tie on
-    points shares the victory). Majorities as during play; no surveyor bonus, move or eviction."""
+def final_result(players: Sequence[str], track_vp: Sequence[int],
+                 features: Sequence[FinalFeature]) -> FinalResult:
+    """Track points plus the incomplete features and the plains, ranked (a tie shares the victory); majorities
+    as during play, without surveyor bonus, move or eviction."""
     seat_count = len(players)
     if len(track_vp) != seat_count:
         raise RulesError("Give the track points of all %(players)d players.", "track_vp", players=seat_count)
     for index, points in enumerate(track_vp):
-        if not _is_int(points) or not 0 <= points <= 999:
+        if type(points) is not int or not 0 <= points <= 999:
             raise RulesError("Points on the track are a whole number from 0 to 999.", f"track_vp[{index}]")
     rows = [{"track": points, "roads": 0, "cities": 0, "farms": 0, "plains": 0} for points in track_vp]
     used = [0] * seat_count
@@ -418,12 +362,10 @@ def final_result(
             check_settlers_held(used[seat], players[seat], f"features[{index}].settlers")
         for seat in majority(feature.settlers):
             rows[seat][ROW_OF_KIND[feature.kind]] += feature.value
-    return rank_players(GAME.slug, GAME.rows, list(zip(players, rows, strict=True)))
+    return common.rank_players(GAME.slug, GAME.rows, list(zip(players, rows, strict=True)))
 
 
 # --- the live table: state folded from the play's events ------------------------------------------------
-
-
 @dataclass(frozen=True)
 class PlayState:
     """Where the settlers and surveyors stand, how far west the map reaches and the running scores."""
@@ -433,8 +375,7 @@ class PlayState:
     surveyors: Surveyors = field(default_factory=Surveyors)
     west_edge: int = 0  # westernmost column known to hold a tile; 0 while only the coast is there
     map_ends: bool = False  # the players said no tile lies west of west_edge (else tiles may lie further)
-    # a tile was laid without a settler since: it may lie further west, so a new scoring asks again (a
-    # stored one keeps what it scored)
+    # a tile laid without a settler since may lie further west: a new scoring asks again (a stored one not)
     laid_since_map_end: bool = False
     scores: tuple[int, ...] = ()
     last_scoring: tuple[FeatureScoring, ...] = ()  # one report per feature of the last completion
@@ -481,35 +422,19 @@ def running_scores(state: PlayState) -> tuple[int, ...]:
 
 def score_laps(score: int) -> tuple[int, int]:
     """Where a score sits on the 0–49 track: ``(laps, position)``; 57 → (1, 7), shown as "50+" and 7."""
-    if not _is_int(score) or score < 0:
+    if type(score) is not int or score < 0:
         raise RulesError("A score on the track is a whole number of at least 0.", "score")
     return divmod(score, TRACK_LENGTH)
 
 
-def final_features_from_map(state: PlayState) -> dict[str, tuple[Settler, ...]]:
-    """The settlers still on the map per kind of feature (all four kinds), west to east, then by seat."""
-    grouped: dict[str, list[Settler]] = {kind: [] for kind in FINAL_KINDS}
-    for settler in sorted(state.settlers, key=lambda s: (-s.column, s.seat, s.id)):
-        grouped[KIND_OF_ROLE[settler.role]].append(settler)
-    return {kind: tuple(found) for kind, found in grouped.items()}
-
-
 def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> PlayState:
-    """The table after one event; RulesError for a payload that is malformed or the table does not allow
-    (score corrections are the generic table's)."""
+    """The table after one event (score corrections are the generic table's); RulesError where it refuses."""
     if not isinstance(payload, Mapping):
         raise RulesError("An event's details must be named values (a JSON object).")
     handler = _EVENT_HANDLERS.get(kind) if type(kind) is str else None
     if handler is None:
         raise RulesError("Carcassonne – Mayflower knows no event %(kind)s.", "kind", kind=repr(kind))
     return handler(state, payload)
-
-
-def _seat(state: PlayState, payload: Mapping[str, Any]) -> int:
-    seat = payload.get("seat")
-    if not _is_int(seat) or not 0 <= seat < state.seat_count:
-        raise RulesError("Pick one of the players at the table.", "seat")
-    return seat
 
 
 def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str = "") -> None:
@@ -532,12 +457,12 @@ _COMPLETED_SIZES = {("road", "tiles"): Message("A road's tiles"),
 def _place(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """A settler from a player's supply onto the tile just placed."""
     _only_keys(payload, ("seat", "role", "column"))
-    seat = _seat(state, payload)
+    seat = seat_index(payload, state.seat_count)
     role = payload.get("role")
     if role not in ROLES:
         raise RulesError("A settler goes onto the map as a bandit, sheriff, trapper or farmer.", "role")
     column = payload.get("column")
-    if not _is_int(column):
+    if type(column) is not int:
         raise RulesError("Say in which column (1 = next to the coast) the settler stands.", "column")
     if column < 1:
         raise RulesError("Settlers stand on land tiles: column 1 is the first one west of the coast.",
@@ -566,9 +491,7 @@ def _west_edge(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     return replace(state, west_edge=column, map_ends=True, laid_since_map_end=False)
 
 
-def _completion(
-    payload: Any, index: int, on_map: Mapping[str, Settler]
-) -> tuple[CompletedFeature, list[str]]:
+def _completion(payload: Any, index: int, on_map: Sequence[Settler]) -> tuple[CompletedFeature, list[str]]:
     """One feature of a ``complete`` event, with the ids of its settlers, checked against the map."""
     where = f"features[{index}]."
     if not isinstance(payload, Mapping):
@@ -587,7 +510,7 @@ def _completion(
         raise RulesError("List the ids of the settlers on the feature.", f"{where}settlers")
     role = ROLE_OF_KIND[kind]
     for position, settler_id in enumerate(ids):
-        settler = on_map.get(settler_id) if type(settler_id) is str else None
+        settler = next((s for s in on_map if s.id == settler_id), None)
         if settler is None:
             raise RulesError("Settler %(id)s is not on the map.", f"{where}settlers[{position}]",
                              id=repr(settler_id))
@@ -607,8 +530,7 @@ def _complete(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
         raise RulesError("Name the features the tile completed, in the order they are scored.", "features")
     if len(features) > 16:
         raise RulesError("One tile completes at most 16 features.", "features")
-    on_map = {s.id: s for s in state.settlers}
-    completions = [_completion(item, index, on_map) for index, item in enumerate(features)]
+    completions = [_completion(item, index, state.settlers) for index, item in enumerate(features)]
     # Unless the players set the west edge, tiles without settlers may lie west of any settler.
     edge = state.west_edge if state.map_ends else None
     result = score_tile_completions(completions, state.settlers, state.surveyors, edge, state.seat_count)
@@ -619,17 +541,12 @@ def _complete(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
                    last_scoring=result.scorings)
 
 
-_EVENT_HANDLERS = dict(zip(EVENT_KINDS, (_place, _west_edge, _complete), strict=True))
-
-
 def next_turn(state: PlayState) -> int:
     """Whose turn it is: the seat after the last turn, a settler placed or none (the first seat to start)."""
     return 0 if state.last_turn is None else (state.last_turn + 1) % state.seat_count
 
 
 # --- what the play screen shows ------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class TrackMark:
     """A running score as the track shows it: ``laps`` round the 50 spaces, then the ``position`` 0–49."""
@@ -645,7 +562,6 @@ def track_marks(scores: Sequence[int]) -> tuple[TrackMark, ...]:
 
 
 # --- the final tally at the table ----------------------------------------------------------------------
-
 FEATURE_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"  # one per settler: five players with five settlers each
 _SIZE_WORDS = {"tiles": "tiles", "trading_posts": "trading posts", "flags": "flags",
                "neighbours": "filled spaces around it", "animals": "animals"}
@@ -653,8 +569,7 @@ _SIZE_WORDS = {"tiles": "tiles", "trading_posts": "trading posts", "flags": "fla
 
 @dataclass(frozen=True)
 class FinalSlot:
-    """A settler still on the map at the end, its kind of feature and that feature's letter (its own,
-    until settlers sharing a feature are put on one letter)."""
+    """A settler still on the map at the end, its kind of feature and its own letter (until shared)."""
 
     settler: Settler
     kind: str
@@ -662,10 +577,10 @@ class FinalSlot:
 
 
 def final_slots(state: PlayState) -> tuple[FinalSlot, ...]:
-    """The settlers the final scoring settles, roads first, then cities, farms and plains, west to east."""
-    grouped = final_features_from_map(state)
-    on_features = [(settler, kind) for kind in FINAL_KINDS for settler in grouped[kind]]
-    return tuple(FinalSlot(*slot, FEATURE_LETTERS[n]) for n, slot in enumerate(on_features))
+    """The settlers the final scoring settles: roads, cities, farms, plains; west to east, then by seat."""
+    on_features = sorted(state.settlers, key=lambda s: (FINAL_KINDS.index(KIND_OF_ROLE[s.role]), -s.column,
+                                                        s.seat, s.id))
+    return tuple(FinalSlot(s, KIND_OF_ROLE[s.role], FEATURE_LETTERS[n]) for n, s in enumerate(on_features))
 
 
 @dataclass(frozen=True)
@@ -687,16 +602,11 @@ class FinalTally:
 
     def payload(self) -> dict[str, Any]:
         """Everything the tally was computed from, as JSON: the track and each feature with its settlers."""
-        return {
-            "track_vp": list(self.track_vp),
-            "features": [
-                {"letter": settled.letter, "kind": settled.feature.kind,
-                 **{name: getattr(settled.feature, name) for name in FINAL_SIZES[settled.feature.kind]},
-                 "settlers": [{"id": s.id, "seat": s.seat, "role": s.role, "column": s.column}
-                              for s in settled.settlers]}
-                for settled in self.features
-            ],
-        }
+        return {"track_vp": list(self.track_vp), "features": [
+            {"letter": settled.letter, "kind": settled.feature.kind,
+             **{name: getattr(settled.feature, name) for name in FINAL_SIZES[settled.feature.kind]},
+             "settlers": [asdict(settler) for settler in settled.settlers]}
+            for settled in self.features]}
 
 
 def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> FinalResult:
@@ -711,7 +621,7 @@ def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> F
             raise RulesError("Each feature of a final tally lists its settlers.", f"features[{index}]")
         seats = [settler.get("seat") if isinstance(settler, Mapping) else None
                  for settler in item["settlers"]]
-        if not all(map(_is_int, seats)):
+        if any(type(seat) is not int for seat in seats):
             raise RulesError("Settlers must belong to one of the players.", f"features[{index}].settlers")
         sizes = {name: item[name] for name in FINAL_SIZES.get(item.get("kind"), ()) if name in item}
         try:
@@ -726,8 +636,7 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
     result_from_payload(final_payload, names)
 
 
-def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                       seats: int) -> None:
+def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None, seats: int) -> None:
     """None: a tie on points shares the victory."""
 
 
@@ -737,13 +646,9 @@ def _described(settler: Settler, players: Sequence[str]) -> Message:
                    role=Term(settler.role), column=settler.column)
 
 
-def settle_final_tally(
-    players: Sequence[str],
-    track_vp: Sequence[int],
-    slots: Sequence[FinalSlot],
-    assignment: Mapping[str, object],
-    sizes: Mapping[str, Mapping[str, object]],
-) -> FinalTally:
+def settle_final_tally(players: Sequence[str], track_vp: Sequence[int], slots: Sequence[FinalSlot],
+                       assignment: Mapping[str, object],
+                       sizes: Mapping[str, Mapping[str, object]]) -> FinalTally:
     """The final scoring from each settler's letter (``assignment``; a letter keeps its first settler's
     kind) and each letter's sizes (FINAL_SIZES of its kind)."""
     kind_of = {slot.letter: slot.kind for slot in slots}
@@ -774,7 +679,7 @@ def settle_final_tally(
             if value is None and name in OPTIONAL_SIZES:
                 value = 0
             low, high = SIZE_LIMITS[name]
-            if not _is_int(value) or not low <= value <= high:
+            if type(value) is not int or not low <= value <= high:
                 raise RulesError("Give the %(size)s of %(kind)s %(letter)s: a whole number from %(low)d to "
                                  "%(high)d.", f"sizes.{letter}.{name}", size=Term(_SIZE_WORDS[name]),
                                  kind=Term(kind), letter=letter, low=low, high=high)
@@ -790,7 +695,6 @@ def settle_final_tally(
 
 
 # --- what the table is asked instead of guessed: whose turn, and whether tiles lie further west ---------
-
 NO_SETTLER = "no_settler"
 TURN_EVENTS = frozenset({"place", NO_SETTLER})  # the events that end a player's turn
 WEST_ANSWERS_MAX = 4  # one tile moves the surveyors at most a few columns: a question per column
@@ -800,7 +704,7 @@ def no_settler(state: PlayState, payload: Mapping[str, Any]) -> PlayState:
     """A player laid a tile without a settler: nothing is scored, the turn passes to the next player."""
     _only_keys(payload, ("seat",))
     # its tile, in a column nobody entered, may lie west of where the table said the map ends
-    return replace(state, last_turn=_seat(state, payload), laid_since_map_end=state.map_ends)
+    return replace(state, last_turn=seat_index(payload, state.seat_count), laid_since_map_end=state.map_ends)
 
 
 class WestQuestion(RulesError):
@@ -813,8 +717,8 @@ class WestQuestion(RulesError):
 
 
 def answer_west_questions(state: PlayState, answers: object) -> PlayState:
-    """The table knowing the players' answers (``[{"column": 3, "tile": true}, …]``): a tile west of a
-    column extends the map as a placement there would; none ends the map at it."""
+    """The table knowing the answers (``[{"column": 3, "tile": true}, …]``): a tile west of a column extends
+    the map as a placement there would; none ends the map at it."""
     if not isinstance(answers, list) or len(answers) > WEST_ANSWERS_MAX:
         raise RulesError("Answer whether a tile lies west of the surveyors' column.", "west_of")
     for index, answer in enumerate(answers):
@@ -840,21 +744,16 @@ def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
     state = answer_west_questions(state, payload.get("west_of", []))
     if state.map_end_known:
         return None
-    on_map = {s.id: s for s in state.settlers}
-    completions = [_completion(item, index, on_map) for index, item in enumerate(payload["features"])]
+    completions = [_completion(item, index, state.settlers) for index, item in enumerate(payload["features"])]
     # Scored with the edge at the westernmost known tile: exact up to the first move that needs more.
     scored = score_tile_completions(completions, state.settlers, state.surveyors, state.west_edge,
                                     state.seat_count)
-    for scoring in scored.scorings:
-        before = scoring.surveyors_before
-        if scoring.scored and before.north == before.south >= state.west_edge:
-            return before.north
-    return None
+    before = [s.surveyors_before for s in scored.scorings if s.scored]
+    return next((at.north for at in before if at.north == at.south >= state.west_edge), None)
 
 
-def preview_completion(
-    state: PlayState, payload: Mapping[str, Any]
-) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
+def preview_completion(state: PlayState, payload: Mapping[str, Any]
+                       ) -> tuple[tuple[FeatureScoring, ...], tuple[int, ...], int | None]:
     """A ``complete`` event's scorings, points per seat and west question (a column, or None); with one
     open, up to the feature whose move waits on it (its evictions do not: the eastmost column stays)."""
     scorings = apply_event(state, "complete", payload).last_scoring
@@ -871,9 +770,8 @@ def next_evictions(state: PlayState) -> tuple[Settler, ...]:
 
 
 def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None:
-    """Refuse an entry accepted by apply_event that ends the map east of a tile known to lie there, or that
-    the table must answer a question for first (not on replay: what was stored before these checks keeps
-    what it scored)."""
+    """Refuse an entry apply_event accepts that ends the map east of a known tile, or that needs an answer
+    first (not on replay: what was stored before these checks keeps what it scored)."""
     if kind == "west_edge":
         _check_map_end(state, payload["column"], "column")
     if kind != "complete":
@@ -886,7 +784,7 @@ def check_entry(state: PlayState, kind: str, payload: Mapping[str, Any]) -> None
 
 
 def _check_map_end(state: PlayState, column: int, path: str) -> None:
-    """The map said to end at ``column``: not east of a settler gone home since (its tile is still there)."""
+    """Refuse a map end east of a settler, gone home since or not: its tile is still there."""
     stood = max((settler.column for settler in state.placed), default=0)
     if column < stood:
         raise RulesError("Tiles lie at least as far west as column %(column)d, where a settler stood.", path,
@@ -896,7 +794,7 @@ def _check_map_end(state: PlayState, column: int, path: str) -> None:
 def turns_taken(events: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
     """The seats whose turns ``events`` (those since a phone drew its page) ended, in order."""
     return [payload["seat"] for kind, payload in events
-            if kind in TURN_EVENTS and isinstance(payload, Mapping) and _is_int(payload.get("seat"))]
+            if kind in TURN_EVENTS and isinstance(payload, Mapping) and type(payload.get("seat")) is int]
 
 
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
@@ -904,21 +802,16 @@ def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | N
     return (turns_taken(events) or [None])[-1]
 
 
-_EVENT_HANDLERS[NO_SETTLER] = no_settler
+_EVENT_HANDLERS = {"place": _place, "west_edge": _west_edge, "complete": _complete, NO_SETTLER: no_settler}
 
 
 # --- the final tally as the table taps it: one feature at a time -----------------------------------------
-
 # What a size starts at on the tally screen: a road or city has a tile; everything else may be none.
 FINAL_PRESETS = {"tiles": 1, "trading_posts": 0, "flags": 0, "neighbours": 0, "animals": 0}
 
 
-def settle_final_features(
-    players: Sequence[str],
-    track_vp: Sequence[int],
-    slots: Sequence[FinalSlot],
-    features: Sequence[Mapping[str, Any]],
-) -> FinalTally:
+def settle_final_features(players: Sequence[str], track_vp: Sequence[int], slots: Sequence[FinalSlot],
+                          features: Sequence[Mapping[str, Any]]) -> FinalTally:
     """The final scoring from the unfinished features as tapped: ``{"settlers": ["0-3", …], "tiles": 3, …}``
     (a missing size is its FINAL_PRESETS value); every settler of ``slots`` stands on exactly one."""
     slot_of = {slot.settler.id: slot for slot in slots}
@@ -947,10 +840,9 @@ def settle_final_features(
         letter = min((slot_of[settler_id].letter for settler_id in ids), key=FEATURE_LETTERS.index)
         assignment.update(dict.fromkeys(ids, letter))
         index_of[letter] = index
-        sizes[letter] = {}
-        for name in FINAL_SIZES[slot_of[ids[0]].kind]:
-            sizes[letter][name] = whole_number(feature.get(name, FINAL_PRESETS[name]), f"{where}.{name}",
-                                               *SIZE_LIMITS[name], Term(_SIZE_WORDS[name]))
+        sizes[letter] = {name: whole_number(feature.get(name, FINAL_PRESETS[name]), f"{where}.{name}",
+                                            *SIZE_LIMITS[name], Term(_SIZE_WORDS[name]))
+                         for name in FINAL_SIZES[slot_of[ids[0]].kind]}
     try:
         tally = settle_final_tally(players, track_vp, [s for s in slots if s.settler.id in assignment],
                                    assignment, sizes)
@@ -971,11 +863,7 @@ def settle_final_features(
 
 def final_features_of(payload: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A stored final tally (:meth:`FinalTally.payload`) as the features the table tapped."""
-    features = []
-    for item in payload.get("features", ()) if isinstance(payload, Mapping) else ():
-        if not isinstance(item, Mapping) or not isinstance(item.get("settlers"), list):
-            continue
-        ids = [s.get("id") for s in item["settlers"] if isinstance(s, Mapping)]
-        named = FINAL_SIZES.get(item.get("kind"), ())
-        features.append({"settlers": ids, **{name: item[name] for name in named if name in item}})
-    return features
+    items = payload.get("features", ()) if isinstance(payload, Mapping) else ()
+    return [{"settlers": [s.get("id") for s in item["settlers"] if isinstance(s, Mapping)],
+             **{name: item[name] for name in FINAL_SIZES.get(item.get("kind"), ()) if name in item}}
+            for item in items if isinstance(item, Mapping) and isinstance(item.get("settlers"), list)]

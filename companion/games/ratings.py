@@ -1,10 +1,5 @@
-"""Skill ratings from the group's plays: openskill's Plackett–Luce model, per game and overall.
-
-A cooperative play, or one of a single side, says nothing about who plays better and changes no rating.
-The number shown is μ − 3σ: the skill the model is fairly sure a player has at least.
-"""
-
-from __future__ import annotations
+"""Skill ratings from the group's plays: openskill's Plackett–Luce model, per game and overall. A play of
+one side (cooperative, too) changes no rating; shown is μ − 3σ, the skill the model is fairly sure of."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass

@@ -1,12 +1,10 @@
 """Folding a play's event log into its table state, whatever the game."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.games import RULES
+from companion.games import RULES, GameRules
 from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesError, rank_players, seat_index
 
 # "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
@@ -24,9 +22,12 @@ class TableState:
     adjustments: tuple[int, ...]  # per seat
 
     @property
+    def rules(self) -> GameRules | None:
+        return RULES.get(self.setup.game)
+
+    @property
     def running_scores(self) -> tuple[int, ...]:
-        rules = RULES.get(self.setup.game)
-        base = (rules.running_scores(self.game_state) if self.game_state is not None and rules is not None
+        base = (self.rules.running_scores(self.game_state) if self.game_state is not None and self.rules
                 else (0,) * len(self.setup.seats))
         return tuple(b + a for b, a in zip(base, self.adjustments, strict=True))
 
@@ -38,7 +39,7 @@ def initial_table(setup: PlaySetup) -> TableState:
 
 def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
     """The seat and points of an ``adjust`` event, checked."""
-    seat = seat_index(payload, setup)
+    seat = seat_index(payload, len(setup.seats))
     points = payload.get("points")
     if type(points) is not int or not -ADJUST_LIMIT <= points <= ADJUST_LIMIT:
         raise RulesError("Points must be a whole number from -%(limit)d to %(limit)d.", "points",
@@ -52,22 +53,9 @@ def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
     return seat, points
 
 
-def _check_lowest_score(table: TableState, seat: int, points: int) -> None:
-    """Refuse a correction that takes a score below the lowest its game's track shows (Mayflower: 0)."""
-    rules = RULES.get(table.setup.game)
-    lowest = rules.LOWEST_SCORE if rules is not None else None
-    score = table.running_scores[seat]
-    if lowest is not None and score + points < lowest:
-        raise RulesError("%(name)s has %(score)d points; a correction of %(points)s would take them below "
-                         "%(lowest)d.", "points", name=table.setup.seats[seat].name, score=score,
-                         points=f"{points:+d}", lowest=lowest)
-
-
 def accepted_on_every_table(setup: PlaySetup, kind: str, payload: Mapping[str, Any]) -> bool:
-    """Whether every table of the play accepts this event, so it can be stored without folding the log.
-
-    A correction that adds points is one: no track has an upper end. RulesError for one no table accepts.
-    """
+    """Whether every table of the play accepts this event, so it can be stored without folding the log:
+    a correction that adds points is one (no track has an upper end). RulesError for one no table accepts."""
     return kind == ADJUST and adjustment(payload, setup)[1] > 0
 
 
@@ -76,12 +64,16 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         raise RulesError("An event needs a set of named values.")
     if kind == ADJUST:
         seat, points = adjustment(payload, table.setup)
-        if points < 0:  # only taking points away reaches the lowest score (``accepted_on_every_table``)
-            _check_lowest_score(table, seat, points)
+        lowest = table.rules.LOWEST_SCORE if table.rules else None
+        # only taking points away reaches the lowest score its game's track shows (Mayflower: 0)
+        if points < 0 and lowest is not None and (score := table.running_scores[seat]) + points < lowest:
+            raise RulesError("%(name)s has %(score)d points; a correction of %(points)s would take them "
+                             "below %(lowest)d.", "points", name=table.setup.seats[seat].name, score=score,
+                             points=f"{points:+d}", lowest=lowest)
         adjustments = list(table.adjustments)
         adjustments[seat] += points
         return TableState(table.setup, table.game_state, tuple(adjustments))
-    rules = RULES.get(table.setup.game)
+    rules = table.rules
     if rules is None:
         raise RulesError("%(kind)s is not something that happens in this game.", kind=repr(kind))
     return TableState(table.setup, rules.apply_event(table.game_state, kind, payload), table.adjustments)
@@ -99,8 +91,7 @@ def fold(setup: PlaySetup, events: Iterable[tuple[str, Mapping[str, Any]]]) -> T
 
 def score_race(setup: PlaySetup,
                events: Iterable[tuple[str, Mapping[str, Any]]]) -> list[tuple[int, tuple[int, ...]]]:
-    """(entry number, running scores) at the start (entry 0) and after each entry that changed a score,
-    up to the final tally: the race as the log tells it."""
+    """(entry number, running scores) at the start (entry 0) and after each entry that changed a score."""
     table = initial_table(setup)
     race = [(0, table.running_scores)]
     for number, (kind, payload) in enumerate(events, start=1):
@@ -114,10 +105,9 @@ def score_race(setup: PlaySetup,
 
 def check_final_tally(table: TableState, final_payload: Mapping[str, Any]) -> None:
     """Refuse a final tally the rules do not allow (a play closed with totals only has none to check)."""
-    rules = RULES.get(table.setup.game)
-    if rules is None or not isinstance(final_payload, Mapping) or "totals" in final_payload:
+    if table.rules is None or not isinstance(final_payload, Mapping) or "totals" in final_payload:
         return
-    rules.check_final_tally(table.game_state, final_payload, [seat.name for seat in table.setup.seats])
+    table.rules.check_final_tally(table.game_state, final_payload, [seat.name for seat in table.setup.seats])
 
 
 def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],

@@ -1,17 +1,13 @@
-"""At the table, for every game: the play's timer, who starts, and its note and variant.
-
-They live in the play's options, so backups and imports carry them: ``timer`` is ``{"elapsed": seconds
-before the current run, "since": when it started, None while paused}``.
-"""
-
-from __future__ import annotations
+"""At the table, for every game: the play's timer, who starts, and its note and variant. They live in the
+play's options, which backups and imports carry: ``timer`` is ``{"elapsed": seconds before the current
+run, "since": when it started, None while paused}``."""
 
 import random
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from companion.games.common import RulesError
+from companion.games.common import RulesError, seat_index
 
 TIMER = "timer"
 FIRST_SEAT = "first_seat"
@@ -23,6 +19,7 @@ LONGEST_PLAY_SECONDS = 7 * 24 * 3600  # a logged duration beyond a week is a typ
 
 START, PAUSE, RESUME = "start", "pause", "resume"
 TIMER_ACTIONS = (START, PAUSE, RESUME)
+_STATE_BEFORE = {START: "not started", PAUSE: "running", RESUME: "paused"}  # where each action starts from
 
 
 def stored_timer(options: Mapping[str, Any]) -> tuple[int, str | None] | None:
@@ -57,26 +54,20 @@ def timer_state(options: Mapping[str, Any], now: datetime) -> tuple[str, int]:
 
 def timer_after(options: Mapping[str, Any], action: str, now: datetime) -> dict[str, Any]:
     """The timer after ``action`` (start, pause or resume) at ``now``; refused if it does not fit."""
+    if action not in TIMER_ACTIONS:
+        raise RulesError("Start, pause or resume the timer.", "action")
     state, seconds = timer_state(options, now)
-    stamp = now.isoformat()
-    if action == START and state == "not started":
-        return {"elapsed": 0, "since": stamp}
-    if action == PAUSE and state == "running":
-        return {"elapsed": seconds, "since": None}
-    if action == RESUME and state == "paused":
-        return {"elapsed": seconds, "since": stamp}
+    if state == _STATE_BEFORE[action]:
+        return {"elapsed": seconds, "since": None if action == PAUSE else now.isoformat()}
     if action == START:
         raise RulesError("The timer is already started.", "action")
     if action == PAUSE:
         raise RulesError("The timer is not running (another phone may have paused it).", "action")
-    if action == RESUME:
-        raise RulesError("The timer is not paused (another phone may have resumed it).", "action")
-    raise RulesError("Start, pause or resume the timer.", "action")
+    raise RulesError("The timer is not paused (another phone may have resumed it).", "action")
 
 
 def timer_stopped(options: Mapping[str, Any], now: datetime) -> Mapping[str, Any]:
-    """The options of a play finished at ``now``: a running timer stops there, so a play that sits
-    finished, or is reopened, does not count that time as played."""
+    """The options of a play finished at ``now``: a running timer stops, so later time does not count."""
     state, seconds = timer_state(options, now)
     return {**options, TIMER: {"elapsed": seconds, "since": None}} if state == "running" else options
 
@@ -105,9 +96,7 @@ def pick_first_seat(seats: int, chosen: object = None, rng: random.Random | None
         raise RulesError("Nobody is at the table.")
     if chosen is None:
         return (rng or random.SystemRandom()).randrange(seats)
-    if type(chosen) is not int or not 0 <= chosen < seats:
-        raise RulesError("Pick one of the players at the table.", "seat")
-    return chosen
+    return seat_index({"seat": chosen}, seats)
 
 
 def turn_order(names: Sequence[str], first: int) -> list[str]:
