@@ -1,7 +1,5 @@
 """The ``game-night-companion`` command of an installed copy: run, init-db, backup, restore."""
 
-from __future__ import annotations
-
 import errno
 import json
 import os
@@ -27,15 +25,13 @@ from companion.web.lan import print_addresses
 
 def _create_app():
     from app import create_app  # the top-level module of the checkout, installed beside the package
-
     with settings.for_a_command():
         return create_app()
 
 
 def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list[str]:
-    # --reuse-port: each worker listens itself and the kernel spreads the connections over them; with
-    # one shared socket a worker accepts all it can, and one may serve every phone while another idles.
-    # --no-control-socket: gunicorn would open a socket in the home folder, which a service user lacks
+    # --reuse-port: the kernel spreads the connections over the workers (one shared socket lets one worker
+    # serve every phone while another idles); --no-control-socket: a service user has no home folder for it
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return [sys.executable, "-m", "gunicorn", "--bind", bind, "--workers", str(workers),
             "--threads", str(threads), "--reuse-port", "--no-control-socket", "--access-logfile", "-",
@@ -43,9 +39,8 @@ def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list
 
 
 def check_port_free(host: str, port: int) -> None:
-    """ClickException unless this process could listen on the port. Workers started with --reuse-port
-    share a port with any other server of the same user that does: a second site started by mistake
-    would take half of the phones' requests, to its own database."""
+    """ClickException unless the port is free: workers started with --reuse-port would share it with a
+    second site started by mistake, which would take half of the phones' requests, to its own database."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a closed connection's port is free
         try:
@@ -67,9 +62,8 @@ def litestream_program() -> str:
     return found
 
 
-# How often Litestream looks for new commits, and copies them to a folder replica: a crash loses at
-# most the commits of the last few tenths of a second. A bucket or SFTP replica keeps Litestream's
-# default of a second, since each copy is a request (and, for a bucket, a charge).
+# How often Litestream copies new commits to a folder replica: a crash loses a few tenths of a second at
+# most. A bucket or SFTP replica keeps the default of a second, since each copy is a request (and a charge).
 FOLDER_INTERVAL = "100ms"
 
 
@@ -83,8 +77,7 @@ def litestream_config(database: str, replica: str, command: list[str]) -> dict:
 
 
 def replicated_arguments(command: list[str], database: str, replica: str, instance: Path) -> list[str]:
-    """``command`` run as Litestream's child; its configuration (JSON, which YAML reads) is readable by its
-    owner only, as the replica's URL may hold a password."""
+    """``command`` run as Litestream's child, configured in a file of its owner's (for the URL's password)."""
     config = instance / "litestream.yml"
     with owner_only_files():
         instance.mkdir(parents=True, exist_ok=True)
@@ -93,9 +86,8 @@ def replicated_arguments(command: list[str], database: str, replica: str, instan
 
 
 def _restore(database: Path, replica: str, *options: str) -> bool:
-    """Put the replica's database in place of ``database`` (written under another name first, so a restore
-    that fails leaves what was there); False if the replica holds none. A restored database is marked
-    (``_restored_mark``): ``run`` serves it, and has Litestream copy it, without a record of its own."""
+    """Put the replica's database in place of ``database`` (a failed restore leaves what was there); False
+    if the replica holds none. The mark lets ``run`` serve it without a Litestream record of its own."""
     draft = database.with_name(f".{database.name}.restoring")
     with owner_only_files():
         database.parent.mkdir(parents=True, exist_ok=True)
@@ -123,14 +115,12 @@ def _remove_database_files(database: Path) -> None:
 
 
 def _record(database: Path) -> Path:
-    """The folder in which Litestream keeps its record of what it copied of ``database``: there once
-    Litestream has replicated the database, gone when ``_restore`` replaces it."""
+    """Where Litestream records what it copied of ``database``: there once it has replicated it."""
     return database.parent / f".{database.name}-litestream"
 
 
 def _restored_mark(database: Path) -> Path:
-    """Left by ``_restore`` with the signature of the database it put in place; the next ``run`` removes
-    it."""
+    """Left by ``_restore`` with the signature of the database it put in place, until the next ``run``."""
     return database.parent / f".{database.name}-restored"
 
 
@@ -149,11 +139,8 @@ def _just_restored(database: Path) -> bool:
 
 
 def check_replica_folder(database: Path, replica: str) -> None:
-    """ClickException if the folder of a ``file://`` replica is missing where a drive seems unmounted: its
-    parent is there (the empty mount point), or the database was copied to a replica before. Litestream
-    would write the replica into the mount point, on this very disk, and a missing database would be
-    served new and empty. A folder whose parent is missing too, for a database never replicated, is a
-    first replica: Litestream creates the folders."""
+    """ClickException if a ``file://`` replica's folder is missing where a drive seems unmounted: Litestream
+    would write the replica on this very disk, and a missing database would be served new and empty."""
     folder = replicas.replica_folder(replica)
     if folder is None or folder.exists() or not (folder.parent.is_dir() or _record(database).exists()):
         return
@@ -163,8 +150,7 @@ def check_replica_folder(database: Path, replica: str) -> None:
 
 
 def replica_holds_database(database: Path, replica: str) -> bool:
-    """Whether the replica holds a database: for a folder, whether Litestream's files are in it; for any
-    other replica, whether Litestream restores one from it (into a draft, removed again)."""
+    """Whether the replica holds a database: Litestream's files in a folder; else one Litestream restores."""
     folder = replicas.replica_folder(replica)
     if folder is not None:
         return replicas.state(database, folder).txid > 0  # 0: no transaction copied there
@@ -182,9 +168,7 @@ def replica_holds_database(database: Path, replica: str) -> bool:
 
 
 def check_unreplicated_database(database: Path, replica: str) -> None:
-    """ClickException if an existing ``database`` that Litestream never copied (no record beside it, and
-    not just restored) would be copied over a replica that holds a database: the replica's history would
-    be replaced by this one (say, an empty database made by ``init-db`` on a new machine)."""
+    """ClickException if a database Litestream never copied would replace the history of a replica's one."""
     if _record(database).exists() or _just_restored(database):
         return
     if not replica_holds_database(database, replica):
@@ -263,8 +247,7 @@ def restore_command(force: bool) -> None:
 @click.version_option(package_name="game-night-companion", prog_name="game-night-companion")
 @click.pass_context
 def cli(context: click.Context) -> None:
-    # The site is built only when a command runs (not for --help), and for a command it creates no
-    # file (see companion.config.for_a_command).
+    # The site is built only when a command runs (not for --help), and then creates no file
     context.obj = ScriptInfo(create_app=_create_app, set_debug_flag=False, load_dotenv_defaults=False)
 
 

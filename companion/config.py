@@ -1,7 +1,4 @@
-"""Where the site keeps its data and finds its pages (a checkout, or an installed wheel), and the
-settings from the environment."""
-
-from __future__ import annotations
+"""Where the site keeps its data and finds its pages (checkout or wheel); settings from the environment."""
 
 import contextlib
 import os
@@ -19,8 +16,7 @@ LIVE_POLL_MS = 1500  # how often an open play page asks whether the play changed
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a checkout
 
-# False while the command line builds the site for a command (backup, restore, --help …): then the
-# instance folder is only read, never written, and the database is not migrated (see app.py).
+# False while the command line builds the site for a command: the instance folder is then only read (app.py)
 _serving: ContextVar[bool] = ContextVar("serving", default=True)
 
 
@@ -37,8 +33,7 @@ def site_folder(name: str) -> str:
 
 def instance_path() -> str:
     """COMPANION_INSTANCE_PATH, else ``instance/`` in a checkout, else $XDG_DATA_HOME/game-night-companion."""
-    configured = os.environ.get(f"{ENV_PREFIX}_INSTANCE_PATH")
-    if configured:
+    if configured := os.environ.get(f"{ENV_PREFIX}_INSTANCE_PATH"):
         return str(Path(configured).expanduser().resolve())
     if is_checkout():
         return str(CHECKOUT / "instance")

@@ -1,18 +1,16 @@
 """Sentences for a person, and the refusal that carries one: every layer may import it."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
+from typing import Self
 
 
 class Message(str):
-    """A sentence for a person: it *is* the English text, and a page in another language translates
-    ``template`` and fills in ``params`` (a Message among them translated too)."""
+    """A sentence for a person: the English text, whose ``template`` a page translates with ``params``."""
 
     template: str
     params: Mapping[str, object]
 
-    def __new__(cls, template: str, /, **params: object) -> Message:
+    def __new__(cls, template: str, /, **params: object) -> Self:
         # Without values the template is the sentence: a "%" in it stays as it is.
         message = super().__new__(cls, template % params if params else template)
         message.template = template
@@ -27,10 +25,8 @@ class Term(str):
 
 
 class Refused(ValueError):
-    """A request refused with a Message; ``path`` names the bad input in the API's notation, when known.
-
-    The rules refuse with ``RulesError``, the store with ``StoreError``; a page catches either as this.
-    """
+    """A request refused with a Message (as ``RulesError``, ``StoreError`` …); ``path`` names the bad input
+    in the API's notation, when known."""
 
     def __init__(self, message: str, path: str = "", **params: object) -> None:
         sentence = message if isinstance(message, Message) and not params else Message(message, **params)

@@ -1,21 +1,9 @@
-"""Names that people type, on a phone, through the API or in a backup (players, groups, games and their
-score rows): the one check for every name, and the key that compares them.
-
-- Spaces (any Unicode space, tab or line break) are trimmed at either end and runs of them inside become
-  one; the name is stored in NFC, so an "é" typed as e + accent is the same text as the precomposed "é".
-- A name has 1–40 characters after that (a game's name up to 60, a score row's up to 30).
-- Refused outright: control characters (NUL, BEL, DEL …), lone surrogates, the byte-order mark,
-  noncharacters, and the bidirectional overrides and isolates that make text display in another
-  order than it is stored (a classic way to forge a name).
-- Invisible characters (zero-width space and joiners, soft hyphen, Hangul fillers, variation
-  selectors …) may stay in a name — emoji and some scripts need the joiners — but the comparison key
-  leaves them out, so ``An\u200bna`` is the same player as ``Anna``; a name of nothing but invisible
-  characters is refused.
-- Two names are the same player when their keys match: the key also ignores case and compatibility
-  variants (``ANNA``, ``anna``, full-width ``Ａｎｎａ``).
+"""Names that people type (players, groups, games and their score rows): the one check for every name,
+and the key that compares them. Spaces are trimmed and folded, and the name kept in NFC. Control
+characters, lone surrogates, the BOM, noncharacters and the bidirectional overrides that forge a name are
+refused; invisible characters may stay (emoji need the joiners), but the key leaves them out, and it
+ignores case and compatibility variants too, so ``An\u200bna``, ``ANNA`` and ``Ａｎｎａ`` are ``Anna``.
 """
-
-from __future__ import annotations
 
 import unicodedata
 
@@ -29,8 +17,7 @@ NEW_PLAYER = 0  # the choice "a new player of this name" for a BG Stats player (
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 JOIN_CODE_LENGTH = 8
 
-# Spaces folded into one " ": the categories Zs (space separators), Zl and Zp, and the ASCII
-# whitespace controls a pasted name may carry.
+# Spaces folded into one " ": the categories Zs, Zl and Zp, and the ASCII whitespace a pasted name may carry
 _ASCII_SPACES = frozenset("\t\n\r\f\v")
 # Characters that re-order how the text around them is displayed (embeddings, overrides, isolates).
 _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
@@ -55,8 +42,7 @@ def _refused(ch: str) -> bool:
 
 
 def clean_name(text: str, path: str = "name", most: int = NAME_MAX) -> str:
-    """The name as it is kept (trimmed, spaces folded, NFC), or NameProblem saying which rule it breaks
-    at ``path`` (the API's notation: ``players[1].name``); ``most``: the longest name of its kind."""
+    """The name as it is kept, or NameProblem at ``path`` saying which rule it breaks."""
     bad = refused_character(text)
     if bad is not None:
         raise NameProblem("A name cannot contain %(code)s: it is a control or formatting character, not "
@@ -82,8 +68,7 @@ def _collapse(text: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """What two names of the same player share: no invisible characters, spaces folded, case and
-    compatibility variants ignored (NFKC of the case-folded text)."""
+    """What two names of the same player share: the NFKC of the case-folded visible text, spaces folded."""
     visible = "".join(ch for ch in name if ch not in _INVISIBLE_OTHER and unicodedata.category(ch) != "Cf")
     folded = unicodedata.normalize("NFKC", _collapse(visible)).casefold()
     return unicodedata.normalize("NFKC", folded)

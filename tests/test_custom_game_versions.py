@@ -8,8 +8,6 @@ import html
 import pytest
 
 from companion import store
-from companion.store.custom_games import log_past_play_of_version
-from companion.views import past_plays
 from tests.conftest import add_players, create_group
 from tests.test_custom_games_web import add_game
 from tests.test_isolation import forms_on
@@ -204,14 +202,15 @@ def test_a_sheet_changed_while_the_past_play_is_stored_refuses_it_too(db, phones
     page, typed = past_play(first, group_id, game_id, ids)
     newest = store.get_group_game(db, group_id, game_id).version_id
 
-    def changed_just_before(*args):
+    def changed_just_before(*args, **kwargs):
         store.update_group_game(db, group_id, game_id, "Azul", None,
                                 {**store.get_group_game(db, group_id, game_id).sheet,
                                  "rows": [{"name": "Wall", "negative": False},
                                           {"name": "Tiles left", "negative": False}]})
-        return log_past_play_of_version(*args)
+        return log_past_play(*args, **kwargs)
 
-    monkeypatch.setattr(past_plays, "log_past_play_of_version", changed_just_before)
+    log_past_play = store.log_past_play
+    monkeypatch.setattr(store, "log_past_play", changed_just_before)
     refused = first.post(page, data=typed)
     assert refused.status_code == 409
     assert store.list_plays(db, group_id, "finished") == []
@@ -229,7 +228,8 @@ def test_the_store_keeps_a_past_play_only_of_the_newest_sheet(db, phones):
     store.update_group_game(db, group_id, game_id, "Azul", None, {**game.sheet, "rows": []})
     results_in = [store.ResultInput(0, 10, 1, {"Wall": 10}), store.ResultInput(1, 5, 2, {"Wall": 5})]
     with pytest.raises(store.StaleVersion):
-        log_past_play_of_version(db, group_id, game_id, game.version_id, [(ids[0], "red"), (ids[1], "blue")],
-                                 {"sheet": game.version_id}, {"breakdowns": []}, results_in,
-                                 "2024-05-01T20:00:00+00:00", "2024-05-01T21:00:00+00:00")
+        store.log_past_play(db, group_id, f"custom-{game_id}", [(ids[0], "red"), (ids[1], "blue")],
+                            {"sheet": game.version_id}, {"breakdowns": []}, results_in,
+                            "2024-05-01T20:00:00+00:00", "2024-05-01T21:00:00+00:00",
+                            check=store.sheet_unchanged(group_id, game_id, game.version_id))
     assert store.list_plays(db, group_id, "finished") == []

@@ -1,7 +1,4 @@
-"""The JSON scoring API: every endpoint, game by game in the registry's order, from the ``ENDPOINTS`` of
-the module named like the game's rules module (``api.gold_west`` for ``games.gold_west``)."""
-
-from __future__ import annotations
+"""The JSON scoring API: the ``ENDPOINTS`` of each game's module (named like its rules module), in order."""
 
 from importlib import import_module
 
@@ -10,5 +7,4 @@ from companion.games import RULES
 
 ENDPOINTS: tuple[Endpoint, ...] = tuple(
     endpoint for rules in RULES.values()
-    for endpoint in import_module(f"{__name__}.{rules.__name__.rpartition('.')[2]}").ENDPOINTS
-)
+    for endpoint in import_module(f"{__name__}.{rules.__name__.rpartition('.')[2]}").ENDPOINTS)

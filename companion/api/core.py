@@ -1,7 +1,5 @@
 """The scoring API's plumbing: endpoint descriptions, strict JSON validation, the error body."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -89,81 +87,51 @@ def validate_body(schema: dict, body: Any) -> None:
     details = [_describe(best_match(error.context) if error.context else error) for error in errors]
     path, text = details[0]
     where = f"{path} " if path else "The request "
-    more = f" ({len(details) - 1} more problem{'s' if len(details) > 2 else ''} below)" \
-        if len(details) > 1 else ""
+    more = f" ({len(details) - 1} more problem{'s' if len(details) > 2 else ''} below)" if details[1:] else ""
     raise ApiError(f"{where}{text}{more}.", details)
 
 
 def rules_error_body(error: RulesError) -> dict:
     """The 400 body of a refused request: what is wrong, and where."""
-    if isinstance(error, ApiError):
-        details = error.details
-    else:
-        details = [{"path": error.path, "message": error.message}] if error.path else []
+    details = error.details if isinstance(error, ApiError) else (
+        [{"path": error.path, "message": error.message}] if error.path else [])
     return {"error": error.message, "details": details}
 
 
-ERROR_SCHEMA = {
-    "type": "object",
-    "required": ["error", "details"],
-    "properties": {
-        "error": {"type": "string"},
-        "details": {"type": "array", "items": {
-            "type": "object", "required": ["path", "message"],
-            "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}},
-    },
-}
+ERROR_SCHEMA = {"type": "object", "required": ["error", "details"], "properties": {
+    "error": {"type": "string"},
+    "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {
+        "path": {"type": "string"}, "message": {"type": "string"}}}}}}
 
-# Helpers the per-game schemas share.
 # Whitespace and "any character" spelled out: Python's \s and . differ from the ECMAScript regexes
 # that schema-driven clients generate from, and the two must agree on which names are valid.
 _SPACE, _INK, _ANY = r"[ \t\n\r\f\v]", r"[^ \t\n\r\f\v]", r"[^\n\r\u2028\u2029]"
-PLAYER_NAME = {
-    "type": "string",
-    # 1–40 characters once leading and trailing spaces are trimmed.
-    "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,{NAME_MAX - 2}}}{_INK})?{_SPACE}*$",
-    "x-rule": f"must be 1–{NAME_MAX} characters after trimming spaces, on one line",
-    "description": f"1–{NAME_MAX} characters after trimming spaces, without control or formatting "
-                   "characters (NUL, BOM, bidirectional overrides …); unique within a request, ignoring "
-                   "case, spacing and invisible characters.",
-}
+PLAYER_NAME = {"type": "string", "pattern": f"^{_SPACE}*{_INK}({_ANY}{{0,{NAME_MAX - 2}}}{_INK})?{_SPACE}*$",
+               "x-rule": f"must be 1–{NAME_MAX} characters after trimming spaces, on one line",
+               "description": f"1–{NAME_MAX} characters after trimming spaces, without control or formatting "
+                              "characters (NUL, BOM, bidirectional overrides …); unique within a request, "
+                              "ignoring case, spacing and invisible characters."}
 
 
-def count(maximum: int = 999, minimum: int = 0) -> dict:
-    """Schema of a whole number from ``minimum`` to ``maximum``."""
-    return {"type": "integer", "minimum": minimum, "maximum": maximum}
+def count(maximum: int = 999, minimum: int = 0, **more: object) -> dict:
+    """Schema of a whole number from ``minimum`` to ``maximum``, with ``more`` (a default, a description)."""
+    return {"type": "integer", "minimum": minimum, "maximum": maximum, **more}
 
 
 def final_score_response(rows: Iterable[str], slug: str) -> dict:
     """Schema of the final-score response shared by every game."""
-    row_list = list(rows)
-    return {
-        "type": "object",
-        "required": ["game", "players", "winners"],
-        "properties": {
-            "game": {"const": slug},
-            "players": {"type": "array", "items": {
-                "type": "object",
-                "required": ["name", "total", "rank", "breakdown"],
-                "properties": {
-                    "name": {"type": "string"},
-                    "total": {"type": "integer"},
-                    "rank": {"type": "integer", "minimum": 1},
-                    "breakdown": {
-                        "type": "object",
-                        "required": row_list,
-                        "additionalProperties": False,
-                        "properties": {row: {"type": "integer"} for row in row_list},
-                    },
-                }}},
-            "winners": {"type": "array", "items": {"type": "string"}},
-        },
-    }
+    rows = list(rows)
+    player = {"type": "object", "required": ["name", "total", "rank", "breakdown"], "properties": {
+        "name": {"type": "string"}, "total": {"type": "integer"}, "rank": {"type": "integer", "minimum": 1},
+        "breakdown": {"type": "object", "required": rows, "additionalProperties": False,
+                      "properties": {row: {"type": "integer"} for row in rows}}}}
+    return {"type": "object", "required": ["game", "players", "winners"], "properties": {
+        "game": {"const": slug}, "players": {"type": "array", "items": player},
+        "winners": {"type": "array", "items": {"type": "string"}}}}
 
 
 def checked_player_names(names: list[str], path: str = "players[{index}]") -> list[str]:
-    """The names as kept (``companion.names.clean_name``), refusing two names of one player; ``path`` is
-    the detail path of the name at ``{index}``."""
+    """The names as kept, refusing two names of one player; ``path``: the detail path of the ``{index}``th."""
     cleaned = []
     for index, raw in enumerate(names):
         where = path.format(index=index)

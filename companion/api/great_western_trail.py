@@ -1,54 +1,40 @@
 """The Great Western Trail final-score endpoint: ``POST /score/great-western-trail``."""
 
-from __future__ import annotations
-
 from companion.api import core
 from companion.api.core import PLAYER_NAME, ApiError, checked_player_names, count
 from companion.games import great_western_trail as gwt
 
 OBJECTIVE_SCHEMA = {"type": "object", "required": ["vp", "fulfilled"], "additionalProperties": False,
                     "properties": {"vp": count(gwt.OBJECTIVE_VALUE_MAX),
-                                   "penalty": {**count(gwt.OBJECTIVE_VALUE_MAX), "default": 0},
+                                   "penalty": count(gwt.OBJECTIVE_VALUE_MAX, default=0),
                                    "fulfilled": {"type": "boolean"}}}
-WORKERS_SCHEMA = {
-    "type": "object", "additionalProperties": False,
-    "description": "Workers in each row, the printed first one included.",
-    "properties": {row: {**count(gwt.WORKER_ROW_MAX, gwt.WORKER_ROW_MIN), "default": gwt.WORKER_ROW_MIN}
-                   for row in gwt.WORKER_ROWS},
-}
+WORKERS_SCHEMA = {"type": "object", "additionalProperties": False,
+                  "description": "Workers in each row, the printed first one included.", "properties": {
+                      row: count(gwt.WORKER_ROW_MAX, gwt.WORKER_ROW_MIN, default=gwt.WORKER_ROW_MIN)
+                      for row in gwt.WORKER_ROWS}}
 
 _VP_FIELDS = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle_vp")
 _PIECE_FIELDS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
 _FLAG_FIELDS = ("disc_cleared", "job_market_token")
 
-PLAYER_SCHEMA = {
-    "type": "object", "required": ["name"], "additionalProperties": False,
-    "properties": {
-        "name": PLAYER_NAME,
-        **{name: {**count(), "default": 0} for name in _VP_FIELDS},
-        "cities_vp": {**count(gwt.VP_MAX, gwt.CREST_VP_MIN), "default": 0},
-        "objectives": {"type": "array", "maxItems": gwt.OBJECTIVE_CARDS_MAX, "items": OBJECTIVE_SCHEMA},
-        "station_masters": {
-            "type": "array", "maxItems": gwt.STATION_MASTERS_IN_PLAY,
-            "items": {"type": "string", "enum": [master.key for master in gwt.STATION_MASTERS]},
-            "description": "Keys of the station-master tiles the player holds. 5 tiles are in play (the 1st "
-                           "edition's five; 5 of the 2nd edition's 9, the two none copies included), so "
-                           "all players together hold at most 5, each key once, none at most twice.",
-        },
-        "workers": WORKERS_SCHEMA,
-        **{name: {**count(gwt.PIECES_MAX), "default": 0} for name in _PIECE_FIELDS},
-        **{name: {"type": "boolean", "default": False} for name in _FLAG_FIELDS},
-    },
-}
+PLAYER_SCHEMA = {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
+    "name": PLAYER_NAME,
+    **{name: count(default=0) for name in _VP_FIELDS},
+    "cities_vp": count(gwt.VP_MAX, gwt.CREST_VP_MIN, default=0),
+    "objectives": {"type": "array", "maxItems": gwt.OBJECTIVE_CARDS_MAX, "items": OBJECTIVE_SCHEMA},
+    "station_masters": {
+        "type": "array", "maxItems": gwt.STATION_MASTERS_IN_PLAY,
+        "items": {"type": "string", "enum": [master.key for master in gwt.STATION_MASTERS]},
+        "description": "Keys of the station-master tiles the player holds. 5 tiles are in play (the 1st "
+                       "edition's five; 5 of the 2nd edition's 9, the two none copies included), so all "
+                       "players together hold at most 5, each key once, none at most twice."},
+    "workers": WORKERS_SCHEMA,
+    **{name: count(gwt.PIECES_MAX, default=0) for name in _PIECE_FIELDS},
+    **{name: {"type": "boolean", "default": False} for name in _FLAG_FIELDS}}}
 
-REQUEST_SCHEMA = {
-    "type": "object", "required": ["players"], "additionalProperties": False,
-    "properties": {
-        "edition": {"type": "integer", "enum": list(gwt.EDITIONS), "default": gwt.DEFAULT_EDITION},
-        "players": {"type": "array", "minItems": 1, "maxItems": gwt.GAME.max_players,
-                    "items": PLAYER_SCHEMA},
-    },
-}
+REQUEST_SCHEMA = {"type": "object", "required": ["players"], "additionalProperties": False, "properties": {
+    "edition": {"type": "integer", "enum": list(gwt.EDITIONS), "default": gwt.DEFAULT_EDITION},
+    "players": {"type": "array", "minItems": 1, "maxItems": gwt.GAME.max_players, "items": PLAYER_SCHEMA}}}
 
 
 def tally_from_player(player: dict, name: str) -> gwt.Tally:
@@ -66,9 +52,8 @@ def score_great_western_trail(body: dict) -> dict:
     tallies = [tally_from_player(player, name) for player, name in zip(players, names, strict=True)]
     problems = gwt.tally_problems(edition, tallies)
     if problems:
-        sentence = problems[0][1]
-        if len(problems) > 1:
-            more = len(problems) - 1
+        sentence, more = problems[0][1], len(problems) - 1
+        if more:
             sentence += f" ({more} more problem{'s' if more > 1 else ''} below.)"
         raise ApiError(sentence, problems)
     return gwt.final_result(edition, tallies).to_json()

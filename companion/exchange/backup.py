@@ -1,8 +1,6 @@
 """The JSON backup of a whole group, and its import: every check passes before anything is stored,
 else the file is refused with what is wrong and the JSON path of the bad field."""
 
-from __future__ import annotations
-
 import io
 import json
 import math
@@ -12,25 +10,14 @@ from typing import IO, Any
 
 from jsonschema.exceptions import best_match
 
+from companion import store
 from companion.exchange.common import POINTS_LIMIT, known_time_zones
 from companion.exchange.validation import StrictValidator, json_path
 from companion.games import custom, table_tools
 from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import TableState, check_final_tally, fold, ranked_tally
 from companion.names import BGG_ID_MAX, LOCATION_MAX, NAME_MAX, NameProblem, clean_name, refused_character
-from companion.store import (
-    CORRECTION_EVENT,
-    ArchivedEvent,
-    ArchivedGame,
-    ArchivedPlay,
-    ArchivedPlayer,
-    ArchivedResult,
-    ArchivedSeat,
-    DuplicateName,
-    GroupArchive,
-    GroupSettings,
-    check_distinct_names,
-)
+from companion.store import CORRECTION_EVENT, GroupArchive, GroupSettings
 
 # What one backup may hold, beyond the file's size (the upload limit): stated on the import page
 MAX_PLAYERS = 1_000
@@ -56,22 +43,18 @@ def backup_document(archive: GroupArchive, exported_at: str) -> dict[str, Any]:
                   "location": archive.settings.location, "bgg_ids": dict(archive.settings.bgg_ids)},
         "players": [{"name": p.name, "colour": p.colour, "created_at": p.created_at, "uid": p.uid,
                      "retired": p.retired} for p in archive.players],
-        "plays": [
-            {
-                "uid": play.uid, "game": play.game, "options": dict(play.options), "status": play.status,
-                "counted": play.counted, "started_at": play.started_at, "ended_at": play.ended_at,
-                "version": play.version,
-                "seats": [{"player": s.player, "colour": s.colour} for s in play.seats],
-                "events": [{"seq": e.seq, "kind": e.kind, "payload": dict(e.payload),
-                            "created_at": e.created_at} for e in play.events],
-                "results": [{"player": r.player, "total": r.total, "rank": r.rank,
-                             "breakdown": dict(r.breakdown)} for r in play.results],
-                "first_ended_at": play.first_ended_at,
-                "reopened": None if play.reopened_tally is None else {
-                    "tally": dict(play.reopened_tally), "at_version": play.reopened_at_version},
-            }
-            for play in archive.plays
-        ],
+        "plays": [{
+            "uid": play.uid, "game": play.game, "options": dict(play.options), "status": play.status,
+            "counted": play.counted, "started_at": play.started_at, "ended_at": play.ended_at,
+            "version": play.version, "seats": [{"player": s.player, "colour": s.colour} for s in play.seats],
+            "events": [{"seq": e.seq, "kind": e.kind, "payload": dict(e.payload), "created_at": e.created_at}
+                       for e in play.events],
+            "results": [{"player": r.player, "total": r.total, "rank": r.rank, "breakdown": dict(r.breakdown)}
+                        for r in play.results],
+            "first_ended_at": play.first_ended_at,
+            "reopened": None if play.reopened_tally is None else {
+                "tally": dict(play.reopened_tally), "at_version": play.reopened_at_version},
+        } for play in archive.plays],
         "games": [{"id": game.key, "name": game.name, "bgg_id": game.bgg_id,
                    "versions": [{"id": key, "sheet": dict(sheet)} for key, sheet in game.versions]}
                   for game in archive.games],
@@ -135,16 +118,14 @@ _PLAY = _record(
                           "additionalProperties": _POINTS}}), 10),
         # a play finished, reopened (its final tally undone) and perhaps finished again
         "first_ended_at": _or_null(_STAMP),
-        "reopened": _or_null(_record(["tally", "at_version"], {"tally": {"type": "object"},
-                                                               "at_version": _whole(0, 10 ** 9)}))})
+        "reopened": _or_null(_record(["tally", "at_version"],
+                                     {"tally": {"type": "object"}, "at_version": _whole(0, 10 ** 9)}))})
 # a group's own games (companion.games.custom); plays name them as custom-<id>, their sheet by version id
 _GAME = _record(["id", "name", "versions"], {
     "id": _whole(1, 10 ** 15), "name": _NAME, "bgg_id": _or_null(_whole(1, 10 ** 9)),
     "versions": _list(_record(["id", "sheet"], {"id": _whole(1, 10 ** 15), "sheet": _SHEET}), 1_000, 1)})
 BACKUP_SCHEMA: dict[str, Any] = _record(["format", "version", "group", "players", "plays"], {
-    "format": {"const": BACKUP_FORMAT},
-    "version": {"const": BACKUP_VERSION},
-    "exported_at": _STAMP,
+    "format": {"const": BACKUP_FORMAT}, "version": {"const": BACKUP_VERSION}, "exported_at": _STAMP,
     "group": _record(["name"], {
         "name": _NAME, "time_zone": _or_null({"type": "string", "maxLength": 64}),
         "location": {"type": "string", "maxLength": LOCATION_MAX},
@@ -156,26 +137,20 @@ BACKUP_SCHEMA: dict[str, Any] = _record(["format", "version", "group", "players"
     "games": _list(_GAME, 1_000),
 })
 _VALIDATOR = StrictValidator(BACKUP_SCHEMA)
+_NOT_A_NUMBER = object()  # NaN, Infinity or a number beyond floats, where the file has one
 
 
-class _NotANumber:
-    """NaN, Infinity or a number beyond floats, where the file has one: refused with its path."""
-
-
-def _number(text: str) -> float | _NotANumber:
+def _number(text: str) -> float | object:
     value = float(text)
-    return value if math.isfinite(value) else _NotANumber()
+    return value if math.isfinite(value) else _NOT_A_NUMBER
 
 
 def _load(data: bytes | str | IO[bytes]) -> Any:
     # Python's JSON reads NaN and Infinity (and turns 1e999 into infinity); no page could show them
-    options = {"parse_constant": lambda _: _NotANumber(), "parse_float": _number}
-    try:
-        if hasattr(data, "read"):
-            # parsed straight from the stream: no second copy of a large backup's bytes is kept
-            document = json.load(io.TextIOWrapper(data, encoding="utf-8-sig"), **options)
-        else:
-            document = json.loads(data, **options)
+    options = {"parse_constant": lambda _: _NOT_A_NUMBER, "parse_float": _number}
+    try:  # a stream is parsed as it is read: no second copy of a large backup's bytes is kept
+        document = (json.load(io.TextIOWrapper(data, "utf-8-sig"), **options) if hasattr(data, "read")
+                    else json.loads(data, **options))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
     where = _not_a_number(document)
@@ -190,7 +165,7 @@ def _not_a_number(document: Any) -> str | None:
     stack: list[tuple[Any, tuple]] = [(document, ())]
     while stack:
         value, path = stack.pop()
-        if isinstance(value, _NotANumber):
+        if value is _NOT_A_NUMBER:
             return json_path(path)
         if isinstance(value, dict):
             stack.extend((item, (*path, key)) for key, item in value.items())
@@ -203,16 +178,15 @@ def _check_shape(document: Any) -> None:
     if not isinstance(document, dict) or document.get("format") != BACKUP_FORMAT:
         raise BackupError("This file is not a group backup of the Game-Night Companion.", "format")
     version = document.get("version")
+    if type(version) is int and version > BACKUP_VERSION:
+        raise BackupError("This backup has format version %(version)r; this companion reads version "
+                          "%(supported)d — it was made by a newer companion.", "version",
+                          version=version, supported=BACKUP_VERSION)
     if version != BACKUP_VERSION:
-        if type(version) is int and version > BACKUP_VERSION:
-            raise BackupError("This backup has format version %(version)r; this companion reads version "
-                              "%(supported)d — it was made by a newer companion.", "version",
-                              version=version, supported=BACKUP_VERSION)
         raise BackupError("This backup has format version %(version)r; this companion reads version "
                           "%(supported)d.", "version", version=version, supported=BACKUP_VERSION)
     error = best_match(_VALIDATOR.iter_errors(document))
-    if error is not None:
-        # The schema's own wording of the problem is English whatever the page's language.
+    if error is not None:  # the schema's own wording of the problem is English whatever the page's language
         where = json_path(error.absolute_path)
         if not where:
             raise BackupError("The backup is damaged at the file: %(problem)s", "the file",
@@ -250,15 +224,14 @@ def _check_players(players: list[dict], colours: Collection[str]) -> None:
     for n, player in enumerate(players):
         player["name"] = _clean_name(player["name"], f"players[{n}].name")
     try:
-        check_distinct_names([player["name"] for player in players])
-    except DuplicateName as clash:
+        store.check_distinct_names([player["name"] for player in players])
+    except store.DuplicateName as clash:
         raise BackupError("The backup lists the player %(name)s twice.", clash.path,
                           name=clash.params["name"]) from None
     for n, player in enumerate(players):
-        name = player["name"]
         if player["colour"] not in colours:
             raise BackupError("The backup gives %(name)s the colour %(colour)r, which the companion does not "
-                              "have.", f"players[{n}].colour", name=name, colour=player["colour"])
+                              "have.", f"players[{n}].colour", name=player["name"], colour=player["colour"])
         player["created_at"] = _utc_stamp(player["created_at"], f"players[{n}].created_at")
 
 
@@ -310,8 +283,7 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
         return
     if play["ended_at"] is None:
         raise BackupError("%(play)s is finished but has no end time.", f"{where}.ended_at", play=where)
-    seated = [seat["player"] for seat in play["seats"]]
-    if [r["player"] for r in results] != seated:
+    if [r["player"] for r in results] != [seat["player"] for seat in play["seats"]]:
         raise BackupError("%(play)s must have one result per seat, in seat order.", f"{where}.results",
                           play=where)
     known = {*game.rows, "total"}  # "total": a play closed with the plain total per player
@@ -332,17 +304,15 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
 
 def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None,
                   table: TableState) -> None:
-    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers (a
-    play closed with totals only: those its ``table`` knows, as when it was finished)."""
+    """The ranks by the game's rules (or the group's sheet), from the log's totals and tie-breakers."""
     if play["status"] != "finished":
         return
-    finals = [e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT]
-    rows = list(play["results"][0]["breakdown"])
+    final = next((e["payload"] for e in play["events"] if e["kind"] == FINAL_EVENT), None)
     scores = [(players[r["player"]]["name"], r["breakdown"]) for r in play["results"]]
     if sheet is None:
-        ranked = ranked_tally(play["game"], rows, scores, finals[0] if finals else None, table)
+        ranked = ranked_tally(play["game"], list(play["results"][0]["breakdown"]), scores, final, table)
     else:
-        teams, won = custom.outcome_from_payload(finals[0] if finals else None, len(scores))
+        teams, won = custom.outcome_from_payload(final, len(scores))
         try:
             ranked = custom.rank_sheet(play["game"], sheet, scores, teams, won)
         except RulesError as error:
@@ -371,8 +341,7 @@ def _check_log_replays(play: dict, where: str, players: list[dict]) -> TableStat
 
 
 def _check_final_tally(table: TableState, tally: Any, where: str, path: str) -> None:
-    """A final tally of the play ``where`` must be one the rules allow, as the pages and the API refuse any
-    other."""
+    """A final tally must be one the rules allow, as the pages and the API refuse any other."""
     try:
         check_final_tally(table, tally)
     except RulesError as error:
@@ -383,8 +352,7 @@ def _check_final_tally(table: TableState, tally: Any, where: str, path: str) -> 
 
 
 def _check_reopened(play: dict, where: str, table: TableState) -> None:
-    """A reopened play's kept tally (it starts the final tally again) as the store keeps it: only on a play
-    going on, from a version the play has had, and one the rules allow while the play is unchanged since."""
+    """A reopened play's kept tally: from a version the play going on had, allowed while it is unchanged."""
     if play.get("first_ended_at") is not None:
         play["first_ended_at"] = _utc_stamp(play["first_ended_at"], f"{where}.first_ended_at")
     reopened = play.pop("reopened", None)
@@ -404,7 +372,7 @@ OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
 
 def _own_games(entries: list[dict]) -> OwnGames:
     """The backup's own games by slug: what the companion knows of each, and its sheets by version id."""
-    found: dict[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]] = {}  # an OwnGames
+    found: dict[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]] = {}
     version_ids: set[int] = set()
     for n, entry in enumerate(entries):
         where = f"games[{n}]"
@@ -466,10 +434,8 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
                  colours: Collection[str]) -> GroupArchive:
-    """Read and check a backup file; BackupError for anything but a sound one.
-
-    What the companion derives is not taken from the file: names are cleaned, times made UTC, ranks computed.
-    """
+    """Read and check a backup file; BackupError for anything but a sound one. What the companion derives
+    is not taken from the file: names are cleaned, times made UTC, ranks computed."""
     document = _load(data)
     _check_shape(document)
     players = document["players"]
@@ -495,16 +461,16 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         _ranked_again(play, where, players, sheet, table)
         _check_reopened(play, where, table)
     return GroupArchive(
-        games=tuple(ArchivedGame(g["id"], g["name"], g.get("bgg_id"),
-                                 tuple((v["id"], v["sheet"]) for v in g["versions"]))
+        games=tuple(store.ArchivedGame(g["id"], g["name"], g.get("bgg_id"),
+                                       tuple((v["id"], v["sheet"]) for v in g["versions"]))
                     for g in document.get("games", [])),
         name=_clean_name(document["group"]["name"], "group.name"),
         # the schema's records hold exactly the archive's fields
-        players=tuple(ArchivedPlayer(**player) for player in players),
-        plays=tuple(ArchivedPlay(**{**play, "seats": tuple(ArchivedSeat(**seat) for seat in play["seats"]),
-                                    "events": tuple(ArchivedEvent(**event) for event in play["events"]),
-                                    "results": tuple(ArchivedResult(**result) for result in play["results"])})
-                    for play in document["plays"]),
-        settings=_settings(document["group"], games),
-    )
+        players=tuple(store.ArchivedPlayer(**player) for player in players),
+        plays=tuple(store.ArchivedPlay(**{
+            **play, "seats": tuple(store.ArchivedSeat(**seat) for seat in play["seats"]),
+            "events": tuple(store.ArchivedEvent(**event) for event in play["events"]),
+            "results": tuple(store.ArchivedResult(**result) for result in play["results"])})
+            for play in document["plays"]),
+        settings=_settings(document["group"], games))
 

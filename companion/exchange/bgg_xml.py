@@ -1,7 +1,5 @@
 """The finished plays shaped like BoardGameGeek's XML API2 ``plays`` answer."""
 
-from __future__ import annotations
-
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
@@ -20,24 +18,20 @@ def xml_safe(text: str) -> str:
 
 
 def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None) -> bytes:
-    """What client libraries of BGG read: players have no BGG account (username empty, userid 0), a play
-    keeps the local day it began and is ``nowinstats`` when left out of the statistics; its id is its
-    number in every export (``common.play_numbers``), which neither trashing nor adding plays changes."""
+    """What client libraries of BGG read: players have no BGG account (userid 0), a play keeps the local day
+    it began and is ``nowinstats`` when left out of the statistics; its id is its number in every export."""
     finished = list(finished_plays(archive))
     root = ET.Element("plays", username=xml_safe(archive.name), userid="0", total=str(len(finished)),
                       page="1")
     for number, play in finished:
-        length = play_minutes(play.started_at, play.ended_at, play.options)
-        element = ET.SubElement(root, "play", id=str(number),
-                                date=local_time(play.started_at, zone).date().isoformat(),
-                                quantity="1", length=str(length or 0), incomplete="0",
-                                nowinstats="0" if play.counted else "1",
+        length = play_minutes(play.started_at, play.ended_at, play.options) or 0
+        day = local_time(play.started_at, zone).date().isoformat()
+        element = ET.SubElement(root, "play", id=str(number), date=day, quantity="1", length=str(length),
+                                incomplete="0", nowinstats="0" if play.counted else "1",
                                 location=xml_safe(archive.settings.location))
-        item = ET.SubElement(element, "item",
-                             name=xml_safe(games[play.game].name if play.game in games else play.game),
-                             objecttype="thing",
-                             objectid=str(bgg_id(play.game, play.options, games.get(play.game),
-                                                  archive.settings.bgg_ids) or 0))
+        name = xml_safe(games[play.game].name if play.game in games else play.game)
+        object_id = bgg_id(play.game, play.options, games.get(play.game), archive.settings.bgg_ids) or 0
+        item = ET.SubElement(element, "item", name=name, objecttype="thing", objectid=str(object_id))
         ET.SubElement(ET.SubElement(item, "subtypes"), "subtype", value="boardgame")
         ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
         players = ET.SubElement(element, "players")

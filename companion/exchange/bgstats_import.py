@@ -1,12 +1,7 @@
-"""Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history.
+"""Plays from a BG Stats export ("Export data": BGStatsExport.json), for a group's history: a file not
+shaped as one is refused as a whole, with where; plays that do not fit the group are listed as skipped."""
 
-The export's ``games``, ``players`` and ``plays`` (with ``playerScores``, scores often as text, and
-``playDate`` the local time the play started) are read; a file not shaped so is refused as a whole,
-with where; plays of games the group does not keep, or that do not fit their game, are listed as skipped.
-"""
-
-from __future__ import annotations
-
+import contextlib
 import hashlib
 import json
 import re
@@ -28,11 +23,11 @@ SOURCE = "BG Stats"
 KEY_FIELD = "bgstats_play"  # where an imported play's final tally keeps the BG Stats play's id
 _WHOLE_NUMBER = re.compile(r"[+-]?[0-9]{1,9}")  # ASCII digits only: int() would take "²" and 5000 digits
 LONGEST_PLAY_MINUTES = table_tools.LONGEST_PLAY_SECONDS // 60
-# What one import takes (beyond the file's size, which the upload limit sets): the players to map fit
-# one page, and the plays one short confirmation.
+# What one import takes beyond the upload limit: the players to map fit one page, the plays a confirmation.
 MAX_PLAYERS = 200
 MAX_PLAYS = 30_000
 MAX_SKIPPED_SHOWN = 100  # the plays left out that the confirmation lists; the rest are counted
+GUEST_NAME = "Guest %d"  # the n-th anonymous seat of a play; the same guests serve every play
 
 
 class BgStatsError(Refused):
@@ -58,16 +53,11 @@ class GameChoice:
 
 GameMatcher = Callable[[BgStatsGame], GameChoice | None]
 
-# The games with rules of their own, by BoardGameGeek id and by name as BG Stats shows them (BoardGameGeek's,
-# in English or German), compared without case or punctuation; each game's module lists them.
-KNOWN_BGG_IDS: Mapping[int, GameChoice] = {
-    bgg_id: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
-    for bgg_id, options in rules.BGG_IDS.items()
-}
-KNOWN_NAMES: Mapping[str, GameChoice] = {
-    name: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
-    for name, options in rules.KNOWN_AS.items()
-}
+# The games with rules of their own, by BoardGameGeek id and by name (compared without case or punctuation)
+KNOWN_BGG_IDS = {ref: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
+                 for ref, options in rules.BGG_IDS.items()}
+KNOWN_NAMES = {name: GameChoice(slug, dict(options)) for slug, rules in RULES.items()
+               for name, options in rules.KNOWN_AS.items()}
 
 
 def _plain(name: str) -> str:
@@ -141,8 +131,7 @@ class BgStatsFile:
     plays: tuple[ImportablePlay, ...]
     skipped: tuple[SkippedPlay, ...]
     document: Mapping[str, Any]  # the plays to import in BG Stats' own shape, to read again on confirming
-    # BG Stats id → the group's player who sits in their place in plays the history has under other
-    # names (see History.under_other_names), of the players in the plays to import
+    # BG Stats id → the group's player in their place in plays the history has under other names
     renamed: Mapping[int, str] = field(default_factory=dict)
 
 
@@ -161,22 +150,11 @@ def _entries(document: Mapping, key: str) -> list[Mapping]:
     return entries
 
 
-def _games(document: Mapping) -> dict[int, BgStatsGame]:
-    return {entry["id"]: BgStatsGame(entry["id"], " ".join(entry["name"].split()),
-                                     ref if type(ref := entry.get("bggId")) is int and ref > 0 else None)
-            for entry in _entries(document, "games")}
-
-
-GUEST_NAME = "Guest %d"  # the n-th anonymous seat of a play; the same guests serve every play
-
-
 def _player_name(entry: Mapping) -> str:
     """The name as the companion keeps names: cut to the longest allowed, or "Player 7" if none is left."""
     for text in (entry["name"], " ".join(entry["name"].split())[:NAME_MAX]):
-        try:
+        with contextlib.suppress(NameProblem):
             return clean_name(text)
-        except NameProblem:
-            continue
     return f"Player {entry['id']}"
 
 
@@ -248,8 +226,7 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     teams = _teams(entries) if choice.sheet is not None and choice.sheet.teams else None
     if isinstance(teams, Message):
         return teams
-    scores = []
-    guests = 0
+    scores, guests = [], 0
     for entry in entries:
         ref = entry["playerRefId"]
         if ref in anonymous:
@@ -305,12 +282,8 @@ def play_signature(game: str, started_at: str, names: Collection[str]) -> PlaySi
 
 
 class History:
-    """The group's finished plays (game, start, the players' names) and its players' names, as the
-    import compares plays: by signature, or, for a player renamed since, by game, start and count.
-
-    BG Stats' export does not give back the link's sourcePlayId and sourcePlayerIds (a play has BG Stats'
-    own uuid, a player BG Stats' id and name), so a play sent with the link is known by what it keeps.
-    """
+    """The group's finished plays and players' names, as the import compares plays (BG Stats' export does not
+    give back the link's ids): by signature, or, for a player renamed since, by game, start and count."""
 
     def __init__(self, plays: Iterable[tuple[str, str, Collection[str]]] = (),
                  player_names: Collection[str] = ()) -> None:
@@ -324,10 +297,8 @@ class History:
         return signature in self.signatures
 
     def under_other_names(self, signature: PlaySignature) -> frozenset[str] | None:
-        """The players (name keys) of the history's play that this one is under other names: the same
-        game, start and number of players, where everyone the file names as a player of the group
-        played (so only names the group does not have are taken for renamed players). None if no play
-        of the history fits, or several do."""
+        """The players (name keys) of the one history play that this one is under other names: the same
+        game, start and number of players, where everyone the file names as a player of the group played."""
         game, started_at, keys = signature
         known = keys & self.names.keys()
         fits = [kept for kept in self._at.get((game, started_at), ())
@@ -336,10 +307,8 @@ class History:
 
 
 def renamed_players(evidence: Iterable[tuple[Collection[int], frozenset[str]]]) -> dict[int, str]:
-    """Who each BG Stats player is, from plays the history has under other names: per such play the
-    BG Stats players whose names are not in it, and the history's players (name keys) not in the file's.
-    A BG Stats player is the one history player left in every play of theirs, once those who are
-    someone else are set aside; none if that is not one player, or if it is someone else's too."""
+    """Who each BG Stats player is, from plays the history has under other names: the one history player left
+    in every play of theirs once those who are someone else are set aside, and nobody else's."""
     candidates: dict[int, frozenset[str]] = {}
     for refs, others in evidence:
         for ref in refs:
@@ -358,11 +327,7 @@ def renamed_players(evidence: Iterable[tuple[Collection[int], frozenset[str]]]) 
 def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMatcher = known_game,
                 zone: tzinfo | None = None, already_imported: frozenset[str] = frozenset(),
                 in_history: History | None = None) -> BgStatsFile:
-    """The plays the group can keep, and the others with the reason; BgStatsError for a file that is not one.
-
-    Plays whose key is ``already_imported``, or that the group's history has (``in_history``), are skipped;
-    so are those it has under other names (``History.under_other_names``), which say who is who.
-    """
+    """The plays the group can keep, and the others with the reason; BgStatsError for a file not one."""
     history = History() if in_history is None else in_history
     try:
         document = json.loads(data)
@@ -372,7 +337,9 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
             isinstance(document.get(key), list) for key in ("games", "players", "plays")):
         raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "
                            "plays. In BG Stats, use “Export data” and choose the .json file it saves.")
-    bg_games = _games(document)
+    bg_games = {entry["id"]: BgStatsGame(entry["id"], " ".join(entry["name"].split()),
+                                         ref if type(ref := entry.get("bggId")) is int and ref > 0 else None)
+                for entry in _entries(document, "games")}
     player_entries = _entries(document, "players")
     names = {entry["id"]: _player_name(entry) for entry in player_entries}
     # BG Stats' "Anonymous player" is anyone unnamed, so never one person of the group
@@ -381,7 +348,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
     locations = {entry["id"]: _short_text(entry["name"], LOCATION_MAX) for entry in places}
     plays: list[ImportablePlay] = []
     skipped: list[SkippedPlay] = []
-    kept: list[Mapping] = []
+    kept: list[Mapping] = []  # the plays to import, as the file has them
     keys: set[str] = set()
     evidence: list[tuple[list[int], frozenset[str]]] = []  # see renamed_players
     for n, play in enumerate(_entries(document, "plays")):
@@ -408,10 +375,9 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         raise BgStatsError("This export holds %(count)d plays to import; the companion imports at most "
                            "%(most)d at once.", "plays", count=len(plays), most=MAX_PLAYS)
     in_plays = {score.player for play in plays for score in play.scores}
-    if len(in_plays & set(names)) > MAX_PLAYERS:
+    if len(named := in_plays & names.keys()) > MAX_PLAYERS:
         raise BgStatsError("The plays to import have %(count)d players; the companion matches at most "
-                           "%(most)d players at once.", "players", count=len(in_plays & set(names)),
-                           most=MAX_PLAYERS)
+                           "%(most)d players at once.", "players", count=len(named), most=MAX_PLAYERS)
     document_kept = {
         "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
                   for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],
@@ -419,8 +385,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
                     for ref, name in names.items() if ref in in_plays or ref in anonymous],
         "locations": [{"id": ref, "name": name} for ref, name in locations.items()
                       if any(p.get("locationRefId") == ref for p in kept)],
-        "plays": [_slim(play) for play in kept],
-    }
+        "plays": [_slim(play) for play in kept]}
     renamed = {ref: history.names.get(key, key) for ref, key in renamed_players(evidence).items()
                if ref in in_plays}
     return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
@@ -429,9 +394,9 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
 
 def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: History,
                        evidence: list[tuple[list[int], frozenset[str]]]) -> ImportablePlay | Message:
-    """The play, or why it is left out: the history has it, with the same players or under other names
-    (then who is who in it joins ``evidence``, for renamed_players)."""
-    seats = _seat_names(play, names)
+    """The play, or why it is left out: the history has it (under other names: ``evidence`` of who is who)."""
+    # each seat's BG Stats id → name, in seat order (an anonymous seat's guest: Guest 1 …)
+    seats = {score.player: names.get(score.player, GUEST_NAME % -score.player) for score in play.scores}
     signature = play_signature(play.game.slug, play.started_at, seats.values())
     if signature in history:
         return Message("The group's history already has this play.")
@@ -446,11 +411,6 @@ def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: 
                    "players), with %(names)s in place of %(bg_names)s.",
                    names=", ".join(sorted(history.names.get(key, key) for key in others)),
                    bg_names=", ".join(renamed.values()))
-
-
-def _seat_names(play: ImportablePlay, names: Mapping[int, str]) -> dict[int, str]:
-    """Each seat's BG Stats id → name, in seat order (an anonymous seat's guest: Guest 1 …)."""
-    return {score.player: names.get(score.player, GUEST_NAME % -score.player) for score in play.scores}
 
 
 def suggested_mapping(bg_players: Mapping[int, str], group_players: Sequence[Player],
@@ -479,8 +439,7 @@ def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
 
 def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
                 colours: Sequence[str], in_history: Container[PlaySignature] = frozenset()) -> ImportPlan:
-    """The new players and the plays to store: each BG Stats player as ``mapping`` says (a group player's
-    id, or NEW_PLAYER), each anonymous seat a guest (Guest 1, Guest 2 …) the group has or a new one."""
+    """The new players and the plays to store; each anonymous seat a guest (Guest 1 …), the group's or new."""
     by_id = {player.id: player for player in group_players}
     taken_names = {name_key(player.name): player.name for player in group_players}
     names: dict[int, str] = {}
@@ -543,8 +502,7 @@ def shortened_notes(plays: Sequence[ImportablePlay]) -> list[ImportablePlay]:
 def _options(play: ImportablePlay) -> dict[str, Any]:
     # BG Stats' comments and place become the note, its board the variant, its duration a stopped timer
     options = dict(play.game.options)
-    note = _note(play)
-    if note:
+    if note := _note(play):
         options[table_tools.NOTE] = note[:table_tools.NOTE_MAX]
     if play.board:
         options[table_tools.VARIANT] = play.board
@@ -563,8 +521,7 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
     scores = [(name, {custom.TOTAL_ROW: score.score}) for name, score in zip(seat_names, play.scores,
                                                                               strict=True)]
     source = {"imported_from": SOURCE, KEY_FIELD: play.key}
-    # ranked by the game's rules, as every stored tally is: BG Stats does not record the games'
-    # tie-breakers, so a tie on points is shared (whoever BG Stats marked as the winner)
+    # ranked by the game's rules: BG Stats keeps no tie-breakers, so a tie on points is shared (whoever won)
     if play.game.sheet is None:
         payload = {"totals": [score.score for score in play.scores], **source}
         result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
@@ -577,10 +534,8 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
     return ImportedPlay(
         game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
         ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),
-        final_payload=payload,
-        results=tuple(ResultInput(seat, player.total, player.rank, player.breakdown)
-                      for seat, player in enumerate(result.players)),
-    )
+        final_payload=payload, results=tuple(ResultInput(seat, player.total, player.rank, player.breakdown)
+                                             for seat, player in enumerate(result.players)))
 
 
 # What the importer reads of a play and of a player's score; the rest stays behind on confirming.

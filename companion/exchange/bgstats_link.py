@@ -1,7 +1,5 @@
 """The "Send to BG Stats" link: a finished play in BG Stats' documented createPlay format."""
 
-from __future__ import annotations
-
 import hashlib
 import json
 from collections.abc import Sequence
@@ -15,41 +13,30 @@ from companion.games.common import GameInfo
 from companion.names import name_key
 from companion.store import GroupSettings, Play, ResultRow, StableIds
 
-# BG Stats' documented push link; the https form opens the app where it is installed and a web page
-# that explains it where it is not (the bgstats:// form does nothing without the app).
+# BG Stats' documented push link: the app where it is installed, else a page about it (not so bgstats://)
 BG_STATS_CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 
 
 def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids: StableIds,
                   settings: GroupSettings) -> dict[str, Any]:
-    """The play with stable ids, so that BG Stats matches one sent again (even from a restored backup).
-
-    Each edition of a game is its own game in BG Stats; the expansions and note are the comments.
-    """
+    """The play with stable ids, so that BG Stats matches one sent again (even from a restored backup); each
+    edition of a game is its own game in BG Stats."""
     edition = common.gwt_edition(play.options) if play.game == gwt.GAME.slug else None
-    game_data: dict[str, Any] = {"name": game.name, "sourceGameId": _source_game_id(game, edition),
-                                 "highestWins": not game.lowest_wins, "noPoints": False}
-    if game.cooperative:
-        game_data["cooperative"] = True
     object_id = common.bgg_id(play.game, play.options, game, settings.bgg_ids)
-    if object_id is not None:
-        game_data["bggId"] = object_id
+    game_data = {"name": game.name, "sourceGameId": _source_game_id(game, edition),
+                 "highestWins": not game.lowest_wins, "noPoints": False,
+                 **({"cooperative": True} if game.cooperative else {}),
+                 **({"bggId": object_id} if object_id is not None else {})}
     started = common.local_time(play.started_at, common.group_zone(settings.time_zone))
     data: dict[str, Any] = {
-        "sourceName": common.SOURCE_NAME,
-        "sourcePlayId": ids.play,
-        # The local wall-clock time the play started, "YYYY-MM-DD HH:MM:SS" without a zone, as BG Stats'
-        # documentation shows it (https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-
-        # or-websites/: "playDate": "2020-10-23 19:16:58" beside "durationMin") and as its own export
-        # writes it; the importer reads it back the same way.
+        "sourceName": common.SOURCE_NAME, "sourcePlayId": ids.play,
+        # The local wall-clock time the play started, without a zone, as BG Stats' documentation shows it
+        # ("playDate": "2020-10-23 19:16:58") and its own export writes it; the importer reads it so.
         "playDate": started.strftime("%Y-%m-%d %H:%M:%S"),
         "game": game_data,
-        "players": [
-            {"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),
-             "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == 0}
-            for r in sorted(results, key=lambda r: r.seat)
-        ],
-    }
+        "players": [{"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),
+                     "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == 0}
+                    for r in sorted(results, key=lambda r: r.seat)]}
     optional = {"durationMin": common.play_minutes(play.started_at, play.ended_at, play.options),
                 "location": settings.location, "comments": common.play_comments(play.options),
                 "board": str(gwt.EDITION_NAMES[edition]) if edition else None}

@@ -1,7 +1,5 @@
 """What every export format shares: BoardGameGeek ids, local times, a play's length and comments."""
 
-from __future__ import annotations
-
 import functools
 import hashlib
 import json
@@ -48,23 +46,13 @@ def gwt_edition(options: Mapping[str, Any]) -> int | None:
     return edition if type(edition) is int and edition in GWT_BGG_IDS else None
 
 
-def _play_key(play: ArchivedPlay) -> str:
-    """The play's stable id; a play without one (an archive not read from the store) is known by when it
-    began, its game and its seats."""
-    if play.uid is not None:
-        return play.uid
-    return json.dumps([play.game, play.started_at, [[seat.player, seat.colour] for seat in play.seats]])
-
-
 def play_numbers(plays: Sequence[ArchivedPlay]) -> list[int]:
-    """Each play's number in the exports (the CSV's play column, BoardGameGeek's play id), in order.
-
-    Drawn from the play's stable id (``uid``, which trash, backup and restore keep), so a play keeps its
-    number whatever other plays are added, trashed or deleted, and whenever it was entered. Two plays
-    drawing the same number (about once in 200,000 groups of 1,000 plays) take the next free ones in the
-    order of their ids: one export never gives two plays the same number.
-    """
-    keys = [_play_key(play) for play in plays]
+    """Each play's number in the exports (the CSV's play column, BoardGameGeek's play id), in order: drawn
+    from its ``uid`` (which trash, backup and restore keep), so other plays never change it. Two plays
+    drawing the same number (about once in 200,000 groups of 1,000 plays) take the next free ones."""
+    # a play without a uid (an archive not read from the store) is known by its game, start and seats
+    keys = [play.uid if play.uid is not None else json.dumps(
+        [play.game, play.started_at, [[seat.player, seat.colour] for seat in play.seats]]) for play in plays]
     numbers = [0] * len(plays)
     taken: set[int] = set()
     for n in sorted(range(len(plays)), key=lambda n: (keys[n], n)):

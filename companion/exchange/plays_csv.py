@@ -1,7 +1,5 @@
 """The finished plays as CSV, one line per player per play, as a spreadsheet reads them."""
 
-from __future__ import annotations
-
 import csv
 import io
 from collections.abc import Mapping
@@ -12,14 +10,12 @@ from companion.games import custom, great_western_trail, table_tools
 from companion.games.common import GameInfo
 from companion.store import FINAL_EVENT, ArchivedPlay, GroupArchive
 
-# A score row's column is its name after this, so that no row (a group's own game may call one "player"
-# or "rank") takes the name of another column.
+# A score row's column is its name after this, so that no row (a game's own "player" row) takes another column
 ROW_PREFIX = "row:"
 
 
 def _spreadsheet_safe(cell: object) -> object:
-    # A spreadsheet would run a text like "=HYPERLINK(…)" as a formula; the quote keeps it text.
-    # Numbers stay numbers: a negative score is not a formula.
+    # The quote keeps a text like "=HYPERLINK(…)" from running as a formula; a negative score is no formula.
     if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
         return "'" + cell
     return cell
@@ -36,8 +32,7 @@ def _teams(play: ArchivedPlay) -> list[str]:
 
 def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo | None,
               delimiter: str = ",") -> str:
-    """One line per player per finished play, a column per breakdown row (``ROW_PREFIX`` and its name);
-    times local to ``zone``. A play keeps its number (``common.play_numbers``) in every export."""
+    """One line per player per finished play, a column per breakdown row; times local to ``zone``."""
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
     present = {row for _, play in finished_plays(archive) for r in play.results
                for row in r.breakdown} - {"total"}

@@ -1,7 +1,5 @@
 """Strict JSON Schema checks shared by the scoring API and the file imports, and the path of a bad field."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from typing import Any
 

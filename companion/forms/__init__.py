@@ -1,7 +1,6 @@
 """The site's forms (WTForms through Flask-WTF); each game's own forms are in a module here."""
 
-from __future__ import annotations
-
+import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -9,6 +8,7 @@ from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from wtforms import Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
+from wtforms.fields import SelectMultipleField
 from wtforms.validators import (
     AnyOf,
     DataRequired,
@@ -19,9 +19,12 @@ from wtforms.validators import (
     StopValidation,
     ValidationError,
 )
+from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion.games.common import GameInfo
+from companion.messages import Refused
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, NAME_MAX, NameProblem, clean_name
+from companion.web.i18n import translated
 
 # Player colours: the pieces' colours of the three games, plus a few for larger groups.
 COLOURS: dict[str, str] = {
@@ -29,6 +32,7 @@ COLOURS: dict[str, str] = {
     "black": _l("black"), "white": _l("white"), "purple": _l("purple"), "orange": _l("orange"),
     "grey": _l("grey"), "pink": _l("pink"),
 }
+NUMERIC = {"inputmode": "numeric"}
 
 
 class GroupPlayer(Protocol):
@@ -61,8 +65,7 @@ def listed(message: str) -> Callable:
 
 
 class TypedName:
-    """Validator of a name by the rules of names (``companion.names``): the field's data becomes the name
-    as it is kept (trimmed, spaces folded, NFC); a broken rule gives its sentence in the reader's language."""
+    """Validator of a name by ``companion.names``' rules; the field's data becomes the name as it is kept."""
 
     def __init__(self, missing: str | None, most: int = NAME_MAX) -> None:
         self.missing = missing  # None: the field may stay empty
@@ -81,8 +84,7 @@ class TypedName:
 
 
 class WholeNumberField(IntegerField):
-    """A whole number of at most a few digits (longer input is refused before WTForms' range check, whose
-    float a huge one overflows); a minus typed as the minus sign (−) counts too."""
+    """A whole number of a few digits (a huge one overflows the float of WTForms' range check); "−" too."""
 
     max_digits = 6
 
@@ -102,8 +104,7 @@ def _join_code(value: str | None) -> str | None:
 
 
 class SiteForm(FlaskForm):
-    """A form of the site's pages. Its CSRF token is the page's (``csrf_field``), checked by CSRFProtect
-    before every POST's view: the form neither makes nor checks one of its own."""
+    """A form of the site's pages: CSRFProtect checks the page's token, so the form has none of its own."""
 
     class Meta:
         csrf = False
@@ -174,8 +175,7 @@ class PhonePlayerForm(SiteForm):
 
 
 def refused_tap() -> str:
-    """The sentence for a refused one-tap form: its fields are buttons and menus, not typed, so only a
-    stale page sends what does not fit."""
+    """The sentence for a refused one-tap form: only a stale page sends buttons and menus that do not fit."""
     return gettext("That entry does not fit this play. Reload the page and try again.")
 
 
@@ -185,14 +185,29 @@ class VersionedForm(SiteForm):
     version = HiddenField(validators=[InputRequired()])
 
     def validate_version(self, field: HiddenField) -> None:
-        text = field.data or ""
-        # isdigit() alone also accepts "²" and numbers too long to convert
-        if not (text.isascii() and text.isdigit() and len(text) <= 15):
+        if not re.fullmatch(r"[0-9]{1,15}", field.data or ""):  # not isdigit(): it takes "²"
             raise ValidationError(_l("Reload the page and try again."))
 
     @property
     def version_number(self) -> int:
         return int(self.version.data)
+
+    def show_rules_error(self, error: Refused) -> None:
+        """Say at the top of the form why it was refused (a game's form may put it by the field it names)."""
+        self.form_errors.append(translated(error))
+
+    @staticmethod
+    def version_if_given(form: Form, field: HiddenField) -> None:
+        """Validator of the version a page was drawn at, which older pages lack."""
+        if field.data:
+            VersionedForm.validate_version(form, field)
+
+
+class Checklist(SelectMultipleField):
+    """A multiple choice shown as checkboxes (easier to tap than a multiple select)."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
 
 
 class AdjustForm(SiteForm):
@@ -200,8 +215,7 @@ class AdjustForm(SiteForm):
 
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
     points = WholeNumberField(_l("Points"), validators=[InputRequired(_l("Enter the points, e.g. 3 or -2.")),
-                                                     NumberRange(-999, 999)],
-                          render_kw={"inputmode": "numeric"})
+                                                     NumberRange(-999, 999)], render_kw=NUMERIC)
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=80)])
 
 
@@ -217,18 +231,14 @@ class SeatForm(Form):
                          default="", validate_choice=False)
 
 
-# A game's options when a play starts (edition, offices dealt …): slug → WTForms Form class.
-# Each game's forms module adds its entry; the values are stored as the play's options.
+# slug → the Form of a game's options when a play starts (edition, offices dealt …), kept with the play;
+# each game's forms module adds its own.
 OPTION_FORMS: dict[str, type[Form]] = {}
 
 
 def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None) -> int:
-    """How many seats the new-play form shows: the count asked for, else one per player; always within
-    the game's player range."""
-    if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
-        count = int(asked)
-    else:
-        count = len(players)
+    """How many seats the new-play form shows: the count asked for, else one per player, within range."""
+    count = int(asked) if asked and re.fullmatch(r"[0-9]{1,2}", asked) else len(players)
     return max(game.min_players, min(game.max_players, count))
 
 
@@ -280,11 +290,14 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
     return form
 
 
-def tally_form(names: Sequence[str], formdata=None) -> SiteForm:
-    """The generic final tally: one total per player."""
+def tally_form(names: Sequence[str], formdata=None, totals: object = None) -> VersionedForm:
+    """The generic final tally: one total per player, starting from a reopened play's ``totals`` that fit."""
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
         name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
-                          NumberRange(-999, 9999)], render_kw={"inputmode": "numeric"})
+                          NumberRange(-999, 9999)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
-    return type("TallyForm", (VersionedForm,), fields)(formdata=formdata)
+    form_class = type("TallyForm", (VersionedForm,), fields)
+    if formdata is None and isinstance(totals, list) and len(totals) == len(names):
+        return form_class(formdata=None, data={f"total_{seat}": total for seat, total in enumerate(totals)})
+    return form_class(formdata=formdata)

@@ -1,7 +1,5 @@
 """Forms of the BG Stats import: the file, then which group player each BG Stats player is."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 from flask_babel import gettext
@@ -15,9 +13,8 @@ from companion.names import NEW_PLAYER
 
 
 class BgStatsUploadForm(SiteForm):
-    export = FileField(_l("BG Stats export"),
-                       validators=[FileRequired(_l("Choose the file BG Stats exported (.json)."))],
-                       render_kw={"accept": "application/json,.json"})
+    export = FileField(_l("BG Stats export"), render_kw={"accept": "application/json,.json"},
+                       validators=[FileRequired(_l("Choose the file BG Stats exported (.json)."))])
 
 
 def mapping_form(bg_players: Mapping[int, str], group_players: Sequence[GroupPlayer],

@@ -1,9 +1,7 @@
 """Forms of any other game: defining its score sheet, and its final tally."""
 
-from __future__ import annotations
-
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import MINYEAR, UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
@@ -42,19 +40,13 @@ class SheetRowForm(Form):
 
 
 class DrawnFromSheet(SiteForm):
-    """A form drawn from one version of a group game's score sheet, which it carries as ``sheet_version``
-    (older pages and the three built-in games' lack it): another phone may have changed the sheet since."""
+    """A form drawn from a version of a group game's sheet (``sheet_version``): another phone may edit it."""
 
-    sheet_version = HiddenField()
-
-    def validate_sheet_version(self, field: HiddenField) -> None:
-        if field.data:  # as a play's version, when the page gave one
-            VersionedForm.validate_version(self, field)
+    sheet_version = HiddenField(validators=[VersionedForm.version_if_given])
 
     @property
     def drawn_version(self) -> int | None:
-        """The sheet version the page was drawn from (readable before the form is validated); None for a
-        page that did not say, or sent what is no version (which validating refuses)."""
+        """The sheet version the page was drawn from, readable before validating; None for none given."""
         try:
             VersionedForm.validate_version(self, self.sheet_version)
         except ValidationError:
@@ -67,21 +59,17 @@ class GroupGameForm(DrawnFromSheet):
 
     name = StringField(_l("Name of the game"),
                        validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
-    bgg_id = BggIdField(_l("BoardGameGeek id (optional)"),
-                        validators=[Optional(), NumberRange(1, 99_999_999)],
-                        render_kw={"inputmode": "numeric"})
-    min_players = WholeNumberField(_l("Fewest players"), default=2,
-                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)],
-                                   render_kw={"inputmode": "numeric"})
-    max_players = WholeNumberField(_l("Most players"), default=5,
-                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)],
-                                   render_kw={"inputmode": "numeric"})
+    bgg_id = BggIdField(_l("BoardGameGeek id (optional)"), render_kw={"inputmode": "numeric"},
+                        validators=[Optional(), NumberRange(1, 99_999_999)])
+    min_players = WholeNumberField(_l("Fewest players"), default=2, render_kw={"inputmode": "numeric"},
+                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)])
+    max_players = WholeNumberField(_l("Most players"), default=5, render_kw={"inputmode": "numeric"},
+                                   validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)])
     lowest_wins = BooleanField(_l("Lowest score wins"))
     cooperative = BooleanField(_l("Cooperative: everybody wins or loses together"))
     teams = BooleanField(_l("Played in teams"))
-    tie_breaker_wins = SelectField(_l("The row that breaks ties counts"), choices=choices([
-        ("", _l("like the total")), ("most", _l("most of it wins")), ("fewest", _l("fewest of it wins"))]),
-        default="")
+    tie_breaker_wins = SelectField(_l("The row that breaks ties counts"), default="", choices=choices([
+        ("", _l("like the total")), ("most", _l("most of it wins")), ("fewest", _l("fewest of it wins"))]))
     rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
 
     def process(self, formdata=None, obj=None, data=None, extra_filters=None, **kwargs) -> None:
@@ -93,9 +81,8 @@ class GroupGameForm(DrawnFromSheet):
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)
         if getattr(self, "rows_sent", 0) > custom.MAX_ROWS:
-            self.form_errors.append(gettext(
-                "A score sheet has at most %(limit)d rows; this one has %(count)d.", limit=custom.MAX_ROWS,
-                count=self.rows_sent))
+            self.form_errors.append(gettext("A score sheet has at most %(limit)d rows; this one has "
+                                            "%(count)d.", limit=custom.MAX_ROWS, count=self.rows_sent))
             return False
         return valid
 
@@ -131,31 +118,31 @@ def points_field_name(seat: int, row: int) -> str:
     return f"points-{seat}-{row}"
 
 
-def _seat_fields(sheet: custom.ScoreSheet, seat: int, labels: Mapping[str, str],
-                 name: str | None = None) -> dict[str, WholeNumberField]:
-    """A number field per row of ``sheet`` for ``seat`` (whose player is ``name`` if known)."""
-    fields = {}
-    for n, key in enumerate(sheet.row_keys):
-        label = labels.get(key, key)
-        # gettext at request time: a lazy string counts as safe HTML, and names are user input
-        required = (gettext("Enter the points for %(row)s.", row=label) if name is None
-                    else gettext("Enter %(name)s's points for %(row)s.", name=name, row=label))
-        lowest = -custom.POINTS_LIMIT if not sheet.rows or sheet.rows[n].negative else 0
-        fields[points_field_name(seat, n)] = WholeNumberField(
-            label, validators=[InputRequired(required), NumberRange(lowest, custom.POINTS_LIMIT)],
-            render_kw={"inputmode": "numeric"})
+def _score_fields(sheet: custom.ScoreSheet, labels: Mapping[str, str], names: Sequence[str | None],
+                  teams: Sequence[str] | None = None) -> dict[str, Any]:
+    """Per seat (its player named, if known) a number per row of ``sheet`` and, where teams play, its team
+    (starting as ``teams``); where the table plays together, the outcome."""
+    fields: dict[str, Any] = {"sheet": sheet}
+    team_choices = choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)
+    for seat, name in enumerate(names):
+        for n, key in enumerate(sheet.row_keys):
+            label = labels.get(key, key)
+            # gettext at request time: a lazy string counts as safe HTML, and names are user input
+            required = (gettext("Enter the points for %(row)s.", row=label) if name is None
+                        else gettext("Enter %(name)s's points for %(row)s.", name=name, row=label))
+            lowest = -custom.POINTS_LIMIT if not sheet.rows or sheet.rows[n].negative else 0
+            fields[points_field_name(seat, n)] = WholeNumberField(
+                label, validators=[InputRequired(required), NumberRange(lowest, custom.POINTS_LIMIT)],
+                render_kw={"inputmode": "numeric"})
+        if sheet.teams:
+            label = gettext("Team") if name is None else gettext("Team of %(name)s", name=name)
+            fields[f"team-{seat}"] = SelectField(label, default=None if teams is None else teams[seat],
+                                                 choices=team_choices)
+    if sheet.cooperative:
+        fields["won"] = RadioField(_l("How did it end?"), choices=choices([("yes", _l("We won")),
+                                                                         ("no", _l("We lost"))]),
+                                   validators=[InputRequired(_l("Say whether the table won or lost."))])
     return fields
-
-
-def _team_field(label: str, default: str | None = None) -> SelectField:
-    return SelectField(label, default=default, choices=choices(
-        (team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES))
-
-
-def _outcome_field() -> RadioField:
-    """Whether the table beat a cooperative game."""
-    return RadioField(_l("How did it end?"), choices=choices([("yes", _l("We won")), ("no", _l("We lost"))]),
-                      validators=[InputRequired(_l("Say whether the table won or lost."))])
 
 
 class SheetScores:
@@ -179,28 +166,32 @@ class SheetScores:
 
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
-                     current: Sequence[Mapping[str, int]] | None = None,
-                     outcome: tuple[Sequence[str] | None, bool | None] = (None, None)) -> SiteForm:
-    """A number per row of ``sheet`` per player (or a total each), teams or the outcome where asked;
-    ``current`` and ``outcome`` (teams, won) fill in a tally entered before."""
-    fields: dict[str, Any] = {"sheet": sheet, "seated": lambda self: list(range(len(names)))}
-    data: dict[str, Any] = {}
+                     reopened: Mapping[str, Any] | None = None,
+                     running_scores: Callable[[], Sequence[int]] | None = None) -> SiteForm:
+    """A number per row of ``sheet`` (or a total) per player, teams or outcome where asked. Unsent, it starts
+    as a ``reopened`` play's tally was entered, else (a sheet of totals) from the ``running_scores``."""
     labels = {} if sheet.rows else {custom.TOTAL_ROW: gettext("Total")}
-    teams, won = outcome
-    for seat, name in enumerate(names):
-        fields |= _seat_fields(sheet, seat, labels, name)
-        if current is not None:
-            data |= {points_field_name(seat, n): current[seat].get(key, 0)
-                     for n, key in enumerate(sheet.row_keys)}
-        if sheet.teams:
-            fields[f"team-{seat}"] = _team_field(gettext("Team of %(name)s", name=name))
-            data[f"team-{seat}"] = (teams or custom.default_teams(len(names)))[seat]
-    if sheet.cooperative:
-        fields["won"] = _outcome_field()
-        if won is not None:
-            data["won"] = "yes" if won else "no"
+    fields = {"seated": lambda self: list(range(len(names))), **_score_fields(sheet, labels, names)}
     form_class = type("SheetTallyForm", (VersionedForm, SheetScores), fields)
-    return form_class(formdata=formdata) if formdata is not None else form_class(formdata=None, data=data)
+    if formdata is not None:
+        return form_class(formdata=formdata)
+    current = (reopened or {}).get("breakdowns")
+    if (isinstance(current, list) and len(current) == len(names)
+            and all(isinstance(breakdown, dict) for breakdown in current)):
+        teams, won = custom.outcome_from_payload(reopened, len(names))
+    else:
+        teams, won = None, None
+        current = None if sheet.rows or running_scores is None else [
+            {custom.TOTAL_ROW: n} for n in running_scores()]
+    data: dict[str, Any] = {}
+    if current is not None:
+        data |= {points_field_name(seat, n): current[seat].get(key, 0)
+                 for seat in range(len(names)) for n, key in enumerate(sheet.row_keys)}
+    if sheet.teams:
+        data |= {f"team-{seat}": team for seat, team in enumerate(teams or custom.default_teams(len(names)))}
+    if sheet.cooperative and won is not None:
+        data["won"] = "yes" if won else "no"
+    return form_class(formdata=None, data=data)
 
 
 # --- a play logged afterwards ----------------------------------------------------------------------
@@ -222,9 +213,8 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
     zone: tzinfo | None = None  # the group's time zone; None: the server's
-    # Set by the view: the first year a play may name (the backup import's, so that every play kept can be
-    # restored), and the time it is, in UTC (its clock; None: the system's, read once). The default year
-    # only keeps the dates computable.
+    # Set by the view: the first year a play may name (the backup import's: every play kept can be restored;
+    # the default only keeps dates computable) and the time it is in UTC (None: the system's, read once).
     first_year: int = MINYEAR + 1
     now: datetime | None = None
     _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # as a date input sends it; no week dates, no offsets
@@ -273,9 +263,8 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
                 self.ended_at.errors.append(gettext("That time has not come yet: it is %(now)s now.",
                                                     now=self._local_now().strftime("%H:%M")))
             elif (ended - timedelta(minutes=self.minutes.data or 0)).year < self.first_year:
-                self.ended_on.errors.append(gettext(
-                    "The play would have begun before %(year)d: give a later day or a shorter length.",
-                    year=self.first_year))
+                self.ended_on.errors.append(gettext("The play would have begun before %(year)d: give a later "
+                                                    "day or a shorter length.", year=self.first_year))
         return not self.form_errors and not self.ended_at.errors and not self.ended_on.errors
 
     def _now(self) -> datetime:
@@ -306,7 +295,7 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
     """Who the past-play form starts with (player ids): the first N when N are asked for; else those of
     the group's last play of the game who still play, if enough; else one seat per player."""
     ids = [player.id for player in players]
-    if asked is not None and asked.isascii() and asked.isdigit() and len(asked) <= 2:
+    if asked and re.fullmatch(r"[0-9]{1,2}", asked):
         return ids[:max(sheet.min_players, min(sheet.max_players, int(asked)))]
     again = [pid for pid in last_play or () if pid in ids][:sheet.max_players]
     if len(again) >= sheet.min_players:
@@ -317,24 +306,17 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
                    zone: tzinfo | None = None, formdata=None,
                    preselect: Sequence[int] | None = None, version: int | None = None) -> PastPlayForm:
-    """The past-play form of ``sheet`` (a group game's: its ``version``): its seats start with
-    ``preselect`` (player ids), else one per player; its day and time are the group's (``zone``; None:
-    the server's), as the time's label says."""
+    """The past-play form of ``sheet`` (a group game's: its ``version``), seated as ``preselect`` (player ids)
+    or one per player; its day and time are the group's (``zone``; None: the server's), as its label says."""
     seats = sheet.max_players
-    fields: dict[str, Any] = {"sheet": sheet, "zone": zone}
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
-    data: dict[str, Any] = {"sheet_version": "" if version is None else str(version)}
+    fields: dict[str, Any] = {"zone": zone}
+    fields |= {f"player-{seat}": SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int, default=0,
+                                             choices=player_choices) for seat in range(seats)}
+    fields |= _score_fields(sheet, labels, [None] * seats, custom.default_teams(seats))
     starts = [player.id for player in players] if preselect is None else list(preselect)
-    for seat in range(seats):
-        fields[f"player-{seat}"] = SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int,
-                                               choices=player_choices, default=0)
-        data[f"player-{seat}"] = starts[seat] if seat < len(starts) else 0
-        fields |= _seat_fields(sheet, seat, labels)
-        if sheet.teams:
-            fields[f"team-{seat}"] = _team_field(gettext("Team"), default=custom.default_teams(seats)[seat])
-            data[f"team-{seat}"] = custom.default_teams(seats)[seat]
-    if sheet.cooperative:
-        fields["won"] = _outcome_field()
+    data = {"sheet_version": "" if version is None else str(version),
+            **{f"player-{seat}": starts[seat] if seat < len(starts) else 0 for seat in range(seats)}}
     form_class = type("PastPlayForm", (PastPlayForm,), fields)
     form = form_class(formdata=formdata) if formdata is not None else form_class(formdata=None, data=data)
     # a plain str, escaped when shown: a lazy string would count as safe HTML
@@ -345,9 +327,8 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
 
 def moved_to_sheet(formdata: MultiDict, old: custom.ScoreSheet | None, new: custom.ScoreSheet,
                    version: int) -> MultiDict:
-    """A past-play form's answers typed on the sheet ``old`` (None: not known), for the form of ``new``,
-    the sheet's version ``version`` now: each seat's points go with their row, found by its name; the rows
-    ``new`` no longer has lose theirs, and its new rows start empty. The rest is kept as typed."""
+    """A past-play form's answers typed on the sheet ``old`` (None: not known), for ``new`` (its ``version``):
+    each seat's points follow their row by name, rows gone lose theirs, new rows start empty."""
     moved = MultiDict([(key, value) for key, value in formdata.items(multi=True)
                        if not _POINTS.fullmatch(key) and key != "sheet_version"])
     moved["sheet_version"] = str(version)

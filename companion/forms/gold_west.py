@@ -1,71 +1,36 @@
 """Gold West's forms: the start options, the ledger's one-tap entries and the final tally."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, Form, FormField, HiddenField, SelectField, SelectMultipleField, widgets
+from wtforms import BooleanField, Form, FormField, HiddenField, SelectField
 from wtforms.validators import NumberRange, Optional, ValidationError
 
-from companion.forms import OPTION_FORMS, SiteForm, VersionedForm, WholeNumberField, choices
+from companion.forms import OPTION_FORMS, Checklist, SiteForm, VersionedForm, WholeNumberField, choices
+from companion.games import gold_west as gw
 from companion.games.common import RulesError
-from companion.games.gold_west import (
-    GAME,
-    INVESTMENT_VALUES,
-    MAX_TOKENS_PER_OFFICE,
-    METALS,
-    OFFICE_KEYS,
-    OFFICES,
-    OFFICES_DEALT,
-    SCALAR_FIELDS,
-    SHIPPING_POINTS_LINES,
-    SUPPLY_SECTION_NUMBERS,
-    TERRAINS,
-    EntriesMissing,
-    Office,
-    OfficeClaim,
-    PlayerTally,
-    tally_payload,
-)
 from companion.web.i18n import translated
-
-# --------------------------------------------------------------------------------------------------
-# Starting a play
-
-
-class Checklist(SelectMultipleField):
-    """A multiple choice shown as checkboxes (easier to tap than a multiple select)."""
-
-    widget = widgets.ListWidget(prefix_label=False)
-    option_widget = widgets.CheckboxInput()
 
 
 class GoldWestOptionsForm(Form):
     """The offices dealt at setup and the Trading Post mini expansion."""
 
-    offices = Checklist(
-        _l("BoomTown offices dealt"),
-        choices=choices((office.key, _l(office.label)) for office in OFFICES),
-    )
+    offices = Checklist(_l("BoomTown offices dealt"),
+                        choices=choices((office.key, _l(office.label)) for office in gw.OFFICES))
     trading_post = BooleanField(_l("Trading Post mini expansion"))
 
     def validate_offices(self, field: Checklist) -> None:
         picked = field.data or []
         # None picked is allowed: the final tally then lists all twelve offices.
-        if picked and len(set(picked)) != OFFICES_DEALT:
+        if picked and len(set(picked)) != gw.OFFICES_DEALT:
             raise ValidationError(_l("Tick the %(n)d offices that were dealt (you ticked %(picked)d), or "
                                      "none to pick them in the final tally.",
-                                     n=OFFICES_DEALT, picked=len(picked)))
+                                     n=gw.OFFICES_DEALT, picked=len(picked)))
 
 
-OPTION_FORMS[GAME.slug] = GoldWestOptionsForm
-
-
-# --------------------------------------------------------------------------------------------------
-# The ledger: one small form per button
+OPTION_FORMS[gw.GAME.slug] = GoldWestOptionsForm
 
 
 class LedgerForm(SiteForm):
@@ -74,13 +39,8 @@ class LedgerForm(SiteForm):
     seat = SelectField(coerce=int, validate_choice=True)
     # set by the "Ben again?" question: the tap is meant for a player whose turn it is not
     again = BooleanField()
-    # the play version the page was drawn at (older pages lack it): another phone may have entered the
-    # same since (gold_west.check_entered_since)
-    drawn_at = HiddenField()
-
-    def validate_drawn_at(self, field: HiddenField) -> None:
-        if field.data:  # as a change to the play's version, when the page gave one
-            VersionedForm.validate_version(self, field)
+    # another phone may have entered the same since the page was drawn (gold_west.check_entered_since)
+    drawn_at = HiddenField(validators=[VersionedForm.version_if_given])
 
     @property
     def drawn(self) -> int | None:
@@ -88,13 +48,12 @@ class LedgerForm(SiteForm):
         return int(self.drawn_at.data) if self.drawn_at.data else None
 
     def payload(self) -> dict:
-        return {name: field.data for name, field in self._fields.items()
-                if name not in ("again", "drawn_at")}
+        return {name: field.data for name, field in self._fields.items() if name not in ("again", "drawn_at")}
 
 
 class CampForm(LedgerForm):
     # no terrain: a camp tapped on a page from before the ledger asked for it (kept offline, say)
-    terrain = SelectField(choices=choices((terrain, terrain) for terrain in ("", *TERRAINS)), default="")
+    terrain = SelectField(choices=choices((terrain, terrain) for terrain in ("", *gw.TERRAINS)), default="")
 
     def payload(self) -> dict:
         return {name: value for name, value in super().payload().items() if value != ""}
@@ -106,7 +65,7 @@ def _tap(name: str, values: Sequence, coerce: Callable = str) -> type[LedgerForm
     return type(f"{name.capitalize()}Tap", (LedgerForm,), {name: select})
 
 
-_POINTS_LINES = {step.key: step for step in SHIPPING_POINTS_LINES}
+_POINTS_LINES = {step.key: step for step in gw.SHIPPING_POINTS_LINES}
 
 
 class ShippingLineForm(LedgerForm):
@@ -119,14 +78,14 @@ class ShippingLineForm(LedgerForm):
 
 LEDGER_FORMS: dict[str, type[LedgerForm]] = {
     "camp": CampForm,
-    "settlement": _tap("terrain", TERRAINS),
+    "settlement": _tap("terrain", gw.TERRAINS),
     "loot": LedgerForm,
-    "boomtown": _tap("office", OFFICE_KEYS),
+    "boomtown": _tap("office", gw.OFFICE_KEYS),
     "boomtown_1x1": LedgerForm,
-    "supply": _tap("section", SUPPLY_SECTION_NUMBERS, int),
-    "investment": _tap("vp", INVESTMENT_VALUES, int),
+    "supply": _tap("section", gw.SUPPLY_SECTION_NUMBERS, int),
+    "investment": _tap("vp", gw.INVESTMENT_VALUES, int),
     "shipping_line": ShippingLineForm,
-    "shipping_bonus": _tap("metal", METALS),
+    "shipping_bonus": _tap("metal", gw.METALS),
 }
 
 
@@ -140,35 +99,31 @@ def ledger_form(kind: str, seat_count: int) -> LedgerForm | None:
     return form
 
 
-# --------------------------------------------------------------------------------------------------
 # The final tally
 
 COUNT_MAX = 99  # far above any real count; the rules check what the game allows
 
 
 class CountField(WholeNumberField):
-    """A whole number where an emptied box counts as 0 (and a box not sent keeps its prefilled value)."""
+    """A whole number where an emptied box counts as ``blank`` (a box not sent keeps its prefilled value)."""
+
+    blank: int | None = 0
 
     def process_formdata(self, valuelist: list) -> None:
         if valuelist and isinstance(valuelist[0], str) and not valuelist[0].strip():
-            self.data = 0
+            self.data = self.blank
             return
         super().process_formdata(valuelist)
 
 
-def _count(label, low: int = 0, high: int = COUNT_MAX, **kwargs) -> CountField:
-    return CountField(label, validators=[NumberRange(low, high)], default=0, **kwargs)
+class BoardCountField(CountField):
+    """A count only the board shows: empty is not entered, never 0 (the rules ask for it where needed)."""
+
+    blank = None
 
 
-class BoardCountField(WholeNumberField):
-    """A count only the board shows (a group, what an office counts, resources left): it starts empty, and
-    an empty box is not entered (None), never 0; the rules ask for it where the scoring needs it."""
-
-    def process_formdata(self, valuelist: list) -> None:
-        if valuelist and isinstance(valuelist[0], str) and not valuelist[0].strip():
-            self.data = None
-            return
-        super().process_formdata(valuelist)
+def _count(label, low: int = 0, high: int = COUNT_MAX) -> CountField:
+    return CountField(label, validators=[NumberRange(low, high)], default=0)
 
 
 def _board_count(label) -> BoardCountField:
@@ -178,28 +133,24 @@ def _board_count(label) -> BoardCountField:
 class TerrainCounts(Form):
     """One number per terrain."""
 
-    forest = _count(_l("Forest"))
-    gold = _count(_l("Gold"))
-    silver = _count(_l("Silver"))
-    copper = _count(_l("Copper"))
+    forest, gold, silver, copper = map(_count, (_l("Forest"), _l("Gold"), _l("Silver"), _l("Copper")))
 
     def counts(self) -> dict[str, int]:
-        return {terrain: self[terrain].data for terrain in TERRAINS}
+        return {terrain: self[terrain].data for terrain in gw.TERRAINS}
 
 
-def _office_form(office: Office) -> type[Form]:
+def _office_form(office: gw.Office) -> type[Form]:
     """The tokens on one office, plus the counts its formula needs from the map."""
 
     class OfficeEntry(Form):
-        tokens = _count(_l("Tokens"), high=MAX_TOKENS_PER_OFFICE)
+        tokens = _count(_l("Tokens"), high=gw.MAX_TOKENS_PER_OFFICE)
 
-        def claim(self) -> OfficeClaim | None:
-            """The tokens with what the office counts on the map as typed: an empty box stays None (the
-            rules ask for it, naming the player and the office)."""
+        def claim(self) -> gw.OfficeClaim | None:
+            """The tokens and what the office counts on the map; an empty box stays None (the rules ask)."""
             if not self.tokens.data:
                 return None
             counts = {name: self[name].data for name in office.entries}
-            return OfficeClaim(office.key, self.tokens.data, **counts)
+            return gw.OfficeClaim(office.key, self.tokens.data, **counts)
 
     # what the formula counts on the map: the ledger cannot know it, so the boxes start empty
     if office.asks == "count":
@@ -210,7 +161,7 @@ def _office_form(office: Office) -> type[Form]:
     return OfficeEntry
 
 
-def _player_form(offices: Sequence[Office]) -> type[Form]:
+def _player_form(offices: Sequence[gw.Office]) -> type[Form]:
 
     class PlayerEntry(Form):
         track_vp = _count(_l("Score track"), low=-50, high=999)
@@ -224,12 +175,12 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
         shipping_bonus_tiles = _count(_l("Shipping bonus tiles"))
         supply_left = _board_count(_l("Resources left on the supply track"))
 
-        def tally(self, ledger: PlayerTally) -> PlayerTally:
+        def tally(self, ledger: gw.PlayerTally) -> gw.PlayerTally:
             """The ledger's tally with what was entered here."""
             claims = (self[f"office_{office.key}"].form.claim() for office in offices)
             return replace(
                 ledger, offices=tuple(claim for claim in claims if claim is not None),
-                **{name: self[name].data for name in SCALAR_FIELDS if name in self},
+                **{name: self[name].data for name in gw.SCALAR_FIELDS if name in self},
                 **{name: self[name].form.counts() for name in ("influence", "settlements", "mining_tokens")},
             )
 
@@ -241,10 +192,9 @@ def _player_form(offices: Sequence[Office]) -> type[Form]:
     return PlayerEntry
 
 
-def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
+def final_tally_form(start: Sequence[gw.PlayerTally], offices: Sequence[gw.Office],
                      formdata=None) -> VersionedForm:
-    """The end scoring per player (``p0``, ``p1`` …), filled in from ``start`` (the ledger, or the
-    tally entered before the play was reopened)."""
+    """The end scoring per player (``p0``, ``p1`` …), from ``start``: the ledger, or the tally reopened."""
     player_form = _player_form(offices)
 
     class FinalTallyForm(VersionedForm):
@@ -261,20 +211,19 @@ def final_tally_form(start: Sequence[PlayerTally], offices: Sequence[Office],
             self.confirmed.data = "y"  # sent again, the tally is scored
             return True
 
-        def tallies(self, ledger_tallies: Sequence[PlayerTally]) -> tuple[PlayerTally, ...]:
+        def tallies(self, ledger_tallies: Sequence[gw.PlayerTally]) -> tuple[gw.PlayerTally, ...]:
             return tuple(self[f"p{seat}"].form.tally(tally) for seat, tally in enumerate(ledger_tallies))
 
         def show_rules_error(self, error: RulesError) -> None:
-            """Put a broken rule next to the player it is about (``players[1]…``), else on the form; each
-            number missing, when several are."""
-            for each in error.errors if isinstance(error, EntriesMissing) else (error,):
+            """Put each broken rule (each number missing) by its player (``players[1]…``), else on top."""
+            for each in error.errors if isinstance(error, gw.EntriesMissing) else (error,):
                 match = re.match(r"players\[([0-9]+)\]", each.path)
                 if match and int(match[1]) in self.player_errors:
                     self.player_errors[int(match[1])].append(translated(each))
                 else:
                     self.form_errors.append(translated(each))
 
-    entries = tally_payload(start)["players"]
+    entries = gw.tally_payload(start)["players"]
     for seat, entry in enumerate(entries):
         setattr(FinalTallyForm, f"p{seat}", FormField(player_form))
         entry.update({f"office_{claim['office']}": claim for claim in entry.pop("offices")})

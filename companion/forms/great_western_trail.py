@@ -1,15 +1,12 @@
 """Great Western Trail forms: the edition when a play starts, delivered herds, and each player's card."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, Form, HiddenField, RadioField, SelectMultipleField, StringField
+from wtforms import BooleanField, Form, HiddenField, RadioField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
-from wtforms.widgets import CheckboxInput, ListWidget
 
-from companion.forms import OPTION_FORMS, SiteForm, WholeNumberField, choices, collapse_spaces, seat_choices
+from companion.forms import OPTION_FORMS, Checklist, SiteForm, WholeNumberField, choices, collapse_spaces
 from companion.games import great_western_trail as gwt
 from companion.web.i18n import translated
 
@@ -23,7 +20,6 @@ CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value
 ASKED_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
 WORKER_LABELS = (_l("Cowboys"), _l("Craftsmen"), _l("Engineers"))  # in the order of the rules' WORKER_ROWS
 
-
 # What each row of the card asks for, with the rules' numbers.
 ROW_HINTS = {
     "buildings": _l("Tick your private building tiles on the map (the VP printed on side a and side b), "
@@ -32,21 +28,13 @@ ROW_HINTS = {
     "cattle": _l("Count every cattle card you own (draw pile, hand and discard pile) by the VP printed "
                  "on it, or enter their VP total."),
     "objectives": _l("One row per objective card: its VP, and if not fulfilled its penalty. Row 1 is "
-                     "your start card (%(vp)d VP).",
-                     vp=START_OBJECTIVE.vp),
+                     "your start card (%(vp)d VP).", vp=START_OBJECTIVE.vp),
     "station_masters": _l("Tick the tiles you hold; a tile that counts something asks for that number."),
     "workers": _l("Workers in each row, the printed first space included. %(vp)d VP for each worker on "
                   "space %(first)d or %(last)d of its row: a full row gives %(full)d VP.",
                   vp=gwt.WORKER_SPACE_VP, first=gwt.WORKER_SCORING_FROM, last=gwt.WORKER_ROW_MAX,
                   full=gwt.worker_row_vp(gwt.WORKER_ROW_MAX)),
 }
-
-
-class MultiCheckboxField(SelectMultipleField):
-    """Several choices as a list of checkboxes."""
-
-    widget = ListWidget(prefix_label=False)
-    option_widget = CheckboxInput()
 
 
 class GreatWesternTrailOptionsForm(Form):
@@ -62,21 +50,22 @@ class GreatWesternTrailOptionsForm(Form):
 OPTION_FORMS[gwt.GAME.slug] = GreatWesternTrailOptionsForm
 
 
+def _number(label, low: int, high: int, required=None, description=""):
+    validators = [InputRequired(required) if required else Optional(), NumberRange(low, high)]
+    return WholeNumberField(label, validators=validators, description=description)
+
+
 class DeliveryForm(SiteForm):
     """A herd delivered during play: who, to which city, and the crest VP of the disc placed."""
 
     seat = RadioField(_l("Player"), coerce=int, validate_choice=True)  # a button per player
-    city = StringField(_l("City"), filters=[collapse_spaces],
-                       validators=[DataRequired(_l("Type or pick the city the herd went to.")),
-                                   Length(max=gwt.CITY_NAME_MAX)])
-    # empty for a city whose crests the rules fix (Kansas City −6 …), and for a city without a crest
-    # (0 VP): one box less to fill in
-    crest_vp = WholeNumberField(
-        _l("Crest VP"),
-        description=_l("Negative crests too. Leave it empty for a city without a crest (0 VP) and for "
-                       "%(examples)s: the rules fix those.",
-                       examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items())),
-        validators=[Optional(), NumberRange(gwt.CREST_VP_MIN, gwt.CREST_VP_MAX)])
+    city = StringField(_l("City"), filters=[collapse_spaces], validators=[
+        DataRequired(_l("Type or pick the city the herd went to.")), Length(max=gwt.CITY_NAME_MAX)])
+    # left empty where the rules fix the crest or there is none: one box less to fill in
+    crest_vp = _number(_l("Crest VP"), gwt.CREST_VP_MIN, gwt.CREST_VP_MAX, description=_l(
+        "Negative crests too. Leave it empty for a city without a crest (0 VP) and for %(examples)s: the "
+        "rules fix those.", examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items()),
+    ))
 
     def payload(self) -> dict:
         """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""
@@ -90,7 +79,7 @@ def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) 
     """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked (a
     form not sent yet: a sent form without a player is refused, never given one)."""
     form = DeliveryForm(formdata=formdata, data=None if turn is None else {"seat": turn})
-    form.seat.choices = seat_choices(names)
+    form.seat.choices = choices(enumerate(names))
     return form
 
 
@@ -98,27 +87,20 @@ def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) 
 
 def station_master_label(master: gwt.StationMaster, edition: int):
     """What a station-master tile pays, in words, with the rules' numbers."""
+    numbers = {"vp": master.vp, "group": master.group}
     if master.key == "teepees" and edition == 1:
-        return _l("Teepees: %(vp)d VP per pair of 1 green and 1 blue teepee", vp=master.vp)
-    labels = {
-        "workers": _l("Workers: %(vp)d VP per worker, the printed ones included", vp=master.vp),
-        "objectives": _l("Objectives: %(vp)d VP per %(group)d objective cards in your area",
-                         vp=master.vp, group=master.group),
-        "hazards": _l("Hazards: %(vp)d VP per %(group)d hazard tiles", vp=master.vp, group=master.group),
-        "teepees": _l("Outlaws: %(vp)d VP per pair of 1 green and 1 orange outlaw", vp=master.vp),
+        return _l("Teepees: %(vp)d VP per pair of 1 green and 1 blue teepee", **numbers)
+    return {
+        "workers": _l("Workers: %(vp)d VP per worker, the printed ones included", **numbers),
+        "objectives": _l("Objectives: %(vp)d VP per %(group)d objective cards in your area", **numbers),
+        "hazards": _l("Hazards: %(vp)d VP per %(group)d hazard tiles", **numbers),
+        "teepees": _l("Outlaws: %(vp)d VP per pair of 1 green and 1 orange outlaw", **numbers),
         "certificates": _l("Certificates: %(vp)d VP per %(group)d certificates, permanent and temporary",
-                           vp=master.vp, group=master.group),
-        "stations": _l("Stations: %(vp)d VP per %(group)d stations holding your disc",
-                       vp=master.vp, group=master.group),
-        "buildings": _l("Buildings: %(vp)d VP per private building of yours on the map", vp=master.vp),
+                           **numbers),
+        "stations": _l("Stations: %(vp)d VP per %(group)d stations holding your disc", **numbers),
+        "buildings": _l("Buildings: %(vp)d VP per private building of yours on the map", **numbers),
         "none": _l("Paid at once (certificates or money): no VP now"),
-    }
-    return labels[master.key]
-
-
-def _number(label, low: int, high: int, required=None, description=""):
-    validators = [InputRequired(required) if required else Optional(), NumberRange(low, high)]
-    return WholeNumberField(label, validators=validators, description=description)
+    }[master.key]
 
 
 class CardForm(SiteForm):
@@ -156,8 +138,7 @@ class CardForm(SiteForm):
         return self[master.counts] if master is not None and master.counts in ASKED_COUNTS else None
 
     def validate(self, extra_validators=None) -> bool:
-        """Also: rows given twice or not at all, objective rows without VP or with a penalty missing or
-        fitting no card, station masters without count."""
+        """Also: rows given twice or not at all, objective rows without VP or a fitting penalty, counts."""
         valid = super().validate(extra_validators)
         problems = []
         if self.building_tiles.data and self.buildings_vp.data is not None:
@@ -188,8 +169,7 @@ class CardForm(SiteForm):
 
     @staticmethod
     def _penalty_problems(row: int, vp, penalty, fulfilled) -> list:
-        """Why an objective row's penalty cannot stand: left empty on a card that is not fulfilled (only
-        the start card, 3 VP in row 1, has none), or one that fits no card."""
+        """Why a penalty cannot stand: missing on an unfulfilled card (but the start card) or fits no card."""
         if penalty.data is None:
             if fulfilled.data or (row == 0 and vp.data == START_OBJECTIVE.vp):
                 return []
@@ -206,8 +186,7 @@ class CardForm(SiteForm):
         card: dict = {
             "seat": seat, "dollars": self.dollars.data, "cities_vp": self.cities_vp.data,
             "stations_vp": self.stations_vp.data, "hazards_vp": self.hazards_vp.data,
-            # a penalty left empty is 0 only where validate allows it: a fulfilled card's (it counts for
-            # nothing) and the start card's, which has none
+            # validate leaves a penalty empty only on a fulfilled card (it counts nothing) or the start card
             "objectives": [{"vp": vp.data, "penalty": penalty.data or 0, "fulfilled": fulfilled.data}
                            for vp, penalty, fulfilled in self.objective_fields if vp.data is not None],
             "station_masters": [key for key in gwt.station_master_keys(self.edition) if key in chosen],
@@ -270,7 +249,7 @@ def _pad_fields(edition: int) -> dict:
     return {
         "dollars": _number(_l("Money ($)"), 0, gwt.VP_MAX, _l("Enter your dollars (0 if none)."),
                            _l("1 VP per full %(n)d $, rounded down.", n=gwt.DOLLARS_PER_VP)),
-        "building_tiles": MultiCheckboxField(_l("Private buildings on the map"), choices=choices(
+        "building_tiles": Checklist(_l("Private buildings on the map"), choices=choices(
             (tile, _l("%(tile)s · %(vp)d VP", tile=tile, vp=vp)) for tile, vp in _tiles_in_order())),
         "buildings_vp": _number(_l("or the buildings' VP total"), 0, gwt.VP_MAX),
         "cities_vp": _number(_l("Cities VP"), gwt.CREST_VP_MIN, gwt.VP_MAX,
@@ -286,7 +265,7 @@ def _pad_fields(edition: int) -> dict:
         **{f"cattle_{value}": _number(_l("%(vp)d-VP cards", vp=value), 0, gwt.CATTLE_CARDS_MAX,
                                       description=breeds[value]) for value in CATTLE_VALUES},
         "cattle_vp": _number(_l("or the cattle VP total"), 0, gwt.VP_MAX),
-        "station_masters": MultiCheckboxField(_l("Station masters you hold"), choices=choices(
+        "station_masters": Checklist(_l("Station masters you hold"), choices=choices(
             (master.key, station_master_label(master, edition))
             for master in gwt.STATION_MASTERS if edition in master.editions)),
         **{name: _number(counts[name], 0, gwt.PIECES_MAX,
@@ -315,9 +294,8 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
-        # the start card's row stays empty like every unticked row: ticking it fills in its VP
-        # (static/card.js), typing does without the script. The worker rows stay empty too: the table
-        # counts them (the printed first space included), none is taken for granted.
+        # every other row starts empty: ticking the start card fills in its VP (static/card.js), and the
+        # table counts the workers (the printed first space included), none taken for granted
         data.update(cities_vp=gwt.cities_vp_from_deliveries(state, seat))
         return data
     tally = card.tally

@@ -1,7 +1,5 @@
 """Forms of the history: its filter, the statistics' game, correcting a tally, counting, importing."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any, NamedTuple, Protocol
@@ -63,9 +61,7 @@ class HistoryFilterForm(Form):
         self.player.choices = choices([("", _l("Everybody")), *((str(p.id), p.name) for p in players)])
 
     def chosen(self, zone: tzinfo | None) -> dict[str, Any]:
-        """The filter's game, player and the bounds of its days (None: any): ``start``, the start of the
-        first day, and ``end``, the start of the day after the last, both days in the group's time zone
-        ``zone`` (None: the server's), as the statistics' period has them; call after validate()."""
+        """The filter's game, player and day bounds in ``zone`` (None: any), as a ``Period``'s; once valid."""
         player = int(self.player.data) if self.player.data else None
         since, until = _day(self.since.data), _day(self.until.data)
         return {"game": self.game.data or None, "player_id": player,
@@ -107,17 +103,15 @@ def _year_before(day: date) -> date:
         return day.replace(year=day.year - 1, day=28)
 
 
-STATISTICS_PERIODS = (("", _l("All time")), ("year", _l("This year")), ("months", _l("Last 12 months")),
-                      ("custom", _l("From … to …")))
-
-
 class StatisticsFilterForm(Form):
     """Which game the statistics are about ('' for all games) and over which period (a GET form)."""
 
     game = SelectField(_l("Game"), default="", validate_choice=False,
                        validators=[listed(_l("There is no such game; pick one from the list."))])
     period = SelectField(_l("Period"), default="", validate_choice=False,
-                         validators=[listed(_l("Pick one from the list."))])
+                         validators=[listed(_l("Pick one from the list."))],
+                         choices=choices([("", _l("All time")), ("year", _l("This year")),
+                                          ("months", _l("Last 12 months")), ("custom", _l("From … to …"))]))
     # (not Optional(): that would skip the check that a custom period has both days)
     since = StringField(_l("From"), validators=[_a_day], render_kw={"type": "date"})
     until = StringField(_l("To"), validators=[_a_day, _not_before_since], render_kw={"type": "date"})
@@ -125,7 +119,6 @@ class StatisticsFilterForm(Form):
     def __init__(self, formdata, games: Mapping[str, GameInfo]) -> None:
         super().__init__(formdata)
         self.game.choices = choices([("", _l("All games")), *((g.slug, g.name) for g in games.values())])
-        self.period.choices = choices(list(STATISTICS_PERIODS))
 
     def validate_since(self, field: StringField) -> None:
         if self.period.data == "custom" and not field.data:
@@ -136,8 +129,7 @@ class StatisticsFilterForm(Form):
             raise ValidationError(_l("Give the last day of the period."))
 
     def chosen_period(self, today: date, zone: tzinfo | None) -> Period | None:
-        """The period chosen, with ``today`` the date in the group's time zone ``zone`` (None: the
-        server's); None for all time. Call after validate()."""
+        """The period chosen, ``today`` being the date in ``zone`` (None: the server's); None for all time."""
         if self.period.data == "year":
             return days_period(today.replace(month=1, day=1), today.replace(month=12, day=31), zone)
         if self.period.data == "months":
@@ -201,12 +193,11 @@ def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], setting
         def bgg_fields(self) -> list[WholeNumberField]:
             return [self[bgg_field_name(game.slug)] for game in games]
 
+    wrong = _l("A BoardGameGeek id is a whole number like 193738.")
     for game in games:
         setattr(Form, bgg_field_name(game.slug), WholeNumberField(
             gettext("BoardGameGeek id of %(game)s", game=game.name),  # plain text: escaped when shown
-            validators=[Optional(), NumberRange(1, BGG_ID_MAX, _l("A BoardGameGeek id is a whole number like "
-                                                                   "193738."))],
-            render_kw={"inputmode": "numeric"}))
+            validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw={"inputmode": "numeric"}))
     if formdata is not None:
         return Form(formdata=formdata, zones=zones)
     return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "", location=settings.location,
@@ -228,8 +219,7 @@ def correction_field_name(seat: int, row: str) -> str:
 
 def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
                     label_of: Callable[[str], str], formdata=None) -> VersionedForm:
-    """A number per breakdown row (named by ``label_of``) per player, filled with ``current`` (per seat);
-    totals are the row sums."""
+    """Per player a number per breakdown row (named by ``label_of``), from ``current``; totals are sums."""
     rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
 
     class CorrectionForm(VersionedForm):

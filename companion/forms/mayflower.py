@@ -1,7 +1,5 @@
 """Carcassonne – Mayflower's forms: placing a settler, completing features, the west edge, the final tally."""
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -12,20 +10,9 @@ from flask_babel import lazy_gettext as _l
 from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
-from companion.forms import SiteForm, VersionedForm, WholeNumberField, choices, seat_choices
+from companion.forms import NUMERIC, SiteForm, VersionedForm, WholeNumberField, choices, seat_choices
+from companion.games import mayflower
 from companion.games.common import RulesError
-from companion.games.mayflower import (
-    COMPLETABLE_KINDS,
-    COMPLETED_SIZES,
-    FINAL_PRESETS,
-    KIND_OF_ROLE,
-    ROLE_OF_KIND,
-    ROLES,
-    WEST_ANSWERS_MAX,
-    FinalSlot,
-    Settler,
-    WestQuestion,
-)
 from companion.web.i18n import translated
 
 # Words for the rules' keys. The letters mark the settlers on the map strip.
@@ -41,15 +28,12 @@ SURVEYOR_MARKS = {"north": "▲", "south": "▼"}
 SIZE_LABELS = {"tiles": _l("Tiles"), "trading_posts": _l("Trading posts"), "flags": _l("Flags"),
                "neighbours": _l("Filled spaces around it (0–7)"), "animals": _l("Animals")}
 
-ROLE_CHOICES = choices([
-    ("bandit", _l("Bandit (on a road)")), ("sheriff", _l("Sheriff (in a city)")),
-    ("trapper", _l("Trapper (on a plain)")), ("farmer", _l("Farmer (on a farm)")),
-])
+ROLE_CHOICES = choices([("bandit", _l("Bandit (on a road)")), ("sheriff", _l("Sheriff (in a city)")),
+                        ("trapper", _l("Trapper (on a plain)")), ("farmer", _l("Farmer (on a farm)"))])
 KIND_CHOICES = choices([("", _l("— as its settlers —")),
-                        *((kind, KIND_NAMES[kind]) for kind in COMPLETABLE_KINDS)])
+                        *((kind, KIND_NAMES[kind]) for kind in mayflower.COMPLETABLE_KINDS)])
 FEATURES_PER_TILE = 3  # a tile rarely completes more; the form offers this many
 SIZE_MAX = 999  # far above any real size; the rules say what the game allows
-NUMERIC = {"inputmode": "numeric"}
 WEST_ANSWER = re.compile(r"[0-9]{1,2}:(?:yes|no)")
 
 
@@ -66,18 +50,14 @@ class TableForm(SiteForm):
 
 
 class DrawnAt(TableForm):
-    """An entry of one player's turn, with the play version its page was drawn at (older pages lack it):
-    another phone may have ended that turn since (see views.mayflower.turn_guard)."""
+    """An entry of one player's turn, drawn at a play version: another phone may have ended the turn since
+    (views.mayflower.turn_guard)."""
 
-    version = HiddenField()
+    version = HiddenField(validators=[VersionedForm.version_if_given])
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
 
-    def validate_version(self, field: HiddenField) -> None:
-        if field.data:  # as a change to the play's version, when the page gave one
-            VersionedForm.validate_version(self, field)
 
-
-def settler_words(settler: Settler, names: Sequence[str]) -> str:
+def settler_words(settler: mayflower.Settler, names: Sequence[str]) -> str:
     """``Anna's bandit in column 3``, translated, for messages about one settler (names are user input)."""
     return gettext("%(name)s's %(role)s in column %(column)d", name=names[settler.seat],
                    role=ROLE_NAMES[settler.role], column=settler.column)
@@ -87,11 +67,9 @@ class PlaceForm(DrawnAt):
     """A settler from a player's supply onto the tile just placed (prefix ``place-``)."""
 
     role = SelectField(_l("Role"), choices=ROLE_CHOICES)
-    column = WholeNumberField(
-        _l("Column"), validators=[InputRequired(_l("Tap the tile's column on the map first."))],
-        render_kw=NUMERIC)
-    # One button for another player's settler: "<seat>:<role>" stands for both, so a player placing out
-    # of turn taps the column and this button only. Its seat and role are checked as if picked.
+    column = WholeNumberField(_l("Column"), render_kw=NUMERIC,
+                              validators=[InputRequired(_l("Tap the tile's column on the map first."))])
+    # "<seat>:<role>": one button for another player's settler, checked as if both were picked
     pick = StringField()
 
     def validate(self, extra_validators=None) -> bool:
@@ -131,9 +109,8 @@ no_settler_form = _turn_form(NoSettlerForm, "none")
 class WestEdgeForm(TableForm):
     """How far west the map reaches (tiles placed without a settler on them)."""
 
-    column = WholeNumberField(_l("Westernmost column with a tile"),
-                          validators=[InputRequired(_l("Enter the column of the westernmost tile."))],
-                          render_kw=NUMERIC)
+    column = WholeNumberField(_l("Westernmost column with a tile"), render_kw=NUMERIC,
+                              validators=[InputRequired(_l("Enter the column of the westernmost tile."))])
 
     def payload(self) -> dict[str, Any]:
         return {"column": self.column.data}
@@ -147,12 +124,11 @@ def west_edge_form(west_edge: int, **bind) -> WestEdgeForm:
 def _sizes(*names: str) -> Iterator[WholeNumberField]:
     """The fields of these sizes, starting at their FINAL_PRESETS value."""
     return (WholeNumberField(SIZE_LABELS[name], validators=[Optional(), NumberRange(0, SIZE_MAX)],
-                             render_kw=NUMERIC, default=FINAL_PRESETS[name]) for name in names)
+                             render_kw=NUMERIC, default=mayflower.FINAL_PRESETS[name]) for name in names)
 
 
 class FeatureEntry(Form):
-    """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes
-    (starting at their smallest legal value)."""
+    """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
     tiles, trading_posts, flags = _sizes("tiles", "trading_posts", "flags")
@@ -170,12 +146,13 @@ class CompleteForm(VersionedForm):
     # Answers to "Is there a tile west of column N?": "N:yes" or "N:no", the tapped one and any before.
     west_of = SelectMultipleField(choices=[], validate_choice=False)
 
-    on_map: Mapping[str, Settler] = {}
+    on_map: Mapping[str, mayflower.Settler] = {}
     names: Sequence[str] = ()
     west_question: int | None = None  # the column the table is asked about, once the rules asked
 
     def validate_west_of(self, field: SelectMultipleField) -> None:
-        if len(field.data or []) > WEST_ANSWERS_MAX or not all(map(WEST_ANSWER.fullmatch, field.data or [])):
+        answers = field.data or []
+        if len(answers) > mayflower.WEST_ANSWERS_MAX or not all(map(WEST_ANSWER.fullmatch, answers)):
             raise ValidationError(_l("Answer the question about the map again."))
 
     def west_answers(self) -> list[dict[str, Any]]:
@@ -215,32 +192,25 @@ class CompleteForm(VersionedForm):
                 "the others as another feature.", n=number))
             return False
         if roles:
-            entry.kind.data = KIND_OF_ROLE[roles.pop()]
+            entry.kind.data = mayflower.KIND_OF_ROLE[roles.pop()]
         return True
 
     def _check_entry(self, number: int, entry: FeatureEntry, ticked: dict[str, int]) -> bool:
         """The sizes a kind needs, and settlers that are on the map, fit the kind and stand on one feature."""
         kind = entry.kind.data
-        if not kind:
-            if entry.settlers.data:  # only settlers no longer on the map
-                entry.settlers.errors.append(
-                    gettext("A settler you ticked is no longer on the map. Check the map and try again."))
-                return False
-            return True
-        valid = True
-        if kind != "farm" and entry.tiles.data is None:
-            entry.tiles.errors.append(
-                gettext("Enter how many tiles the %(kind)s has.", kind=KIND_NAMES[kind]))
-            valid = False
-        for settler_id in entry.settlers.data or []:
+        if kind and kind != "farm" and entry.tiles.data is None:
+            entry.tiles.errors.append(gettext("Enter how many tiles the %(kind)s has.",
+                                              kind=KIND_NAMES[kind]))
+        # Without a kind none of its settlers is on the map (their role would give it): say that once.
+        for settler_id in (entry.settlers.data or [])[:None if kind else 1]:
             settler = self.on_map.get(settler_id)
             if settler is None:
                 message = gettext("A settler you ticked is no longer on the map. Check the map and "
                                   "try again.")
-            elif settler.role != ROLE_OF_KIND[kind]:
+            elif settler.role != mayflower.ROLE_OF_KIND[kind]:
                 message = gettext("%(who)s cannot stand on a %(kind)s; only a %(role)s can.",
                                   who=settler_words(settler, self.names), kind=KIND_NAMES[kind],
-                                  role=ROLE_NAMES[ROLE_OF_KIND[kind]])
+                                  role=ROLE_NAMES[mayflower.ROLE_OF_KIND[kind]])
             elif settler_id in ticked:
                 message = gettext("%(who)s is ticked in feature %(first)d and feature %(second)d; a settler "
                                   "stands on one feature only.", who=settler_words(settler, self.names),
@@ -249,19 +219,18 @@ class CompleteForm(VersionedForm):
                 ticked[settler_id] = number
                 continue
             entry.settlers.errors.append(message)
-            valid = False
-        return valid
+        return not (entry.tiles.errors or entry.settlers.errors)
 
     def payload(self) -> dict[str, Any]:
         features = [{"kind": entry.kind.data,
-                     **{name: entry[name].data or 0 for name in COMPLETED_SIZES[entry.kind.data]},
+                     **{name: entry[name].data or 0 for name in mayflower.COMPLETED_SIZES[entry.kind.data]},
                      "settlers": list(entry.settlers.data or [])} for entry in self.used_entries()]
         west_of = {"west_of": self.west_answers()} if self.west_of.data else {}
         return {"features": features, **west_of}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about ``features[1].tiles`` next to that field of the second listed feature."""
-        if isinstance(error, WestQuestion):  # asked by the template, next to its yes and no
+        if isinstance(error, mayflower.WestQuestion):  # asked by the template, next to its yes and no
             self.west_question = error.column
             return
         used = self.used_entries()
@@ -274,7 +243,7 @@ class CompleteForm(VersionedForm):
             self.form_errors.append(translated(error))
 
 
-def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> CompleteForm:
+def complete_form(on_map: Sequence[mayflower.Settler], names: Sequence[str], **bind) -> CompleteForm:
     """The completion form, knowing the map's settlers and the players' names; ``formdata=None``: empty."""
     form = CompleteForm(prefix="complete", **bind)
     form.on_map = {settler.id: settler for settler in on_map}
@@ -282,13 +251,12 @@ def complete_form(on_map: Sequence[Settler], names: Sequence[str], **bind) -> Co
     return form
 
 
-def pickable_settlers(on_map: Sequence[Settler]) -> list[Settler]:
+def pickable_settlers(on_map: Sequence[mayflower.Settler]) -> list[mayflower.Settler]:
     """The settlers a completed feature can hold (not trappers), by role, then player, then column."""
     return sorted((s for s in on_map if s.role != "trapper"),
-                  key=lambda s: (ROLES.index(s.role), s.seat, s.column))
+                  key=lambda s: (mayflower.ROLES.index(s.role), s.seat, s.column))
 
 
-# --------------------------------------------------------------------------------------------------
 # The final tally: like a completion, one unfinished feature at a time
 
 FINAL_SIZE_NAMES = ("tiles", "trading_posts", "flags", "neighbours", "animals")
@@ -304,7 +272,7 @@ class FinalTallyForm(VersionedForm):
     tiles, trading_posts, flags, neighbours, animals = _sizes(*FINAL_SIZE_NAMES)
     more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
-    slots: tuple[FinalSlot, ...] = ()
+    slots: tuple[mayflower.FinalSlot, ...] = ()
 
     def validate_kept(self, field: SelectMultipleField) -> None:
         if len(self.kept_features()) != len(field.data or []) or len(field.data or []) > KEPT_MAX:
@@ -339,7 +307,7 @@ class FinalTallyForm(VersionedForm):
         self.kept.data = [json.dumps(feature, sort_keys=True) for feature in features]
         self.settlers.data = []
         for name in FINAL_SIZE_NAMES:
-            self[name].data = FINAL_PRESETS[name]
+            self[name].data = mayflower.FINAL_PRESETS[name]
             self[name].raw_data = None
 
     def taken(self) -> dict[str, int]:
@@ -357,7 +325,7 @@ class FinalTallyForm(VersionedForm):
             self.form_errors.append(translated(error))
 
 
-def final_tally_form(slots: Sequence[FinalSlot], formdata=None) -> FinalTallyForm:
+def final_tally_form(slots: Sequence[mayflower.FinalSlot], formdata=None) -> FinalTallyForm:
     """The final tally over the settlers still on the map; ``formdata=None``: nothing entered yet."""
     form = FinalTallyForm(formdata=formdata)
     form.slots = tuple(slots)

@@ -1,7 +1,5 @@
 """Forms of the table tools: the timer's buttons, the first player, the play's note and variant."""
 
-from __future__ import annotations
-
 from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, StringField, TextAreaField
 from wtforms.validators import AnyOf, Length, Optional, Regexp

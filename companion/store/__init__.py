@@ -1,9 +1,9 @@
 """Storage: one function per query, each taking a ``sqlite_utils.Database``; nothing here knows Flask.
 
 How the data is kept: ``connection``, ``migrations``, ``transactions``, ``request_ids``, ``access`` (the
-gate), ``errors``; what is stored: ``groups``, ``plays``, ``table``, ``custom_games``, ``sharing``,
-``history``, ``ratings``, ``archive`` (a whole group) and ``imports``. Their names are re-exported
-here, so callers write ``store.get_play(db, play_id)``.
+gate), ``errors``; what is stored: ``groups``, ``plays``, ``custom_games``, ``sharing``, ``history``,
+``ratings``, ``archive`` (a whole group) and ``imports``. Their names are re-exported here, so callers
+write ``store.get_play(db, play_id)``.
 """
 # ruff: noqa: F401  (this module re-exports)
 
@@ -29,11 +29,13 @@ from companion.store.custom_games import (
     DuplicateGame,
     GroupGame,
     add_group_game,
+    check_sheet_version,
     delete_group_game,
     get_group_game,
     group_game_by_id,
     group_game_version,
     list_group_games,
+    sheet_unchanged,
     update_group_game,
 )
 from companion.store.errors import NotFound, StaleVersion, StoreError
@@ -103,6 +105,7 @@ from companion.store.plays import (
     TrashedPlay,
     append_event,
     append_to_active_play,
+    change_play_options,
     check_play_version,
     correct_results,
     delete_play,
@@ -112,13 +115,16 @@ from companion.store.plays import (
     group_plays,
     list_events,
     list_plays,
+    log_past_play,
     newest_events,
+    note_revision,
     play_counted,
     play_results,
     play_version,
     recent_finished,
     reopened_tally,
     restore_trashed_play,
+    save_play_note,
     set_play_counted,
     start_play,
     trash_play,
@@ -133,5 +139,4 @@ from companion.store.request_ids import (
     seen_request,
 )
 from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids
-from companion.store.table import change_play_options, log_past_play, note_revision, save_play_note
 from companion.store.transactions import LOG_RESTART_PAGES, now, read_transaction, write_transaction

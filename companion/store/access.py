@@ -7,8 +7,6 @@ play's with each of its entries. A group in the trash, a play in it or any play 
 page; only their restore (``restoring``) reaches them, a play's through a group outside the trash.
 """
 
-from __future__ import annotations
-
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,9 +24,8 @@ _MEMBER = "m.id, m.token, m.group_id, m.name, m.joined_at, m.last_seen, m.player
 _GROUP = ("g.id, g.name, g.token, g.join_code, g.created_at, "
           "(SELECT time_zone FROM group_settings WHERE group_id = g.id), g.deleted_at IS NOT NULL, g.version")
 _PLAY = ("p.id, p.group_id, p.game, p.options, p.status, p.started_at, p.ended_at, p.version, "
-         "p.deleted_at IS NOT NULL, "
-         "(SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, s.colour)) "
-         " FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id)")
+         "p.deleted_at IS NOT NULL, (SELECT json_group_array(json_array(s.seat, s.player_id, pl.name, "
+         "s.colour)) FROM seats s JOIN players pl ON pl.id = s.player_id WHERE s.play_id = p.id)")
 _MEMBERS = "JOIN memberships m ON m.group_id = g.id AND m.token IN ({marks})"
 _OF_PLAY = (f"SELECT {_MEMBER}, {_GROUP}, {_PLAY} FROM plays p JOIN groups g ON g.id = p.group_id "
             f"{_MEMBERS} WHERE p.id = ? AND (? IS NULL OR p.group_id = ?) LIMIT 1")
@@ -101,12 +98,8 @@ def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play
     """What these tokens reach of the group and/or play (with both, the play must be the group's); None
     when they reach nothing (answer 404)."""
     row = _reached_row(db, tokens, group_id, play_id)
-    if row is None:
-        return None
-    trashed = _trashed(row, play_id)
-    if trashed == "group" and (restoring != "group" or play_id is not None):
-        return None
-    if trashed == "play" and restoring != "play":
+    trashed = row and _trashed(row, play_id)
+    if row is None or (trashed and (trashed != restoring or (trashed == "group" and play_id is not None))):
         return None
     return Reach(row)
 

@@ -1,7 +1,5 @@
 """A whole group as one archive, for the backup and its import."""
 
-from __future__ import annotations
-
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -12,10 +10,10 @@ from sqlite_utils import Database
 
 from companion.store import groups
 from companion.store.custom_games import add_version, insert_game
-from companion.store.errors import StoreError
+from companion.store.errors import StoreError, grouped
 from companion.store.plays import insert_seats
 from companion.store.sharing import GroupSettings, group_settings, write_settings
-from companion.store.transactions import now, write_in_steps, write_transaction
+from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
 
 @dataclass(frozen=True)
@@ -96,12 +94,10 @@ _SHEET_OPTION = "sheet"
 
 
 def _archived_games(db: Database, group_id: int) -> tuple[ArchivedGame, ...]:
-    versions: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
-    for game_id, version_id, sheet in db.execute(
-            "SELECT v.game_id, v.id, v.sheet FROM group_game_versions v "
-            "JOIN group_games g ON g.id = v.game_id WHERE g.group_id = ? ORDER BY v.id",
-            [group_id]).fetchall():
-        versions.setdefault(game_id, []).append((version_id, json.loads(sheet)))
+    versions = grouped(db.execute(
+        "SELECT v.game_id, v.id, v.sheet FROM group_game_versions v JOIN group_games g ON g.id = v.game_id "
+        "WHERE g.group_id = ? ORDER BY v.id", [group_id]),
+        lambda version_id, sheet: (version_id, json.loads(sheet)))
     return tuple(ArchivedGame(game_id, name, bgg_id, tuple(versions.get(game_id, ())))
                  for game_id, name, bgg_id in db.execute(
                      "SELECT id, name, bgg_id FROM group_games WHERE group_id = ? ORDER BY id", [group_id]))
@@ -135,25 +131,20 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
     players = db.execute("SELECT id, name, colour, created_at, uid, retired FROM players WHERE group_id = ? "
                          "ORDER BY id", [group_id]).fetchall()
     index = {row[0]: n for n, row in enumerate(players)}
-    seats: dict[int, list[ArchivedSeat]] = {}
-    for play_id, player_id, colour in db.execute(
-            "SELECT s.play_id, s.player_id, s.colour FROM seats s JOIN plays p ON p.id = s.play_id "
-            "WHERE p.group_id = ? ORDER BY s.play_id, s.seat", [group_id]).fetchall():
-        seats.setdefault(play_id, []).append(ArchivedSeat(index[player_id], colour))
-    events: dict[int, list[ArchivedEvent]] = {}
-    for play_id, seq, kind, payload, created_at in db.execute(
-            "SELECT e.play_id, e.seq, e.kind, e.payload, e.created_at FROM events e "
-            "JOIN plays p ON p.id = e.play_id WHERE p.group_id = ? ORDER BY e.play_id, e.seq",
-            [group_id]).fetchall():
-        events.setdefault(play_id, []).append(ArchivedEvent(seq, kind, json.loads(payload), created_at))
-    results: dict[int, list[ArchivedResult]] = {}
-    for play_id, player_id, total, rank, breakdown in db.execute(
-            "SELECT r.play_id, r.player_id, r.total, r.rank, r.breakdown FROM results r "
-            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-            "JOIN plays p ON p.id = r.play_id WHERE p.group_id = ? ORDER BY r.play_id, s.seat",
-            [group_id]).fetchall():
-        results.setdefault(play_id, []).append(
-            ArchivedResult(index[player_id], total, rank, json.loads(breakdown)))
+    seats = grouped(db.execute(
+        "SELECT s.play_id, s.player_id, s.colour FROM seats s JOIN plays p ON p.id = s.play_id "
+        "WHERE p.group_id = ? ORDER BY s.play_id, s.seat", [group_id]),
+        lambda player_id, colour: ArchivedSeat(index[player_id], colour))
+    events = grouped(db.execute(
+        "SELECT e.play_id, e.seq, e.kind, e.payload, e.created_at FROM events e JOIN plays p "
+        "ON p.id = e.play_id WHERE p.group_id = ? ORDER BY e.play_id, e.seq", [group_id]),
+        lambda seq, kind, payload, created_at: ArchivedEvent(seq, kind, json.loads(payload), created_at))
+    results = grouped(db.execute(
+        "SELECT r.play_id, r.player_id, r.total, r.rank, r.breakdown FROM results r JOIN seats s "
+        "ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN plays p ON p.id = r.play_id "
+        "WHERE p.group_id = ? ORDER BY r.play_id, s.seat", [group_id]),
+        lambda player_id, total, rank, breakdown: ArchivedResult(index[player_id], total, rank,
+                                                                 json.loads(breakdown)))
     plays = tuple(
         ArchivedPlay(game, json.loads(options), status, bool(counted), started_at, ended_at, version,
                      tuple(seats.get(play_id, ())), tuple(events.get(play_id, ())),
@@ -163,8 +154,7 @@ def dump_group(db: Database, group_id: int) -> GroupArchive:
              reopened, reopened_at_version) in db.execute(
             "SELECT id, game, options, status, counted, started_at, ended_at, version, uid, first_ended_at, "
             "reopened_tally, reopened_at_version FROM plays WHERE group_id = ? AND deleted_at IS NULL "
-            "ORDER BY id", [group_id]).fetchall()
-    )
+            "ORDER BY id", [group_id]).fetchall())
     return GroupArchive(group.name, tuple(ArchivedPlayer(*row[1:5], bool(row[5])) for row in players), plays,
                         _archived_games(db, group_id), group_settings(db, group_id))
 
@@ -187,8 +177,7 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
             renames = _restore_games(db, group_id, archive.games)
             write_settings(db, group_id, archive.settings)
         write_in_steps(db, archive.plays, lambda play: _restore_play(db, group_id, play, player_ids, renames))
-        with write_transaction(db):
-            db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
+        execute_write(db, "UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
     except BaseException as error:
         if group_id is not None:
             groups.delete_group(db, group_id)

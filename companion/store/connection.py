@@ -1,10 +1,6 @@
 """Connections: one per thread, kept (opening one reads the whole schema), and snapshots for long reads.
 
-A connection runs in autocommit mode, so a kept one never reads an old snapshot; writes group their
-statements with ``transactions.write_transaction``.
-"""
-
-from __future__ import annotations
+A connection runs in autocommit mode, so a kept one never reads an old snapshot."""
 
 import contextlib
 import os
@@ -34,8 +30,8 @@ def owner_only_files() -> Iterator[None]:
 
 
 def connect(path: str | Path) -> Database:
-    """Open the database with the settings every connection needs; a new file is its owner's only (and so
-    are the ``-wal`` and ``-shm`` files SQLite makes later)."""
+    """Open the database with the settings every connection needs; a new file (and so its ``-wal`` and
+    ``-shm`` files) is its owner's only."""
     with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
                                isolation_level=None)
@@ -60,9 +56,9 @@ def connect_read_only(path: str | Path) -> Database:
 
 @contextlib.contextmanager
 def snapshot(db: Database) -> Iterator[Database]:
-    """A read-only copy of the database in a temporary file, for a long read (a backup), so that the log
-    need not grow while it lasts: one step of SQLite's backup API (30 MB in well under a second; copied
-    in steps, it would start again at every write)."""
+    """A read-only copy of the database in a temporary file, for a long read (a backup) that must not
+    keep the log growing: one step of SQLite's backup API (copied in steps, it would restart at every
+    write; 30 MB take well under a second)."""
     # next to the database: on the same disk, where there is room for it, and as private
     folder = os.path.dirname(db.execute("PRAGMA database_list").fetchone()[2]) or None
     with owner_only_files():

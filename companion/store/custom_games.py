@@ -1,16 +1,13 @@
 """Any other game a group plays: its name and the versions of its score sheet (JSON the rules write and
 check: ``games.custom``). Each edit adds a version; plays keep theirs."""
 
-from __future__ import annotations
-
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store import plays, table
 from companion.store.errors import StaleVersion, StoreError, found
 from companion.store.transactions import now, write_transaction
 
@@ -82,18 +79,10 @@ def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_
             add_version(db, game_id, sheet)
 
 
-def log_past_play_of_version(db: Database, group_id: int, game_id: int, version_id: int,
-                             seats: Sequence[tuple[int, str]], options: Mapping[str, Any],
-                             payload: Mapping[str, Any], results: Sequence[plays.ResultInput],
-                             started_at: str, ended_at: str) -> int:
-    """Keep a play of the game played earlier, scored with the sheet of ``version_id`` (as
-    ``table.log_past_play``); StaleVersion, and nothing kept, if that is no longer the game's newest sheet
-    (checked under the write lock). Returns the play's id."""
-    with write_transaction(db):
-        check_sheet_version(get_group_game(db, group_id, game_id), version_id)
-        plays.check_players(db, group_id, seats)
-        return table.insert_finished_play(db, group_id, f"custom-{game_id}", seats, options, payload, results,
-                                          started_at, ended_at)
+def sheet_unchanged(group_id: int, game_id: int, version_id: int) -> Callable[[Database], None]:
+    """A check for ``plays.log_past_play``: StaleVersion if ``version_id`` is no longer the game's newest
+    sheet (the play's points are numbered by its rows)."""
+    return lambda db: check_sheet_version(get_group_game(db, group_id, game_id), version_id)
 
 
 _COLUMNS = "g.id, g.group_id, g.name, g.bgg_id, v.id, v.sheet"
@@ -128,9 +117,9 @@ def group_game_version(db: Database, game_id: int, version_id: int) -> GroupGame
 
 def list_group_games(db: Database, group_id: int) -> list[GroupGame]:
     """The group's games with their newest sheets and how often they were played, by name."""
-    rows = db.execute(f"SELECT {_COLUMNS}, {_PLAYS} {_FROM} WHERE g.group_id = ? AND {_NEWEST} "
-                      "ORDER BY g.name COLLATE NOCASE", [group_id]).fetchall()
-    return [_group_game(row) for row in rows]
+    return [_group_game(row) for row in db.execute(
+        f"SELECT {_COLUMNS}, {_PLAYS} {_FROM} WHERE g.group_id = ? AND {_NEWEST} "
+        "ORDER BY g.name COLLATE NOCASE", [group_id])]
 
 
 def delete_group_game(db: Database, group_id: int, game_id: int) -> None:

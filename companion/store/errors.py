@@ -1,6 +1,7 @@
-"""What the store refuses, and the rows it cannot find."""
+"""What the store refuses, the rows it cannot find, and the rows it finds grouped."""
 
-from __future__ import annotations
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from companion.messages import Refused
 
@@ -22,3 +23,11 @@ def found(row: tuple | None, what: str) -> tuple:
     if row is None:
         raise NotFound(what)
     return row
+
+
+def grouped(rows: Iterable[tuple], make: Callable[..., Any] | None = None) -> dict[Any, list]:
+    """The rest of each row (or ``make(*rest)``), in order, by the row's first column (a play's id, say)."""
+    groups: dict[Any, list] = {}
+    for key, *rest in rows:
+        groups.setdefault(key, []).append(tuple(rest) if make is None else make(*rest))
+    return groups

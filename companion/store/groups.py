@@ -1,7 +1,5 @@
 """Groups, their players and phones (memberships), the trash, and the limits on join codes and imports."""
 
-from __future__ import annotations
-
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -11,7 +9,7 @@ from sqlite_utils import Database
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import StaleVersion, StoreError, found
-from companion.store.transactions import now, write_in_steps, write_transaction
+from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
 # 16 random bytes: unguessable, and short enough that one cookie holds a hundred of them
@@ -116,8 +114,7 @@ def _marks(values: Sequence[object]) -> str:
 
 
 def rename_group(db: Database, group_id: int, name: str) -> None:
-    with write_transaction(db):
-        db.execute("UPDATE groups SET name = ? WHERE id = ?", [name, group_id])
+    execute_write(db, "UPDATE groups SET name = ? WHERE id = ?", [name, group_id])
 
 
 def delete_group(db: Database, group_id: int) -> None:
@@ -153,13 +150,11 @@ def _delete_plays_where(db: Database, where: str, params: Sequence[object]) -> i
 
 def trash_group(db: Database, group_id: int, at: str) -> None:
     """Move a group to the trash: no page, link or code finds it; its members can restore it."""
-    with write_transaction(db):
-        db.execute(f"UPDATE groups SET deleted_at = ? WHERE id = ? AND {_LIVE}", [at, group_id])
+    execute_write(db, f"UPDATE groups SET deleted_at = ? WHERE id = ? AND {_LIVE}", [at, group_id])
 
 
 def restore_trashed_group(db: Database, group_id: int) -> Group:
-    with write_transaction(db):
-        db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
+    execute_write(db, "UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
     return get_group(db, group_id)
 
 
@@ -190,9 +185,9 @@ def _player(row: tuple) -> Player:
 
 def list_players(db: Database, group_id: int, retired: bool | None = None) -> list[Player]:
     """The group's players by name; only those retired (or not) when ``retired`` says so."""
-    rows = db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE group_id = ? AND (? IS NULL OR "
-                      "retired = ?) ORDER BY name COLLATE NOCASE", [group_id, retired, retired]).fetchall()
-    return [_player(row) for row in rows]
+    return [_player(row) for row in db.execute(
+        f"SELECT {_PLAYER_COLUMNS} FROM players WHERE group_id = ? AND (? IS NULL OR retired = ?) "
+        "ORDER BY name COLLATE NOCASE", [group_id, retired, retired])]
 
 
 def get_player(db: Database, group_id: int, player_id: int) -> Player:
@@ -202,9 +197,8 @@ def get_player(db: Database, group_id: int, player_id: int) -> Player:
 
 def set_player_retired(db: Database, group_id: int, player_id: int, retired: bool) -> None:
     """Retire a player (left out of new plays, kept in the history), or bring them back."""
-    with write_transaction(db):
-        db.execute("UPDATE players SET retired = ? WHERE id = ? AND group_id = ?",
-                   [retired, player_id, group_id])
+    execute_write(db, "UPDATE players SET retired = ? WHERE id = ? AND group_id = ?",
+                  [retired, player_id, group_id])
 
 
 def player_play_count(db: Database, group_id: int, player_id: int) -> int:
@@ -226,10 +220,9 @@ def check_free_name(db: Database, group_id: int, name: str, except_id: int | Non
     """Refuse a name the group already has (as ``names.name_key`` compares them); inside the write."""
     key = name_key(name)
     taken = db.execute("SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()
-    clash = next((other for player_id, other in taken if player_id != except_id and name_key(other) == key),
-                 None)
-    if clash is not None:
-        raise DuplicateName("The group already has a player called %(name)s.", "name", name=clash)
+    for player_id, other in taken:
+        if player_id != except_id and name_key(other) == key:
+            raise DuplicateName("The group already has a player called %(name)s.", "name", name=other)
 
 
 def check_distinct_names(names: Sequence[str], path: str = "players") -> None:
@@ -292,7 +285,7 @@ def get_membership(db: Database, group_id: int, membership_id: int) -> Membershi
 def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
     """Which of ``tokens`` still belong to a membership (removed phones and purged groups drop out)."""
     rows = db.execute(f"SELECT token FROM memberships WHERE token IN ({_marks(tokens)})", list(tokens))
-    return {row[0] for row in rows}
+    return {token for (token,) in rows}
 
 
 def trashed_memberships(db: Database, tokens: Sequence[str]) -> list[tuple[Membership, str]]:
@@ -321,29 +314,25 @@ def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: st
 
 def list_memberships(db: Database, group_id: int) -> list[Membership]:
     """The phones in a group, in the order they joined."""
-    rows = db.execute(f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE group_id = ? ORDER BY id",
-                      [group_id]).fetchall()
-    return [Membership(*row) for row in rows]
+    return [Membership(*row) for row in db.execute(
+        f"SELECT {_MEMBERSHIP_COLUMNS} FROM memberships WHERE group_id = ? ORDER BY id", [group_id])]
 
 
 def delete_membership(db: Database, group_id: int, membership_id: int) -> None:
     """Take a phone out of a group: its cookie no longer lets it in."""
-    with write_transaction(db):
-        db.execute("DELETE FROM memberships WHERE id = ? AND group_id = ?", [membership_id, group_id])
+    execute_write(db, "DELETE FROM memberships WHERE id = ? AND group_id = ?", [membership_id, group_id])
 
 
 def rename_membership(db: Database, group_id: int, membership_id: int, name: str) -> None:
-    with write_transaction(db):
-        db.execute("UPDATE memberships SET name = ? WHERE id = ? AND group_id = ?",
-                   [name, membership_id, group_id])
+    execute_write(db, "UPDATE memberships SET name = ? WHERE id = ? AND group_id = ?",
+                  [name, membership_id, group_id])
 
 
 def touch_membership(db: Database, membership_id: int, at: str, unless_seen_since: str | None = None) -> bool:
     """Note when the phone last opened the group (never earlier than noted; with ``unless_seen_since``,
     not if noted after then: of many requests finding it due at once, one writes); whether it was."""
-    with write_transaction(db):
-        return db.execute("UPDATE memberships SET last_seen = ? WHERE id = ? AND last_seen <= ?",
-                          [at, membership_id, unless_seen_since or at]).rowcount == 1
+    return execute_write(db, "UPDATE memberships SET last_seen = ? WHERE id = ? AND last_seen <= ?",
+                         [at, membership_id, unless_seen_since or at]).rowcount == 1
 
 
 # --- the limits on wrong join codes and on imports per address ----------------------------------
@@ -374,9 +363,9 @@ class TooManyImports(StoreError):
 JOIN_FAILURES_KEPT_SECONDS = 86400
 
 
-def _record_join_failure(db: Database, client: str, at: float, keep_seconds: float) -> None:
-    db["join_failures"].insert({"client": client, "at": at})
-    db.execute("DELETE FROM join_failures WHERE at < ?", [at - keep_seconds])  # keep the table small
+def _note_attempt(db: Database, table: str, client: str, at: float, keep_seconds: float) -> None:
+    db[table].insert({"client": client, "at": at})
+    db.execute(f"DELETE FROM {table} WHERE at < ?", [at - keep_seconds])  # keep the table small
 
 
 def count_join_failures(db: Database, client: str, since: float) -> int:
@@ -393,8 +382,7 @@ def note_import(db: Database, client: str, at: float, allowed: int, window: floa
         if started >= allowed:
             raise TooManyImports(Message("Too many backups imported from this network lately. "
                                           "Try again in an hour."))
-        db["import_attempts"].insert({"client": client, "at": at})
-        db.execute("DELETE FROM import_attempts WHERE at < ?", [at - window])  # keep the table small
+        _note_attempt(db, "import_attempts", client, at, window)
 
 
 def group_for_join_code(db: Database, code: str, client: str, at: float, limits: JoinCodeLimits) -> Group:
@@ -413,6 +401,6 @@ def group_for_join_code(db: Database, code: str, client: str, at: float, limits:
                 "Too many wrong codes. Wait a quarter of an hour, or use the invite link.")
         row = _live_group(db, "join_code", code)
         if row is None:
-            _record_join_failure(db, client, at,
-                                 max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory))
+            _note_attempt(db, "join_failures", client, at,
+                          max(JOIN_FAILURES_KEPT_SECONDS, limits.window, limits.new_address_memory))
     return Group(*found(row, "group"))

@@ -1,7 +1,5 @@
 """History and statistics of a group's finished plays."""
 
-from __future__ import annotations
-
 import itertools
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -11,6 +9,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.store.errors import grouped
 from companion.store.transactions import write_transaction
 
 HISTORY_PAGE_SIZE = 30
@@ -83,28 +82,22 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
     not including, ``end`` (aware times or ISO 8601 text with an offset; None: any), newest first."""
     where, params = _history_where(group_id, game, player_id, start, end)
     total = db.execute(f"SELECT COUNT(*) FROM plays p WHERE {where}", params).fetchone()[0]
-    rows = db.execute(
-        f"SELECT p.id, p.game, p.ended_at, p.counted FROM plays p WHERE {where} "
-        "ORDER BY p.ended_at DESC, p.id DESC LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
-    standings: dict[int, list[Standing]] = {row[0]: [] for row in rows}
-    for play_id, *standing in db.execute(
-            "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
-            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN players pl ON "
-            f"pl.id = r.player_id WHERE r.play_id IN ({','.join('?' * len(rows))}) ORDER BY r.rank, s.seat",
-            list(standings)).fetchall():
-        standings[play_id].append(Standing(*standing))
-    entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings[play_id]))
+    rows = db.execute(f"SELECT p.id, p.game, p.ended_at, p.counted FROM plays p WHERE {where} ORDER BY "
+                      "p.ended_at DESC, p.id DESC LIMIT ? OFFSET ?", [*params, limit, offset]).fetchall()
+    standings = grouped(db.execute(
+        "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
+        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN players pl ON "
+        f"pl.id = r.player_id WHERE r.play_id IN ({','.join('?' * len(rows))}) ORDER BY r.rank, s.seat",
+        [row[0] for row in rows]), Standing)
+    entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings.get(play_id, ())))
                     for play_id, slug, ended_at, counted in rows)
     return HistoryPage(entries, total, offset, limit)
 
 
 def played_games(db: Database, group_id: int) -> list[str]:
     """The games the group has finished plays of, by slug."""
-    rows = db.execute("SELECT game FROM game_records WHERE group_id = ? AND finished > 0 ORDER BY game",
-                      [group_id])
-    return [row[0] for row in rows.fetchall()]
+    return [game for (game,) in db.execute(
+        "SELECT game FROM game_records WHERE group_id = ? AND finished > 0 ORDER BY game", [group_id])]
 
 
 @dataclass(frozen=True)
@@ -228,8 +221,7 @@ def refresh_records(db: Database, group_id: int) -> None:
 
 def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) -> tuple[ScorePeriod, ...]:
     """Each player's scores over time: one point per play while there are at most ``periods`` plays,
-    else the average per stretch of equally many months (from the sums kept per month; stretches
-    without plays are left out)."""
+    else the average per stretch of equally many months (from the sums kept per month)."""
     where = ("p.group_id = :group AND p.status = 'finished' AND p.counted = 1 AND p.deleted_at IS NULL "
              "AND p.game = :game")
     if plays <= periods:
@@ -248,9 +240,8 @@ def _periods(db: Database, params: Mapping[str, Any], plays: int, periods: int) 
 
 def _stretches(months: Sequence[tuple], periods: int,
                first_and_last: Callable[[str, str], tuple[str, str]]) -> tuple[ScorePeriod, ...]:
-    """The average scores per stretch of equally many months, in order, from (month, player, results,
-    points) rows; ``first_and_last(since, until)``: the ends of its first and last play. Stretches
-    without plays are left out."""
+    """The average scores per stretch of equally many months with plays, in order, from (month, player,
+    results, points) rows; ``first_and_last(since, until)``: the ends of its first and last play."""
     if not months:
         return ()
     index = {month: _month_number(month) for month, *_ in months}
@@ -280,12 +271,8 @@ def _month_text(number: int) -> str:
 
 def _per_play(rows: Iterable[tuple]) -> tuple[ScorePeriod, ...]:
     """A point per play from (play, end, player, score) rows in the order of their end."""
-    ends: dict[int, str] = {}
-    scores: dict[int, dict[int, float]] = {}
-    for play_id, ended_at, player_id, total in rows:
-        ends[play_id] = ended_at
-        scores.setdefault(play_id, {})[player_id] = total
-    return tuple(ScorePeriod(ended_at, ended_at, scores[play_id]) for play_id, ended_at in ends.items())
+    return tuple(ScorePeriod(scores[0][0], scores[0][0], {player_id: total for _, player_id, total in scores})
+                 for scores in grouped(rows).values())
 
 
 @dataclass(frozen=True)
@@ -313,9 +300,8 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
     streaks = {player_id: (current, longest) for player_id, current, longest in db.execute(
         "SELECT player_id, current_streak, longest_streak FROM player_records WHERE group_id = ? "
         "AND game = ?", [group_id, game or ""]).fetchall()}
-    game_rows = db.execute(
-        f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} AND plays > 0", params
-    ).fetchall()
+    game_rows = db.execute(f"SELECT game, plays, latest FROM game_records WHERE group_id = :group{scope} "
+                           "AND plays > 0", params).fetchall()
     row_points = [] if game is None else db.execute(
         "SELECT player_id, row, points FROM row_points WHERE group_id = :group AND game = :game",
         params).fetchall()
@@ -408,14 +394,10 @@ def statistics(db: Database, group_id: int, game: str | None = None,
         "SELECT id, name, colour FROM players WHERE group_id = ?", [group_id]).fetchall()}
     per_player: dict[int, list[int]] = {}  # plays, wins, points
     extremes: dict[int, list[tuple[bool, int, int]]] = {}  # (lowest wins, best, worst) per game played
-    best_in_game: dict[str, tuple[int, int]] = {}
     for game_slug, player_id, plays, wins, points, best, worst, _current, _longest in records:
         mine = per_player.setdefault(player_id, [0, 0, 0])
         mine[:] = mine[0] + plays, mine[1] + wins, mine[2] + points
         extremes.setdefault(player_id, []).append((game_slug in lowest_wins, best, worst))
-        held = best_in_game.get(game_slug)
-        if held is None or (best < held[0] if game_slug in lowest_wins else best > held[0]):
-            best_in_game[game_slug] = (best, player_id)
     players = []
     for pid, (plays, wins, points) in per_player.items():
         # scores compare only within one way of winning: the highest-wins games, else the lowest-wins ones
@@ -430,10 +412,11 @@ def statistics(db: Database, group_id: int, game: str | None = None,
     games = []
     for game_slug, plays, latest in sources.game_rows:
         mine = [r for r in records if r[0] == game_slug]
-        best, best_id = best_in_game[game_slug]
-        worst = (max if game_slug in lowest_wins else min)(r[6] for r in mine)
+        low = game_slug in lowest_wins
+        best = (min if low else max)(mine, key=lambda r: r[5])  # the first player holding it
+        worst = (max if low else min)(r[6] for r in mine)
         games.append(GameStatistics(game_slug, plays, sum(r[4] for r in mine) / sum(r[2] for r in mine),
-                                    best, names[best_id][0], worst, latest))
+                                    best[5], names[best[1]][0], worst, latest))
     games.sort(key=lambda g: (-g.plays, g.game))
     total_plays = sum(g.plays for g in games)
     if game is None:

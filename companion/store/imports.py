@@ -1,7 +1,5 @@
 """Finished plays brought in from another app (a BG Stats export), added to an existing group."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,8 +10,7 @@ from sqlite_utils import Database
 from companion.names import name_key
 from companion.store.errors import StoreError
 from companion.store.groups import check_free_name, insert_player, remove_plays
-from companion.store.plays import FINAL_EVENT, ResultInput
-from companion.store.table import insert_finished_play
+from companion.store.plays import FINAL_EVENT, ResultInput, insert_finished_play
 from companion.store.transactions import write_in_steps, write_transaction
 
 
@@ -35,10 +32,8 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
                  plays: Sequence[ImportedPlay]) -> None:
     """Add the new players (name, colour) and the finished plays, whose seats name the group's players
     (by ``name_key``): all of it, or nothing if a new name is taken or a seat names nobody. The plays go
-    in in steps (``write_in_steps``): the group's pages may show the first ones meanwhile, and an import
-    that fails removes them (one cut off by the process's end does not: the file imported again adds
-    the rest, as plays the history has are left out).
-    """
+    in in steps (``write_in_steps``), removed if the import fails (not if the process ends: the file
+    imported again adds the rest, as plays the history has are left out)."""
     with write_transaction(db):
         added = []
         for name, colour in new_players:
@@ -65,12 +60,10 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
 def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
     """The values the group's final tallies keep under ``field`` (the other app's ids of imported plays)."""
     path = "$." + field
-    rows = db.execute(
-        "SELECT json_extract(e.payload, ?) FROM events e JOIN plays p ON p.id = e.play_id "
-        "WHERE p.group_id = ? AND e.kind = ? AND json_extract(e.payload, ?) IS NOT NULL",
-        [path, group_id, FINAL_EVENT, path],
-    ).fetchall()
-    return {str(row[0]) for row in rows}
+    rows = db.execute("SELECT json_extract(e.payload, ?) FROM events e JOIN plays p ON p.id = e.play_id "
+                      "WHERE p.group_id = ? AND e.kind = ? AND json_extract(e.payload, ?) IS NOT NULL",
+                      [path, group_id, FINAL_EVENT, path])
+    return {str(key) for (key,) in rows}
 
 
 def finished_play_players(db: Database, group_id: int) -> list[tuple[str, str, list[str]]]:

@@ -1,7 +1,5 @@
 """Whose phone it is: a membership may name one of its group's players (``Membership.player_id``)."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 from companion.store.errors import NotFound

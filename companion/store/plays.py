@@ -1,6 +1,4 @@
-"""Plays: their seats, their append-only event logs and their final results."""
-
-from __future__ import annotations
+"""Plays: their seats, options, append-only event logs and final results, and plays logged afterwards."""
 
 import json
 import sqlite3
@@ -12,9 +10,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import NotFound, StaleVersion, StoreError, found
+from companion.store.errors import NotFound, StaleVersion, StoreError, found, grouped
 from companion.store.request_ids import expected_request, request_noted, seen_request
-from companion.store.transactions import now, write_one_statement, write_transaction
+from companion.store.transactions import execute_write, now, write_one_statement, write_transaction
 
 # The event that closes a play: its payload is the final tally (the rules read it by the same kind).
 FINAL_EVENT = "final"
@@ -111,8 +109,11 @@ _LATEST_ORDER = ("WHERE group_id = ? AND status = ? AND deleted_at IS NULL "
                  "ORDER BY COALESCE(ended_at, started_at) DESC, id DESC LIMIT ?")
 _LISTED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays {_LATEST_ORDER}"
 _TRASHED = f"SELECT {_PLAY_COLUMNS}, deleted_at FROM plays WHERE group_id = ? AND deleted_at IS NOT NULL"
-# The phone an entry came with a request id from (``events.membership_id``), while it is in the group
-_PHONE = "(SELECT id FROM memberships WHERE id = ?)"
+# An event appended in one statement: the next seq, the play's next version (``m015``: the event brings
+# it), and the phone it came from with a request id (``events.membership_id``) while it is in the group
+_APPEND = ("INSERT INTO events (play_id, seq, kind, payload, created_at, version, request_id, membership_id) "
+           "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), ?, ?, ?, "
+           "version + 1, ?, (SELECT id FROM memberships WHERE id = ?) FROM plays p WHERE id = ?")
 
 
 # --- plays ------------------------------------------------------------------------------------------
@@ -149,23 +150,19 @@ def _play_of(row: tuple, seats: tuple[SeatRow, ...]) -> Play:
 
 def _plays(db: Database, rows: Sequence[tuple]) -> list[Play]:
     """The plays of these rows with their seats, read in one query."""
-    seats: dict[int, list[SeatRow]] = {row[0]: [] for row in rows}
-    for play_id, *seat in db.execute(
-            "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
-            f"s.player_id WHERE s.play_id IN ({','.join('?' * len(rows))}) ORDER BY s.play_id, s.seat",
-            list(seats)).fetchall():
-        seats[play_id].append(SeatRow(*seat))
-    return [_play_of(row, tuple(seats[row[0]])) for row in rows]
+    seats = grouped(db.execute(
+        "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
+        f"s.player_id WHERE s.play_id IN ({','.join('?' * len(rows))}) ORDER BY s.play_id, s.seat",
+        [row[0] for row in rows]), SeatRow)
+    return [_play_of(row, tuple(seats.get(row[0], ()))) for row in rows]
 
 
 def get_play(db: Database, play_id: int) -> Play:
     """The play, unless it or its group is in the trash (then NotFound, as for a play that does not exist)."""
-    rows = db.execute(
+    row = db.execute(
         f"SELECT {_PLAY_COLUMNS} FROM plays WHERE id = ? AND deleted_at IS NULL AND EXISTS "
-        "(SELECT 1 FROM groups g WHERE g.id = plays.group_id AND g.deleted_at IS NULL)", [play_id]).fetchall()
-    if not rows:
-        raise NotFound("play")
-    return _plays(db, rows)[0]
+        "(SELECT 1 FROM groups g WHERE g.id = plays.group_id AND g.deleted_at IS NULL)", [play_id]).fetchone()
+    return _plays(db, [found(row, "play")])[0]
 
 
 def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> list[Play]:
@@ -177,8 +174,7 @@ def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> lis
 def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_limit: int = 10,
                 with_trash: bool = True) -> GroupPlays:
     """The group's plays going on, its latest finished ones and (``with_trash``) those in its trash, with
-    their seats and results, in one query: in the order of ``list_plays``, the trash most recently
-    deleted first."""
+    their seats and results, in one query; the trash most recently deleted first."""
     selects = [_LISTED, _LISTED, *([_TRASHED] if with_trash else [])]
     params = [group_id, "active", active_limit, group_id, "finished", finished_limit,
               *([group_id] if with_trash else [])]
@@ -188,8 +184,7 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
         "LEFT JOIN seats s ON s.play_id = listed.id LEFT JOIN players pl ON pl.id = s.player_id "
         "LEFT JOIN results r ON r.play_id = s.play_id AND r.player_id = s.player_id ORDER BY "
         "COALESCE(listed.deleted_at, listed.ended_at, listed.started_at) DESC, listed.id DESC, s.seat",
-        params,
-    ).fetchall()
+        params).fetchall()
     width = len(_PLAY_COLUMNS.split(","))
     by_id: dict[int, tuple[tuple, str | None, list[SeatRow], list[ResultRow]]] = {}
     for row in rows:
@@ -206,8 +201,7 @@ def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_li
         active=[play for play, deleted_at, _ in plays if not deleted_at and play.status == "active"],
         recent=[FinishedPlay(play, tuple(sorted(results, key=lambda r: (r.rank, r.seat))))
                 for play, deleted_at, results in plays if not deleted_at and play.status == "finished"],
-        trashed=[TrashedPlay(play, deleted_at) for play, deleted_at, _ in plays if deleted_at],
-    )
+        trashed=[TrashedPlay(play, deleted_at) for play, deleted_at, _ in plays if deleted_at])
 
 
 def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[FinishedPlay]:
@@ -217,24 +211,20 @@ def recent_finished(db: Database, group_id: int, limit: int = 10) -> list[Finish
 
 def delete_play(db: Database, play_id: int) -> None:
     """Delete a play for good, with its events and results."""
-    with write_transaction(db):
-        db.execute("DELETE FROM plays WHERE id = ?", [play_id])
+    execute_write(db, "DELETE FROM plays WHERE id = ?", [play_id])
 
 
 def trash_play(db: Database, play_id: int, at: str) -> None:
     """Move a play to its group's trash: it leaves every page, the history, statistics and exports."""
-    with write_transaction(db):
-        # naming ended_at lets the ratings' trigger note that they must be computed again from this play
-        db.execute("UPDATE plays SET deleted_at = ?, ended_at = ended_at WHERE id = ? AND deleted_at IS NULL",
-                   [at, play_id])
+    # naming ended_at lets the ratings' trigger note that they must be computed again from this play
+    execute_write(db, "UPDATE plays SET deleted_at = ?, ended_at = ended_at WHERE id = ? "
+                  "AND deleted_at IS NULL", [at, play_id])
 
 
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
     """Take a play of the group out of the trash; NotFound if the trash holds no such play."""
-    with write_transaction(db):
-        restored = db.execute("UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? "
-                              "AND group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount
-    if not restored:
+    if not execute_write(db, "UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? AND "
+                         "group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount:
         raise NotFound("play")
 
 
@@ -247,9 +237,9 @@ def _event(row: tuple) -> Event:
 
 def list_events(db: Database, play_id: int, after_seq: int = 0) -> list[Event]:
     """The play's events after ``after_seq``, in order."""
-    rows = db.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE play_id = ? AND seq > ? ORDER BY seq",
-                      [play_id, after_seq]).fetchall()
-    return [_event(row) for row in rows]
+    return [_event(row) for row in db.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE play_id = ? AND seq > ? ORDER BY seq",
+        [play_id, after_seq])]
 
 
 def newest_events(db: Database, play_id: int, count: int, before_seq: int | None = None) -> list[Event]:
@@ -269,10 +259,8 @@ def _current_version(db: Database, play_id: int, expected: int | None = None) ->
 
 def check_version(version: int, expected: int | None) -> None:
     if expected is not None and expected != version:
-        raise StaleVersion(
-            "Another phone changed this play since you opened it. Here is the current state: "
-            "check it and try again."
-        )
+        raise StaleVersion("Another phone changed this play since you opened it. Here is the current state: "
+                           "check it and try again.")
 
 
 def play_version(db: Database, play_id: int) -> int:
@@ -285,8 +273,8 @@ def check_play_version(db: Database, play_id: int, expected: int) -> None:
 
 
 class EventLog(Sequence[Event]):
-    """A play's event log as of ``version``, read only when its events are asked for (a check that keeps
-    the folded table elsewhere needs only the version and the newest events)."""
+    """A play's event log as of ``version``, read only when its events are asked for (a check may need
+    only the version)."""
 
     def __init__(self, db: Database, play_id: int, version: int) -> None:
         self.db, self.play_id, self.version = db, play_id, version
@@ -302,36 +290,24 @@ class EventLog(Sequence[Event]):
         return len(self._events)
 
 
-def _phone(db: Database) -> int | None:
-    request = expected_request(db)
-    return request and request.membership_id
-
-
-def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any], version: int,
+def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
                   stamp: str | None = None) -> None:
-    """Append an event to the play's log; it brings the play to ``version`` (``m015``)."""
-    db.execute(
-        "INSERT INTO events (play_id, seq, kind, payload, created_at, version, membership_id) "
-        "SELECT p.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), ?, ?, ?, ?, "
-        f"{_PHONE} FROM plays p WHERE p.id = ?",
-        [kind, json.dumps(dict(payload)), stamp or now(), version, _phone(db), play_id],
-    )
+    """Append an event to the play's log inside a write (whose transaction notes the request id)."""
+    request = expected_request(db)
+    db.execute(_APPEND, [kind, json.dumps(dict(payload)), stamp or now(), None,
+                         request and request.membership_id, play_id])
 
 
 def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mapping[str, Any]) -> int | None:
-    """Append an event to the play if it is going on, in one statement that also brings the play to its
-    next version and notes the request id expected (``m015``): the event's row id, or None (nothing
-    stored); ``RepeatedRequest`` if the phone sent the request id before."""
+    """Append an event to the play if it is going on, in one statement that also notes the request id
+    expected: the event's row id, or None; ``RepeatedRequest`` if the phone sent the request id before."""
     request = expected_request(db)
     try:
         appended = write_one_statement(
-            db,
-            "INSERT INTO events "
-            "(play_id, seq, kind, payload, created_at, version, request_id, membership_id) "
-            "SELECT id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE play_id = p.id), "
-            f"?, ?, ?, version + 1, ?, {_PHONE} FROM plays p WHERE id = ? AND status = 'active' "
-            "AND deleted_at IS NULL AND (SELECT deleted_at FROM groups WHERE id = p.group_id) IS NULL",
-            [kind, json.dumps(dict(payload)), now(), request and request.value, _phone(db), play_id])
+            db, f"{_APPEND} AND status = 'active' AND deleted_at IS NULL "
+            "AND (SELECT deleted_at FROM groups WHERE id = p.group_id) IS NULL",
+            [kind, json.dumps(dict(payload)), now(), request and request.value,
+             request and request.membership_id, play_id])
     except sqlite3.IntegrityError:
         repeated = request and seen_request(db, request)
         if not repeated:
@@ -346,12 +322,8 @@ def append_to_active_play(db: Database, play_id: int, kind: str, payload: Mappin
 
 def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],
                  check: Callable[[EventLog], None] | None = None, expected_version: int | None = None) -> int:
-    """Append an event to an active play; returns the play's new version.
-
-    ``check`` sees the log under the write lock and raises if the event does not fit it (two phones
-    entering at once cannot both pass a stale check); ``expected_version`` refuses it if the play changed
-    since the phone looked. Without either, it is one statement (``append_to_active_play``).
-    """
+    """Append an event to an active play; returns the play's new version. ``check`` sees the log under
+    the write lock (two phones entering at once cannot both pass a stale check) and may refuse."""
     if check is None and expected_version is None:
         rowid = append_to_active_play(db, play_id, kind, payload)
         if rowid is not None:  # its version is read after the write: the lock is held no longer
@@ -363,7 +335,7 @@ def append_event(db: Database, play_id: int, kind: str, payload: Mapping[str, An
             raise StoreError("This play is finished. Undo the final tally to change it.")
         if check is not None:
             check(EventLog(db, play_id, version))
-        _insert_event(db, play_id, kind, payload, version + 1)
+        _insert_event(db, play_id, kind, payload)
         return version + 1
 
 
@@ -372,19 +344,16 @@ def undo_last_event(db: Database, play_id: int, expected_version: int | None = N
     reopens the play and drops its results; undoing a correction puts back the results it replaced."""
     with write_transaction(db):
         version, _ = _current_version(db, play_id, expected_version)
-        newest = newest_events(db, play_id, 1)
-        if not newest:
+        event = next(iter(newest_events(db, play_id, 1)), None)
+        if event is None:
             return None
-        event = newest[0]
         db.execute("DELETE FROM events WHERE play_id = ? AND seq = ?", [play_id, event.seq])
         if event.kind == FINAL_EVENT:
             db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
             # the tally and the end time are kept: finishing again starts from them
-            db.execute(
-                "UPDATE plays SET status = 'active', first_ended_at = COALESCE(first_ended_at, ended_at), "
-                "ended_at = NULL, reopened_tally = ?, reopened_at_version = ? WHERE id = ?",
-                [json.dumps(dict(event.payload)), version + 1, play_id],
-            )
+            db.execute("UPDATE plays SET status = 'active', first_ended_at = COALESCE(first_ended_at, "
+                       "ended_at), ended_at = NULL, reopened_tally = ?, reopened_at_version = ? WHERE id = ?",
+                       [json.dumps(dict(event.payload)), version + 1, play_id])
         elif event.kind == CORRECTION_EVENT:
             _restore_results(db, play_id, event.payload.get("previous"))
         db.execute("UPDATE plays SET version = version + 1 WHERE id = ?", [play_id])
@@ -403,19 +372,17 @@ def write_results(db: Database, play_id: int, seat_players: Mapping[int, int] | 
     db.execute("DELETE FROM results WHERE play_id = ?", [play_id])
     db.conn.executemany(
         "INSERT INTO results (play_id, player_id, total, rank, breakdown) VALUES (?, ?, ?, ?, ?)",
-        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown))) for r in results],
-    )
+        [(play_id, seat_players[r.seat], r.total, r.rank, json.dumps(dict(r.breakdown))) for r in results])
 
 
 def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results: Sequence[ResultInput],
                 expected_version: int | None = None,
                 options_at_end: Callable[[Mapping[str, Any], datetime], Mapping[str, Any]] | None = None,
                 ) -> None:
-    """Record the final tally as the play's last event, store the results and close the play, its
-    options becoming ``options_at_end(options, the end)``."""
+    """Record the final tally as the play's last event, store the results and close the play (its options
+    becoming ``options_at_end(options, the end)``)."""
     with write_transaction(db):
-        version, status = _current_version(db, play_id, expected_version)
-        if status != "active":
+        if _current_version(db, play_id, expected_version)[1] != "active":
             raise StoreError("This play is already finished.")
         stamp = now()
         # a play finished again after being reopened keeps the date it was first finished on
@@ -423,7 +390,7 @@ def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results:
                                     [play_id]).fetchone()
         if options_at_end is not None:
             options = json.dumps(dict(options_at_end(json.loads(options), datetime.fromisoformat(stamp))))
-        _insert_event(db, play_id, FINAL_EVENT, payload, version + 1, stamp)
+        _insert_event(db, play_id, FINAL_EVENT, payload, stamp)
         write_results(db, play_id, _seat_players(db, play_id), results)
         db.execute("UPDATE plays SET status = 'finished', ended_at = ?, options = ?, reopened_tally = NULL, "
                    "reopened_at_version = NULL WHERE id = ?", [first or stamp, options, play_id])
@@ -440,13 +407,10 @@ def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:
 
 def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:
     """The final scores of a finished play, by rank then seat."""
-    rows = db.execute(
-        "SELECT r.player_id, p.name, s.seat, r.total, r.rank, r.breakdown FROM results r "
-        "JOIN players p ON p.id = r.player_id "
-        "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-        "WHERE r.play_id = ? ORDER BY r.rank, s.seat",
-        [play_id],
-    ).fetchall()
+    rows = db.execute("SELECT r.player_id, p.name, s.seat, r.total, r.rank, r.breakdown FROM results r "
+                      "JOIN players p ON p.id = r.player_id JOIN seats s ON s.play_id = r.play_id "
+                      "AND s.player_id = r.player_id WHERE r.play_id = ? ORDER BY r.rank, s.seat",
+                      [play_id]).fetchall()
     return tuple(ResultRow(*row[:5], json.loads(row[5])) for row in rows)
 
 
@@ -470,9 +434,7 @@ def _stored_results(entries: object, seat_players: Mapping[int, int]) -> list[Re
                 or not all(isinstance(k, str) and _is_points(v) for k, v in breakdown.items())):
             return None
         results.append(ResultInput(seat, total, rank, breakdown))
-    if len({r.seat for r in results}) != len(results):
-        return None
-    return results
+    return results if len({r.seat for r in results}) == len(results) else None
 
 
 def _restore_results(db: Database, play_id: int, previous: object) -> None:
@@ -486,8 +448,7 @@ def _restore_results(db: Database, play_id: int, previous: object) -> None:
 
 def correct_results(db: Database, play_id: int, results: Sequence[ResultInput],
                     expected_version: int | None = None) -> int:
-    """Replace a finished play's results with a corrected tally (a correction event after the final
-    event); returns the play's new version."""
+    """Replace a finished play's results with a corrected tally (a correction event); its new version."""
     with write_transaction(db):
         version, status = _current_version(db, play_id, expected_version)
         if status != "finished":
@@ -496,17 +457,12 @@ def correct_results(db: Database, play_id: int, results: Sequence[ResultInput],
         by_seat = sorted(results, key=lambda r: r.seat)
         if [r.seat for r in by_seat] != sorted(seat_players):
             raise StoreError("A correction needs the scores of every player at the table.")
-        previous = db.execute("SELECT s.seat, r.total, r.rank, r.breakdown FROM results r JOIN seats s "
-                              "ON s.play_id = r.play_id AND s.player_id = r.player_id WHERE r.play_id = ? "
-                              "ORDER BY s.seat", [play_id]).fetchall()
-        payload = {
-            "breakdowns": [dict(r.breakdown) for r in by_seat],
-            "totals": [r.total for r in by_seat],
-            "ranks": [r.rank for r in by_seat],
-            "previous": [{"seat": seat, "total": total, "rank": rank, "breakdown": json.loads(breakdown)}
-                         for seat, total, rank, breakdown in previous],
-        }
-        _insert_event(db, play_id, CORRECTION_EVENT, payload, version + 1)
+        previous = sorted(play_results(db, play_id), key=lambda r: r.seat)
+        payload = {"breakdowns": [dict(r.breakdown) for r in by_seat], "totals": [r.total for r in by_seat],
+                   "ranks": [r.rank for r in by_seat],
+                   "previous": [{"seat": r.seat, "total": r.total, "rank": r.rank, "breakdown": r.breakdown}
+                                for r in previous]}
+        _insert_event(db, play_id, CORRECTION_EVENT, payload)
         write_results(db, play_id, seat_players, by_seat)
         return version + 1
 
@@ -529,3 +485,74 @@ def set_play_counted(db: Database, play_id: int, counted: bool) -> None:
         if _current_version(db, play_id)[1] != "finished":
             raise StoreError("Only a finished play can be left out of the statistics.")
         db.execute("UPDATE plays SET counted = ? WHERE id = ?", [counted, play_id])
+
+
+# --- options at the table, and plays logged afterwards -----------------------------------------------
+
+# The play's note and variant carry a revision of their own in its options: the play's version moves
+# with every entry, and a note typed while the others score must not be refused for that.
+NOTE_REVISION = "note_revision"
+
+
+def change_play_options(db: Database, play_id: int,
+                        change: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> int:
+    """Replace the play's options with ``change(options)``, which sees them under the write lock (two
+    phones tapping the timer at once see each other's tap) and may refuse; returns the new version."""
+    with write_transaction(db):
+        options, version = found(db.execute("SELECT options, version FROM plays WHERE id = ?",
+                                            [play_id]).fetchone(), "play")
+        options = dict(change(json.loads(options)))
+        # a reopened play's kept tally still fits its log: the options are not part of it
+        db.execute("UPDATE plays SET options = ?, version = version + 1, reopened_at_version = CASE "
+                   "WHEN reopened_at_version = version THEN version + 1 ELSE reopened_at_version END "
+                   "WHERE id = ?", [json.dumps(options), play_id])
+        return version + 1
+
+
+def note_revision(options: Mapping[str, Any]) -> int:
+    """How often the play's note and variant were saved (0 for a play whose note was never saved)."""
+    revision = options.get(NOTE_REVISION, 0)
+    return revision if type(revision) is int and revision >= 0 else 0
+
+
+def save_play_note(db: Database, play_id: int, fields: Mapping[str, str], expected_revision: int) -> int:
+    """Store the play's note and variant (``fields``) as typed on a page showing ``expected_revision``
+    (StaleVersion if another phone saved the note since); returns the new revision."""
+    def change(options: Mapping[str, Any]) -> dict[str, Any]:
+        revision = note_revision(options)
+        check_version(revision, expected_revision)
+        return {**options, **fields, NOTE_REVISION: revision + 1}
+
+    change_play_options(db, play_id, change)
+    return expected_revision + 1
+
+
+def log_past_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
+                  options: Mapping[str, Any], payload: Mapping[str, Any], results: Sequence[ResultInput],
+                  started_at: str, ended_at: str, check: Callable[[Database], None] | None = None) -> int:
+    """Keep a play that was played earlier, finished, in one transaction; returns its id. ``check`` runs
+    under the write lock first and may refuse."""
+    with write_transaction(db):
+        if check is not None:
+            check(db)
+        check_players(db, group_id, seats)
+        return insert_finished_play(db, group_id, game, seats, options, payload, results, started_at,
+                                    ended_at)
+
+
+def insert_finished_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
+                         options: Mapping[str, Any], payload: Mapping[str, Any],
+                         results: Sequence[ResultInput], started_at: str, ended_at: str,
+                         counted: bool = True) -> int:
+    """Insert a finished play with its final tally and results; call it inside a write transaction."""
+    play_id = db["plays"].insert({"group_id": group_id, "game": game, "options": json.dumps(dict(options)),
+                                  "counted": int(counted), "started_at": started_at,
+                                  "first_ended_at": ended_at}).last_pk
+    insert_seats(db, play_id, seats)
+    db.execute("INSERT INTO events (play_id, seq, kind, payload, created_at) VALUES (?, 1, ?, ?, ?)",
+               [play_id, FINAL_EVENT, json.dumps(dict(payload)), ended_at])
+    # finished before the results go in: their triggers copy the play's end into the statistics
+    db.execute("UPDATE plays SET status = 'finished', ended_at = ?, version = 1 WHERE id = ?",
+               [ended_at, play_id])
+    write_results(db, play_id, [player_id for player_id, _ in seats], results)
+    return play_id

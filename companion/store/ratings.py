@@ -1,14 +1,13 @@
 """Skill ratings: kept per rated play, computed again from the first play a change touched (noted by
 the triggers of ``m008_ratings``), with the rules' function that rates one play."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from companion.store.errors import grouped
 from companion.store.plays import FINAL_EVENT
 from companion.store.transactions import write_transaction
 
@@ -45,26 +44,16 @@ def _plays_since(db: Database, group_id: int, since: str) -> list[tuple[int, str
     plays = db.execute(
         "SELECT id, game, ended_at FROM plays WHERE group_id = ? AND status = 'finished' AND counted = 1 "
         "AND deleted_at IS NULL AND ended_at >= ? ORDER BY ended_at, id", [group_id, since]).fetchall()
-    placings: dict[int, list[tuple[int, int, int]]] = {}
-    for play_id, seat, player_id, rank in db.execute(
-            "SELECT r.play_id, s.seat, r.player_id, r.rank FROM results r "
-            "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id "
-            "WHERE r.group_id = ? AND r.counted = 1 AND r.ended_at >= ?", [group_id, since]).fetchall():
-        placings.setdefault(play_id, []).append((seat, player_id, rank))
-    teams: dict[int, str] = {}
-    cooperative: set[int] = set()
-    for play_id, team_list, won in db.execute(
-            "SELECT e.play_id, json_extract(e.payload, '$.teams'), json_type(e.payload, '$.won') "
-            "FROM events e JOIN plays p ON p.id = e.play_id "
-            "WHERE p.group_id = ? AND p.ended_at >= ? AND e.kind = ? AND (json_extract(e.payload, '$.teams') "
-            "IS NOT NULL OR json_type(e.payload, '$.won') IN ('true', 'false'))",
-            [group_id, since, FINAL_EVENT]).fetchall():
-        if team_list is not None:
-            teams[play_id] = team_list
-        if won in ("true", "false"):
-            cooperative.add(play_id)
-    return [(play_id, game, ended_at, sorted(placings.get(play_id, [])),
-             json.loads(teams[play_id]) if play_id in teams else None, play_id in cooperative)
+    placings = grouped(db.execute(
+        "SELECT r.play_id, s.seat, r.player_id, r.rank FROM results r JOIN seats s ON s.play_id = r.play_id "
+        "AND s.player_id = r.player_id WHERE r.group_id = ? AND r.counted = 1 AND r.ended_at >= ?",
+        [group_id, since]))
+    finals = {play_id: (teams and json.loads(teams), won in ("true", "false")) for play_id, teams, won in (
+        db.execute("SELECT e.play_id, json_extract(e.payload, '$.teams'), json_type(e.payload, '$.won') FROM "
+                   "events e JOIN plays p ON p.id = e.play_id WHERE p.group_id = ? AND p.ended_at >= ? AND "
+                   "e.kind = ? AND (json_extract(e.payload, '$.teams') IS NOT NULL OR json_type(e.payload, "
+                   "'$.won') IN ('true', 'false'))", [group_id, since, FINAL_EVENT]))}
+    return [(play_id, game, ended_at, sorted(placings.get(play_id, [])), *finals.get(play_id, (None, False)))
             for play_id, game, ended_at in plays]
 
 
@@ -120,12 +109,8 @@ def rating_history(db: Database, group_id: int, scope: str = OVERALL, limit: int
     """The ratings after each of the latest ``limit`` rated plays, oldest first."""
     plays = db.execute("SELECT DISTINCT play_id, ended_at FROM ratings WHERE group_id = ? AND scope = ? "
                        "ORDER BY ended_at DESC, play_id DESC LIMIT ?", [group_id, scope, limit]).fetchall()
-    if not plays:
-        return []
-    shown: dict[int, dict[int, float]] = {play_id: {} for play_id, _ in plays}
-    marks = ",".join("?" * len(plays))
-    for play_id, player_id, mu, sigma in db.execute(
-            f"SELECT play_id, player_id, mu, sigma FROM ratings WHERE scope = ? AND play_id IN ({marks})",
-            [scope, *shown]).fetchall():
-        shown[play_id][player_id] = mu - 3 * sigma
-    return [RatedPlay(play_id, ended_at, shown[play_id]) for play_id, ended_at in reversed(plays)]
+    shown = grouped(db.execute(
+        "SELECT play_id, player_id, mu - 3 * sigma FROM ratings WHERE scope = ? AND play_id IN "
+        f"({','.join('?' * len(plays))})", [scope, *(play_id for play_id, _ in plays)]))
+    return [RatedPlay(play_id, ended_at, dict(shown.get(play_id, ())))
+            for play_id, ended_at in reversed(plays)]

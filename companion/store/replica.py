@@ -3,13 +3,9 @@
 Litestream copies the write-ahead log in batches, LTX files ``ltx/<level>/<first>-<last>.ltx``
 (transaction ids); a level-0 header names the part of the log it holds (the log's salts and a byte
 range) and when Litestream made it. A commit is copied once a batch of the same run of the log (the
-same salts) reaches past it. The salts tell runs apart but not their order: SQLite adds one to salt-1
-when it restarts a log, but a log it creates afresh (after the last connection closed and deleted it,
-as ``init-db`` does before each start) gets random salts, so a batch kept from an earlier run says
-nothing about this one.
+same salts) reaches past it. The salts tell runs apart but not their order: a log SQLite creates afresh
+(as after ``init-db``) gets random salts, so a batch kept from an earlier run says nothing about this one.
 """
-
-from __future__ import annotations
 
 import math
 import os
@@ -115,16 +111,14 @@ def _level0(batches: list[tuple[int, Path]]) -> list[_Batch]:
 
 
 def _reaches(batches: list[_Batch], position: LogPosition | None) -> bool:
-    """Whether a batch of the same run of the log as ``position`` reaches it. Without a log (None) the
-    commits are all in the database file, and no batch tells whether the replica has them."""
+    """Whether a batch of the same run of the log reaches ``position`` (None, no log: no batch tells)."""
     return position is not None and any(
         batch.held is not None and (batch.held.salt1, batch.held.salt2) == (position.salt1, position.salt2)
         and batch.held.end >= position.end for batch in batches)
 
 
 def holds(replica: Path, position: LogPosition | None) -> bool:
-    """Whether the replica holds every commit up to ``position`` of the log: a level-0 batch of the same
-    run of the log (the same salts) reaches it. Batches of other runs, earlier or not, never count."""
+    """Whether the replica holds every commit up to ``position`` of the log (``_reaches``)."""
     return _reaches(_level0(_batches(replica)), position)
 
 

@@ -1,12 +1,8 @@
 """A phone's write stored once, however often it is sent (an offline phone sends its forms again).
 
 Each form carries a random request id (static/live.js), noted in the transaction of its write, so of
-two copies sent at once one is stored. An id belongs to the phone the gate let in (the membership
-``access.reach`` found) and to the play, or for a write to the group itself, the group; a refused
-write notes nothing, so its id stays free for the next try.
-"""
-
-from __future__ import annotations
+two copies sent at once one is stored. An id belongs to the phone the gate let in and to the play (or
+the group); a refused write notes nothing, so its id stays free for the next try."""
 
 import weakref
 from dataclasses import dataclass
@@ -54,7 +50,7 @@ def expected_request(db: Database) -> RequestId | None:
 
 
 def request_noted(db: Database, request: RequestId) -> None:
-    """``request`` is stored with a committed write: the request's later writes note nothing."""
+    """``request`` is stored with a committed write: its later writes note nothing."""
     if _expected.get(db) is request:
         del _expected[db]
 

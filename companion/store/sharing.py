@@ -1,7 +1,5 @@
 """What the exports need beyond the history: a group's settings and the stable ids of players and plays."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field

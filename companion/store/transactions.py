@@ -1,13 +1,9 @@
 """Transactions: reads that see one state, writes that take the lock at once, and a bounded log.
 
-An entry is one statement, a transaction of its own. Three things keep it quick under many writers,
-each measured (docs/deploy.md): a writer finding the lock taken retries after short pauses
-(``_while_busy``), a process's threads take turns for a transaction (``_turn``), and the log is
-checkpointed after a commit, not inside it (``after_commit``). A long write (an import) goes in short
-steps with pauses between them (``write_in_steps``).
+Three things keep an entry quick under many writers, each measured (docs/deploy.md): a writer finding
+the lock taken retries after short pauses (``_while_busy``), a process's threads take turns for a
+transaction (``_turn``), and the log is checkpointed after a commit, not inside it (``after_commit``).
 """
-
-from __future__ import annotations
 
 import contextlib
 import itertools
@@ -59,8 +55,8 @@ def read_transaction(db: Database) -> contextlib.AbstractContextManager[Database
 @contextlib.contextmanager
 def write_transaction(db: Database) -> Iterator[Database]:
     """A transaction that takes the write lock at once (read-check-write is race free) and notes the
-    request id the connection expects. A process's threads take turns on a thread lock first: there
-    they sleep, where retrying SQLite's lock they would take the time the holder needs to finish."""
+    request id the connection expects. Threads take turns on a thread lock first: there they sleep,
+    where retrying SQLite's lock they would take the time the holder needs to finish."""
     request = expected_request(db)
     with _turn:
         _while_busy(db, "BEGIN IMMEDIATE")
@@ -77,9 +73,14 @@ def write_transaction(db: Database) -> Iterator[Database]:
     after_commit(db)
 
 
+def execute_write(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
+    """One statement in a write transaction of its own (``write_transaction``)."""
+    with write_transaction(db):
+        return db.execute(sql, parameters)
+
+
 def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
-    """A write of one statement, a transaction of its own (or part of the open one): it holds the write
-    lock only while SQLite runs it."""
+    """A write of one statement, a transaction of its own (or part of the open one)."""
     if db.conn.in_transaction:
         return db.conn.execute(sql, parameters)
     cursor = _while_busy(db, sql, parameters)
@@ -93,9 +94,8 @@ _NO_MORE = object()
 def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], Any],
                    written: list[Any] | None = None) -> None:
     """``write`` each item, in transactions of about STEP_SECONDS each, so that a large write (an
-    import) never keeps other writers waiting long; each step commits what it wrote, and what ``write``
-    returned for its items then goes to ``written`` (what a write that fails on the way must remove).
-    """
+    import) never keeps other writers waiting long; what ``write`` returned for the items of a committed
+    step goes to ``written`` (what a write that fails on the way must remove)."""
     pending = iter(items)
     item = next(pending, _NO_MORE)  # looked at ahead: no pause and no empty step after the last item
     while item is not _NO_MORE:
@@ -114,9 +114,8 @@ def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], An
 
 
 def between_steps(db: Database) -> None:
-    """Copy the log that a step made long, and pause: without the pause the threads waiting for their
-    turn and the processes trying the lock again every millisecond (``_while_busy``) would seldom find
-    it free, and would wait for step after step."""
+    """Copy the log that a step made long, and pause: without the pause the writers waiting for the
+    lock (``_while_busy``) would seldom find it free, and would wait for step after step."""
     copy_log(db)
     time.sleep(STEP_PAUSE_SECONDS)
 
@@ -142,9 +141,8 @@ def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlit
 
 
 def after_commit(db: Database) -> None:
-    """Every CHECKPOINT_EVERY commits: forget old request ids, checkpoint the log (here no writer waits on
-    it) and restart it once it is long (readers keep a checkpoint from shrinking it). A step that fails
-    is left to the next time."""
+    """Every CHECKPOINT_EVERY commits, forget old request ids and copy the log (here no writer waits on
+    it); a step that fails is left to the next time."""
     if next(_commits) % CHECKPOINT_EVERY:
         return
     with contextlib.suppress(sqlite3.OperationalError):
@@ -153,7 +151,8 @@ def after_commit(db: Database) -> None:
 
 
 def copy_log(db: Database) -> None:
-    """Copy the write-ahead log into the database file, and restart it if it has grown long."""
+    """Copy the write-ahead log into the database file, and restart it if it has grown long (readers
+    keep a checkpoint from shrinking it)."""
     if db in connection.LOG_KEPT_BY_REPLICA:
         return  # Litestream copies the log, then checkpoints it itself
     with contextlib.suppress(sqlite3.OperationalError):

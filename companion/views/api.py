@@ -1,9 +1,6 @@
 """The JSON scoring API (version 1): stateless, the same rules as the pages."""
 
-from __future__ import annotations
-
 from flask import Blueprint, jsonify, request
-from werkzeug.exceptions import HTTPException
 
 from companion.api import ENDPOINTS
 from companion.api.core import ApiError, Endpoint, respond, rules_error_body
@@ -52,10 +49,3 @@ def _view(endpoint: Endpoint):
 for _endpoint in ENDPOINTS:
     bp.add_url_rule(_endpoint.path, view_func=_view(_endpoint), methods=["POST"])
 
-
-def api_error(error: HTTPException):
-    """Errors under /api answer JSON in the contract's error shape, never an HTML page."""
-    body = {"error": error.description or error.name, "details": []}
-    # keep what the error says about itself, such as Allow on a 405
-    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
-    return jsonify(body), error.code, headers

@@ -1,7 +1,5 @@
 """Import a group's plays from a BG Stats export: upload the file, say who is who, import."""
 
-from __future__ import annotations
-
 from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import format_decimal, ngettext
 from flask_babel import gettext as _
@@ -14,10 +12,10 @@ from companion.forms import COLOURS
 from companion.forms.bgstats import BgStatsUploadForm, mapping_form
 from companion.games import table_tools
 from companion.messages import Refused
+from companion.views import common
 from companion.views.catalogue import group_games
-from companion.views.common import form_status, translated
 from companion.web.database import get_db
-from companion.web.i18n import decimal
+from companion.web.i18n import decimal, translated
 
 bp = Blueprint("bgstats", __name__, url_prefix="/groups/<int:group_id>/import/bg-stats")
 
@@ -27,7 +25,7 @@ def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
     db = get_db()
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
-    zone = group_zone(store.group_settings(db, group.id).time_zone)
+    zone = group_zone(g.time_zone)
     return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done,
                                       in_history=_history(group))
 
@@ -48,8 +46,7 @@ def _mapping_form(group: store.Group, file: BgStatsFile, formdata=None):
 
 
 def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200):
-    # a file of many other games' plays would make a page of megabytes: the first ones, and a count
-    # the plays the history has come first: the page says which they are, whatever the file's length
+    # the first ones (a page of megabytes otherwise), those the history has first: the page says which
     shown = sorted(file.skipped, key=lambda play: not play.in_history)[:bgstats_import.MAX_SKIPPED_SHOWN]
     skipped = [(play.game_name, play.date[:40], translated(play.reason)) for play in shown]
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
@@ -70,10 +67,11 @@ def upload(group_id: int):
             form.export.errors.append(translated(error))
         else:
             return _confirm_page(group, file, _mapping_form(group, file))
-    return render_template("history/bgstats_upload.html", group=group, form=form,
-                           games=group_games(group.id), max_plays=format_decimal(bgstats_import.MAX_PLAYS),
+    page = render_template("history/bgstats_upload.html", group=group, form=form, games=group_games(group.id),
+                           max_plays=format_decimal(bgstats_import.MAX_PLAYS),
                            max_players=format_decimal(bgstats_import.MAX_PLAYERS),
-                           limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20)), form_status()
+                           limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20))
+    return page, common.form_status()
 
 
 @bp.post("/confirm")

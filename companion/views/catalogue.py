@@ -1,8 +1,6 @@
 """Every game a page may name: the three with their own rules, and each group's other games (slug
 ``custom-<id>``), turned into games here alone so the history, statistics and exports treat them alike."""
 
-from __future__ import annotations
-
 import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 

@@ -1,13 +1,10 @@
-"""Charts as inline SVG drawn on the server: no JavaScript, readable on a 390 px phone. Each has a
-``<title>`` and a ``<desc>`` (the page shows a table of the same numbers too); colours come from CSS
-classes only (``c-<colour>``, ``part-<n>``), so the charts follow the light and dark themes. Every text
-is escaped here."""
-
-from __future__ import annotations
+"""Charts as inline SVG drawn on the server, readable on a 390 px phone, with a ``<title>`` and ``<desc>``;
+colours come from CSS classes only, so they follow the light and dark themes. Every text is escaped here."""
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 from flask_babel import gettext as _
 from flask_babel import ngettext
@@ -15,7 +12,7 @@ from markupsafe import Markup, escape
 
 from companion import store
 from companion.games.table import score_race
-from companion.views.common import play_setup
+from companion.views import common
 
 WIDTH = 360  # the drawing's own units; CSS scales it to the screen's width
 LABEL_WIDTH = 92  # room for a name at the left of a horizontal bar
@@ -60,14 +57,12 @@ def _number(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _open(chart_id: str, height: float, title: str, description: str, kind: str) -> list[str]:
-    return [
-        f'<svg class="chart {kind}" id="{escape(chart_id)}" viewBox="0 0 {WIDTH} {_number(height)}" '
-        f'width="{WIDTH}" height="{_number(height)}" role="img" aria-labelledby="{escape(chart_id)}-title" '
-        f'aria-describedby="{escape(chart_id)}-desc">',
-        f'<title id="{escape(chart_id)}-title">{escape(title)}</title>',
-        f'<desc id="{escape(chart_id)}-desc">{escape(description)}</desc>',
-    ]
+def _svg(chart_id: str, height: float, title: str, description: str, kind: str, parts: list[str]) -> Markup:
+    chart_id, size = escape(chart_id), _number(height)
+    return Markup(f'<svg class="chart {kind}" id="{chart_id}" viewBox="0 0 {WIDTH} {size}" width="{WIDTH}" '
+                  f'height="{size}" role="img" aria-labelledby="{chart_id}-title" '
+                  f'aria-describedby="{chart_id}-desc"><title id="{chart_id}-title">{escape(title)}</title>'
+                  f'<desc id="{chart_id}-desc">{escape(description)}</desc>{"".join(parts)}</svg>')
 
 
 def _scale(low: float, high: float, start: float, end: float):
@@ -78,20 +73,15 @@ def _scale(low: float, high: float, start: float, end: float):
 
 def bar_chart(chart_id: str, title: str, description: str, bars: Sequence[Bar]) -> Markup:
     """Horizontal bars, one row per player, longest bar = largest value."""
-    height = max(len(bars), 1) * BAR_ROW + 8
-    largest = max((bar.value for bar in bars), default=0) or 1
-    x = _scale(0, largest, LABEL_WIDTH, WIDTH - 44)
-    parts = _open(chart_id, height, title, description, "bars")
+    x = _scale(0, max((bar.value for bar in bars), default=0) or 1, LABEL_WIDTH, WIDTH - 44)
+    parts = []
     for n, bar in enumerate(bars):
-        top = 4 + n * BAR_ROW
-        middle = _number(top + BAR_HEIGHT / 2 + 4)
-        end = x(max(bar.value, 0))
+        top, end = 4 + n * BAR_ROW, x(max(bar.value, 0))
         parts += [_name(top, bar.label),
                   f'<rect class="bar c-{escape(bar.colour)}" x="{LABEL_WIDTH}" y="{top}" '
-                  f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/>'
-                  f'<text class="value" x="{_number(end + 4)}" y="{middle}">{escape(bar.text)}</text>']
-    parts.append("</svg>")
-    return Markup("".join(parts))
+                  f'width="{_number(max(end - LABEL_WIDTH, 1))}" height="{BAR_HEIGHT}"/><text class="value" '
+                  f'x="{_number(end + 4)}" y="{_number(top + BAR_HEIGHT / 2 + 4)}">{escape(bar.text)}</text>']
+    return _svg(chart_id, max(len(bars), 1) * BAR_ROW + 8, title, description, "bars", parts)
 
 
 def nice_ticks(low: float, high: float, count: int = 4) -> list[float]:
@@ -116,39 +106,27 @@ def line_chart(chart_id: str, title: str, description: str, x_labels: Sequence[s
     low, high = low - pad, high + pad
     y = _scale(low, high, bottom, top)
     count = len(x_labels)
-
-    def x(n: int) -> float:
-        return (left + right) / 2 if count < 2 else left + n * (right - left) / (count - 1)
-
-    parts = _open(chart_id, height, title, description, "lines")
-    for tick in nice_ticks(low, high):
-        parts.append(f'<line class="grid" x1="{left}" x2="{right}" y1="{_number(y(tick))}" '
-                     f'y2="{_number(y(tick))}"/>'
-                     f'<text class="tick" text-anchor="end" x="{left - 4}" y="{_number(y(tick) + 4)}">'
-                     f'{_number(tick)}</text>')
+    x = _scale(0, count - 1, left, right) if count > 1 else lambda n: (left + right) / 2
+    parts = [f'<line class="grid" x1="{left}" x2="{right}" y1="{_number(y(tick))}" y2="{_number(y(tick))}"/>'
+             f'<text class="tick" text-anchor="end" x="{left - 4}" y="{_number(y(tick) + 4)}">'
+             f'{_number(tick)}</text>' for tick in nice_ticks(low, high)]
     if count:
         parts.append(f'<text class="date start" x="{left}" y="{height - 12}">{escape(x_labels[0])}</text>')
-        if count > 1:
-            parts.append(f'<text class="date end" text-anchor="end" x="{right}" y="{height - 12}">'
-                         f'{escape(x_labels[-1])}</text>')
+    if count > 1:
+        parts.append(f'<text class="date end" text-anchor="end" x="{right}" y="{height - 12}">'
+                     f'{escape(x_labels[-1])}</text>')
     for line in lines:
         colour = escape(line.colour)
+        at = [None if v is None else (_number(x(n)), _number(y(v))) for n, v in enumerate(line.points)]
         parts.append(f'<g class="series c-{colour}"><title>{escape(line.label)}</title>')
-        run: list[str] = []
-        for n, value in enumerate([*line.points, None]):
-            if value is not None:
-                run.append(f"{_number(x(n))},{_number(y(value))}")
-            elif run:  # a gap (the player missed these plays) ends the stroke
-                if len(run) > 1:
-                    parts.append(f'<polyline class="line" points="{" ".join(run)}"/>')
-                run = []
-        for n, value in enumerate(line.points if count <= MOST_DOTS else ()):
-            if value is not None:
-                parts.append(f'<circle class="dot c-{colour}" cx="{_number(x(n))}" '
-                             f'cy="{_number(y(value))}" r="3"/>')
+        # a gap (the player missed these plays) ends the stroke
+        runs = [list(run) for drawn, run in groupby(at, key=bool) if drawn]
+        parts += [f'<polyline class="line" points="{" ".join(f"{a},{b}" for a, b in run)}"/>'
+                  for run in runs if len(run) > 1]
+        parts += [f'<circle class="dot c-{colour}" cx="{a}" cy="{b}" r="3"/>'
+                  for a, b in (filter(None, at) if count <= MOST_DOTS else ())]
         parts.append("</g>")
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    return _svg(chart_id, height, title, description, "lines", parts)
 
 
 def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: Sequence[str],
@@ -158,29 +136,28 @@ def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: 
     lowest = min((sum(p for p in stack.parts if p < 0) for stack in stacks), default=0)
     highest = max((sum(p for p in stack.parts if p > 0) for stack in stacks), default=0)
     x = _scale(min(lowest, 0), max(highest, 1), LABEL_WIDTH, WIDTH - 8)
-    zero = x(0)
-    parts = _open(chart_id, height, title, description, "stacks")
+    zero = _number(x(0))
+    parts = []
     for n, stack in enumerate(stacks):
         top = 4 + n * BAR_ROW
         parts.append(_name(top, stack.label))
         ahead, behind = 0.0, 0.0
         for index, value in enumerate(stack.parts):
-            if value == 0:
-                continue
             if value > 0:
                 start, ahead = ahead, ahead + value
                 x1, x2 = x(start), x(ahead)
-            else:
+            elif value < 0:
                 start, behind = behind, behind + value
                 x1, x2 = x(behind), x(start)
+            else:
+                continue
             label = part_labels[index] if index < len(part_labels) else ""
             parts.append(f'<rect class="part part-{index % PARTS}" x="{_number(x1)}" y="{top}" '
                          f'width="{_number(max(x2 - x1, 0.5))}" height="{BAR_HEIGHT}">'
                          f'<title>{escape(label)}: {_number(value)}</title></rect>')
-    parts.append(f'<line class="axis" x1="{_number(zero)}" x2="{_number(zero)}" y1="0" y2="{height - 20}"/>')
-    parts.append(f'<text class="tick" text-anchor="middle" x="{_number(zero)}" y="{height - 6}">0</text>')
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    parts.append(f'<line class="axis" x1="{zero}" x2="{zero}" y1="0" y2="{height - 20}"/>'
+                 f'<text class="tick" text-anchor="middle" x="{zero}" y="{height - 6}">0</text>')
+    return _svg(chart_id, height, title, description, "stacks", parts)
 
 
 @dataclass(frozen=True)
@@ -193,7 +170,7 @@ class Race:
 
 def race(play: store.Play, results: Sequence[store.ResultRow], events: Sequence[store.Event]) -> Race | None:
     """Each player's score entry by entry, then the final tally; None when no entry changed a score."""
-    scores = score_race(play_setup(play), ((event.kind, event.payload) for event in events))
+    scores = score_race(common.play_setup(play), ((event.kind, event.payload) for event in events))
     if len(scores) < 2:
         return None
     totals = {result.seat: result.total for result in results}

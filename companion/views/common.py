@@ -1,14 +1,13 @@
 """What several views need: the database, confirmations, results, and answers to repeated or stale writes."""
 
-from __future__ import annotations
-
+import functools
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, current_app, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup
 from segno import make as make_qr
@@ -25,8 +24,7 @@ from companion.web.i18n import translated
 
 bp = Blueprint("common", __name__)  # its hooks apply to every request
 
-# A request id: what static/live.js puts into each form it sends (random, URL-safe).
-REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+REQUEST_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what static/live.js puts into each form it sends
 
 
 def utc_now() -> datetime:
@@ -45,12 +43,25 @@ def purge_old_trash() -> None:
     store.purge_trash(get_db(), timestamp(utc_now() - timedelta(days=store.TRASH_DAYS)))
 
 
-def ask_to_confirm(title: str, message: str, action: str, back: str) -> str | None:
-    """The page asking to confirm an action, or None when this request confirms it (a valid POST)."""
+def found_or_404(get: Callable[..., Any], *args: Any) -> Any:
+    """``get(db, *args)`` from the store; a 404 for what it does not find."""
+    try:
+        return get(get_db(), *args)
+    except store.NotFound:
+        abort(404)
+
+
+def confirm_first(title: str, message: str, action: str, back: str) -> None:
+    """Unless this request confirms the action (a valid POST), answer with the page asking to confirm it."""
     form = ConfirmForm()
-    if form.validate_on_submit():
-        return None
-    return render_template("confirm.html", form=form, title=title, message=message, action=action, back=back)
+    if not form.validate_on_submit():
+        abort(current_app.make_response(render_template(
+            "confirm.html", form=form, title=title, message=message, action=action, back=back)))
+
+
+def sent_form():
+    """The form data sent, or None for a form drawn anew (a GET)."""
+    return request.form if request.method == "POST" else None
 
 
 def form_status() -> int:
@@ -63,8 +74,7 @@ def reload_and_try_again() -> None:
 
 
 def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused) -> None:
-    """Say on the form why it was refused; what the phone typed stays, and is checked against the play
-    as it is now when sent again."""
+    """Say on the form why it was refused; what the phone typed is checked against the play as it is now."""
     note_stale(error)
     form.form_errors.append(translated(error))
     form.version.data = str(store.get_play(get_db(), play.id).version)
@@ -83,17 +93,47 @@ def finish_play(play_id: int, payload: Mapping[str, Any], result: FinalResult,
                       tools.timer_stopped)
 
 
+def finish_tally(play: store.Play, form: VersionedForm,
+                 score: Callable[[], tuple[Mapping[str, Any], FinalResult]]) -> bool:
+    """Close the play with the tally ``score`` gives (payload, result); False, with the reason on the form,
+    if refused (a stale form then carries the play's version as it is now, for when it is sent again)."""
+    try:
+        payload, result = score()
+        finish_play(play.id, payload, result, form.version_number)
+    except Refused as error:
+        note_stale(error)
+        if isinstance(error, store.StaleVersion):
+            form.version.data = str(store.get_play(get_db(), play.id).version)
+        form.show_rules_error(error)
+        return False
+    return True
+
+
 def play_setup(play: store.Play) -> PlaySetup:
-    return PlaySetup(game=play.game, seats=tuple(Seat(s.name, s.colour) for s in play.seats),
-                     options=play.options)
+    return PlaySetup(play.game, tuple(Seat(s.name, s.colour) for s in play.seats), play.options)
 
 
 def to_play(play_id: int, anchor: str | None = None) -> Response:
     return redirect(url_for("plays.show", play_id=play_id, _anchor=anchor))
 
 
+def to_result(play_id: int) -> Response:
+    return redirect(url_for("plays.result", play_id=play_id))
+
+
 def to_group(group_id: int, anchor: str | None = None) -> Response:
     return redirect(url_for("groups.show", group_id=group_id, _anchor=anchor))
+
+
+def tally_page(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A final tally's view; a finished play shows its result instead (a tally sent after is stale: 409)."""
+    @functools.wraps(view)
+    def page(play_id: int, **args: Any):
+        if g.play.status == "finished" and request.method == "GET":
+            return to_result(play_id)
+        return view(play_id, **args)
+
+    return page
 
 
 QR_SIZE = 164  # px: a QR code's image on the page, whatever its number of modules
@@ -106,18 +146,15 @@ def _qr_tag(url: str) -> str:
 
 @bp.app_template_global()
 def qr_image(url: str, endpoint: str, **values) -> Markup:
-    """The QR code of ``url``, served by ``endpoint``: its address names what it encodes, so that a new
-    invite shows its new code at once instead of the one the phone keeps. Lazy: in a closed section
-    (the play page's "Open this play on another phone") it is fetched only when opened."""
+    """The QR code of ``url``, at an address naming what it encodes (a new invite shows at once); lazy."""
     return Markup('<img src="{}" width="{size}" height="{size}" alt="{}" loading="lazy">').format(
         url_for(endpoint, v=_qr_tag(url), **values), _("QR code of %(url)s", url=url), size=QR_SIZE)
 
 
 def qr_code(url: str) -> Response:
-    """``url`` as an SVG QR code the phone keeps; drawing one costs more than a whole page, so it is
-    drawn only when the phone does not have it. A weak ETag: gzip leaves it as it is."""
+    """``url`` as an SVG QR code, drawn only when the phone does not keep it (it costs more than a page)."""
     response = Response(mimetype="image/svg+xml")
-    response.set_etag(_qr_tag(url), weak=True)
+    response.set_etag(_qr_tag(url), weak=True)  # gzip leaves a weak one as it is
     response.cache_control.private = True
     response.cache_control.max_age = QR_KEPT_SECONDS
     if response.make_conditional(request).status_code == 200:
@@ -145,9 +182,8 @@ def final_tally_url(play: store.Play) -> str:
 
 @bp.before_app_request
 def claim_request_id():
-    """Before a phone's write: a request id this phone sent before for this play or group answers
-    "already saved"; else the store notes it with the write, so of two copies sent at once one is stored.
-    (A form without an id, from a page without JavaScript, is stored as it comes.)"""
+    """A write whose request id this phone sent before answers "already saved"; else the store notes the
+    id with the write, so that of two copies sent at once one is stored."""
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None
@@ -202,4 +238,3 @@ def answer_stale_with_409(response: Response) -> Response:
     if response.status_code in (200, 400):
         response.status_code = 409
     return response
-

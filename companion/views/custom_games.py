@@ -1,7 +1,5 @@
 """Any other game: the group defines its score sheet once; its plays end with that sheet's tally."""
 
-from __future__ import annotations
-
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
@@ -9,37 +7,21 @@ from companion import store
 from companion.forms.custom_games import group_game_form, sheet_tally_form
 from companion.games import custom
 from companion.messages import Refused
-from companion.store.custom_games import check_sheet_version
+from companion.views import common
 from companion.views.catalogue import play_sheet, rank_by_sheet
-from companion.views.common import (
-    ask_to_confirm,
-    finish_play,
-    flash_rules_error,
-    form_status,
-    note_stale,
-    refuse_on_form,
-    to_group,
-    translated,
-)
 from companion.views.plays import table_of
 from companion.web.database import get_db
+from companion.web.i18n import translated
 
 bp = Blueprint("custom_games", __name__)
-
-
-def _member_game(group_id: int, game_id: int) -> store.GroupGame:
-    try:
-        return store.get_group_game(get_db(), group_id, game_id)
-    except store.NotFound:
-        abort(404)
 
 
 @bp.route("/groups/<int:group_id>/games/new", endpoint="new", methods=["GET", "POST"])
 @bp.route("/groups/<int:group_id>/games/<int:game_id>", methods=["GET", "POST"])
 def edit(group_id: int, game_id: int | None = None):
     """A new game's score sheet, or a change to one (plays already kept keep theirs)."""
-    game = None if game_id is None else _member_game(group_id, game_id)
-    form = group_game_form(game, formdata=request.form if request.method == "POST" else None)
+    game = None if game_id is None else common.found_or_404(store.get_group_game, group_id, game_id)
+    form = group_game_form(game, formdata=common.sent_form())
     if form.validate_on_submit():
         try:
             sheet = custom.parse_sheet(form.sheet())
@@ -51,24 +33,24 @@ def edit(group_id: int, game_id: int | None = None):
                     get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet.to_json(),
                     check=lambda current: _check_edit(current, sheet, drawn))
         except Refused as error:
-            note_stale(error)  # a sheet another phone changed since the page was drawn: 409, nothing saved
+            common.note_stale(error)  # a sheet another phone changed since the page was drawn: nothing saved
             field = form.name if isinstance(error, store.DuplicateGame) else None
             (field.errors if field is not None else form.form_errors).append(translated(error))
             if isinstance(error, store.StaleVersion) and game is not None:  # sent again, it replaces that
-                game = _member_game(group_id, game.id)
+                game = common.found_or_404(store.get_group_game, group_id, game.id)
                 form.sheet_version.data = str(game.version_id)
                 form.form_errors.append(_sheet_now(custom.parse_sheet(game.sheet)))
         else:
             flash(_("%(game)s was added. Start a play of it below.", game=form.name.data) if game is None
                   else _("Saved. Plays already kept keep the score sheet they were scored with."))
-            return to_group(group_id, "new-h")
-    return render_template("custom_games/edit.html", group=g.group, form=form, game=game), form_status()
+            return common.to_group(group_id, "new-h")
+    page = render_template("custom_games/edit.html", group=g.group, form=form, game=game)
+    return page, common.form_status()
 
 
 def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None) -> None:
-    """An edit of the game as it is under the write lock: drawn from its newest sheet (when the page says
-    which), and a change its plays allow."""
-    check_sheet_version(current, drawn)
+    """The edit as the game is under the write lock: drawn from its newest sheet, allowed by its plays."""
+    store.check_sheet_version(current, drawn)
     custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet, current.plays)
 
 
@@ -83,45 +65,33 @@ def _sheet_now(sheet: custom.ScoreSheet) -> str:
 
 @bp.route("/groups/<int:group_id>/games/<int:game_id>/delete", methods=["GET", "POST"])
 def delete(group_id: int, game_id: int):
-    game = _member_game(group_id, game_id)
+    game = common.found_or_404(store.get_group_game, group_id, game_id)
     back = url_for("custom_games.edit", group_id=group_id, game_id=game.id)
-    page = ask_to_confirm(_("Remove %(game)s?", game=game.name),
-                          _("The game has no plays yet; removing it removes only its score sheet."),
-                          _("Remove the game"), back)
-    if page is not None:
-        return page
+    common.confirm_first(_("Remove %(game)s?", game=game.name),
+                         _("The game has no plays yet; removing it removes only its score sheet."),
+                         _("Remove the game"), back)
     try:
         store.delete_group_game(get_db(), group_id, game.id)
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return redirect(back)
     flash(_("%(game)s was removed.", game=game.name))
-    return to_group(group_id, "new-h")
+    return common.to_group(group_id, "new-h")
 
 
 @bp.route("/plays/<int:play_id>/sheet", methods=["GET", "POST"])
+@common.tally_page
 def final_tally(play_id: int):
     """The final tally of any other game: its rows (or totals), the teams or the outcome."""
     play = g.play
-    # a tally sent after another phone finished is stale like any other (409, the rows kept)
-    if play.status == "finished" and request.method == "GET":
-        return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is None:
         abort(404)
     game, sheet = play_sheet(play)
     names = [seat.name for seat in play.seats]
     if request.method == "GET":
         kept = store.reopened_tally(get_db(), play.id)
-        entered = kept.payload.get("breakdowns") if kept else None
-        if (isinstance(entered, list) and len(entered) == len(names)
-                and all(isinstance(breakdown, dict) for breakdown in entered)):
-            # a reopened play's tally comes back as it was entered
-            form = sheet_tally_form(sheet, names, current=entered,
-                                    outcome=custom.outcome_from_payload(kept.payload, len(names)))
-        else:
-            # a sheet of totals starts from the running scores entered during play
-            totals = None if sheet.rows else [{custom.TOTAL_ROW: n} for n in table_of(play).running_scores]
-            form = sheet_tally_form(sheet, names, current=totals)
+        form = sheet_tally_form(sheet, names, reopened=kept.payload if kept else None,
+                                running_scores=lambda: table_of(play).running_scores)
         form.version.data = str(play.version)
     else:
         form = sheet_tally_form(sheet, names, formdata=request.form)
@@ -129,11 +99,11 @@ def final_tally(play_id: int):
             breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
             payload = {"breakdowns": breakdowns, "teams": teams, "won": won}
             try:
-                finish_play(play.id, {k: v for k, v in payload.items() if v is not None},
-                            rank_by_sheet(play, breakdowns, teams, won), form.version_number)
+                common.finish_play(play.id, {k: v for k, v in payload.items() if v is not None},
+                                   rank_by_sheet(play, breakdowns, teams, won), form.version_number)
             except Refused as error:
-                refuse_on_form(form, play, error)  # a stale one answers 409
+                common.refuse_on_form(form, play, error)  # a stale one answers 409
             else:
-                return redirect(url_for("plays.result", play_id=play.id))
+                return common.to_result(play.id)
     page = render_template("custom_games/tally.html", play=play, game=game, sheet=sheet, form=form)
-    return page, form_status()
+    return page, common.form_status()

@@ -1,13 +1,10 @@
 """Error pages: a clear message and the right 4xx, an HTML page or, under /api, JSON."""
 
-from __future__ import annotations
-
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import BadHost, HTTPException
 
-from companion.views.api import api_error
 from companion.web.gate import InTrash
 
 bp = Blueprint("errors", __name__)
@@ -29,8 +26,10 @@ def _messages() -> dict[int, str]:
 
 @bp.app_errorhandler(HTTPException)
 def handle_http_error(error: HTTPException):
-    if request.path.startswith("/api/"):
-        return api_error(error)
+    # keep what the error says about itself, such as Allow on a 405
+    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
+    if request.path.startswith("/api/"):  # the JSON API's error shape, never an HTML page
+        return jsonify({"error": error.description or error.name, "details": []}), error.code, headers
     code = error.code or 500
     message = _messages().get(code, error.description)
     if isinstance(error, CSRFError):  # a 400 of its own
@@ -46,7 +45,6 @@ def handle_http_error(error: HTTPException):
         message = _("This group was deleted on a phone and is in the trash: nothing sent to it was saved. "
                     "It can be restored from the trash on the start page.")
         next_url = url_for("home.index")
-    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
     return render_template("error.html", code=code, message=message, next_url=next_url), code, headers
 
 

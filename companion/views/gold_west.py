@@ -1,12 +1,10 @@
 """Gold West's own screens: the in-play ledger (one tap per scoring event) and the final tally."""
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 from dataclasses import replace
 from types import SimpleNamespace
 
-from flask import Blueprint, Flask, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, abort, g, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
@@ -16,11 +14,12 @@ from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
 from companion.games.table import apply
 from companion.messages import Refused
-from companion.views.common import finish_play, flash_rules_error, note_stale, to_play, translated
+from companion.views import common
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
 from companion.web.gate import plays_of
+from companion.web.i18n import translated
 
 bp = Blueprint("gold_west", __name__, url_prefix="/plays/<int:play_id>/gold-west")
 plays_of(bp, gold_west.GAME.slug)
@@ -37,7 +36,7 @@ def record(play_id: int, kind: str):
     play = g.play
     form = ledger_form(kind, len(play.seats)) or abort(404)
     if not form.validate_on_submit():
-        flash_rules_error(RulesError(refused_tap()))
+        common.flash_rules_error(RulesError(refused_tap()))
         return render_play(play, status=400)
     payload = form.payload()
 
@@ -59,17 +58,16 @@ def record(play_id: int, kind: str):
     try:
         store.append_event(get_db(), play.id, kind, payload, check=check)
     except gold_west.OutOfTurn as question:
-        names = [seat.name for seat in play.seats]
-        return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=names[question.turn],
-                                  name=names[question.seat]),
-                    [(question.seat, _("Yes, for %(name)s", name=names[question.seat]), True),
-                     (question.turn, _("No, for %(name)s", name=names[question.turn]), False)])
+        seat, turn = play.seats[question.seat].name, play.seats[question.turn].name
+        return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=turn, name=seat),
+                    [(question.seat, _("Yes, for %(name)s", name=seat), True),
+                     (question.turn, _("No, for %(name)s", name=turn), False)])
     except (gold_west.EnteredByAnotherPhone, gold_west.AgainThisTurn) as question:
         return _ask(play, kind, translated(question), [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
-    return to_play(play.id, "gw-ledger")
+    return common.to_play(play.id, "gw-ledger")
 
 
 def _ask(play: store.Play, kind: str, question: str, answers: list[tuple[int, str, bool]]):
@@ -82,51 +80,33 @@ def _ask(play: store.Play, kind: str, question: str, answers: list[tuple[int, st
                        ask={"kind": kind, "question": question, "answers": answers, "fields": fields})
 
 
-def _finish(play: store.Play, form, ledger) -> bool:
-    """Score the entered tally and close the play; False, with the reason on the form, if refused."""
-    tallies = form.tallies(ledger)
-    try:
-        result = gold_west.final_result(tallies, entered_now=True)
-        finish_play(play.id, gold_west.tally_payload(tallies, ledger), result, form.version_number)
-    except Refused as error:
-        note_stale(error)
-        if isinstance(error, store.StaleVersion):
-            # the next submission is checked against the play as it is now
-            form.version.data = str(store.get_play(get_db(), play.id).version)
-        form.show_rules_error(error)
-        return False
-    return True
-
-
 @bp.route("/final-tally", methods=["GET", "POST"])
+@common.tally_page
 def final_tally(play_id: int):
     """The end scoring, row by row per player, started from the ledger; scored by the rules."""
     play = g.play
-    # a tally sent after another phone finished is stale like any other (409, the numbers kept)
-    if play.status == "finished" and request.method == "GET":
-        return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)
     ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
-    offices = gold_west.offices_in_play(table.game_state.offices)
-    form = final_tally_form(tally_start(play, ledger), offices,
-                            formdata=request.form if request.method == "POST" else None)
+    form = final_tally_form(tally_start(play, ledger), gold_west.offices_in_play(table.game_state.offices),
+                            formdata=common.sent_form())
     status = 200
     if request.method == "GET":
         form.version.data = str(play.version)
     elif not form.validate_on_submit():
         status = 400
-    # a stale tally is refused by _finish; asking "really finish?" first would hide that
+    # a stale tally is refused when it is stored; asking "really finish?" first would hide that
     elif form.version_number != play.version or not form.ask_before_finishing(table.game_state):
-        if _finish(play, form, ledger):
-            return redirect(url_for("plays.result", play_id=play.id))
+        tallies = form.tallies(ledger)
+        if common.finish_tally(play, form, lambda: (gold_west.tally_payload(tallies, ledger),
+                                                    gold_west.final_result(tallies, entered_now=True))):
+            return common.to_result(play.id)
         status = 400
     return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                            form=form, state=table.game_state), status
 
 
 def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Sequence[gold_west.PlayerTally]:
-    """Where the final tally starts: the ledger's numbers, or for a reopened play the tally entered
-    (with a ledger changed since, the ledger's numbers with the corrections kept)."""
+    """The ledger's numbers, or a reopened play's tally (the ledger changed since: its corrections kept)."""
     kept = store.reopened_tally(get_db(), play.id)
     if kept is None:
         return ledger
@@ -147,8 +127,7 @@ class ShownMajority(gold_west.TerrainMajority):
 
 
 def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
-    """The finished play's result as the rules derive it from the stored tally, in the reader's language;
-    None for a play closed with totals only."""
+    """The finished play's result derived from its tally, in the reader's language (None: totals only)."""
     events = store.list_events(get_db(), play.id)
     if not events or events[-1].kind != FINAL_EVENT:
         return None
@@ -162,7 +141,6 @@ def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    # The play and result pages render Gold West's partials with the generic context: these give
-    # them the rules' own numbers (choices, open shipping lines, the recomputed result).
+    # the play and result pages' Gold West partials get the rules' own numbers from these
     app.jinja_env.globals.update(gold_west_facts=FACTS, gold_west_ledger=gold_west.ledger_screen,
                                  gold_west_outcome=final_outcome)

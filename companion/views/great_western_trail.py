@@ -1,8 +1,6 @@
 """Great Western Trail screens: delivered herds, and the final tally as one card per player (each its own
 event, filled in on the player's phone; the card that completes the set closes the play)."""
 
-from __future__ import annotations
-
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
@@ -11,17 +9,11 @@ from companion.forms import VersionedForm
 from companion.forms.great_western_trail import CardForm, card_form, delivery_form
 from companion.games import great_western_trail as gwt
 from companion.messages import Refused
-from companion.views.common import (
-    finish_play,
-    flash_rules_error,
-    note_stale,
-    reload_and_try_again,
-    to_play,
-    translated,
-)
+from companion.views import common
 from companion.views.plays import append_checked, render_play, table_of
 from companion.web.database import get_db
 from companion.web.gate import plays_of
+from companion.web.i18n import translated
 
 bp = Blueprint("great_western_trail", __name__, url_prefix="/plays/<int:play_id>/gwt")
 plays_of(bp, gwt.GAME.slug)
@@ -37,10 +29,6 @@ def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt
     return table_of(play, events).game_state
 
 
-def to_result(play: store.Play):
-    return redirect(url_for("plays.result", play_id=play.id))
-
-
 def to_overview(play: store.Play):
     return redirect(url_for("great_western_trail.final_tally", play_id=play.id))
 
@@ -54,9 +42,9 @@ def deliver(play_id: int):
     try:
         append_checked(play, gwt.DELIVERY_EVENT, form.payload())
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
-    return to_play(play.id, "deliveries")
+    return common.to_play(play.id, "deliveries")
 
 
 @bp.get("/final-tally")
@@ -64,29 +52,23 @@ def final_tally(play_id: int):
     """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
     play = g.play
     if play.status == "finished":
-        return to_result(play)
+        return common.to_result(play.id)
     state = play_state(play)
-    return render_template(
-        "games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
-        group=g.group, state=state,
-        conflicts=[translated(sentence) for sentence in gwt.card_conflicts(state)],
-        finish_form=VersionedForm(formdata=None),
-    )
+    return render_template("games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
+                           group=g.group, state=state, finish_form=VersionedForm(formdata=None),
+                           conflicts=[translated(sentence) for sentence in gwt.card_conflicts(state)])
 
 
 @bp.route("/final-tally/<int:seat>", methods=["GET", "POST"])
+@common.tally_page
 def card(play_id: int, seat: int):
     """One player's card, row by row; sending it hands it in (and may complete the set)."""
     play = g.play
-    # a card sent after another phone finished is refused like any other stale one (409, kept)
-    if play.status == "finished" and request.method == "GET":
-        return to_result(play)
     if not 0 <= seat < len(play.seats):
         abort(404)
     state = play_state(play)
-    posted = request.method == "POST"
-    form = card_form(state, seat, request.form if posted else None)
-    if posted and not form.wants_more_rows:
+    form = card_form(state, seat, common.sent_form())
+    if request.method == "POST" and not form.wants_more_rows:
         if form.validate_on_submit():
             return hand_in(play, seat, form)
         return render_card(play, state, seat, form, 400)
@@ -99,17 +81,15 @@ def finish(play_id: int):
     play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return to_overview(play)
     return close_play(play, play_state(play), form.version_number)
 
 
 def render_card(play: store.Play, state: gwt.PlayState, seat: int, form: CardForm, status: int = 200):
-    return render_template(
-        "games/great-western-trail/card.html", play=play, game=gwt.GAME, state=state, seat=seat,
-        name=play.seats[seat].name, form=form, saved=state.cards[seat],
-        deliveries=[d for d in state.deliveries if d.seat == seat],
-    ), status
+    return render_template("games/great-western-trail/card.html", play=play, game=gwt.GAME, state=state,
+                           seat=seat, name=play.seats[seat].name, form=form, saved=state.cards[seat],
+                           deliveries=[d for d in state.deliveries if d.seat == seat]), status
 
 
 def hand_in(play: store.Play, seat: int, form: CardForm):
@@ -151,14 +131,13 @@ def close_play(play: store.Play, state: gwt.PlayState, version: int, announce: s
     if not state.all_cards_in:
         return to_overview(play)
     try:
-        result = gwt.result_from_cards(state)
-        finish_play(play.id, gwt.final_tally_input(state), result, version)
+        common.finish_play(play.id, gwt.final_tally_input(state), gwt.result_from_cards(state), version)
     except store.StaleVersion as error:
         # another phone changed the play meanwhile; the overview shows where it stands now. From the
         # finish button that is a stale edit (409); after a card, the card is in and only the result waits.
         if announce is None:
-            note_stale(error)
+            common.note_stale(error)
         return to_overview(play)
     except Refused:
         return to_overview(play)  # which lists the missing cards or how the cards disagree
-    return to_result(play)
+    return common.to_result(play.id)

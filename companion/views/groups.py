@@ -1,7 +1,5 @@
 """A group's page: members, invitations, starting a play, plays in progress and recent results."""
 
-from __future__ import annotations
-
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
@@ -11,19 +9,11 @@ from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
 from companion.messages import Refused
+from companion.views import common
 from companion.views.catalogue import group_games, listed_group_games
-from companion.views.common import (
-    ask_to_confirm,
-    flash_rules_error,
-    form_status,
-    qr_code,
-    reload_and_try_again,
-    timestamp,
-    to_group,
-    translated,
-)
-from companion.views.members import phone_label, play_trash
+from companion.views.members import phone_label
 from companion.web.database import get_db
+from companion.web.i18n import translated
 from companion.web.security import site_url
 
 bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
@@ -31,7 +21,7 @@ bp = Blueprint("groups", __name__, url_prefix="/groups/<int:group_id>")
 
 @bp.get("/invite.svg")
 def invite_qr(group_id: int):
-    return qr_code(site_url("home.join_by_link", token=g.group.token))
+    return common.qr_code(site_url("home.join_by_link", token=g.group.token))
 
 
 def _render_group(group: store.Group, player_form: PlayerForm | None = None, status: int = 200):
@@ -44,13 +34,11 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
     plays = store.group_plays(db, group.id)
     phones = store.list_memberships(db, group.id)
     return render_template(
-        "group.html", group=group, players=players, player_form=player_form,
-        group_games=listed_group_games(group.id), active=plays.active, recent=plays.recent,
-        invite_url=site_url("home.join_by_link", token=group.token),
-        phones=[(phone, phone_label(phones, phone)) for phone in phones], this_phone=g.membership,
-        trashed_plays=play_trash(group.id, plays.trashed), trash_days=store.TRASH_DAYS,
-        access_form=ConfirmForm(),
-    ), status
+        "group.html", group=group, players=players, player_form=player_form, active=plays.active,
+        group_games=listed_group_games(group.id), recent=plays.recent, access_form=ConfirmForm(),
+        invite_url=site_url("home.join_by_link", token=group.token), this_phone=g.membership,
+        phones=[(phone, phone_label(phones, phone)) for phone in phones],
+        trashed_plays=plays.trashed, trash_days=store.TRASH_DAYS), status
 
 
 @bp.get("")
@@ -68,22 +56,15 @@ def add_player(group_id: int):
             form.name.errors = [_("The group already has a player called %(name)s.", name=form.name.data)]
         else:
             flash(_("%(name)s joined the group.", name=form.name.data))
-            return to_group(group_id, "players")
+            return common.to_group(group_id, "players")
     return _render_group(g.group, form, 400)
-
-
-def member_player(group_id: int, player_id: int) -> store.Player:
-    try:
-        return store.get_player(get_db(), group_id, player_id)
-    except store.NotFound:
-        abort(404)
 
 
 @bp.route("/players/<int:player_id>", methods=["GET", "POST"])
 def edit_player(group_id: int, player_id: int):
-    player = member_player(group_id, player_id)
+    player = common.found_or_404(store.get_player, group_id, player_id)
     form = PlayerForm(obj=player if request.method == "GET" else None)
-    status = form_status()
+    status = common.form_status()
     if request.method == "GET":
         form.show(player.colour, player.name)
     elif form.validate_on_submit():
@@ -98,7 +79,7 @@ def edit_player(group_id: int, player_id: int):
             status = 409
         else:
             flash(_("Saved."))
-            return to_group(group_id, "players")
+            return common.to_group(group_id, "players")
     return render_template("player_edit.html", group=g.group, player=player, form=form,
                            retire_form=RetireForm(formdata=None),
                            plays=store.player_play_count(get_db(), group_id, player.id)), status
@@ -107,38 +88,34 @@ def edit_player(group_id: int, player_id: int):
 @bp.post("/players/<int:player_id>/retire")
 def retire_player(group_id: int, player_id: int):
     """Retire a player (kept in the history, not offered for new plays), or bring them back."""
-    player = member_player(group_id, player_id)
+    player = common.found_or_404(store.get_player, group_id, player_id)
     form = RetireForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return redirect(url_for("groups.edit_player", group_id=group_id, player_id=player.id))
     retired = form.retired.data == "1"
     store.set_player_retired(get_db(), group_id, player.id, retired)
-    if retired:
-        flash(_("%(name)s is retired: kept in the history, not offered for new plays.", name=player.name))
-    else:
-        flash(_("%(name)s is back among the players for new plays.", name=player.name))
-    return to_group(group_id, "players")
+    flash(_("%(name)s is retired: kept in the history, not offered for new plays.", name=player.name)
+          if retired else _("%(name)s is back among the players for new plays.", name=player.name))
+    return common.to_group(group_id, "players")
 
 
 @bp.route("/players/<int:player_id>/delete", methods=["GET", "POST"])
 def delete_player(group_id: int, player_id: int):
     """Delete a player who has no play, after asking; one with plays can only be retired."""
-    player = member_player(group_id, player_id)
+    player = common.found_or_404(store.get_player, group_id, player_id)
     back = url_for("groups.edit_player", group_id=group_id, player_id=player.id)
-    page = ask_to_confirm(
+    common.confirm_first(
         _("Delete %(name)s?", name=player.name),
         _("%(name)s has no plays; the player is removed from the group for every phone.", name=player.name),
         _("Delete the player"), back)
-    if page is not None:
-        return page
     try:
         store.delete_player(get_db(), group_id, player.id)
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return redirect(back)
     flash(_("%(name)s was deleted.", name=player.name))
-    return to_group(group_id, "players")
+    return common.to_group(group_id, "players")
 
 
 @bp.route("/rename", methods=["GET", "POST"])
@@ -147,22 +124,20 @@ def rename(group_id: int):
     if form.validate_on_submit():
         store.rename_group(get_db(), group_id, form.name.data)
         flash(_("Saved."))
-        return to_group(group_id)
-    return render_template("group_rename.html", group=g.group, form=form), form_status()
+        return common.to_group(group_id)
+    return render_template("group_rename.html", group=g.group, form=form), common.form_status()
 
 
 @bp.route("/delete", methods=["GET", "POST"])
 def delete(group_id: int):
     group = g.group
-    page = ask_to_confirm(
+    common.confirm_first(
         _("Delete %(name)s?", name=group.name),
         _("The group, its players and every play in its history disappear for every phone. For "
           "%(days)d days the phones of the group can restore it from their home page; then it is "
           "gone for good.", days=store.TRASH_DAYS),
         _("Delete the group"), url_for("groups.show", group_id=group.id))
-    if page is not None:
-        return page
-    store.trash_group(get_db(), group.id, timestamp())
+    store.trash_group(get_db(), group.id, common.timestamp())
     flash(_("The group %(name)s was deleted. Its phones can restore it from their home page for "
             "%(days)d days.", name=group.name, days=store.TRASH_DAYS))
     return redirect(url_for("home.index"))
@@ -172,7 +147,7 @@ def delete(group_id: int):
 def new_play(group_id: int, game_slug: str):
     game = group_games(group_id).get(game_slug) or abort(404)
     players = store.list_players(get_db(), group_id, retired=False)
-    posted = request.form if request.method == "POST" else None
+    posted = common.sent_form()
     if posted is None:
         asked = request.args.get("players")
     else:  # the player count chosen, else the seats the form fills in
@@ -187,14 +162,13 @@ def new_play(group_id: int, game_slug: str):
         names = {p.id: p.name for p in players}
         try:
             # the game itself decides whether it can start like this (player count per edition …)
-            initial_table(PlaySetup(game.slug, tuple(Seat(names[pid], colour) for pid, colour in seats),
-                                    options))
+            initial_table(PlaySetup(game.slug, tuple(Seat(names[p], colour) for p, colour in seats), options))
             play_id = store.start_play(get_db(), group_id, game.slug, seats, options)
         except Refused as error:
             form.form_errors.append(translated(error))
         except (store.NotFound, KeyError):
             abort(400)
         else:
-            return redirect(url_for("plays.show", play_id=play_id))
+            return common.to_play(play_id)
     return render_template("play_new.html", group=g.group, game=game, form=form, players=players,
-                           seats=len(form.seat_entries)), form_status()
+                           seats=len(form.seat_entries)), common.form_status()

@@ -1,7 +1,4 @@
-"""``GET /healthz`` for process supervisors, load balancers and monitors: does the database answer, and
-does its replica keep up?"""
-
-from __future__ import annotations
+"""``GET /healthz`` for supervisors and monitors: does the database answer, and does its replica keep up?"""
 
 import contextlib
 import sqlite3
@@ -17,9 +14,8 @@ from companion.web.security import csrf
 
 bp = Blueprint("health", __name__)
 
-# How far a folder replica may fall behind (seconds; COMPANION_REPLICA_MAX_LAG), and how long after the
-# site starts it may have copied nothing, before /healthz answers 503 "degraded". Litestream copies a
-# commit to a folder within a few tenths of a second, and checkpoints the log each minute.
+# How far a folder replica may fall behind (COMPANION_REPLICA_MAX_LAG), and how long after the start it may
+# have copied nothing, before /healthz answers 503; Litestream copies a commit in a few tenths of a second.
 MAX_LAG_SECONDS = 60.0
 _STARTED = "companion.healthz.started"
 
@@ -32,11 +28,9 @@ def _remember_the_start(setup) -> None:
 @bp.get("/healthz")
 @csrf.exempt
 def healthz():
-    """200 ``{"status": "ok"}`` when the database opens (never created here) and is up to date, else 503
-    ``"unavailable"`` with the reason; no session, so no cookie. With a replica it adds ``replica``; a
-    folder replica that has fallen more than the allowed lag behind, or has copied nothing that long
-    after the start, makes it 503 ``"degraded"`` with the reason (``?replica=ignore``: 200 all the same,
-    for a proxy that should keep sending phones to a site whose replica fails)."""
+    """200 "ok" when the database opens (never created here) and is up to date, else 503 "unavailable";
+    no session, so no cookie. A folder replica too far behind makes it 503 "degraded" (200 with
+    ``?replica=ignore``, for a proxy that should keep sending phones to a site whose replica fails)."""
     try:
         with contextlib.closing(connect_read_only(current_app.config["DATABASE"])) as db:
             version = schema_version(db)
@@ -57,12 +51,11 @@ def healthz():
 
 def max_lag() -> float:
     """COMPANION_REPLICA_MAX_LAG, a number of seconds above 0; else the default."""
-    value = current_app.config.get("COMPANION_REPLICA_MAX_LAG", MAX_LAG_SECONDS)
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        return MAX_LAG_SECONDS
-    return seconds if 0 < seconds < float("inf") else MAX_LAG_SECONDS
+    with contextlib.suppress(TypeError, ValueError):
+        seconds = float(current_app.config.get("COMPANION_REPLICA_MAX_LAG", MAX_LAG_SECONDS))
+        if 0 < seconds < float("inf"):
+            return seconds
+    return MAX_LAG_SECONDS
 
 
 def _replica(url: str) -> tuple[dict, str | None]:

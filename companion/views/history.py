@@ -1,7 +1,5 @@
 """A group's history and statistics: every finished play, corrections, charts, exports and import."""
 
-from __future__ import annotations
-
 import dataclasses
 import re
 import time
@@ -16,42 +14,25 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
+from companion.exchange import backup, bgg_xml, bgstats_link, plays_csv
+from companion.exchange.common import group_zone, known_time_zones, needs_bgg_id
 from companion.forms import COLOURS, VersionedForm
-from companion.forms.history import (
-    CountedForm,
-    HistoryFilterForm,
-    ImportForm,
-    Period,
-    StatisticsFilterForm,
-    correction_form,
-    group_settings_form,
-)
+from companion.forms import history as forms
 from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult, RulesError, winners_and_others
 from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
-from companion.views import charts
+from companion.views import charts, common
 from companion.views.catalogue import AnyGame, group_games, lowest_wins, play_game, rank_by_sheet
-from companion.views.common import (
-    flash_rules_error,
-    form_status,
-    refuse_on_form,
-    reload_and_try_again,
-    result_inputs,
-    translated,
-)
 from companion.views.plays import table_of
 from companion.web.database import get_db
-from companion.web.i18n import day, decimal
+from companion.web.i18n import day, decimal, translated
 from companion.web.labels import row_label
 from companion.web.security import TooManyGroups, client_network, join_group, room_for_another_group
 
 bp = Blueprint("history", __name__)
 
-
-# --- ranking a corrected tally ---------------------------------------------------------------------
 
 def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence[Mapping[str, int]],
                      final_payload: Mapping[str, Any] | None) -> FinalResult:
@@ -62,8 +43,6 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
     return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload,
                         table_of(play, store.list_events(get_db(), play.id)))
 
-
-# --- statistics as charts -------------------------------------------------------------------------
 
 def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
     """The statistics page's charts; each comes with a table of the same numbers on the page."""
@@ -100,18 +79,15 @@ def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
     return found
 
 
-# --- pages ----------------------------------------------------------------------------------------
-
 @bp.get("/groups/<int:group_id>/history")
 def index(group_id: int):
     group = g.group
     db = get_db()
-    form = HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
+    form = forms.HistoryFilterForm(request.args, group_games(group.id), store.list_players(db, group.id))
     if not form.validate():
         return render_template("history/index.html", group=group, form=form, page=None), 400
     # the days are the group's, as the page writes its plays' times (and as the statistics' period has them)
-    zone = common.group_zone(g.time_zone)
-    page = store.history(db, group.id, **form.chosen(zone),
+    page = store.history(db, group.id, **form.chosen(group_zone(g.time_zone)),
                          offset=(form.page_number - 1) * store.HISTORY_PAGE_SIZE)
     return render_template("history/index.html", group=group, form=form, page=page)
 
@@ -119,25 +95,24 @@ def index(group_id: int):
 @bp.get("/groups/<int:group_id>/statistics")
 def statistics(group_id: int):
     group = g.group
-    form = StatisticsFilterForm(request.args, group_games(group.id))
+    form = forms.StatisticsFilterForm(request.args, group_games(group.id))
     played = store.played_games(get_db(), group.id)
     if not form.validate():
         return render_template("history/statistics.html", group=group, form=form, played=played,
                                stats=None, charts={}), 400
-    zone = common.group_zone(g.time_zone)
+    zone = group_zone(g.time_zone)
     period = form.chosen_period(datetime.now(zone).date(), zone)
     lowest = lowest_wins(group.id)
     stats = in_pad_order(store.statistics(get_db(), group.id, form.game.data or None, period=period,
                                           lowest_wins=lowest))
     found = statistics_charts(stats)
-    rated = ratings_of(group.id, stats, found)
-    ways = {game.game in lowest for game in stats.games}
     return render_template("history/statistics.html", group=group, form=form, played=played, stats=stats,
-                           charts=found, ratings=rated, period=period, period_days=_days_of(period),
-                           winners=winners_of(group.id, stats, period, found), both_ways=len(ways) == 2)
+                           charts=found, ratings=ratings_of(group.id, stats, found), period=period,
+                           period_days=_days_of(period), winners=winners_of(group.id, stats, period, found),
+                           both_ways=len({game.game in lowest for game in stats.games}) == 2)
 
 
-def _days_of(period: Period | None) -> tuple[str, str] | None:
+def _days_of(period: forms.Period | None) -> tuple[str, str] | None:
     """The first and last day of ``period`` (its bounds are midnights in the group's time zone), written."""
     if period is None:
         return None
@@ -165,7 +140,7 @@ def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup])
     return rated
 
 
-def winners_of(group_id: int, stats: store.Statistics, period: Period | None,
+def winners_of(group_id: int, stats: store.Statistics, period: forms.Period | None,
                found: dict[str, Markup]) -> dict[str, tuple[float | None, float | None]]:
     """Row → (a winner's average points, everyone else's) of a game scored in rows; adds their chart."""
     if stats.game is None or not set(stats.rows) - {"total"}:
@@ -192,7 +167,7 @@ def in_pad_order(stats: store.Statistics) -> store.Statistics:
 
 def _render_record(play: store.Play, status: int = 200):
     if play.status != "finished":  # reopened meanwhile (its final tally undone): the play page shows it
-        return redirect(url_for("plays.show", play_id=play.id))
+        return common.to_play(play.id)
     db = get_db()
     results = store.play_results(db, play.id)
     game = play_game(play)
@@ -202,9 +177,8 @@ def _render_record(play: store.Play, status: int = 200):
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
         bg_stats_url=bgstats_link.bg_stats_url(play, game, results, store.stable_ids(db, play.id),
-                                          store.group_settings(db, play.group_id)),
-        counted_form=CountedForm(formdata=None), version_form=VersionedForm(formdata=None),
-    ), status
+                                               store.group_settings(db, play.group_id)),
+        counted_form=forms.CountedForm(formdata=None), version_form=VersionedForm(formdata=None)), status
 
 
 @bp.get("/plays/<int:play_id>/record")
@@ -222,20 +196,20 @@ def correct(play_id: int):
                                message=_("Another phone reopened this play, so the correction was not "
                                          "saved. Finish the play again to change its result.")), 409
     if play.status != "finished":
-        return redirect(url_for("plays.show", play_id=play.id))
+        return common.to_play(play.id)
     db = get_db()
     current = [r.breakdown for r in sorted(store.play_results(db, play.id), key=lambda r: r.seat)]
-    form = correction_form([s.name for s in play.seats], current, play.version,
-                           lambda row: _("Total") if row == "total" else row_label(row, play.game),
-                           formdata=request.form if request.method == "POST" else None)
-    status = form_status()
+    form = forms.correction_form([s.name for s in play.seats], current, play.version,
+                                 lambda row: _("Total") if row == "total" else row_label(row, play.game),
+                                 formdata=common.sent_form())
+    status = common.form_status()
     if form.validate_on_submit():
         try:
             # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
             result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
-            store.correct_results(db, play.id, result_inputs(result), expected_version=form.version_number)
+            store.correct_results(db, play.id, common.result_inputs(result), form.version_number)
         except Refused as error:
-            refuse_on_form(form, play, error)
+            common.refuse_on_form(form, play, error)
             status = 400 if isinstance(error, RulesError) else 409
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
@@ -248,7 +222,7 @@ def undo_correction(play_id: int):
     play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return _render_record(play, 400)
     events = store.list_events(get_db(), play.id)
     if not events or events[-1].kind != store.CORRECTION_EVENT:
@@ -257,7 +231,7 @@ def undo_correction(play_id: int):
     try:
         store.undo_last_event(get_db(), play.id, expected_version=form.version_number)
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return _render_record(store.get_play(get_db(), play.id), 409)
     flash(_("The correction was undone: the scores are as they were before it."))
     return redirect(url_for("history.play", play_id=play.id))
@@ -266,28 +240,27 @@ def undo_correction(play_id: int):
 @bp.post("/plays/<int:play_id>/counted")
 def counted(play_id: int):
     play = g.play
-    form = CountedForm()
+    form = forms.CountedForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return _render_record(play, 400)
     try:
         store.set_play_counted(get_db(), play.id, form.counted.data == "1")
     except Refused as error:
-        flash_rules_error(error)
-        return redirect(url_for("plays.show", play_id=play.id))
+        common.flash_rules_error(error)
+        return common.to_play(play.id)
     flash(_("This play counts in the statistics again.") if form.counted.data == "1"
           else _("This play no longer counts in the statistics."))
     return redirect(url_for("history.play", play_id=play.id))
 
 
-# --- exports and import ---------------------------------------------------------------------------
-
-def _download(body: str | bytes, content_type: str, group: store.Group, suffix: str) -> Response:
-    stem = re.sub(r"[^A-Za-z0-9]+", "-", group.name).strip("-").lower() or "group"
+def _download(body: str | bytes, content_type: str) -> Response:
+    """The export as a file named after the group and the export's address (plays.csv, backup.json …)."""
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", g.group.name).strip("-").lower() or "group"
+    name = f"{stem}-{request.path.rpartition('/')[2]}"
     # content_type, not mimetype: a mimetype gets a second "; charset=utf-8" added
-    response = current_app.response_class(body, content_type=content_type)
-    response.headers["Content-Disposition"] = f'attachment; filename="{stem}-{suffix}"'
-    return response
+    return current_app.response_class(body, content_type=content_type,
+                                      headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
 @bp.get("/groups/<int:group_id>/export/plays.csv", endpoint="export_csv", defaults={"delimiter": ","})
@@ -295,46 +268,43 @@ def _download(body: str | bytes, content_type: str, group: store.Group, suffix: 
         defaults={"delimiter": ";"})  # for spreadsheets that split columns at semicolons (Excel in German …)
 def export_plays_csv(group_id: int, delimiter: str):
     archive = store.dump_group(get_db(), group_id)
-    zone = common.group_zone(archive.settings.time_zone)
+    zone = group_zone(archive.settings.time_zone)
     # the byte-order mark makes spreadsheet programs read the names as UTF-8
-    text = "\ufeff" + plays_csv.plays_csv(archive, group_games(group_id), zone, delimiter)
-    # the file is named like its address: plays.csv, plays-excel.csv
-    return _download(text, "text/csv; charset=utf-8", g.group, request.path.rpartition("/")[2])
+    return _download("\ufeff" + plays_csv.plays_csv(archive, group_games(group_id), zone, delimiter),
+                     "text/csv; charset=utf-8")
 
 
 @bp.get("/groups/<int:group_id>/export/backup.json")
 def export_backup(group_id: int):
     with store.snapshot(get_db()) as copy:  # a long read: of a copy, so the log can restart meanwhile
         archive = store.dump_group(copy, group_id)
-    return _download(backup.backup_json(archive, store.now()), "application/json", g.group, "backup.json")
+    return _download(backup.backup_json(archive, store.now()), "application/json")
 
 
 @bp.get("/groups/<int:group_id>/export/bgg-plays.xml")
 def export_bgg(group_id: int):
     archive = store.dump_group(get_db(), group_id)
-    xml = bgg_xml.bgg_plays_xml(archive, group_games(group_id), common.group_zone(archive.settings.time_zone))
-    return _download(xml, "application/xml", g.group, "bgg-plays.xml")
+    zone = group_zone(archive.settings.time_zone)
+    return _download(bgg_xml.bgg_plays_xml(archive, group_games(group_id), zone), "application/xml")
 
 
 @bp.route("/groups/<int:group_id>/settings", methods=["GET", "POST"])
 def settings(group_id: int):
     """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
-    form = group_settings_form(sorted(common.known_time_zones()),
-                               [game for game in GAMES.values() if common.needs_bgg_id(game)],
-                               store.group_settings(get_db(), group_id),
-                               formdata=request.form if request.method == "POST" else None)
+    form = forms.group_settings_form(sorted(known_time_zones()), list(filter(needs_bgg_id, GAMES.values())),
+                                     store.group_settings(get_db(), group_id), formdata=common.sent_form())
     if form.validate_on_submit():
         store.save_group_settings(get_db(), group_id, store.GroupSettings(**form.chosen()))
         flash(_("Saved. The exports use these settings from now on."))
         return redirect(url_for("history.index", group_id=group_id, _anchor="export-h"))
-    return render_template("history/settings.html", group=g.group, form=form), form_status()
+    return render_template("history/settings.html", group=g.group, form=form), common.form_status()
 
 
 @bp.route("/groups/import", methods=["GET", "POST"])
 def import_backup():
     """A backup becomes a new group (a new invite link and join code), on this phone."""
-    form = ImportForm()
-    status = form_status()
+    form = forms.ImportForm()
+    status = common.form_status()
     if form.validate_on_submit():
         config = current_app.config
         try:
@@ -355,17 +325,15 @@ def import_backup():
             flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=group.id))
-    return render_template("history/import.html", form=form,
+    return render_template("history/import.html", form=form, name_max=NAME_MAX,
                            limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20),
                            max_plays=format_decimal(backup.MAX_PLAYS),
                            max_players=format_decimal(backup.MAX_PLAYERS),
-                           max_events=format_decimal(backup.MAX_EVENTS), name_max=NAME_MAX), status
+                           max_events=format_decimal(backup.MAX_EVENTS)), status
 
 
 def allow_whole_imports() -> None:
-    """Raise the request size limit for the imports: a group's whole history (or a BG Stats export, and
-    the confirmation carrying its plays in a form field) is larger than the site-wide limit. It must run
-    before anything reads the form (the CSRF check)."""
+    """Raise the request size limit for the imports; before anything reads the form (the CSRF check)."""
     if request.endpoint in ("history.import_backup", "bgstats.upload", "bgstats.confirm"):
         request.max_content_length = current_app.config["BACKUP_MAX_BYTES"]
     if request.endpoint in ("bgstats.upload", "bgstats.confirm"):

@@ -1,7 +1,5 @@
 """The home page: my groups on this phone, create a group, join one by code or invite link."""
 
-from __future__ import annotations
-
 import contextlib
 import time
 from urllib.parse import urlsplit
@@ -12,17 +10,10 @@ from werkzeug.exceptions import HTTPException
 
 from companion import store
 from companion.forms import ConfirmForm, GroupForm, JoinCodeForm
-from companion.views.common import purge_old_trash
-from companion.views.members import group_trash
+from companion.views import common
+from companion.web import security
 from companion.web.database import get_db
 from companion.web.i18n import LANGUAGE_COOKIE, LANGUAGES
-from companion.web.security import (
-    TooManyGroups,
-    client_network,
-    join_group,
-    membership_tokens,
-    room_for_another_group,
-)
 
 bp = Blueprint("home", __name__)
 
@@ -30,19 +21,18 @@ bp = Blueprint("home", __name__)
 def _render_home(group_form: GroupForm | None = None, join_form: JoinCodeForm | None = None,
                  status: int = 200):
     """The home page; the form not sent starts empty."""
-    db = get_db()
-    groups = store.member_groups(db, membership_tokens())
+    db, tokens = get_db(), security.membership_tokens()
+    groups = store.member_groups(db, tokens)
     active = {group.id: store.list_plays(db, group.id, "active", limit=3) for group in groups}
-    return render_template(
-        "home.html", groups=groups, active=active,
-        trashed=group_trash(store.trashed_groups(db, membership_tokens())), trash_days=store.TRASH_DAYS,
-        restore_form=ConfirmForm(), group_form=group_form or GroupForm(formdata=None),
-        join_form=join_form or JoinCodeForm(formdata=None)), status
+    return render_template("home.html", groups=groups, active=active, trash_days=store.TRASH_DAYS,
+                           trashed=store.trashed_groups(db, tokens), restore_form=ConfirmForm(),
+                           group_form=group_form or GroupForm(formdata=None),
+                           join_form=join_form or JoinCodeForm(formdata=None)), status
 
 
 @bp.get("/")
 def index():
-    purge_old_trash()
+    common.purge_old_trash()
     return _render_home()
 
 
@@ -52,12 +42,12 @@ def create_group():
     if not form.validate_on_submit():
         return _render_home(form, status=400)
     try:
-        room_for_another_group()
-    except TooManyGroups as error:
+        security.room_for_another_group()
+    except security.TooManyGroups as error:
         form.name.errors = [str(error)]
         return _render_home(form, status=409)
     group = store.create_group(get_db(), form.name.data)
-    join_group(group.id)
+    security.join_group(group.id)
     flash(_("Group created. Add the players, then invite the others with the code or QR code."))
     return redirect(url_for("groups.show", group_id=group.id))
 
@@ -75,7 +65,8 @@ def join_by_code():
                                   from_new_addresses=config["JOIN_FAILURES_FROM_NEW_ADDRESSES"],
                                   new_address_memory=config["JOIN_NEW_ADDRESS_DAYS"] * 86400)
     try:
-        group = store.group_for_join_code(get_db(), form.code.data, client_network(), time.time(), limits)
+        group = store.group_for_join_code(get_db(), form.code.data, security.client_network(), time.time(),
+                                          limits)
     except store.TooManyWrongCodes:
         form.code.errors = [_("Too many wrong codes. Wait a quarter of an hour, or use the invite link.")]
         return _render_home(join_form=form, status=429)
@@ -88,8 +79,8 @@ def join_by_code():
 def _joined(group: store.Group):
     """Join ``group`` on this phone and open it, or say why this phone cannot join another group."""
     try:
-        join_group(group.id)
-    except TooManyGroups as error:
+        security.join_group(group.id)
+    except security.TooManyGroups as error:
         flash(str(error), "error")
         return redirect(url_for("home.index"))
     flash(_("You joined %(name)s.", name=group.name))
@@ -124,7 +115,7 @@ def _page_to_return_to(target: str) -> str:
 def set_language():
     chosen = request.form.get("lang", "")
     response = make_response(redirect(_page_to_return_to(request.form.get("next", ""))))
-    if chosen in LANGUAGES and ConfirmForm().validate_on_submit():
+    if chosen in LANGUAGES:
         response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True,
                             secure=current_app.config.get("SESSION_COOKIE_SECURE", False))
     return response

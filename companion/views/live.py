@@ -1,7 +1,4 @@
-"""At the table: the live state of a play for other phones (polled by the page script), the web app
-manifest and the service worker that make the site installable and give it an offline page."""
-
-from __future__ import annotations
+"""A play's live state for other phones; the manifest and service worker that make the site installable."""
 
 import hashlib
 import json
@@ -32,8 +29,7 @@ def _answer(body: str | dict, mimetype: str, status: int = 200, cache: str = "no
 
 
 def _scores(play: store.Play) -> list[dict] | None:
-    """Each seat's score as the page shows it: running scores in play, final totals once finished; None
-    if the stored events no longer fold (the page then shows the rules' message itself)."""
+    """Each seat's score as the page shows it; None if the events no longer fold (the page says why)."""
     if play.status == "finished":
         totals = {r.seat: r.total for r in store.play_results(get_db(), play.id)}
         points = [totals.get(seat.seat, 0) for seat in play.seats]
@@ -72,8 +68,7 @@ def _static_fingerprint(folder: str) -> str:
 
 @bp.get("/sw.js")
 def service_worker():
-    """The service worker, at the site root so that it may look after every page; its settings go in
-    front of the script (the cache version follows the static files, the URLs come from the routes)."""
+    """The service worker, at the site root to look after every page, its settings in front of the script."""
     static = current_app.static_folder
     settings = {
         "version": _static_fingerprint(static),
@@ -92,18 +87,13 @@ def service_worker():
 @bp.get("/manifest.webmanifest")
 def manifest():
     """The web app manifest: the home-screen name, colours and icons, in the phone's language."""
+    home = url_for("home.index")
     return _answer({
-        "id": url_for("home.index"),
-        "name": _("Game-Night Companion"),
-        "short_name": _("Game Night"),
+        "id": home, "name": _("Game-Night Companion"), "short_name": _("Game Night"),
         "description": _("Scores for Carcassonne – Mayflower, Great Western Trail and Gold West on "
                          "every phone at the table."),
-        "lang": str(get_locale()),
-        "start_url": url_for("home.index"),
-        "scope": url_for("home.index"),
-        "display": "standalone",
-        "background_color": BACKGROUND_COLOUR,
-        "theme_color": THEME_COLOUR,
+        "lang": str(get_locale()), "start_url": home, "scope": home, "display": "standalone",
+        "background_color": BACKGROUND_COLOUR, "theme_color": THEME_COLOUR,
         "icons": [{"src": url_for("static", filename=f"icons/{kind}-{size}.png"), "sizes": f"{size}x{size}",
                    "type": "image/png", "purpose": purpose}
                   for kind, purpose in (("icon", "any"), ("maskable", "maskable")) for size in ICON_SIZES],
@@ -115,21 +105,3 @@ def offline():
     """The page the service worker shows when the companion cannot be reached."""
     return render_template("offline.html")
 
-
-@bp.app_template_global()
-def live_strings() -> dict[str, str]:
-    """The sentences the page script shows, translated; ``{count}`` is filled in by the script."""
-    return {
-        "updated": _("Scores updated."),
-        "refresh": _("New entries — tap to refresh"),
-        "finished": _("The play is finished — tap to see the result"),
-        "lost": _("Connection lost: the scores may be out of date. Trying again…"),
-        "gone": _("This play is no longer available on this phone."),
-        "offline": _("This phone is offline."),
-        "kept": _("Not sent: this phone is offline. Your entry is kept on this phone; "
-                  "send it again when you are back online."),
-        "send": _("Send again"),
-        "discard": _("Discard"),
-        "still_offline": _("Still offline. Send it again when this phone is back online."),
-        "wider": _("Wider than the screen: swipe the table sideways to see every column."),
-    }

@@ -1,38 +1,20 @@
-"""Carcassonne – Mayflower's own screens: the map strip, the settlers, the table's actions, the final tally
-(the generic play page's Mayflower partial asks ``mayflower_screen`` for what it shows)."""
-
-from __future__ import annotations
+"""Carcassonne – Mayflower's screens: the map strip, the settlers, the table's actions, the final tally."""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from flask import Blueprint, Flask, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, g, render_template, request
 from flask_babel import gettext
-from werkzeug.wrappers import Response
 
 from companion import store
 from companion.forms import COLOURS, SiteForm
-from companion.forms.mayflower import (
-    KIND_NAMES,
-    ROLE_BUTTONS,
-    ROLE_LETTERS,
-    ROLE_NAMES,
-    SIZE_LABELS,
-    SURVEYOR_MARKS,
-    SURVEYOR_NAMES,
-    complete_form,
-    final_tally_form,
-    no_settler_form,
-    pickable_settlers,
-    place_form,
-    west_edge_form,
-)
+from companion.forms import mayflower as forms
 from companion.games import get_game, mayflower
-from companion.games.common import FINAL_EVENT
+from companion.games.common import FINAL_EVENT, FinalResult
 from companion.games.table import TableState, apply
 from companion.messages import Message, Refused
-from companion.views.common import finish_play, note_stale, play_setup, to_play
+from companion.views import common
 from companion.views.phone_player import phone_seat
 from companion.views.plays import render_play, table_of
 from companion.views.tables import app_tables
@@ -43,10 +25,19 @@ from companion.web.i18n import translated
 bp = Blueprint("mayflower", __name__, url_prefix="/plays/<int:play_id>/mayflower")
 plays_of(bp, mayflower.GAME.slug)
 
-WORDS = SimpleNamespace(roles=ROLE_NAMES, letters=ROLE_LETTERS, role_buttons=ROLE_BUTTONS, kinds=KIND_NAMES,
-                        surveyors=SURVEYOR_NAMES, surveyor_marks=SURVEYOR_MARKS, role_order=mayflower.ROLES,
-                        colours=COLOURS, final_sizes=mayflower.FINAL_SIZES, size_labels=SIZE_LABELS)
+WORDS = SimpleNamespace(roles=forms.ROLE_NAMES, letters=forms.ROLE_LETTERS, role_buttons=forms.ROLE_BUTTONS,
+                        kinds=forms.KIND_NAMES, surveyors=forms.SURVEYOR_NAMES,
+                        surveyor_marks=forms.SURVEYOR_MARKS, role_order=mayflower.ROLES, colours=COLOURS,
+                        final_sizes=mayflower.FINAL_SIZES, size_labels=forms.SIZE_LABELS)
 TABLE_ANCHOR = "mf-table"  # after every entry the page opens on the turn, the strip and the actions
+
+
+class TurnMovedOn(Refused):
+    """An entry for the player whose turn it was when the page was drawn; another phone ended that turn."""
+
+    def __init__(self, ended: int, turn: int, kind: str) -> None:
+        super().__init__(Message("Another phone entered a turn since this page was drawn."), "seat")
+        self.ended, self.turn, self.kind = ended, turn, kind
 
 
 @dataclass(frozen=True)
@@ -122,7 +113,7 @@ def map_summary(state: mayflower.PlayState, names: list[str]) -> str:
     sentences = [gettext("Surveyors in columns %(north)d and %(south)d.", north=state.surveyors.north,
                          south=state.surveyors.south)]
     for seat, name in enumerate(names):
-        placed = [gettext("%(role)s in column %(column)d", role=ROLE_NAMES[s.role], column=s.column)
+        placed = [gettext("%(role)s in column %(column)d", role=forms.ROLE_NAMES[s.role], column=s.column)
                   for s in state.on_map(seat)]
         sentences.append(gettext("%(name)s: %(settlers)s.", name=name, settlers=", ".join(placed)) if placed
                          else gettext("%(name)s: no settler on the map.", name=name))
@@ -133,14 +124,10 @@ def strip_columns(state: mayflower.PlayState) -> tuple[StripColumn, ...]:
     """The map's columns from the one a new tile may reach (west) to the coast (east, column 0)."""
     reach = min(state.west_edge + 1, mayflower.MAX_COLUMN)
     by_seat = sorted(state.settlers, key=lambda s: s.seat)
-    return tuple(
-        StripColumn(number=column,
-                    surveyors=tuple(name for name in mayflower.SURVEYOR_NAMES
-                                    if getattr(state.surveyors, name) == column),
-                    settlers=tuple(s for s in by_seat if s.column == column),
-                    beyond=column > state.west_edge)
-        for column in range(reach, -1, -1)
-    )
+    return tuple(StripColumn(column, tuple(name for name in mayflower.SURVEYOR_NAMES
+                                           if getattr(state.surveyors, name) == column),
+                             tuple(s for s in by_seat if s.column == column), column > state.west_edge)
+                 for column in range(reach, -1, -1))
 
 
 def feature_reports(state: mayflower.PlayState,
@@ -171,15 +158,14 @@ def _error_messages(errors) -> list[str]:
 
 
 def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int, tuple[FeatureReport, ...]]:
-    """Each completion among ``events`` (a part of the log, in order) by ``seq``, with what it scored then
-    (kept per request: the log asks once for each line)."""
+    """Each completion among ``events`` by ``seq``, with what it scored (kept per request)."""
     key = (play.id, play.version, tuple(e.seq for e in events[:1]), len(events))
     cached = getattr(g, "mayflower_history", None)
     if cached is not None and cached[0] == key:
         return cached[1]
     history: dict[int, tuple[FeatureReport, ...]] = {}
     if events:
-        table = app_tables(current_app).table_before(get_db(), play, play_setup(play), events[0].seq)
+        table = app_tables().table_before(get_db(), play, common.play_setup(play), events[0].seq)
         for event in (e for e in events if e.kind != FINAL_EVENT):
             table = apply(table, event.kind, event.payload)
             if event.kind == "complete":
@@ -188,15 +174,15 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
     return history
 
 
-def play_screen(play: store.Play, table: TableState, forms: Mapping[str, SiteForm] | None = None) -> Screen:
+def play_screen(play: store.Play, table: TableState, given: Mapping[str, SiteForm] | None = None) -> Screen:
     """The state, strip, turn and report of a play, with its forms (the ones given keep their errors)."""
     state: mayflower.PlayState = table.game_state
-    names, forms = _names(play), forms or {}
-    complete = forms.get("complete") or complete_form(state.settlers, names, formdata=None)
+    names, given = _names(play), given or {}
+    complete = given.get("complete") or forms.complete_form(state.settlers, names, formdata=None)
     own = phone_seat(play)
     turn = mayflower.next_turn(state) if own is None else own
-    place = forms.get("place") or place_form(names, turn, formdata=None)
-    none = forms.get("no_settler") or no_settler_form(names, mayflower.next_turn(state), formdata=None)
+    place = given.get("place") or forms.place_form(names, turn, formdata=None)
+    none = given.get("no_settler") or forms.no_settler_form(names, mayflower.next_turn(state), formdata=None)
     # a refused completion can be sent again as it is now; a turn ended since is asked about
     for form in (complete, place, none):
         form.version.data = str(play.version)
@@ -206,21 +192,16 @@ def play_screen(play: store.Play, table: TableState, forms: Mapping[str, SiteFor
     return Screen(
         state=state, seats=seats, columns=strip_columns(state), summary=map_summary(state, names),
         report=feature_reports(state), leaving=frozenset(s.id for s in mayflower.next_evictions(state)),
-        preview=completion_preview(state, complete) if "complete" in forms and not complete.errors else None,
-        pickable=tuple(pickable_settlers(state.settlers)),
-        place=place, complete=complete,
-        west_edge_form=forms.get("west_edge") or west_edge_form(state.west_edge, formdata=None),
-        no_settler=none,
-        turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
-    )
+        preview=completion_preview(state, complete) if "complete" in given and not complete.errors else None,
+        pickable=tuple(forms.pickable_settlers(state.settlers)), place=place, complete=complete,
+        no_settler=none, turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
+        west_edge_form=given.get("west_edge") or forms.west_edge_form(state.west_edge, formdata=None))
 
 
-def _record(play: store.Play, kind: str, form, form_key: str | None = None, guard=None):
-    """Store the form's event if the rules and the ``guard`` (seeing the stored log) allow it, back to
-    the table; else show why, nothing stored."""
-    form_key = form_key or kind
+def _record(play: store.Play, kind: str, form, guard=None):
+    """Store the form's event if the rules and the ``guard`` (seeing the stored log) allow it."""
     if not form.validate_on_submit():
-        return render_play(play, status=400, mayflower_forms={form_key: form})
+        return render_play(play, status=400, mayflower_forms={kind: form})
     payload = form.payload()
 
     def check(events) -> None:
@@ -234,30 +215,20 @@ def _record(play: store.Play, kind: str, form, form_key: str | None = None, guar
     try:
         store.append_event(get_db(), play.id, kind, payload, check=check,
                            expected_version=getattr(form, "version_number", None))
-    except TurnMovedOn as error:
-        form.turn_moved = error  # the page asks whom the entry is for
-        return render_play(store.get_play(get_db(), play.id), status=409, mayflower_forms={form_key: form})
     except Refused as error:
-        form.show_rules_error(error)
+        if isinstance(error, TurnMovedOn):
+            form.turn_moved = error  # the page asks whom the entry is for
+        else:
+            form.show_rules_error(error)
         status = 400 if isinstance(error, mayflower.WestQuestion) else 409
-        return render_play(store.get_play(get_db(), play.id), status=status, mayflower_forms={form_key: form})
-    return to_play(play.id, TABLE_ANCHOR)
-
-
-class TurnMovedOn(Refused):
-    """An entry for the player whose turn it was when the page was drawn; another phone ended that turn."""
-
-    def __init__(self, ended: int, turn: int, kind: str) -> None:
-        super().__init__(Message("Another phone entered a turn since this page was drawn."), "seat")
-        self.ended, self.turn, self.kind = ended, turn, kind
+        return render_play(store.get_play(get_db(), play.id), status=status, mayflower_forms={kind: form})
+    return common.to_play(play.id, TABLE_ANCHOR)
 
 
 def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
-    """A check that settles whose turn an entry is when the turn ended since the page was drawn. An entry
-    that took its player from the turn shown: ended by another phone, the page asks (``TurnMovedOn``);
-    ended by this phone's own entries (an offline queue sent in order, the page still showing the turn it
-    was drawn with), the entry is for the turn now. A player's ``own`` phone is asked only when another
-    phone entered that player's turn since: the same turn entered twice. A player picked is as sent."""
+    """A check settling whose turn an entry is when the turn shown has ended since: ended by another phone,
+    the page asks (``TurnMovedOn``); by this phone's own entries (an offline queue), it is the turn now. A
+    player's ``own`` phone is asked only when another phone entered that turn; a player picked is as sent."""
     def guard(events, payload: dict) -> None:
         drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
@@ -289,7 +260,7 @@ def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
 def place(play_id: int):
     """A settler from a player's supply onto the tile just placed."""
     play = g.play
-    form = place_form(_names(play))
+    form = forms.place_form(_names(play))
     own = phone_seat(play)
     if own is not None and not form.pick.data and form.seat.raw_data is None:
         form.seat.data = own  # this phone's role buttons are its player's
@@ -300,16 +271,15 @@ def place(play_id: int):
 def no_settler(play_id: int):
     """A tile laid without a settler: the turn passes to the next player."""
     play = g.play
-    form = no_settler_form(_names(play))
-    return _record(play, mayflower.NO_SETTLER, form, "no_settler", guard=turn_guard(play, form, False))
+    form = forms.no_settler_form(_names(play))
+    return _record(play, mayflower.NO_SETTLER, form, guard=turn_guard(play, form, False))
 
 
 @bp.post("/complete")
 def complete(play_id: int):
     """The features one tile completed, scored in the order listed."""
     play = g.play
-    state = table_of(play).game_state
-    return _record(play, "complete", complete_form(state.settlers, _names(play)))
+    return _record(play, "complete", forms.complete_form(table_of(play).game_state.settlers, _names(play)))
 
 
 @bp.get("/preview")
@@ -317,7 +287,7 @@ def preview(play_id: int):
     """What Score would do with the completion form as it is filled (its fields in the query)."""
     play = g.play
     state = table_of(play).game_state
-    form = complete_form(state.settlers, _names(play), formdata=request.args)
+    form = forms.complete_form(state.settlers, _names(play), formdata=request.args)
     shown = completion_preview(state, form)
     return render_template("games/mayflower/_preview.html", play=play, preview=shown, words=WORDS), (
         400 if shown and shown.refused else 200)
@@ -327,28 +297,19 @@ def preview(play_id: int):
 def west_edge(play_id: int):
     """How far west the map reaches."""
     play = g.play
-    state = table_of(play).game_state
-    return _record(play, "west_edge", west_edge_form(state.west_edge))
+    return _record(play, "west_edge", forms.west_edge_form(table_of(play).game_state.west_edge))
 
 
-def _finish(play: store.Play, form, table: TableState) -> Response | None:
-    """Score the tally and close the play (to the result page); None, with the reason on the form, if not."""
-    try:
-        # an outdated page misses settlers placed since: say so rather than that they are left out
-        store.check_play_version(get_db(), play.id, form.version_number)
-        tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots,
-                                                form.features())
-        finish_play(play.id, tally.payload(), tally.result, form.version_number)
-    except Refused as error:
-        note_stale(error)
-        form.show_rules_error(error)
-        return None
-    return redirect(url_for("plays.result", play_id=play.id))
+def _scored(play: store.Play, form, table: TableState) -> tuple[dict, FinalResult]:
+    """The final tally as tapped, with its result."""
+    # an outdated page misses settlers placed since: say so rather than that they are left out
+    store.check_play_version(get_db(), play.id, form.version_number)
+    tally = mayflower.settle_final_features(_names(play), table.running_scores, form.slots, form.features())
+    return tally.payload(), tally.result
 
 
 def _another_feature(play: store.Play, form, table: TableState) -> bool:
-    """Keep the feature just tapped and start the next; False, with the reason on the form, if the
-    features so far, as a tally of their own settlers, are refused."""
+    """Keep the feature just tapped and start the next; False, with the reason on the form, if refused."""
     features = form.features()
     on_them = {settler_id for feature in features for settler_id in feature.get("settlers", [])}
     try:
@@ -362,15 +323,12 @@ def _another_feature(play: store.Play, form, table: TableState) -> bool:
 
 
 @bp.route("/final-tally", methods=["GET", "POST"])
+@common.tally_page
 def final_tally(play_id: int):
     """Tap the settlers of one unfinished feature, its size, "and another feature"; then the ranked result."""
     play = g.play
-    # a tally sent after another phone finished is stale like any other (409, the features kept)
-    if play.status == "finished" and request.method == "GET":
-        return redirect(url_for("plays.result", play_id=play.id))
     table = table_of(play)
-    form = final_tally_form(mayflower.final_slots(table.game_state),
-                            formdata=request.form if request.method == "POST" else None)
+    form = forms.final_tally_form(mayflower.final_slots(table.game_state), formdata=common.sent_form())
     status = 200
     if request.method == "GET":
         # a reopened play's final tally comes back as it was entered, unless the map changed since
@@ -381,10 +339,9 @@ def final_tally(play_id: int):
         status = 400
     elif form.more.data and form.current() is not None:
         status = 200 if _another_feature(play, form, table) else 400
+    elif common.finish_tally(play, form, lambda: _scored(play, form, table)):
+        return common.to_result(play.id)
     else:
-        finished = _finish(play, form, table)
-        if finished is not None:
-            return finished
         status = 400
     form.version.data = str(store.get_play(get_db(), play.id).version)
     return render_template("games/mayflower/final_tally.html", play=play, game=get_game(play.game), form=form,

@@ -1,16 +1,11 @@
 """Who is in a group: its phones, leaving and removing, a new invite, and the group's trash."""
 
-from __future__ import annotations
-
-from typing import NamedTuple
-
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import ConfirmForm, PhoneNameForm
-from companion.views.catalogue import get_game
-from companion.views.common import ask_to_confirm, form_status, purge_old_trash, to_group
+from companion.forms import PhoneNameForm
+from companion.views import common
 from companion.web.database import get_db
 from companion.web.gate import restores
 from companion.web.security import forget_membership
@@ -21,28 +16,6 @@ bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
 def phone_label(phones: list[store.Membership], phone: store.Membership) -> str:
     """A phone's name, or "Phone 3" for the third phone that joined and is still in the group."""
     return phone.name or _("Phone %(n)d", n=phones.index(phone) + 1)
-
-
-class TrashEntry(NamedTuple):
-    """One line of a trash list (templates/_trash_list.html)."""
-
-    name: str
-    details: str  # more about it, or ""
-    deleted_at: str
-    restore_url: str
-    leave_url: str = ""  # a deleted group's: where this phone leaves it
-
-
-def play_trash(group_id: int, trashed: list[store.TrashedPlay]) -> list[TrashEntry]:
-    return [TrashEntry(get_game(t.play.game).name, ", ".join(seat.name for seat in t.play.seats),
-                       t.deleted_at, url_for("members.restore_play", group_id=group_id, play_id=t.play.id))
-            for t in trashed]
-
-
-def group_trash(trashed: list[store.TrashedGroup]) -> list[TrashEntry]:
-    return [TrashEntry(t.group.name, "", t.deleted_at, url_for("members.restore_group", group_id=t.group.id),
-                       url_for("members.leave_deleted", group_id=t.group.id))
-            for t in trashed]
 
 
 def _leave(group_id: int, message: str):
@@ -65,10 +38,8 @@ def leave(group_id: int):
                       "opens it again, so write the code down. To be rid of the group, delete it instead "
                       "(it can be restored for %(days)d days).", code=group.join_code, days=store.TRASH_DAYS)
         left = _("This phone left the group. Its join code %(code)s brings it back.", code=group.join_code)
-    page = ask_to_confirm(_("Leave %(name)s?", name=group.name), explained, _("Leave the group"),
-                          url_for("groups.show", group_id=group.id, _anchor="phones"))
-    if page is not None:
-        return page
+    common.confirm_first(_("Leave %(name)s?", name=group.name), explained, _("Leave the group"),
+                         url_for("groups.show", group_id=group.id, _anchor="phones"))
     return _leave(group.id, left)
 
 
@@ -78,8 +49,6 @@ def leave_deleted(group_id: int):
     """Take this phone out of a deleted group (from the home page's trash), to make room, say."""
     if not store.trashed_memberships(get_db(), [g.membership.token]):
         abort(404)  # a group outside the trash is left from its page, after a confirmation
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
     return _leave(group_id, _("This phone left the deleted group."))
 
 
@@ -92,66 +61,54 @@ def remove_phone(group_id: int, membership_id: int):
     phones = store.list_memberships(get_db(), group.id)
     phone = next((p for p in phones if p.id == membership_id), None) or abort(404)
     label = phone_label(phones, phone)
-    page = ask_to_confirm(
+    common.confirm_first(
         _("Remove %(phone)s from %(name)s?", phone=label, name=group.name),
         _("That phone will no longer see the group, at once. If someone still has the invite link or "
           "join code, they can come back: make a new invite as well."),
         _("Remove the phone"), url_for("groups.show", group_id=group.id, _anchor="phones"))
-    if page is not None:
-        return page
     store.delete_membership(get_db(), group.id, phone.id)
     flash(_("%(phone)s is no longer in the group.", phone=label))
-    return to_group(group.id, "phones")
+    return common.to_group(group.id, "phones")
 
 
 @bp.route("/phones/name", methods=["GET", "POST"])
 def name_phone(group_id: int):
-    """Give this phone a name the others recognise in the group's list of phones."""
     form = PhoneNameForm(data={"name": g.membership.name} if request.method == "GET" else None)
     if form.validate_on_submit():
         store.rename_membership(get_db(), group_id, g.membership.id, form.name.data)
         flash(_("Saved."))
-        return to_group(group_id, "phones")
-    return render_template("phone_name.html", group=g.group, form=form), form_status()
+        return common.to_group(group_id, "phones")
+    return render_template("phone_name.html", group=g.group, form=form), common.form_status()
 
 
 @bp.route("/invite/new", methods=["GET", "POST"])
 def new_invite(group_id: int):
     """A new invite link and join code; the old ones stop working. Phones already in stay in."""
     group = g.group
-    page = ask_to_confirm(
+    common.confirm_first(
         _("A new invite for %(name)s?", name=group.name),
         _("The invite link, its QR code and the join code change; the old ones stop working. Phones "
           "already in the group stay in."),
         _("Make a new invite"), url_for("groups.show", group_id=group.id, _anchor="invite"))
-    if page is not None:
-        return page
     store.new_invite(get_db(), group.id)
     flash(_("The group has a new invite link and join code. The old ones no longer work."))
-    return to_group(group.id, "invite")
+    return common.to_group(group.id, "invite")
 
 
 @bp.post("/restore")
 @restores("group")
 def restore_group(group_id: int):
     """Take a deleted group out of the trash; only a phone that was in the group can."""
-    purge_old_trash()
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
+    common.purge_old_trash()
     group = store.restore_trashed_group(get_db(), group_id)
     flash(_("%(name)s is back, with all its plays.", name=group.name))
-    return to_group(group.id)
+    return common.to_group(group.id)
 
 
 @bp.post("/trash/plays/<int:play_id>/restore")
 @restores("play")
 def restore_play(group_id: int, play_id: int):
-    purge_old_trash()
-    if not ConfirmForm().validate_on_submit():
-        abort(400)
-    try:
-        store.restore_trashed_play(get_db(), group_id, play_id)
-    except store.NotFound:
-        abort(404)
+    common.purge_old_trash()
+    common.found_or_404(store.restore_trashed_play, group_id, play_id)
     flash(_("The play is back in the group's history."))
-    return redirect(url_for("plays.show", play_id=play_id))
+    return common.to_play(play_id)

@@ -1,7 +1,6 @@
 """Log a past play: a finished play of any game entered afterwards, with its day, length and scores."""
 
-from __future__ import annotations
-
+import contextlib
 from datetime import timedelta
 
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
@@ -14,10 +13,10 @@ from companion.forms.custom_games import PastPlayForm, moved_to_sheet, past_play
 from companion.games import custom
 from companion.games import table_tools as tools
 from companion.messages import Refused
-from companion.store.custom_games import check_sheet_version, log_past_play_of_version
+from companion.views import common
 from companion.views.catalogue import group_games
-from companion.views.common import form_status, note_stale, result_inputs, translated, utc_now
 from companion.web.database import get_db
+from companion.web.i18n import translated
 from companion.web.labels import row_label
 
 bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/past")
@@ -44,7 +43,7 @@ def new(group_id: int, game_slug: str):
     by_rows = request.args.get("rows") == "1"
     sheet, options, own = _sheet_of(group, game.slug, by_rows)
     players = store.list_players(get_db(), group.id, retired=False)
-    zone = group_zone(store.group_settings(get_db(), group.id).time_zone)
+    zone = group_zone(g.time_zone)
     # who the seats start with: ?players=N (the first N), else the group's last play of the game
     last = next((p for p in store.list_plays(get_db(), group.id, "finished") if p.game == game.slug), None)
 
@@ -55,13 +54,13 @@ def new(group_id: int, game_slug: str):
         form = past_play_form(sheet, players, labels, zone, formdata=formdata, preselect=preselect,
                               version=options.get(custom.SHEET_OPTION))
         # no year a backup could not restore, no end after now (the app's clock, which a test may move)
-        form.first_year, form.now = FIRST_YEAR, utc_now()
+        form.first_year, form.now = FIRST_YEAR, common.utc_now()
         return form
 
-    form = drawn(sheet, request.form if request.method == "POST" else None)
+    form = drawn(sheet, common.sent_form())
     try:
         if own is not None and request.method == "POST":  # its points are numbered by the rows drawn
-            check_sheet_version(own, form.drawn_version)
+            store.check_sheet_version(own, form.drawn_version)
         if form.validate_on_submit():
             play_id = _log(group, game.slug, sheet, options, players, form)
             if play_id is not None:
@@ -69,24 +68,23 @@ def new(group_id: int, game_slug: str):
                 return redirect(url_for("history.play", play_id=play_id))
     except store.StaleVersion as error:  # another phone changed the sheet: 409, nothing kept
         assert own is not None
-        note_stale(error)
-        # the points were typed on the sheet the page was drawn with (a page that did not say: the one
-        # they were read against); the form comes back with the sheet as it is now
+        common.note_stale(error)
+        # the points were typed on the sheet the page was drawn with; the form comes back with it as it is now
         typed_on = _version_sheet(own.id, form.drawn_version or own.version_id)
         sheet, options, own = _sheet_of(group, game.slug, by_rows)
         form = drawn(sheet, moved_to_sheet(request.form, typed_on, sheet, own.version_id))
         form.form_errors += [translated(error), _(
             "The form below has the score sheet's rows as they are now: points typed for a row it still "
             "has are kept, its new rows are empty. Check the points and keep the play again.")]
-    return render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
-                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None), form_status()
+    page = render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
+                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None)
+    return page, common.form_status()
 
 
 def _version_sheet(game_id: int, version_id: int) -> custom.ScoreSheet | None:
-    try:
+    with contextlib.suppress(store.NotFound):  # a version of another game, sent by hand
         return custom.parse_sheet(store.group_game_version(get_db(), game_id, version_id).sheet)
-    except store.NotFound:  # a version of another game, sent by hand
-        return None
+    return None
 
 
 def _log(group, slug, sheet, options, players, form) -> int | None:
@@ -106,13 +104,13 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
                    "teams": form.teams_chosen(), "won": form.won_chosen()}
         kept = ([(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
-                {key: value for key, value in payload.items() if value is not None}, result_inputs(result),
-                (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat())
-        game_id = custom.game_id_of(slug)
-        if game_id is None:
-            return store.log_past_play(get_db(), group.id, slug, *kept)
+                {key: value for key, value in payload.items() if value is not None},
+                common.result_inputs(result), (ended - timedelta(minutes=minutes or 0)).isoformat(),
+                ended.isoformat())
         # refused if another phone changed the sheet since it was read: the points follow its rows
-        return log_past_play_of_version(get_db(), group.id, game_id, options[custom.SHEET_OPTION], *kept)
+        version = options.get(custom.SHEET_OPTION)
+        check = None if version is None else store.sheet_unchanged(group.id, custom.game_id_of(slug), version)
+        return store.log_past_play(get_db(), group.id, slug, *kept, check=check)
     except store.StaleVersion:
         raise  # the view shows the form again with the sheet as it is now
     except Refused as error:

@@ -1,15 +1,13 @@
 """Whose phone it is ("This is Anna's phone", kept with the membership; off by default): it enters its
 player's settlers and ledger points whatever the turn; a shared phone follows the turn."""
 
-from __future__ import annotations
-
 from flask import Blueprint, flash, g
 from flask_babel import lazy_gettext as _l
 
 from companion import store
 from companion.forms import PhonePlayerForm, choices, refused_tap
 from companion.store.phone_players import set_phone_player
-from companion.views.common import to_play
+from companion.views import common
 from companion.views.plays import render_play
 from companion.web.database import get_db
 
@@ -39,7 +37,6 @@ def phone_seat(play: store.Play) -> int | None:
 
 @bp.post("/phone-player")
 def set_player(play_id: int):
-    """Say whose phone this is, or that the table shares it."""
     play = g.play
     form = phone_player_form(play)
     if not form.validate_on_submit():
@@ -47,4 +44,4 @@ def set_player(play_id: int):
         return render_play(play, status=400)
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
     set_phone_player(get_db(), g.membership.id, player_id)
-    return to_play(play.id)
+    return common.to_play(play.id)

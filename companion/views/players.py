@@ -1,13 +1,11 @@
 """A player's page: plays, wins, win rate, average and best per game, rating and head to head."""
 
-from __future__ import annotations
-
 from flask import Blueprint, g, render_template
 
 from companion import store
 from companion.games import ratings
+from companion.views import common
 from companion.views.catalogue import AnyGame, lowest_wins
-from companion.views.groups import member_player
 from companion.web.database import get_db
 
 bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<int:player_id>")
@@ -17,7 +15,7 @@ bp = Blueprint("players", __name__, url_prefix="/groups/<int:group_id>/players/<
 def show(group_id: int, player_id: int):
     group = g.group
     db = get_db()
-    player = member_player(group.id, player_id)
+    player = common.found_or_404(store.get_player, group.id, player_id)
     store.refresh_ratings(db, group.id, ratings.rate_play)
     lowest = lowest_wins(group.id)
     overall = store.statistics(db, group.id, lowest_wins=lowest)

@@ -1,11 +1,8 @@
 """A play: seats, scoreboard, event log with undo, the final tally and the result."""
 
-from __future__ import annotations
-
 from flask import (
     Blueprint,
     abort,
-    current_app,
     flash,
     g,
     get_flashed_messages,
@@ -21,21 +18,8 @@ from companion.forms import AdjustForm, VersionedForm, seat_choices, tally_form
 from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
-from companion.views import charts
+from companion.views import charts, common
 from companion.views.catalogue import play_game
-from companion.views.common import (
-    ask_to_confirm,
-    final_tally_url,
-    finish_play,
-    flash_rules_error,
-    form_status,
-    play_setup,
-    qr_code,
-    refuse_on_form,
-    reload_and_try_again,
-    timestamp,
-    to_play,
-)
 from companion.views.tables import app_tables
 from companion.web.database import get_db
 from companion.web.security import site_url
@@ -47,21 +31,25 @@ LOG_PAGE = 100  # entries per page of the whole log
 
 
 def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None = None):
-    """The play's table: folded from a list of ``events``, else kept between requests and brought up to
-    date with the stored log (the log a check is handed, or the newest)."""
+    """The play's table: folded from a list of ``events``, else the kept one brought up to the stored log."""
     if events is None or isinstance(events, store.EventLog):
         version = getattr(events, "version", None)
-        return app_tables(current_app).table(get_db(), play, play_setup(play), version)
-    return fold(play_setup(play), ((e.kind, e.payload) for e in events))
+        return app_tables().table(get_db(), play, common.play_setup(play), version)
+    return fold(common.play_setup(play), ((e.kind, e.payload) for e in events))
 
 
 def append_checked(play: store.Play, kind: str, payload: dict) -> None:
     """Append an event the rules accept on the play's table as stored; ``Refused`` (nothing stored) if not."""
-    app_tables(current_app).append(get_db(), play, play_setup(play), kind, payload)
+    app_tables().append(get_db(), play, common.play_setup(play), kind, payload)
 
 
-def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200,
-                **game_context):
+def _adjust_form(play: store.Play, **bind) -> AdjustForm:
+    form = AdjustForm(**bind)
+    form.seat.choices = seat_choices([seat.name for seat in play.seats])
+    return form
+
+
+def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status: int = 200, **game_context):
     """The play page; a game's own views pass their forms and state in ``game_context``."""
     if play.status == "finished" and request.method == "POST":
         # an entry refused because another phone finished the play: a 409 (an offline queue keeps the entry)
@@ -69,14 +57,12 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
         return render_template("error.html", code=409, next_url=url_for("plays.result", play_id=play.id),
                                message=_("This play is finished. Undo the final tally to change it.")), 409
     if play.status == "finished":
-        return redirect(url_for("plays.result", play_id=play.id))
-    adjust_form = adjust_form or AdjustForm(formdata=None)
-    adjust_form.seat.choices = seat_choices([seat.name for seat in play.seats])
+        return common.to_result(play.id)
     return render_template(
         "play.html", play=play, game=play_game(play), group=g.group,
         events=store.newest_events(get_db(), play.id, LOG_ON_PAGE), table=table_of(play),
-        adjust_form=adjust_form, undo_form=VersionedForm(formdata=None), tally_url=final_tally_url(play),
-        **game_context,
+        adjust_form=adjust_form or _adjust_form(play, formdata=None), undo_form=VersionedForm(formdata=None),
+        tally_url=common.final_tally_url(play), **game_context,
     ), status
 
 
@@ -87,7 +73,7 @@ def show(play_id: int):
 
 @bp.get("/link.svg")
 def link_qr(play_id: int):
-    return qr_code(site_url("plays.show", play_id=play_id))
+    return common.qr_code(site_url("plays.show", play_id=play_id))
 
 
 @bp.get("/log")
@@ -97,24 +83,22 @@ def log(play_id: int):
     if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
         abort(400)
     events = store.newest_events(get_db(), play_id, LOG_PAGE, int(before) if before else None)
-    return render_template("play_log.html", play=g.play, game=play_game(g.play), group=g.group,
-                           events=events)
+    return render_template("play_log.html", play=g.play, game=play_game(g.play), group=g.group, events=events)
 
 
 @bp.post("/adjust")
 def adjust(play_id: int):
     play = g.play
-    form = AdjustForm()
-    form.seat.choices = seat_choices([seat.name for seat in play.seats])
+    form = _adjust_form(play)
     if not form.validate_on_submit():
         return render_play(play, form, 400)
     try:
         append_checked(play, ADJUST, {"seat": form.seat.data, "points": form.points.data,
                                       "note": form.note.data or ""})
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
-    return to_play(play.id, "scoreboard")
+    return common.to_play(play.id, "scoreboard")
 
 
 @bp.post("/undo")
@@ -122,48 +106,40 @@ def undo(play_id: int):
     play = g.play
     form = VersionedForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return render_play(play, status=400)
     try:
         undone = store.undo_last_event(get_db(), play.id, expected_version=form.version_number)
     except store.StaleVersion as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
     flash(_("Undone.") if undone else _("There is nothing to undo."))
-    return to_play(play.id)
+    return common.to_play(play.id)
 
 
 @bp.route("/finish", methods=["GET", "POST"])
+@common.tally_page
 def finish(play_id: int):
     """The final tally of every game: a total per player, typed in; a reopened play's come back."""
     play = g.play
-    # a tally sent after another phone finished is stale like any other (409, the totals kept)
-    if play.status == "finished" and request.method == "GET":
-        return redirect(url_for("plays.result", play_id=play.id))
     if custom.game_id_of(play.game) is not None:  # its own sheet knows how to rank its totals
-        return redirect(final_tally_url(play))
+        return redirect(common.final_tally_url(play))
     names = [seat.name for seat in play.seats]
-    form = tally_form(names, formdata=request.form if request.method == "POST" else None)
-    status = form_status()
+    status = common.form_status()
     if request.method == "GET":
-        form.version.data = str(play.version)
         kept = store.reopened_tally(get_db(), play.id)
-        totals = kept.payload.get("totals") if kept else None
-        if isinstance(totals, list) and len(totals) == len(names):
-            for seat, total in enumerate(totals):
-                form[f"total_{seat}"].data = total
-    elif form.validate_on_submit():
+        form = tally_form(names, totals=kept.payload.get("totals") if kept else None)
+        form.version.data = str(play.version)
+    else:
+        form = tally_form(names, formdata=request.form)
+    if form.validate_on_submit():
         totals = [form[f"total_{seat}"].data for seat in range(len(names))]
         result = ranked_tally(play.game, ("total",),
                               [(name, {"total": total}) for name, total in zip(names, totals, strict=True)],
                               None, table_of(play, store.list_events(get_db(), play.id)))
-        try:
-            finish_play(play.id, {"totals": totals}, result, form.version_number)
-        except Refused as error:
-            refuse_on_form(form, play, error)
-            status = 409
-        else:
-            return redirect(url_for("plays.result", play_id=play.id))
+        if common.finish_tally(play, form, lambda: ({"totals": totals}, result)):
+            return common.to_result(play.id)
+        status = 409
     return render_template("tally.html", play=play, game=play_game(play), form=form), status
 
 
@@ -171,7 +147,7 @@ def finish(play_id: int):
 def result(play_id: int):
     play = g.play
     if play.status != "finished":
-        return redirect(url_for("plays.show", play_id=play.id))
+        return common.to_play(play.id)
     results = store.play_results(get_db(), play.id)
     events = store.list_events(get_db(), play.id)
     return render_template("result.html", play=play, game=play_game(play), group=g.group,
@@ -183,14 +159,12 @@ def result(play_id: int):
 @bp.route("/delete", methods=["GET", "POST"])
 def delete(play_id: int):
     play = g.play
-    page = ask_to_confirm(
+    common.confirm_first(
         _("Delete this play of %(game)s?", game=play_game(play).name),
         _("It disappears from the group's pages, history and statistics for every phone. For "
           "%(days)d days it can be restored from the group page; then it is gone for good.",
           days=store.TRASH_DAYS),
         _("Delete the play"), url_for("plays.show", play_id=play.id))
-    if page is not None:
-        return page
-    store.trash_play(get_db(), play.id, timestamp())
+    store.trash_play(get_db(), play.id, common.timestamp())
     flash(_("The play was deleted. It stays in the group's trash for %(days)d days.", days=store.TRASH_DAYS))
-    return redirect(url_for("groups.show", group_id=play.group_id, _anchor="trash"))
+    return common.to_group(play.group_id, "trash")

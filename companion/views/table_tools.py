@@ -1,8 +1,6 @@
 """At the table, for every game: the play's timer, who starts, its note and variant (the forms of
 ``_table_tools.html``; each change moves the play's version on, so every phone follows)."""
 
-from __future__ import annotations
-
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,7 +12,7 @@ from companion import store
 from companion.forms.table_tools import FirstPlayerForm, NotesForm, TimerForm
 from companion.games import table_tools as tools
 from companion.messages import Message, Refused
-from companion.views.common import flash_rules_error, note_stale, reload_and_try_again
+from companion.views import common
 from companion.web.database import get_db
 from companion.web.i18n import translated
 
@@ -29,20 +27,14 @@ def table_tools(play: store.Play) -> dict[str, Any]:
     elapsed, since = tools.stored_timer(options) or (0, None)
     names = [seat.name for seat in play.seats]
     first = tools.first_seat(options, len(names))
-    duration = (tools.duration_seconds(options, play.ended_at, datetime.now(UTC))
-                if play.status == "finished" else None)
-    return {
-        "state": tools.timer_state(options, datetime.now(UTC))[0],
-        "elapsed": elapsed,
-        "since": since or "",
-        "elapsed_clock": tools.clock(elapsed),
-        "duration": None if duration is None else tools.clock(duration),
-        "first": first,
-        "order": tools.turn_order(names, first) if first is not None else [],
-        "note": options[tools.NOTE] if isinstance(options.get(tools.NOTE), str) else "",
-        "variant": options[tools.VARIANT] if isinstance(options.get(tools.VARIANT), str) else "",
-        "note_version": store.note_revision(options),
-    }
+    now = datetime.now(UTC)
+    played = tools.duration_seconds(options, play.ended_at, now) if play.status == "finished" else None
+    return dict(state=tools.timer_state(options, now)[0], elapsed=elapsed, since=since or "",
+                elapsed_clock=tools.clock(elapsed), duration=None if played is None else tools.clock(played),
+                first=first, order=tools.turn_order(names, first) if first is not None else [],
+                note=options[tools.NOTE] if isinstance(options.get(tools.NOTE), str) else "",
+                variant=options[tools.VARIANT] if isinstance(options.get(tools.VARIANT), str) else "",
+                note_version=store.note_revision(options))
 
 
 def _back(play: store.Play) -> Response:
@@ -54,7 +46,7 @@ def _change(play: store.Play, change) -> bool:
     try:
         store.change_play_options(get_db(), play.id, change)
     except Refused as error:
-        flash_rules_error(error)
+        common.flash_rules_error(error)
         return False
     return True
 
@@ -64,7 +56,7 @@ def timer(play_id: int):
     play = g.play
     form = TimerForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
     elif play.status != "active":
         flash(_("This play is finished; its timer stopped with it."), "error")
     else:
@@ -78,7 +70,7 @@ def first_player(play_id: int):
     play = g.play
     form = FirstPlayerForm()
     if not form.validate_on_submit():
-        reload_and_try_again()
+        common.reload_and_try_again()
         return _back(play)
     chosen = int(form.seat.data) if form.seat.data else None
 
@@ -103,13 +95,12 @@ def notes(play_id: int):
     if not form.validate_on_submit():
         flash(" ".join(str(error) for errors in form.errors.values() for error in errors), "error")
         return _back(play)
+    note = {tools.NOTE: form.note.data or "", tools.VARIANT: form.variant.data or ""}
     try:
-        store.save_play_note(get_db(), play.id, {tools.NOTE: form.note.data or "",
-                                                 tools.VARIANT: form.variant.data or ""},
-                             expected_revision=form.version_number)
+        store.save_play_note(get_db(), play.id, note, expected_revision=form.version_number)
     except store.StaleVersion as error:
         # what the phone typed comes back next to the note saved meanwhile, to be sent again
-        note_stale(error)
+        common.note_stale(error)
         saved = table_tools(store.get_play(get_db(), play.id))
         form.version.data = str(saved["note_version"])
         return render_template("note_again.html", play=play, form=form, saved=saved,
@@ -117,13 +108,3 @@ def notes(play_id: int):
     flash(_("Note saved."))
     return _back(play)
 
-
-@bp.app_template_global()
-def table_tools_strings() -> dict[str, str]:
-    """The sentences static/table-tools.js shows, translated."""
-    return {
-        "paused": _("paused at %(clock)s", clock="{clock}"),
-        "awake": _("The screen stays on while this page is open."),
-        "asleep": _("This phone may dim its screen: the browser did not let the companion keep it on."),
-        "picking": _("Picking who starts…"),
-    }

@@ -1,20 +1,16 @@
 """A play's table state kept between requests, so that an entry does not replay the whole event log.
 
-Each process keeps, per play, tables folded up to some of its events (snapshots: the latest few, and
-one every so many events) and brings the newest up to date with the events that followed it. A snapshot
-is trusted while the event it was folded up to is still in the log with the version it brought (an
-undone event entered again gets a new one); only the last event can be undone, so every event before a
-trusted one is unchanged too, and an undo costs a refold from the snapshot before it.
+Each process keeps, per play, tables folded up to some of its events (the latest few, and one every so
+many) and brings the newest up to date. A snapshot is trusted while its event is still in the log with
+the version it brought; only the last event can be undone, so every event before it is unchanged too.
 """
-
-from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from flask import Flask
+from flask import current_app
 from sqlite_utils import Database
 
 from companion import store
@@ -26,9 +22,7 @@ logger = logging.getLogger(__name__)
 
 RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
 SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
-# a kept table catches up with the log after this many events stored without a look at it, so the
-# page that follows a long run of them folds no more than these (and the other workers' since)
-CATCH_UP_EVERY = 16
+CATCH_UP_EVERY = 16  # events stored without a look at the table before it catches up with the log
 
 
 @dataclass(frozen=True)
@@ -41,7 +35,7 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class _Entry:
-    identity: tuple  # what the table depends on besides the log: game, seats, options, start
+    identity: tuple  # what the table depends on besides the log (_identity)
     version: int  # the play's version the newest snapshot was checked against
     snapshots: tuple[Snapshot, ...]  # in log order, all folded from one and the same log
     unseen: int = 0  # events this process stored since, without a look at the table
@@ -55,43 +49,31 @@ class TableCache:
 
     def table(self, db: Database, play: store.Play, setup: PlaySetup,
               version: int | None = None) -> TableState:
-        """The play's table as its log is stored now, or as of ``version`` if the caller knows that to be
-        the current one (a check, under the write lock)."""
-        identity = (play.game, play.seats, dict(play.options), play.started_at)
+        """The play's table as stored now, or as of ``version`` when known to be current (a check)."""
+        return self._current(db, play, setup, version).snapshots[-1].table
+
+    def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
+        """The play's table just before its event ``seq``, folded from the nearest snapshot before it."""
+        earlier = tuple(s for s in self._current(db, play, setup).snapshots if s.seq < seq)
+        kept, events = _trusted(db, play.id, earlier)
+        return _folded(kept[-1:], [e for e in events if e.seq < seq])[-1].table
+
+    def _current(self, db: Database, play: store.Play, setup: PlaySetup,
+                 version: int | None = None) -> _Entry:
         entry = self._entries.get(play.id)
-        if entry is None or entry.identity != identity:
-            entry = _Entry(identity, -1, (Snapshot(0, 0, initial_table(setup)),))
+        if entry is None or entry.identity != _identity(play):
+            entry = _Entry(_identity(play), -1, (Snapshot(0, 0, initial_table(setup)),))
         elif entry.version == version:
-            return entry.snapshots[-1].table
+            return entry
         refreshed = _refreshed(db, play.id, entry)
         if refreshed is not entry:
             self._entries.put(play.id, refreshed)
-        return refreshed.snapshots[-1].table
-
-    def table_before(self, db: Database, play: store.Play, setup: PlaySetup, seq: int) -> TableState:
-        """The play's table just before its event ``seq``, folded from the nearest snapshot before it (a
-        page showing the newest events as they happened costs the same however long the log is)."""
-        self.table(db, play, setup)  # the snapshots now follow the stored log
-        entry = self._entries.get(play.id)
-        snapshots = entry.snapshots if entry is not None else ()
-        for snapshot in reversed(snapshots):
-            if snapshot.seq >= seq:
-                continue
-            events = store.list_events(db, play.id, after_seq=max(snapshot.seq - 1, 0))
-            if snapshot.seq and not (events and events[0].seq == snapshot.seq
-                                     and events[0].version == snapshot.event_version):
-                continue  # the log changed under this snapshot since: an older one is still true
-            return _fold_until(snapshot.table, snapshot.closed,
-                               (e for e in events if snapshot.seq < e.seq < seq))
-        return _fold_until(initial_table(setup), False,
-                           (e for e in store.list_events(db, play.id) if e.seq < seq))
+        return refreshed
 
     def append(self, db: Database, play: store.Play, setup: PlaySetup, kind: str,
                payload: Mapping[str, Any]) -> None:
-        """Append an event the rules accept on the play's table as stored; ``Refused`` (nothing stored) if
-        they do not. An event the rules accept on every table (points added) is stored in one statement
-        without a look at the table; any other is checked against it under the write lock, and the table
-        it makes is kept."""
+        """Append an event the rules accept on the stored table, else ``Refused``; one they accept on any
+        table (points added) is stored without a look at it, any other checked under the write lock."""
         if accepted_on_every_table(setup, kind, payload):
             if store.append_to_active_play(db, play.id, kind, payload) is None:
                 store.append_event(db, play.id, kind, payload)  # not going on: refused, and told why
@@ -106,15 +88,13 @@ class TableCache:
         self._advance(play, version, made[-1])
 
     def stored_unseen(self, db: Database, play_id: int) -> None:
-        """Note an event stored in the play without a look at its table: every CATCH_UP_EVERY of them the
-        kept table catches up with the log in one read, and the entries between cost no read at all.
-        Failures are logged, never passed on: the event is stored."""
+        """Note an event stored without a look at the table: every CATCH_UP_EVERY of them the kept table
+        catches up in one read. Failures are logged, never passed on: the event is stored."""
         try:
             self._entries.change(play_id, lambda entry: entry and replace(entry, unseen=entry.unseen + 1))
             entry = self._entries.get(play_id)
             if entry is not None and entry.unseen >= CATCH_UP_EVERY:
-                # folded as ``table`` does, another phone's events too; unless another thread put a table
-                # meanwhile (events it counted are in this read too)
+                # kept unless another thread put a table meanwhile
                 caught_up = _refreshed(db, play_id, entry)
                 self._entries.change(play_id, lambda now: caught_up if now is not None
                                      and now.snapshots is entry.snapshots else None)
@@ -122,31 +102,24 @@ class TableCache:
             logger.exception("the table of play %s was not brought up to date", play_id)
 
     def _advance(self, play: store.Play, version: int, made: TableState) -> None:
-        """Keep ``made`` as the play's table at ``version`` if the kept table is the one just before (not
-        after another phone's entry, nor a closed one); a failure is logged, never passed on."""
-        identity = (play.game, play.seats, dict(play.options), play.started_at)
-
+        """Keep ``made`` as the table at ``version`` if the kept one is just before it (and not closed)."""
         def advanced(entry: _Entry | None) -> _Entry | None:
-            if entry is None or entry.identity != identity or entry.version != version - 1:
+            if entry is None or entry.identity != _identity(play) or entry.version != version - 1:
                 return None
             newest = entry.snapshots[-1]
             if newest.closed:
                 return None
             snapshot = Snapshot(newest.seq + 1, version, made)
-            return _Entry(identity, version, _appended(entry.snapshots, snapshot))
+            return _Entry(entry.identity, version, _appended(entry.snapshots, snapshot))
 
         try:
             self._entries.change(play.id, advanced)
         except Exception:
             logger.exception("the table of play %s was not kept", play.id)
 
-    def clear(self) -> None:
-        self._entries.clear()
-
 
 def _folded(kept: tuple[Snapshot, ...], events: list[store.Event]) -> list[Snapshot]:
-    """The kept snapshots and one more after each event, folded as games.table.fold does: up to the
-    final tally."""
+    """The kept snapshots and one more after each event, folded as games.table.fold does."""
     snapshots = list(kept)
     table, closed = kept[-1].table, kept[-1].closed
     for event in events:
@@ -158,19 +131,17 @@ def _folded(kept: tuple[Snapshot, ...], events: list[store.Event]) -> list[Snaps
     return snapshots
 
 
-def _fold_until(table: TableState, closed: bool, events) -> TableState:
-    """``table`` with ``events`` applied, as games.table.fold does: up to the final tally."""
-    return _folded((Snapshot(0, 0, table, closed),), list(events))[-1].table
+def _identity(play: store.Play) -> tuple:
+    return play.game, play.seats, dict(play.options), play.started_at
 
 
-def app_tables(app: Flask) -> TableCache:
+def app_tables() -> TableCache:
     """The app's table cache (each app has its own database, so its own tables)."""
-    return app.extensions.setdefault("tables", TableCache())
+    return current_app.extensions.setdefault("tables", TableCache())
 
 
 def _refreshed(db: Database, play_id: int, entry: _Entry) -> _Entry:
-    """``entry`` brought up to the play's log as it is stored now (itself if it is), folded on from the
-    newest of its snapshots still true to the log."""
+    """``entry`` brought up to the stored log (itself if it is), from its newest snapshot still true to it."""
     with store.read_transaction(db):
         current = store.play_version(db, play_id)
         if entry.version == current:
@@ -198,8 +169,7 @@ def _thinned(snapshots: list[Snapshot]) -> tuple[Snapshot, ...]:
 
 
 def _appended(snapshots: tuple[Snapshot, ...], newest: Snapshot) -> tuple[Snapshot, ...]:
-    """``_thinned`` of thinned snapshots and one more, without looking at each again: only the one
-    that stops being among the most recent may go."""
+    """``_thinned`` of thinned snapshots and one more: only the one leaving the most recent may go."""
     leaving = len(snapshots) - RECENT_SNAPSHOTS
     if leaving > 0 and snapshots[leaving].seq % SNAPSHOT_EVERY:
         return (*snapshots[:leaving], *snapshots[leaving + 1:], newest)

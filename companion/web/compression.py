@@ -1,11 +1,6 @@
-"""Gzip for text answers, so that a page with its stylesheet and script stays small on a phone.
-
-A static file's compressed form has its own ETag (the file's with ``-gzip``, so a phone revalidating
-it gets 304); the read cache keeps it per version of the file, so it is minified (rjsmin, rcssmin: the
-files keep their comments for their readers) and compressed once.
-"""
-
-from __future__ import annotations
+"""Gzip for text answers, so that a page with its stylesheet and script stays small on a phone. A static
+file, minified (the files keep their comments for their readers), is compressed once per version (the read
+cache keeps it) and has its own ETag (the file's with ``-gzip``, so a phone revalidating it gets 304)."""
 
 import functools
 import gzip
@@ -14,8 +9,8 @@ import rcssmin
 import rjsmin
 from flask import Flask, Response, request
 
-# Pages and the files they load. Not the JSON API: its answers are small, and its clients (scripts,
-# test tools calling the app directly) should not have to unpack them.
+# Pages and the files they load. Not the JSON API: its answers are small, and its clients should not have
+# to unpack them.
 COMPRESSIBLE = ("text/", "application/javascript", "application/manifest+json", "image/svg+xml")
 MIN_SIZE = 512  # below this the gzip header costs more than it saves
 LEVEL = 6
@@ -47,25 +42,18 @@ def compress(body: bytes, level: int = LEVEL) -> bytes:
     return gzip.compress(body, compresslevel=level, mtime=0)
 
 
-def _compressible(response: Response) -> bool:
-    return (200 <= response.status_code < 300 and response.status_code not in (204, 206)
-            and "Content-Encoding" not in response.headers
-            and (response.mimetype or "").startswith(COMPRESSIBLE))
-
-
 def _static_response(response: Response) -> Response:
     """A static file: 304 if the phone has its compressed copy already, else that copy."""
     etag, weak = response.get_etag()
     if not etag or (response.content_length is not None and response.content_length < MIN_SIZE):
         return response
     gzip_etag = etag + GZIP_TAG
+    response.direct_passthrough = False  # the file is read to compress it
     if request.if_none_match.contains_weak(gzip_etag):
         response.close()  # the file, opened for a full answer
-        response.direct_passthrough = False
         response.set_data(b"")
         response.status_code = 304  # werkzeug drops the body headers of a 304
     else:
-        response.direct_passthrough = False  # read the file to compress it
         body = compress(MINIFIERS.get(response.mimetype or "", bytes)(response.get_data()), STATIC_LEVEL)
         response.close()
         response.set_data(body)
@@ -79,7 +67,9 @@ def gzip_response(response: Response) -> Response:
     if request.endpoint == "static":
         # "inline; filename=…": what a browser does with a file it loads for a page anyway, on every file
         response.headers.pop("Content-Disposition", None)
-    if not _compressible(response):
+    if not (200 <= response.status_code < 300 and response.status_code not in (204, 206)
+            and "Content-Encoding" not in response.headers
+            and (response.mimetype or "").startswith(COMPRESSIBLE)):
         return response
     response.vary.add("Accept-Encoding")
     if not accepts_gzip(request.headers.get("Accept-Encoding", "")):

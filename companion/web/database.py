@@ -1,8 +1,6 @@
-"""The app's database: this thread's connection (``get_db``, kept by ``store.connection``), and the
-``init-db`` and ``backup`` commands."""
+"""The app's database: this thread's connection (``get_db``), and the ``init-db`` and ``backup`` commands."""
 
-from __future__ import annotations
-
+import contextlib
 import os
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -41,19 +39,14 @@ def init_db_command() -> None:
     """Create the database or bring it up to date (safe to run again)."""
     # the data folder is its owner's alone, as the files in it (``store.connect``)
     os.makedirs(os.path.dirname(os.path.abspath(current_app.config["DATABASE"])), mode=0o700, exist_ok=True)
-    db = store.connect(current_app.config["DATABASE"])
-    try:
+    with contextlib.closing(store.connect(current_app.config["DATABASE"])) as db:
         applied = store.migrate(db)
         # what has waited in a trash for longer than it is kept goes when the site starts
         cutoff = datetime.now(UTC) - timedelta(days=store.TRASH_DAYS)
         store.purge_trash(db, cutoff.replace(microsecond=0).isoformat())
-    finally:
-        db.close()
     where = current_app.config["DATABASE"]
-    if applied:
-        click.echo(f"Applied migrations {', '.join(map(str, applied))} to {where}.")
-    else:
-        click.echo(f"{where} is up to date.")
+    click.echo(f"Applied migrations {', '.join(map(str, applied))} to {where}." if applied
+               else f"{where} is up to date.")
 
 
 @click.command("backup")
@@ -64,13 +57,9 @@ def backup_command(target: str) -> None:
     if not os.path.isfile(current_app.config["DATABASE"]):
         raise click.ClickException(f"There is no database at {current_app.config['DATABASE']} to back up "
                                    "(COMPANION_INSTANCE_PATH chooses the data folder).")
-    source = store.connect(current_app.config["DATABASE"])
-    destination = sqlite3.connect(target)
-    try:
+    with (contextlib.closing(store.connect(current_app.config["DATABASE"])) as source,
+          contextlib.closing(sqlite3.connect(target)) as destination):
         source.conn.backup(destination)
-    finally:
-        destination.close()
-        source.close()
     click.echo(f"Backed up {current_app.config['DATABASE']} to {target}.")
 
 

@@ -1,11 +1,5 @@
-"""The one hook that lets a phone onto the pages of a group or a play, or answers 404.
-
-Every address naming a ``group_id`` or ``play_id`` passes here before its view runs: the gate
-(``store.access.reach``) decides, and the view finds what it reached on ``g`` (``membership``,
-``group``, ``play``). 404, not 403: a phone must not learn that a group it has not joined exists.
-"""
-
-from __future__ import annotations
+"""The one hook that lets a phone onto the pages of a group or a play (``store.access.reach`` decides; the
+view finds what it reached on ``g``), or answers 404, not 403: a phone must not learn that a group exists."""
 
 from collections.abc import Callable
 
@@ -28,8 +22,7 @@ def restores(what: Restoring) -> Callable:
 
 def _note_place(_endpoint: str | None, values: dict | None) -> None:
     """Note the group and play the address names, for ``open_gate``."""
-    values = values or {}
-    g.place = (values.get("group_id"), values.get("play_id"))
+    g.place = tuple((values or {}).get(name) for name in ("group_id", "play_id"))
 
 
 def open_gate() -> None:
@@ -42,8 +35,7 @@ def open_gate() -> None:
     if found is None:
         trashed = in_trash(get_db(), membership_tokens(), group_id, play_id)
         raise InTrash(*trashed) if trashed else NotFound()
-    g.membership, g.group, g.play = found.membership, found.group, found.play
-    g.time_zone = found.time_zone
+    g.membership, g.group, g.play, g.time_zone = found.membership, found.group, found.play, found.time_zone
 
 
 class InTrash(NotFound):
@@ -63,8 +55,7 @@ def plays_of(bp: Blueprint, game_slug: str) -> None:
 
 
 class StoredInteger(IntegerConverter):
-    """``<int:…>`` in every address: at most SQLite's largest integer. A larger number names nothing
-    stored, so its address is not found (404) instead of overflowing the gate's query."""
+    """``<int:…>`` in every address: at most SQLite's largest integer (404, not an overflow in the gate)."""
 
     def __init__(self, map, fixed_digits: int = 0, min: int | None = None, max: int = 2**63 - 1,
                  signed: bool = False) -> None:

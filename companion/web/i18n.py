@@ -1,10 +1,8 @@
-"""English and German: the phone's language by default, or the one chosen on the site; times on the
-clocks of the group a page is about."""
-
-from __future__ import annotations
+"""English and German (the phone's or the one chosen on the site); times on the clocks of the page's group."""
 
 import zoneinfo
 from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Self
 from urllib.parse import urlsplit
 
 from flask import Flask, g, request
@@ -19,16 +17,12 @@ LANGUAGE_COOKIE = "lang"
 
 def select_locale() -> str:
     chosen = request.cookies.get(LANGUAGE_COOKIE)
-    if chosen in LANGUAGES:
-        return chosen
-    return request.accept_languages.best_match(list(LANGUAGES)) or "en"
+    return chosen if chosen in LANGUAGES else request.accept_languages.best_match(list(LANGUAGES)) or "en"
 
 
 class ShownZone(tzinfo):
-    """The time zone a page writes its times in, as Flask-Babel takes it: the group's ``zone``, or None
-    for the server's own (read as ``datetime.astimezone()`` reads it, summer time included). A stored
-    time comes out as the exports write it (``exchange.common.local_time``), so pages and exports agree.
-    """
+    """The time zone a page writes its times in, as Flask-Babel takes it: the group's ``zone``, or None for
+    the server's own (summer time included), so that pages and exports (``common.local_time``) agree."""
 
     def __init__(self, zone: tzinfo | None = None) -> None:
         self.zone = zone
@@ -54,7 +48,7 @@ class ShownZone(tzinfo):
         return wall.replace(tzinfo=self.zone) if self.zone is not None else wall.astimezone()
 
     @classmethod
-    def named(cls, name: str | None) -> ShownZone:
+    def named(cls, name: str | None) -> Self:
         """The zone of this IANA name; the server's for none, or for a name this machine does not know."""
         try:
             return cls(zoneinfo.ZoneInfo(name) if name else None)
@@ -63,14 +57,12 @@ class ShownZone(tzinfo):
 
 
 def select_time_zone() -> ShownZone:
-    """Flask-Babel's time zone for a request: the zone set by the group the page is about (the gate puts
-    it on ``g``, also for a play's pages), else the server's, as the exports use."""
+    """Flask-Babel's time zone for a request: the group's the page is about (the gate puts it on ``g``)."""
     return ShownZone.named(g.get("time_zone"))
 
 
 def page_to_return_to() -> str:
-    """Where the language switch brings the phone back: this page, or for a page shown in answer to
-    a form, the page the form was sent from (the form's own address cannot be opened again)."""
+    """Where the language switch brings the phone back: this page, or the page a form was sent from."""
     if request.method == "GET":
         return request.full_path.rstrip("?")
     referrer = urlsplit(request.referrer or "")
@@ -80,8 +72,8 @@ def page_to_return_to() -> str:
 
 
 def translated(message: Refused | str) -> str:
-    """A refusal (or a Message) in the reader's language, its values (messages, game words) translated
-    too; text without a template, or a translation that does not fit its values, stays English."""
+    """A refusal (or a Message) in the reader's language, its values (messages, game words) translated too;
+    text without a template, or a translation that does not fit its values, stays English."""
     sentence = message.message if isinstance(message, Refused) else message
     if not isinstance(sentence, Message):
         return str(sentence)
@@ -101,14 +93,12 @@ def _shown(value: object) -> object:
 
 
 def day(stamp: str | None) -> str:
-    """A stored time (ISO 8601) as the reader's language writes its day: "30 Nov 2026", "30.11.2026";
-    the day on the clocks of the group the page is about (Flask-Babel's time zone)."""
+    """A stored time's day on the group's clocks, as the reader's language writes it: "30.11.2026"."""
     return format_date(datetime.fromisoformat(stamp), "medium") if stamp else ""
 
 
 def moment(stamp: str | None) -> str:
-    """A stored time (ISO 8601) as the reader's language writes day and time, short, on the clocks of the
-    group the page is about (Flask-Babel's time zone)."""
+    """A stored time's day and time on the group's clocks, short, as the reader's language writes them."""
     return format_datetime(datetime.fromisoformat(stamp), "short") if stamp else ""
 
 

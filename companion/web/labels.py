@@ -1,7 +1,5 @@
 """Words the pages show for the rules' keys (translated)."""
 
-from __future__ import annotations
-
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 

@@ -1,10 +1,5 @@
-"""Print the addresses the phones at the table should open: ``python -m companion.web.lan 5000``.
-
-The address comes from the routing table, as the system would pick it (connecting a UDP socket sends
-nothing): the same on Linux and macOS, and never a Docker bridge's, which no route to the network uses.
-"""
-
-from __future__ import annotations
+"""Print the addresses the phones at the table should open: ``python -m companion.web.lan 5000``. They come
+from the routing table, as the system would pick them: the same on Linux and macOS, not a Docker bridge's."""
 
 import contextlib
 import ipaddress
@@ -12,9 +7,8 @@ import socket
 import sys
 from collections.abc import Callable, Iterable
 
-# Where the routes are asked about. 192.0.2.1 (TEST-NET-1, for documentation only, never routed on
-# the Internet) finds the default route, i.e. the network the machine is connected to; the private
-# ranges find a LAN when a VPN took the default route over. UDP port 9 (discard): nothing is sent.
+# Where the routes are asked about: 192.0.2.1 (TEST-NET-1, never routed) finds the default route, the private
+# ranges a LAN when a VPN took the default route over. UDP port 9 (discard): nothing is sent.
 ROUTE_PROBES = ("192.0.2.1", "192.168.0.1", "10.0.0.1", "172.16.0.1")
 PROBE_PORT = 9
 

@@ -1,7 +1,5 @@
 """A small thread-safe map that forgets what was used least recently: the caches in front of the views."""
 
-from __future__ import annotations
-
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -20,8 +18,7 @@ class Lru:
         with self._lock:
             return self._get(key)
 
-    def _get(self, key: Hashable) -> Any:
-        """``get`` for a caller holding the lock."""
+    def _get(self, key: Hashable) -> Any:  # the callers hold the lock
         item = self._items.get(key)
         if item is not None:
             self._items.move_to_end(key)
@@ -32,20 +29,14 @@ class Lru:
             self._put(key, item)
 
     def change(self, key: Hashable, change: Callable[[Any], Any]) -> None:
-        """Put ``change(item)`` in place of the item kept under ``key`` (None if there is none), read
-        and put in one step; nothing is put if it returns None."""
+        """Put ``change(item)`` (item: None if none is kept) in place of the item in one step; not None."""
         with self._lock:
             item = change(self._get(key))
             if item is not None:
                 self._put(key, item)
 
-    def _put(self, key: Hashable, item: Any) -> None:
-        """``put`` for a caller holding the lock."""
+    def _put(self, key: Hashable, item: Any) -> None:  # the callers hold the lock
         self._items[key] = item
         self._items.move_to_end(key)
         while len(self._items) > self._size:
             self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()

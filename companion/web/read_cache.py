@@ -1,24 +1,13 @@
-"""The read cache in front of Flask: what phones ask most, answered again while it is still true.
-
-Phones poll a play's ``state.json``, open the play page after every entry and the group page between
-plays; these change only when the play or the group does. This WSGI middleware keeps the app's own
-answers to these GETs (and to static files) and gives them again without running Flask's request. It
-renders nothing: on a miss the views answer, and their answer is kept.
-
-- The page comes from the app's routing (``url_map``), who asks from Flask's session interface.
-- The gate (``store.access.reach``) is asked on every request, in one query that also reads the
-  version stamps; whatever it refuses, a visit to note ("last seen") or a pending message go to Flask.
-- The key names everything a kept answer depends on and is the only invalidation: the play's and
-  group's versions, the phone (membership, CSRF token), its language, encoding and the address used.
-- Only 200 answers (and a static file's 304) that set no cookie are kept; the oldest are forgotten first.
-"""
-
-from __future__ import annotations
+"""The read cache in front of Flask: the app's own answers to what phones ask most (a play's ``state.json``
+poll, the play and group pages, static files), given again without running Flask while they hold; it renders
+nothing. The gate (``store.access.reach``) is asked on every request, in one query that also reads the version
+stamps in the key (its only invalidation); what it refuses, a visit to note or a pending message go to Flask,
+and only 200 answers (and a static file's 304) that set no cookie are kept."""
 
 import os
 import time
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from flask import Flask
 from flask.sessions import SessionMixin
@@ -26,7 +15,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.security import safe_join
 from werkzeug.wrappers import Request
 
-from companion.store.access import Reach, reach
+from companion.store.access import reach
 from companion.web.compression import accepts_gzip
 from companion.web.database import connections_of
 from companion.web.i18n import LANGUAGE_COOKIE
@@ -41,6 +30,7 @@ _ADDRESS = ("HTTP_HOST", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO", "SER
 # … and for a static file: the phone's copy (ETag) and whether it asked for a part
 _STATIC_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE")
 VERIFIED_SESSION_SECONDS = 60  # a session's cookie is verified again (its signature and age) after this
+_LAST_SEEN_EVERY = timedelta(seconds=LAST_SEEN_EVERY_SECONDS)
 
 
 class ReadCache:
@@ -55,12 +45,8 @@ class ReadCache:
             return self.wsgi_app(environ, start_response)
         request = self.app.request_class(environ)
         endpoint, args = self._route(request)
-        if endpoint == STATIC:
-            key = self._static_key(args["filename"], request)
-        elif endpoint in PAGES:
-            key = self._page_key(endpoint, args, request)
-        else:
-            key = None
+        key = (self._static_key(args["filename"], request) if endpoint == STATIC
+               else self._page_key(endpoint, args, request) if endpoint in PAGES else None)
         if key is None:
             return self.wsgi_app(environ, start_response)
         return self._kept(key, ("304", "200") if endpoint == STATIC else ("200",), environ, start_response)
@@ -77,8 +63,6 @@ class ReadCache:
             self.kept.put(address, found)
         return found
 
-    # --- the key: everything a kept answer depends on ------------------------------------------------
-
     def _page_key(self, endpoint: str, args: dict, request: Request) -> tuple | None:
         """The key of a page for this phone; None: the views must answer (see the module's description)."""
         session, language = self._session(request)
@@ -86,8 +70,10 @@ class ReadCache:
             return None
         found = reach(connections_of(self.app).get(), tokens_in(session), args.get("group_id"),
                       args.get("play_id"))
-        if found is None or _last_seen_due(found):
+        if found is None:
             return None
+        if datetime.now(UTC) - datetime.fromisoformat(found.last_seen) >= _LAST_SEEN_EVERY:
+            return None  # the views note this visit (a phone's "last seen")
         if endpoint == "live.state":
             if request.args.to_dict(flat=False) != {"since": [str(found.play_version)]}:
                 return None  # a change: its page and scores are the views' to tell
@@ -105,12 +91,12 @@ class ReadCache:
     def _static_key(self, filename: str, request: Request) -> tuple | None:
         """The key of a static file's answer: the file's version and the headers that shape it."""
         path = safe_join(self.app.static_folder, filename) if self.app.static_folder else None
-        try:
-            found = os.stat(path) if path else None
-        except (OSError, ValueError):  # ValueError: a NUL byte in the name
-            found = None
-        if found is None:
+        if path is None:
             return None  # Flask answers 404 (or whatever it answers)
+        try:
+            found = os.stat(path)
+        except (OSError, ValueError):  # ValueError: a NUL byte in the name
+            return None
         return (STATIC, request.full_path, found.st_mtime_ns, found.st_size, self._encoding(request),
                 *(request.environ.get(name, "") for name in _STATIC_HEADERS))
 
@@ -119,8 +105,7 @@ class ReadCache:
         return accepts_gzip(request.headers.get("Accept-Encoding", ""))
 
     def _session(self, request: Request) -> tuple[SessionMixin | None, str | None]:
-        """The phone's session as Flask opens it (None without a valid cookie) and its language cookie,
-        remembered per Cookie header; the session is verified again after a minute."""
+        """The phone's session (None without a valid cookie) and language, kept per Cookie header a minute."""
         cookie = request.environ.get("HTTP_COOKIE", "")
         if self.app.config["SESSION_COOKIE_NAME"] not in cookie:
             return None, None
@@ -130,8 +115,6 @@ class ReadCache:
             verified = (session, request.cookies.get(LANGUAGE_COOKIE), time.monotonic())
             self.kept.put(("session", cookie), verified)
         return verified[0], verified[1]
-
-    # --- the answers --------------------------------------------------------------------------------
 
     def _kept(self, key: tuple, kept_statuses: tuple[str, ...], environ: dict,
               start_response: Callable) -> Iterable[bytes]:
@@ -157,12 +140,6 @@ class ReadCache:
         if status.startswith(kept_statuses) and not any(name.lower() == "set-cookie" for name, _ in headers):
             self.kept.put(key, (status, headers, body))
         return [body]
-
-
-def _last_seen_due(found: Reach) -> bool:
-    """Whether the views should note this visit (they write a phone's "last seen" every few minutes)."""
-    since = datetime.now(UTC) - datetime.fromisoformat(found.last_seen)
-    return since.total_seconds() >= LAST_SEEN_EVERY_SECONDS
 
 
 def init_app(app: Flask) -> None:

@@ -1,7 +1,5 @@
 """CSRF protection, security headers, cookie settings, and the memberships a phone's cookie carries."""
 
-from __future__ import annotations
-
 import functools
 import ipaddress
 import re
@@ -24,27 +22,20 @@ from companion.web.lan import lan_addresses
 
 csrf = CSRFProtect()
 
-# Everything the pages load comes from this site: no inline scripts or style attributes, no CDN.
-# "data:" images are allowed for small icons inlined into the stylesheet.
+# Everything the pages load comes from this site (no inline scripts or styles, no CDN; "data:" CSS icons)
 CONTENT_SECURITY_POLICY = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
                            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 
-SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-    "X-Content-Type-Options": "nosniff",
-    # Invite links carry the group's token: never hand a page address to another site.
-    "Referrer-Policy": "same-origin",
-    "X-Frame-Options": "DENY",
-}
+# Invite links carry the group's token: the Referrer-Policy never hands a page address to another site.
+SECURITY_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff",
+                    "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"}
 
-# The phone's signed cookie holds only the tokens of its memberships, joined by dots. Each token is
-# 22 characters; what the phone may open is decided by the memberships table, never by the cookie
-# alone, so removing a membership ends access even for a copy of an old cookie. (Cookies of the
-# first versions listed group ids under "groups"; those ids no longer let anyone in.)
+# The phone's signed cookie holds only the tokens of its memberships, joined by dots: the memberships table
+# decides what it may open, so removing a membership ends access even for a copy of an old cookie.
+# (Cookies of the first versions listed group ids under "groups"; those ids no longer let anyone in.)
 _MEMBERSHIPS_KEY = "memberships"
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")
-# A browser keeps at most 4096 bytes per cookie. A hundred tokens take about 2.7 KB of it (see
-# tests/test_privacy.py), which leaves room for the CSRF token and a message after a form.
+# A hundred tokens take about 2.7 KB of a cookie's 4096 bytes: room is left for the CSRF token and a message
 MAX_GROUPS_PER_PHONE = 100
 # how often a phone's "last seen" is written: at most once in this many seconds per group
 LAST_SEEN_EVERY_SECONDS = 300
@@ -65,9 +56,8 @@ def membership_tokens() -> list[str]:
 def tokens_in(data: Mapping) -> list[str]:
     """The membership tokens in the data of a session cookie (anything odd in it is ignored)."""
     value = data.get(_MEMBERSHIPS_KEY, "")
-    if not isinstance(value, str):
-        return []
-    return list(dict.fromkeys(token for token in value.split(".") if _TOKEN.fullmatch(token)))
+    tokens = value.split(".") if isinstance(value, str) else []
+    return list(dict.fromkeys(token for token in tokens if _TOKEN.fullmatch(token)))
 
 
 def _keep_tokens(tokens: list[str]) -> None:
@@ -77,8 +67,7 @@ def _keep_tokens(tokens: list[str]) -> None:
 
 
 def note_last_seen(response: Response) -> Response:
-    """After a page of a group was shown (a GET answered 200: a refused request changes nothing), note
-    when this phone was last seen in the group; at most every few minutes, so looking costs no write."""
+    """Note when this phone last saw a group's page (at most every few minutes, so looking costs no write)."""
     opened = g.get("membership")
     if opened is None or request.method != "GET" or response.status_code != 200:
         return response
@@ -90,9 +79,8 @@ def note_last_seen(response: Response) -> Response:
 
 
 def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
-    """The cookie's tokens of memberships that still exist, and the deleted groups this phone must leave
-    to make room for one more (those deleted longest ago first: groups in the trash do not count against
-    the limit, but their tokens take room in the cookie). TooManyGroups if the groups it sees fill it."""
+    """The cookie's tokens of memberships that still exist, and the deleted groups (longest ago first) this
+    phone must leave to make room in its cookie for one more; TooManyGroups if the groups it sees fill it."""
     held = membership_tokens()
     alive = store.existing_tokens(get_db(), held)
     tokens = [token for token in held if token in alive]
@@ -106,8 +94,7 @@ def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, st
 
 
 def join_group(group_id: int) -> None:
-    """Let this phone into ``group_id`` (unless it is in already): a new membership, its token put into
-    the cookie, leaving the deleted groups it must to make room (and saying so)."""
+    """Let this phone into ``group_id`` (unless it is in already), leaving deleted groups to make room."""
     if reach(get_db(), membership_tokens(), group_id) is not None:
         return
     tokens, to_leave = room_for_another_group()
@@ -122,8 +109,6 @@ def forget_membership(token: str) -> None:
     _keep_tokens([t for t in membership_tokens() if t != token])
     g.pop("membership", None)
 
-
-# --- who guesses join codes ----------------------------------------------------------------------
 
 # An IPv6 home or phone gets a whole network (from a /64 up to a /48, a /56 is usual): counted per
 # address, one of them would be millions of new addresses to the join-code limit.
@@ -148,8 +133,8 @@ _LOCAL_NETWORKS = tuple(ipaddress.ip_network(network) for network in (
 
 
 def _may_be_the_proxy(address: str) -> bool:
-    """Whether a request from ``address`` may have come through the site's reverse proxy (on this machine
-    or in the local network); from anywhere else, its X-Forwarded-* headers are its own invention."""
+    """Whether ``address`` may be the site's reverse proxy (this machine or the local network): from anywhere
+    else, X-Forwarded-* headers are the client's own invention."""
     try:
         parsed = ipaddress.ip_address(address)
     except ValueError:
@@ -168,8 +153,6 @@ def trusted_proxy_fix(wsgi_app: Callable) -> Callable:
     return app
 
 
-# --- the address in invite links -----------------------------------------------------------------
-
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 
@@ -185,17 +168,15 @@ _PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-
 
 
 def site_url(endpoint: str, **values) -> str:
-    """The full address of a page for links shown to other phones: ``COMPANION_BASE_URL``, else the host
-    behind a proxy, else the Host header only if it names this machine (another site's name pointing here
-    would hand out links to that site), otherwise the LAN address ``make run`` prints."""
+    """The full address of a page for other phones: ``COMPANION_BASE_URL``, else the host behind a proxy, else
+    the Host header if it names this machine (not another site's), else the machine's LAN address."""
     config = current_app.config
     path = url_for(endpoint, **values)
     if config.get("COMPANION_BASE_URL"):
         return str(config["COMPANION_BASE_URL"]).rstrip("/") + path
     # only a web address: a forwarded "javascript" scheme must never make a javascript: link
     scheme = request.scheme if request.scheme in ("http", "https") else "http"
-    # Werkzeug gives "" for a Host it finds malformed ("127.0.0.1@evil.example"); only a plain name
-    # or address with an optional port makes a link
+    # only a plain name or address (and port) makes a link; Werkzeug gives "" for "127.0.0.1@evil.example"
     host = request.host if _PLAIN_HOST.fullmatch(request.host) else ""
     name = (urlsplit(f"//{host}").hostname or "") if host else ""
     if name and (config.get("COMPANION_BEHIND_PROXY")  # ProxyFix has put X-Forwarded-Host here
@@ -224,9 +205,8 @@ def add_security_headers(response: Response) -> Response:
 
 
 def configure_cookies(app: Flask) -> None:
-    """Over HTTPS (``COMPANION_HTTPS``; off for the laptop on the Wi-Fi, where browsers would not send a
-    Secure cookie) the session cookie is ``Secure``; behind a reverse proxy the client's address, scheme
-    and host come from the proxy's headers."""
+    """A ``Secure`` session cookie over HTTPS (not on the Wi-Fi's plain HTTP, where browsers would not send
+    it); behind a reverse proxy the client's address, scheme and host from the proxy's headers."""
     if app.config.get("COMPANION_HTTPS"):
         app.config["SESSION_COOKIE_SECURE"] = True
     if app.config.get("COMPANION_BEHIND_PROXY"):

@@ -1,12 +1,9 @@
 """The schema's numbered migrations, one module each (``mNNN_<name>`` holding a function of that name),
 applied in order by ``migrate``.
 
-A migration never changes once released: a database made by the first ones and brought up to date
-by the rest has the very schema of a new one (``tests/test_store.py`` compares ``sqlite_master``),
-so the released ones keep their SQL as written.
+A released migration keeps its SQL as written: a database brought up to date has the very schema of a
+new one (``tests/test_store.py`` compares ``sqlite_master``).
 """
-
-from __future__ import annotations
 
 import pkgutil
 from collections.abc import Callable
@@ -29,9 +26,8 @@ def migrate(db: Database) -> list[int]:
     """Apply the migrations not yet applied, in order; returns their numbers. Foreign keys are off while
     one runs (a table can only be rebuilt so) and checked in full before it commits."""
     db.execute("PRAGMA journal_mode = WAL")
-    db.execute(
-        "CREATE TABLE IF NOT EXISTS migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)"
-    )
+    db.execute("CREATE TABLE IF NOT EXISTS migrations (number INTEGER PRIMARY KEY, name TEXT, "
+               "applied_at TEXT)")
     done = {row[0] for row in db.execute("SELECT number FROM migrations").fetchall()}
     applied = []
     db.execute("PRAGMA foreign_keys = OFF")

@@ -1,7 +1,5 @@
 """Migration 1: groups, players, plays, seats, events, results and the join limits."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

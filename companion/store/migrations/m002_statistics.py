@@ -5,8 +5,6 @@ index in time order; ``row_points`` sums each player's breakdown rows per game, 
 who finished ahead of whom. Triggers keep them right on every write (a result's triggers see its
 play's other results: row triggers run per row)."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 # Upserts into the statistics' running sums (row_points, rivalries): add to a row that exists.
@@ -17,10 +15,8 @@ _ADD_PAIRS = ("ON CONFLICT (group_id, game, player_id, opponent_id) DO UPDATE SE
 
 def m002_statistics(db: Database) -> None:
     for statement in (
-        "ALTER TABLE results ADD COLUMN group_id INTEGER",
-        "ALTER TABLE results ADD COLUMN game TEXT",
-        "ALTER TABLE results ADD COLUMN counted INTEGER",
-        "ALTER TABLE results ADD COLUMN ended_at TEXT",
+        *(f"ALTER TABLE results ADD COLUMN {column}"
+          for column in ("group_id INTEGER", "game TEXT", "counted INTEGER", "ended_at TEXT")),
         "UPDATE results SET (group_id, game, counted, ended_at) = "
         "(SELECT group_id, game, counted, ended_at FROM plays WHERE plays.id = results.play_id)",
         "CREATE INDEX results_by_game "

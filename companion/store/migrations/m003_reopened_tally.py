@@ -3,8 +3,6 @@
 ``reopened_at_version`` is the play's version right after the undo (a later one: the play changed
 since); ``first_ended_at`` the end the play keeps when it is finished again."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

@@ -1,7 +1,5 @@
 """Migration 4: a retired player is left out of new plays and kept in the history."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

@@ -3,8 +3,6 @@
 A play of one has the slug ``custom-<group game id>`` and keeps its sheet version's id in its options,
 so editing the sheet never changes old plays."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

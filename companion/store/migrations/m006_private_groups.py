@@ -3,37 +3,29 @@
 A phone that kept a deleted group's id never finds a later group under it; its cookie carries only
 its memberships' random tokens; a play in the trash counts in no statistics."""
 
-from __future__ import annotations
-
 import re
 
 from sqlite_utils import Database
 
 
 def _rebuild_with_autoincrement(db: Database, table: str) -> None:
-    """Rebuild ``table`` with an AUTOINCREMENT ``id`` (a plain one reuses the largest id once deleted).
-
+    """Rebuild ``table`` with an AUTOINCREMENT ``id`` (a plain one reuses the largest id once deleted) by
     SQLite's twelve-step recipe: built anew from its stored definition, its rows copied with their ids,
-    its indexes and triggers (and others' triggers naming it) put back; with foreign keys off (``migrate``).
-    """
-    definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
-                            [table]).fetchone()[0]
+    its indexes and triggers (and others' triggers naming it) put back; foreign keys are off (``migrate``)."""
     new_definition, count = re.subn(r"\bid INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)",
-                                    "id INTEGER PRIMARY KEY AUTOINCREMENT", definition, count=1)
+                                    "id INTEGER PRIMARY KEY AUTOINCREMENT", db[table].schema, count=1)
     if count != 1:
         raise RuntimeError(f"{table} has no plain integer id to rebuild")
     new_definition = re.sub(rf"^CREATE TABLE \"?{table}\"?", f"CREATE TABLE new_{table}", new_definition)
     dependants = db.execute(
         "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name <> ? AND "
-        "(tbl_name = ? OR (type = 'trigger' AND sql LIKE ?))",
-        [table, table, f"%{table}%"],
-    ).fetchall()
+        "(tbl_name = ? OR (type = 'trigger' AND sql LIKE ?))", [table, table, f"%{table}%"]).fetchall()
     triggers = [(name, sql) for kind, name, sql in dependants
                 if kind == "trigger" and re.search(rf"\b{table}\b", sql)]
     indexes = [sql for kind, _name, sql in dependants if kind == "index"]
     for name, _sql in triggers:
         db.execute(f'DROP TRIGGER "{name}"')
-    columns = ", ".join(f'"{column}"' for _cid, column, *_rest in db.execute(f'PRAGMA table_info("{table}")'))
+    columns = ", ".join(f'"{column.name}"' for column in db[table].columns)
     db.execute(new_definition)
     db.execute(f'INSERT INTO "new_{table}" ({columns}) SELECT {columns} FROM "{table}"')
     db.execute(f'DROP TABLE "{table}"')
@@ -48,8 +40,7 @@ def m006_private_groups(db: Database) -> None:
     _rebuild_with_autoincrement(db, "groups")
     _rebuild_with_autoincrement(db, "plays")
     for statement in (
-        "ALTER TABLE groups ADD COLUMN deleted_at TEXT",
-        "ALTER TABLE plays ADD COLUMN deleted_at TEXT",
+        *(f"ALTER TABLE {table} ADD COLUMN deleted_at TEXT" for table in ("groups", "plays")),
         "CREATE INDEX groups_deleted ON groups(deleted_at) WHERE deleted_at IS NOT NULL",
         "CREATE INDEX plays_deleted ON plays(group_id, deleted_at) WHERE deleted_at IS NOT NULL",
         """CREATE TABLE memberships (

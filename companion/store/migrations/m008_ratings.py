@@ -2,8 +2,6 @@
 went stale: triggers note the earliest play a change touched, and the ratings are computed again from
 there when next shown."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

@@ -3,8 +3,6 @@
 Backups imported before times were checked could bring stamps without an offset (which the
 statistics cannot compare) or with another one (which sort wrongly as text)."""
 
-from __future__ import annotations
-
 from datetime import UTC, datetime
 
 from sqlite_utils import Database

@@ -1,8 +1,6 @@
 """Migration 11: each event keeps the play version it brought, so a table folded up to an event can be
 trusted while that event is in the log (an undone and re-entered event has a new version)."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

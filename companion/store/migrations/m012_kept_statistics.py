@@ -3,8 +3,6 @@
 The statistics page then reads a few rows per player and game instead of every result. A play in the
 trash counts as left out."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 # A month's sums of each player's scores in one game (the chart over time): add to a row that exists.

@@ -1,7 +1,5 @@
 """Migration 13: an index on the results' end within a group, so a period's statistics read its plays."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

@@ -1,8 +1,6 @@
 """Migration 14: a version per group that grows with every change its page shows (not a play's entries:
 the page shows no running scores), raised by triggers so that no write path can forget it."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 # What a group's page shows, per table: how a row names its group, and the columns that show.

@@ -3,8 +3,6 @@
 Events stored without a version (0: a backup's, an imported result's) leave the play's version to
 their writer."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

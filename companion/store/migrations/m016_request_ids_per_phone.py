@@ -3,8 +3,6 @@
 Ids were kept for the whole site, so an id first sent to one group made another group's write
 "already saved". The ids kept so far belonged to no phone and are forgotten."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

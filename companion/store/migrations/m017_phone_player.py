@@ -1,8 +1,6 @@
 """Migration 17: a phone can say whose phone it is (NULL: shared); its pages change with it, so the
 group's version grows."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

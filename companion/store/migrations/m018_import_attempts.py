@@ -1,7 +1,5 @@
 """Migration 18: the backups each address imported lately, so that no one address floods the site."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 

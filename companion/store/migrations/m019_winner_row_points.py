@@ -1,8 +1,6 @@
 """Migration 19: the winners' (rank 1) points per group, game and breakdown row, so that "where the
 winners' points come from" reads a few rows; kept like ``row_points``, by triggers like its (m002, m006)."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 _ADD_POINTS = "ON CONFLICT (group_id, game, row) DO UPDATE SET points = points + excluded.points"

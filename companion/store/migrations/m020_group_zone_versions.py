@@ -1,8 +1,6 @@
 """Migration 20: the pages write times on the clocks of the group's time zone (``group_settings``), so
 setting another zone changes them: the group's version grows (see m014)."""
 
-from __future__ import annotations
-
 from sqlite_utils import Database
 
 _GROUP_VERSION = "UPDATE groups SET version = version + 1 WHERE id = {row}.group_id"
