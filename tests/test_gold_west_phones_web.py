@@ -89,11 +89,17 @@ def test_every_tap_form_carries_the_version_its_page_was_drawn_at(client, db, an
     assert {hidden_fields(form).get("drawn_at") for form in forms} == {"1"}
 
 
+def tapped_on_two_phones(app, client, db, play_id: int, kind: str, **fields: str):
+    """The same tap for Anna on the shared phone, then on a second phone whose page was drawn before it:
+    that phone and its answer."""
+    other = second_phone(app, db, play_id)
+    shared, also_shown = play_page(client, play_id), play_page(other, play_id)
+    assert tap_on(client, shared, kind, ANNA, **fields).status_code == 302
+    return other, tap_on(other, also_shown, kind, ANNA, **fields)
+
+
 def test_the_same_supply_tap_on_two_phones_is_asked_and_stored_once(app, client, db, anna_ben):
-    other = second_phone(app, db, anna_ben)
-    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
-    assert tap_on(client, shared, "supply", ANNA, section="3").status_code == 302
-    response = tap_on(other, also_shown, "supply", ANNA, section="3")  # Anna's 3, tapped on both phones
+    _other, response = tapped_on_two_phones(app, client, db, anna_ben, "supply", section="3")
     assert response.status_code == 409
     assert ASKED_SUPPLY in text(response) and "Nothing was recorded yet." in text(response)
     assert events(db, anna_ben) == [("supply", {"seat": ANNA, "section": 3})]
@@ -104,10 +110,7 @@ def test_the_same_supply_tap_on_two_phones_is_asked_and_stored_once(app, client,
 
 
 def test_yes_records_the_tap_asked_about_in_one_tap(app, client, db, anna_ben):
-    other = second_phone(app, db, anna_ben)
-    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
-    tap_on(client, shared, "supply", ANNA, section="3")
-    asked = tap_on(other, also_shown, "supply", ANNA, section="3")
+    other, asked = tapped_on_two_phones(app, client, db, anna_ben, "supply", section="3")
     action, fields = answer(asked, "Yes, record it")
     assert fields == {"seat": "0", "again": "y", "drawn_at": "1", "section": "3"}  # as of the page asking
     assert other.post(action, data=fields).status_code == 302
@@ -136,10 +139,7 @@ def test_a_players_own_phone_asks_before_a_second_copy_of_her_camp(app, client, 
 
 
 def test_the_same_camp_on_two_shared_phones_is_asked_once_not_as_out_of_turn(app, client, db, anna_ben):
-    other = second_phone(app, db, anna_ben)
-    shared, also_shown = play_page(client, anna_ben), play_page(other, anna_ben)
-    tap_on(client, shared, "camp", ANNA, terrain="gold")
-    response = tap_on(other, also_shown, "camp", ANNA, terrain="gold")
+    other, response = tapped_on_two_phones(app, client, db, anna_ben, "camp", terrain="gold")
     assert response.status_code == 409
     assert ASKED_CAMP in text(response) and "It is Ben's turn" not in text(response)
     action, fields = answer(response, "Yes, record it")

@@ -13,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,7 +24,6 @@ from companion.store import replica as replicas
 from tests import test_replication
 from tests.test_concurrency import free_port
 from tests.test_replication import (
-    ROOT,
     WAIT_SECONDS,
     annas_scores,
     healthz,
@@ -58,11 +55,7 @@ def refused(tmp_path: Path, environment: dict[str, str]) -> str:
     """``run`` started as the service starts it, which must stop with an error rather than serve: its
     output (the test fails as soon as the site answers instead)."""
     port, log = free_port(), tmp_path / "refused.log"
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            [sys.executable, "-c", "from companion.cli import main; main()", "run", "--host", "127.0.0.1",
-             "--port", str(port), "--workers", "1", "--threads", "2"],
-            cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    server = test_replication.start_run(port, log, environment, workers=1)
     try:
         deadline = time.monotonic() + WAIT_SECONDS
         while server.poll() is None:

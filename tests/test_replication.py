@@ -416,15 +416,20 @@ def club(tmp_path, environment) -> Club:
     return Club(database, tmp_path / "usb" / "companion", group.id, group.join_code, ids)
 
 
+def start_run(port: int, log: Path, environment: dict[str, str], workers: int) -> subprocess.Popen:
+    """``game-night-companion run`` as the service starts it, in a process group of its own."""
+    with log.open("w") as output:
+        return subprocess.Popen(
+            [sys.executable, "-c", "from companion.cli import main; main()", "run", "--host", "127.0.0.1",
+             "--port", str(port), "--workers", str(workers), "--threads", "2"],
+            cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+
+
 @contextlib.contextmanager
 def served(tmp_path: Path, environment: dict[str, str]) -> Iterator[tuple[subprocess.Popen, int, Path]]:
     """``game-night-companion run`` with the replica, in a process group of its own, answering."""
     port, log = free_port(), tmp_path / "server.log"
-    with log.open("w") as output:
-        server = subprocess.Popen(
-            [sys.executable, "-c", "from companion.cli import main; main()", "run", "--host", "127.0.0.1",
-             "--port", str(port), "--workers", "2", "--threads", "2"],
-            cwd=ROOT, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True)
+    server = start_run(port, log, environment, workers=2)
     try:  # a replica that fails makes the site "degraded", not down
         wait_until(lambda: health(port)[1]["status"] in {"ok", "degraded"}, "the server's start", server, log)
         yield server, port, log
