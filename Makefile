@@ -47,8 +47,11 @@ browser:
 bench-tools:
 	@scripts/ensure-apt.sh $(BENCH_PACKAGES)
 
+# One worker more than cores: browser tests spend much of their time waiting on Chromium.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+
 test: browser lint
-	$(BIN)/pytest -n auto --maxschedchunk=1
+	$(BIN)/pytest -n $(TEST_WORKERS) --maxschedchunk=1
 
 # The fuzz tests with a budget far beyond the suite's (crafted backups: thousands of mutations).
 fuzz: $(VENV)/.installed

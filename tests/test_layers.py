@@ -99,3 +99,16 @@ def test_a_layer_reaches_none_of_the_layers_it_must_not_know(layer, forbidden):
 def test_the_walk_follows_imports_through_modules_and_packages(module, imports, reaches):
     assert imports in direct_imports(module)
     assert reaches in reached(module) and "companion.store" in reached(module)
+
+
+LINES_IN_A_MODULE = 700  # design.md: no module longer, but a game's rules
+RULES = {"companion.games.gold_west", "companion.games.mayflower", "companion.games.great_western_trail"}
+
+
+def test_no_module_is_longer_than_the_design_allows_and_few_sit_loose():
+    too_long = {name: lines for name, path in module_files().items()
+                if name not in RULES and (lines := len(path.read_text(encoding="utf-8").splitlines()))
+                > LINES_IN_A_MODULE}
+    assert too_long == {}
+    loose = sorted(path.name for path in PACKAGE.glob("*.py") if path.name != "__init__.py")
+    assert len(loose) <= 4, f"at most 4 modules at companion's root, not {loose}: move one into a package"
