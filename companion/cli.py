@@ -139,8 +139,10 @@ def _just_restored(database: Path) -> bool:
 
 
 def check_replica_folder(database: Path, replica: str) -> None:
-    """ClickException if a ``file://`` replica's folder is missing where a drive seems unmounted: Litestream
-    would write the replica on this very disk, and a missing database would be served new and empty."""
+    """ClickException if a ``file://`` replica's folder is missing where a drive seems unmounted: its parent
+    is there (the empty mount point), or the database was replicated before. Litestream would write the
+    replica on this very disk, and a missing database would be served new and empty. A folder whose parent
+    is missing too, for a database never replicated, is a first replica: Litestream creates the folders."""
     folder = replicas.replica_folder(replica)
     if folder is None or folder.exists() or not (folder.parent.is_dir() or _record(database).exists()):
         return

@@ -122,6 +122,25 @@ def test_retired_players_and_a_reopened_tally_go_round_with_the_backup(client, d
     assert store.get_play(db, copy.id).ended_at == play.first_ended_at
 
 
+def test_a_reopened_tally_from_a_backup_comes_back_as_written_not_rounded(client, db, group):
+    """A totals-only tally is not scored until it is sent again: a total no page could have typed shows as
+    it is, for the table to correct, instead of being rounded without a word."""
+    ids = {p.name: p.id for p in store.list_players(db, group["id"])}
+    reopened = store.start_play(db, group["id"], "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    assert client.post(f"/plays/{reopened}/finish", data={"version": "0", "total_0": "40", "total_1": "38"}
+                       ).status_code == 302
+    assert client.post(f"/plays/{reopened}/undo", data={"version": "1"}).status_code == 302
+    document = valid_document(db, group)
+    [play] = [play for play in document["plays"] if play["reopened"]]
+    play["reopened"]["tally"]["totals"] = [40.5, 38]
+    upload = {"backup": (io.BytesIO(json.dumps(document).encode()), "backup.json")}
+    imported = client.post("/groups/import", data=upload, content_type="multipart/form-data")
+    restored = int(imported.headers["Location"].rsplit("/", 1)[1])
+    [copy] = [p for p in store.list_plays(db, restored, "active") if p.version == 2]
+    finish_page = client.get(f"/plays/{copy.id}/finish").text
+    assert 'value="40.5"' in finish_page and 'value="38"' in finish_page
+
+
 @pytest.mark.parametrize(("game", "reopened", "path"), [
     ("gold-west", {"tally": {"totals": [1, 2, 3]}, "at_version": 1}, "reopened"),  # a finished play
     ("mayflower", {"tally": {"totals": [7, 3]}, "at_version": 9}, "reopened"),  # a version yet to come

@@ -298,6 +298,8 @@ def tally_form(names: Sequence[str], formdata=None, totals: object = None) -> Ve
                           NumberRange(-999, 9999)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
     form_class = type("TallyForm", (VersionedForm,), fields)
+    form = form_class(formdata=formdata)
     if formdata is None and isinstance(totals, list) and len(totals) == len(names):
-        return form_class(formdata=None, data={f"total_{seat}": total for seat, total in enumerate(totals)})
-    return form_class(formdata=formdata)
+        for seat, total in enumerate(totals):  # as stored: a total from a backup shows as it came
+            form[f"total_{seat}"].data = total
+    return form

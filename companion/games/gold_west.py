@@ -335,8 +335,10 @@ def buildings_shown(player: PlayerTally) -> int:
 
 
 def check_camps(player: PlayerTally, camps: int, player_count: int, where: str, entered_now: bool) -> None:
-    """Refuse groups, buildings and Wanted camps needing more camps than the player has, less influence than 2
-    per settlement, and (``entered_now``: typed, not defaulted) a largest group of 0 beside buildings."""
+    """Refuse groups, buildings and Wanted camps needing more camps than the player has, and less influence
+    than 2 per settlement; mining tokens, often given for the Courthouse alone, set no floor on influence.
+    ``entered_now``: a tally just typed at the table, whose largest group of 0 is refused beside buildings;
+    not for the API's missing field or a tally stored before the final tally asked for it."""
     largest, second = player.largest_group or 0, player.second_group or 0
     used = largest + second + player.wanted
     if used > camps:
@@ -921,7 +923,8 @@ def tally_payload(players: Sequence[PlayerTally], ledger: Sequence[PlayerTally] 
 
 
 def tie_breaker(wanted: int, supply_left: int | None) -> tuple[int, int]:
-    """Fewest Wanted camps, then most resources left, as "larger wins" (not entered where no tie needs it)."""
+    """Fewest Wanted camps, then most resources left, as "larger wins"; resources left are not entered
+    where no tie needs them, so any number ranks the same there."""
     return (-wanted, supply_left or 0)
 
 

@@ -183,7 +183,8 @@ def final_tally_url(play: store.Play) -> str:
 @bp.before_app_request
 def claim_request_id():
     """A write whose request id this phone sent before answers "already saved"; else the store notes the
-    id with the write, so that of two copies sent at once one is stored."""
+    id with the write, so that of two copies sent at once one is stored. (A form without an id, from a page
+    without JavaScript, is stored as it comes.)"""
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None

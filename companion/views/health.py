@@ -15,7 +15,8 @@ from companion.web.security import csrf
 bp = Blueprint("health", __name__)
 
 # How far a folder replica may fall behind (COMPANION_REPLICA_MAX_LAG), and how long after the start it may
-# have copied nothing, before /healthz answers 503; Litestream copies a commit in a few tenths of a second.
+# have copied nothing, before /healthz answers 503; Litestream copies a commit in a few tenths of a second
+# and checkpoints the log each minute.
 MAX_LAG_SECONDS = 60.0
 _STARTED = "companion.healthz.started"
 

@@ -22,7 +22,9 @@ logger = logging.getLogger(__name__)
 
 RECENT_SNAPSHOTS = 8  # the tables after the last few events: undo goes back to them
 SNAPSHOT_EVERY = 200  # and one table per this many events, so a long run of undos stays cheap
-CATCH_UP_EVERY = 16  # events stored without a look at the table before it catches up with the log
+# a kept table catches up with the log after this many events stored without a look at it, so the page
+# that follows a long run of them folds no more than these (and the other workers' since)
+CATCH_UP_EVERY = 16
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ class TableCache:
             self._entries.change(play_id, lambda entry: entry and replace(entry, unseen=entry.unseen + 1))
             entry = self._entries.get(play_id)
             if entry is not None and entry.unseen >= CATCH_UP_EVERY:
-                # kept unless another thread put a table meanwhile
+                # kept unless another thread put a table meanwhile (events it counted are in this read too)
                 caught_up = _refreshed(db, play_id, entry)
                 self._entries.change(play_id, lambda now: caught_up if now is not None
                                      and now.snapshots is entry.snapshots else None)

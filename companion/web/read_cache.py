@@ -2,7 +2,9 @@
 poll, the play and group pages, static files), given again without running Flask while they hold; it renders
 nothing. The gate (``store.access.reach``) is asked on every request, in one query that also reads the version
 stamps in the key (its only invalidation); what it refuses, a visit to note or a pending message go to Flask,
-and only 200 answers (and a static file's 304) that set no cookie are kept."""
+and only 200 answers (and a static file's 304) that set no cookie are kept. The key names all a kept answer
+depends on: the play's and group's versions, the phone (membership, CSRF token), its language, encoding and
+the address used."""
 
 import os
 import time
