@@ -82,6 +82,27 @@ def test_an_edit_drawn_before_another_phone_changed_the_sheet_is_refused_and_kee
     assert rows_of(db, group_id, game_id) == ["Wall", "Floor line", "Bonus"]
 
 
+def test_an_edit_drawn_before_another_phone_renamed_the_game_is_refused_and_keeps_the_name(db, phones):
+    group_id, _ids, first, second = phones
+    game_id = add_game(first, group_id, name="Azul", rows=(("Wall", False, False),))
+    page = f"/groups/{group_id}/games/{game_id}"
+    renames, adds_a_row = drawn_form(first, page), drawn_form(second, page)
+    renames["name"] = ["Azul (2017)"]
+    assert first.post(page, data=renames).status_code == 302
+    adds_a_row["rows-1-name"] = ["Bonus"]  # the name box still says Azul
+    refused = second.post(page, data=adds_a_row)
+    assert refused.status_code == 409
+    assert errors_on(refused.text) == [
+        "Another phone renamed Azul to Azul (2017) since this page was opened, so nothing was saved."]
+    assert store.get_group_game(db, group_id, game_id).name == "Azul (2017)"
+    assert rows_of(db, group_id, game_id) == ["Wall"]
+    shown = form_of(refused.text, page)
+    assert shown["shown_name"] == ["Azul (2017)"] and shown["rows-1-name"] == ["Bonus"]
+    shown["name"] = ["Azul (2017)"]
+    assert second.post(page, data=shown).status_code == 302
+    assert rows_of(db, group_id, game_id) == ["Wall", "Bonus"]
+
+
 def test_the_form_shown_again_replaces_the_sheet_when_sent_again(db, phones):
     group_id, _ids, first, second = phones
     game_id = add_game(first, group_id, name="Azul", rows=(("Wall", False, False),))

@@ -55,8 +55,9 @@ class DrawnFromSheet(SiteForm):
 
 
 class GroupGameForm(DrawnFromSheet):
-    """A game's name and score sheet."""
+    """A game's name and sheet; ``shown_name``: the name the page showed (another phone may rename it)."""
 
+    shown_name = HiddenField()
     name = StringField(_l("Name of the game"),
                        validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
     bgg_id = BggIdField(_l("BoardGameGeek id (optional)"), render_kw={"inputmode": "numeric"},
@@ -108,7 +109,8 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
             for row in sheet.rows]
     rows += [{}] * max(0, min(custom.MAX_ROWS, max(ROW_SLOTS, len(rows) + 4)) - len(rows))
     return GroupGameForm(formdata=None, data={
-        "sheet_version": str(game.version_id), "name": game.name, "bgg_id": game.bgg_id,
+        "sheet_version": str(game.version_id), "shown_name": game.name, "name": game.name,
+        "bgg_id": game.bgg_id,
         "min_players": sheet.min_players, "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
         "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows,
         "tie_breaker_wins": sheet.tie_breaker_wins or ""})

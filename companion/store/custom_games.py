@@ -65,6 +65,14 @@ def check_sheet_version(game: GroupGame, drawn: int | None) -> None:
                            "so nothing was saved.", game=game.name)
 
 
+def check_shown_name(game: GroupGame, shown: str | None) -> None:
+    """Refuse (StaleVersion) an edit from a page that showed the game under another name: another phone
+    renamed it since; None: a page that did not say."""
+    if shown is not None and shown != game.name:
+        raise StaleVersion("Another phone renamed %(shown)s to %(game)s since this page was opened, so "
+                           "nothing was saved.", shown=shown, game=game.name)
+
+
 def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_id: int | None,
                       sheet: Mapping[str, Any], check: Callable[[GroupGame], None] | None = None) -> None:
     """Rename the game and, if its sheet changed, add a new version (old plays keep theirs); ``check``

@@ -28,18 +28,19 @@ def edit(group_id: int, game_id: int | None = None):
             if game is None:
                 store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet.to_json())
             else:
-                drawn = form.drawn_version
+                drawn, shown = form.drawn_version, form.shown_name.data or None
                 store.update_group_game(
                     get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet.to_json(),
-                    check=lambda current: _check_edit(current, sheet, drawn))
+                    check=lambda current: _check_edit(current, sheet, drawn, shown))
         except Refused as error:
             common.note_stale(error)  # a sheet another phone changed since the page was drawn: nothing saved
             field = form.name if isinstance(error, store.DuplicateGame) else None
             (field.errors if field is not None else form.form_errors).append(translated(error))
             if isinstance(error, store.StaleVersion) and game is not None:  # sent again, it replaces that
-                game = common.found_or_404(store.get_group_game, group_id, game.id)
-                form.sheet_version.data = str(game.version_id)
-                form.form_errors.append(_sheet_now(custom.parse_sheet(game.sheet)))
+                now = common.found_or_404(store.get_group_game, group_id, game.id)
+                if now.version_id != form.drawn_version:
+                    form.form_errors.append(_sheet_now(custom.parse_sheet(now.sheet)))
+                game, form.sheet_version.data, form.shown_name.data = now, str(now.version_id), now.name
         else:
             flash(_("%(game)s was added. Start a play of it below.", game=form.name.data) if game is None
                   else _("Saved. Plays already kept keep the score sheet they were scored with."))
@@ -48,9 +49,12 @@ def edit(group_id: int, game_id: int | None = None):
     return page, common.form_status()
 
 
-def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None) -> None:
-    """The edit as the game is under the write lock: drawn from its newest sheet, allowed by its plays."""
+def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None,
+                shown: str | None) -> None:
+    """The edit as the game is under the write lock: drawn from its newest sheet and name, allowed by its
+    plays."""
     store.check_sheet_version(current, drawn)
+    store.check_shown_name(current, shown)
     custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet, current.plays)
 
 
