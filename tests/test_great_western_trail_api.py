@@ -210,6 +210,8 @@ def test_non_object_bodies_are_400(body):
                                                               {"vp": 4, "penalty": 1, "fulfilled": True}]}]},
                  ["players[0].objectives[0].penalty", "players[0].objectives[1].penalty"],
                  id="penalties-that-fit-no-card"),
+    pytest.param({"players": [{"name": "Anna", "objectives": [{"vp": 2, "penalty": 2, "fulfilled": True}]}]},
+                 ["players[0].objectives[0].vp"], id="no-card-is-worth-2"),
 ])
 def test_cross_field_rules_are_400_with_paths(body, paths):
     status, answer = post(body)
@@ -265,18 +267,19 @@ def from_schema(schema: dict) -> st.SearchStrategy:
 SCHEMA_BODIES = from_schema(REQUEST_SCHEMA)
 
 
-def penalty_fits(card: dict) -> bool:
-    """Start cards have 3 VP and no penalty, the others a penalty of 2 or 3, which a fulfilled card may leave
-    out (0)."""
+def card_fits(card: dict) -> bool:
+    """A card is worth 3, 4 or 5 VP; start cards have 3 VP and no penalty, the others a penalty of 2 or 3,
+    which a fulfilled card may leave out (0)."""
     penalty = card.get("penalty", 0)
-    return penalty in (2, 3) or (penalty == 0 and (card["vp"] == 3 or card["fulfilled"]))
+    return card["vp"] in (3, 4, 5) and (
+        penalty in (2, 3) or (penalty == 0 and (card["vp"] == 3 or card["fulfilled"])))
 
 
 def breaks_cross_field_rules(body: dict) -> bool:
     """Whether the contract's rules beyond the schema refuse this schema-valid body."""
     edition = body.get("edition", 2)
     players = body["players"]
-    if not all(penalty_fits(card) for player in players for card in player.get("objectives", [])):
+    if not all(card_fits(card) for player in players for card in player.get("objectives", [])):
         return True
     if edition == 1 and len(players) < 2:
         return True
@@ -317,8 +320,8 @@ def made_consistent(body: dict) -> dict:
             player["job_market_token"] = not token_taken
             token_taken = True
         for card in player.get("objectives", []):
-            if not penalty_fits(card):
-                card["penalty"] = 2
+            if not card_fits(card):
+                card["vp"], card["penalty"] = 4, 2
     return {"edition": edition, "players": players}
 
 

@@ -204,6 +204,8 @@ def test_none_station_master_twice_in_edition_2_for_one_or_two_players():
                  id="negative-teepees"),
     pytest.param(2, [Tally(name="A", objectives=(Objective(vp=3, penalty=-1),))], "players[0].objectives[0]",
                  "at least 0", id="negative-penalty"),
+    pytest.param(2, [Tally(name="A", objectives=(Objective(vp=6, penalty=2, fulfilled=True),))],
+                 "players[0].objectives[0].vp", "3 to 5 VP, not 6", id="no-card-is-worth-6"),
     pytest.param(2, [Tally(name="Anna"), Tally(name=" anna ")], "players[1].name", "unique", id="same-name"),
     pytest.param(2, [Tally(name="  ")], "players[0].name", "needs a name", id="blank-name"),
 ])
@@ -437,12 +439,13 @@ def test_garbage_events_raise_only_rules_errors(kind, payload):
 
 # Properties of the final tally.
 
-# Cards whose penalty fits: a start card (3 VP, none), any other card's 2 or 3, or a fulfilled card's
-# penalty not given.
-FITTING_CARDS = (st.builds(Objective, vp=st.integers(0, 9), penalty=st.sampled_from(gwt.OBJECTIVE_PENALTIES),
+# Cards that exist: 3, 4 or 5 VP; a start card (3 VP) has no penalty, any other card 2 or 3, which a
+# fulfilled card may leave out.
+CARD_VP = st.sampled_from(gwt.OBJECTIVE_VPS)
+FITTING_CARDS = (st.builds(Objective, vp=CARD_VP, penalty=st.sampled_from(gwt.OBJECTIVE_PENALTIES),
                            fulfilled=st.booleans())
                  | st.builds(Objective, vp=st.just(gwt.START_OBJECTIVE_VP), fulfilled=st.booleans())
-                 | st.builds(Objective, vp=st.integers(0, 9), fulfilled=st.just(True)))
+                 | st.builds(Objective, vp=CARD_VP, fulfilled=st.just(True)))
 OBJECTIVES = st.lists(FITTING_CARDS, max_size=8).map(tuple)
 ROW = st.integers(1, 6)
 WORKERS = st.builds(Workers, cowboys=ROW, craftsmen=ROW, engineers=ROW)
@@ -516,7 +519,7 @@ def test_more_cattle_vp_never_lowers_the_total(tally, extra):
 
 
 @settings(deadline=None)
-@given(SOLO_TALLIES, st.builds(Objective, vp=st.integers(0, 9),
+@given(SOLO_TALLIES, st.builds(Objective, vp=CARD_VP,
                                penalty=st.sampled_from(gwt.OBJECTIVE_PENALTIES))
        | st.just(Objective(gwt.START_OBJECTIVE_VP)), st.data())
 def test_a_fulfilled_objective_never_scores_less_than_a_failed_one(tally, card, data):

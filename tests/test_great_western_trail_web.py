@@ -390,6 +390,8 @@ PENALTY_MISSING = ("Not fulfilled: enter this card's penalty (2 or 3). Only the 
     pytest.param({"objective_1_vp": "4", "objective_1_penalty": "1", "objective_1_fulfilled": "y"}, 2,
                  "An objective card's penalty is 2 or 3 (a start card, 3 VP, has none), not 1.",
                  id="penalty-1"),
+    pytest.param({"objective_1_vp": "7", "objective_1_penalty": "3", "objective_1_fulfilled": "y"}, 2,
+                 "An objective card is worth 3 to 5 VP, not 7.", id="no-card-is-worth-7"),
 ])
 def test_an_objective_card_needs_a_penalty_that_fits_it(client, db, table, entries, row, words):
     card = changed(changed(PLAIN, **START_CARD), **entries)

@@ -155,6 +155,9 @@ class CardForm(SiteForm):
         for row, (vp, penalty, fulfilled) in enumerate(self.objective_fields):
             if vp.data is None and (penalty.data is not None or fulfilled.data):
                 problems.append((vp, _l("Enter the VP of this card, or clear its row.")))
+            elif vp.data is not None and not vp.errors and (problem := gwt.objective_vp_problem(
+                    gwt.Objective(vp.data, penalty.data or 0, bool(fulfilled.data)))) is not None:
+                problems.append((vp, translated(problem)))
             elif vp.data is not None and not vp.errors and not penalty.errors:
                 problems.extend((penalty, message) for message in self._penalty_problems(row, vp, penalty,
                                                                                          fulfilled))

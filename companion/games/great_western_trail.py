@@ -34,6 +34,7 @@ DISC_VP = 3
 JOB_MARKET_TOKEN_VP = 2
 START_OBJECTIVE_VP = 3  # a start objective card: 3 VP and no penalty
 OBJECTIVE_PENALTIES = (2, 3)  # the penalty of every other objective card (3, 4 or 5 VP)
+OBJECTIVE_VPS = (3, 4, 5)  # what an objective card is worth
 CREST_VP_MIN, CREST_VP_MAX = -100, 100  # any crest value a board can print, with room to spare
 CITY_NAME_MAX = 40
 
@@ -277,9 +278,19 @@ def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[t
         if card.vp < 0 or card.penalty < 0:
             problems.append((f"{where}.objectives[{position}]",
                              Message("An objective card's VP and penalty are at least 0.")))
+        elif penalties and (problem := objective_vp_problem(card)) is not None:
+            problems.append((f"{where}.objectives[{position}].vp", problem))
         elif penalties and (problem := objective_penalty_problem(card)) is not None:
             problems.append((f"{where}.objectives[{position}].penalty", problem))
     return problems
+
+
+def objective_vp_problem(card: Objective) -> Message | None:
+    """Why no objective card is worth the card's VP, or None."""
+    if card.vp in OBJECTIVE_VPS:
+        return None
+    return Message("An objective card is worth %(low)d to %(high)d VP, not %(vp)d.", low=OBJECTIVE_VPS[0],
+                   high=OBJECTIVE_VPS[-1], vp=card.vp)
 
 
 def objective_penalty_problem(card: Objective) -> Message | None:
