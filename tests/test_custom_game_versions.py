@@ -82,11 +82,17 @@ def test_an_edit_drawn_before_another_phone_changed_the_sheet_is_refused_and_kee
     assert rows_of(db, group_id, game_id) == ["Wall", "Floor line", "Bonus"]
 
 
-def test_an_edit_drawn_before_another_phone_renamed_the_game_is_refused_and_keeps_the_name(db, phones):
+def azul_open_on_both(phones) -> tuple[int, str, dict, dict]:
+    """Azul (one row, Wall) added, its edit page open on both phones: its id, the page, both forms."""
     group_id, _ids, first, second = phones
     game_id = add_game(first, group_id, name="Azul", rows=(("Wall", False, False),))
     page = f"/groups/{group_id}/games/{game_id}"
-    renames, adds_a_row = drawn_form(first, page), drawn_form(second, page)
+    return game_id, page, drawn_form(first, page), drawn_form(second, page)
+
+
+def test_an_edit_drawn_before_another_phone_renamed_the_game_is_refused_and_keeps_the_name(db, phones):
+    group_id, _ids, first, second = phones
+    game_id, page, renames, adds_a_row = azul_open_on_both(phones)
     renames["name"] = ["Azul (2017)"]
     assert first.post(page, data=renames).status_code == 302
     adds_a_row["rows-1-name"] = ["Bonus"]  # the name box still says Azul
@@ -105,9 +111,7 @@ def test_an_edit_drawn_before_another_phone_renamed_the_game_is_refused_and_keep
 
 def test_the_form_shown_again_replaces_the_sheet_when_sent_again(db, phones):
     group_id, _ids, first, second = phones
-    game_id = add_game(first, group_id, name="Azul", rows=(("Wall", False, False),))
-    page = f"/groups/{group_id}/games/{game_id}"
-    totals_only, renames = drawn_form(first, page), drawn_form(second, page)
+    game_id, page, totals_only, renames = azul_open_on_both(phones)
     totals_only["rows-0-name"] = [""]
     assert first.post(page, data=totals_only).status_code == 302
     renames["name"] = ["Azul (2017)"]
