@@ -50,7 +50,8 @@ def version_of(page_text: str) -> str:
     return re.search(r'name="version" type="hidden" value="(\d+)"', page_text).group(1)
 
 
-def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(client, db, table):
+def finished_with_ones(client, db, table) -> tuple[int, str, dict[str, str]]:
+    """A play of a game with rows, finished with 1 point in each: its id, its correction page, 1s to send."""
     group_id, ids = table
     game_id = add_game(client, group_id, rows=WONDERS_ROWS)
     play_id = start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
@@ -58,9 +59,14 @@ def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(
     points = {f"points-{seat}-{row}": "1" for seat in range(2) for row in range(3)}
     finished = client.post(f"/plays/{play_id}/sheet", data={"version": version_of(tally), **points})
     assert finished.status_code == 302
-    before = store.play_results(db, play_id)
     correct = client.get(f"/plays/{play_id}/correct").text
-    fields = {f"seat{seat}-{row}": "1" for seat in range(2) for row in ("Military", "Coins", "Science")}
+    ones = {f"seat{seat}-{row}": "1" for seat in range(2) for row in ("Military", "Coins", "Science")}
+    return play_id, correct, ones
+
+
+def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(client, db, table):
+    play_id, correct, fields = finished_with_ones(client, db, table)
+    before = store.play_results(db, play_id)
     # the form takes -5 in any row; the sheet has coins never below 0
     refused = client.post(f"/plays/{play_id}/correct",
                           data={"version": version_of(correct), **fields, "seat0-Coins": "-5"})
@@ -68,6 +74,20 @@ def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(
     assert "Anna's Coins must be a whole number from 0 to 9999." in html.unescape(refused.text)
     assert 'value="-5"' in refused.text
     assert store.play_results(db, play_id) == before
+
+
+def test_a_refused_correction_from_a_stale_page_stays_stale_when_sent_again(client, db, table):
+    """The sheet's refusal says nothing of the play's version: mended and sent again, a page drawn before
+    another phone's correction is refused (409) instead of undoing that correction."""
+    play_id, correct, fields = finished_with_ones(client, db, table)
+    drawn = version_of(correct)
+    other_phone = {"version": drawn, **fields, "seat1-Coins": "7"}
+    assert client.post(f"/plays/{play_id}/correct", data=other_phone).status_code == 302
+    refused = client.post(f"/plays/{play_id}/correct", data={"version": drawn, **fields, "seat0-Coins": "-5"})
+    assert refused.status_code == 400 and version_of(refused.text) == drawn
+    again = client.post(f"/plays/{play_id}/correct", data={"version": version_of(refused.text), **fields})
+    assert again.status_code == 409
+    assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == [3, 9]
 
 
 def test_a_game_with_rows_is_played_finished_corrected_and_kept(client, db, table):

@@ -74,10 +74,13 @@ def reload_and_try_again() -> None:
 
 
 def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused) -> None:
-    """Say on the form why it was refused; what the phone typed is checked against the play as it is now."""
+    """Say on the form why it was refused. A stale form then carries the play's version as it is now, for
+    when it is sent again; any other keeps the version it was drawn at, so that, mended and sent again
+    after another phone's change, it is refused as stale instead of undoing that change."""
     note_stale(error)
-    form.form_errors.append(translated(error))
-    form.version.data = str(store.get_play(get_db(), play.id).version)
+    if isinstance(error, store.StaleVersion):
+        form.version.data = str(store.get_play(get_db(), play.id).version)
+    form.show_rules_error(error)
 
 
 def result_inputs(result: FinalResult) -> list[store.ResultInput]:
@@ -95,16 +98,13 @@ def finish_play(play_id: int, payload: Mapping[str, Any], result: FinalResult,
 
 def finish_tally(play: store.Play, form: VersionedForm,
                  score: Callable[[], tuple[Mapping[str, Any], FinalResult]]) -> bool:
-    """Close the play with the tally ``score`` gives (payload, result); False, with the reason on the form,
-    if refused (a stale form then carries the play's version as it is now, for when it is sent again)."""
+    """Close the play with the tally ``score`` gives (payload, result); False, with the reason on the form
+    (``refuse_on_form``), if refused."""
     try:
         payload, result = score()
         finish_play(play.id, payload, result, form.version_number)
     except Refused as error:
-        note_stale(error)
-        if isinstance(error, store.StaleVersion):
-            form.version.data = str(store.get_play(get_db(), play.id).version)
-        form.show_rules_error(error)
+        refuse_on_form(form, play, error)
         return False
     return True
 
