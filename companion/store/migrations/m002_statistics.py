@@ -15,8 +15,10 @@ _ADD_PAIRS = ("ON CONFLICT (group_id, game, player_id, opponent_id) DO UPDATE SE
 
 def m002_statistics(db: Database) -> None:
     for statement in (
-        *(f"ALTER TABLE results ADD COLUMN {column}"
-          for column in ("group_id INTEGER", "game TEXT", "counted INTEGER", "ended_at TEXT")),
+        "ALTER TABLE results ADD COLUMN group_id INTEGER",
+        "ALTER TABLE results ADD COLUMN game TEXT",
+        "ALTER TABLE results ADD COLUMN counted INTEGER",
+        "ALTER TABLE results ADD COLUMN ended_at TEXT",
         "UPDATE results SET (group_id, game, counted, ended_at) = "
         "(SELECT group_id, game, counted, ended_at FROM plays WHERE plays.id = results.play_id)",
         "CREATE INDEX results_by_game "

@@ -9,23 +9,29 @@ from sqlite_utils import Database
 
 
 def _rebuild_with_autoincrement(db: Database, table: str) -> None:
-    """Rebuild ``table`` with an AUTOINCREMENT ``id`` (a plain one reuses the largest id once deleted) by
+    """Rebuild ``table`` with an AUTOINCREMENT ``id`` (a plain one reuses the largest id once deleted).
+
     SQLite's twelve-step recipe: built anew from its stored definition, its rows copied with their ids,
-    its indexes and triggers (and others' triggers naming it) put back; foreign keys are off (``migrate``)."""
+    its indexes and triggers (and others' triggers naming it) put back; with foreign keys off (``migrate``).
+    """
+    definition = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            [table]).fetchone()[0]
     new_definition, count = re.subn(r"\bid INTEGER PRIMARY KEY\b(?! AUTOINCREMENT)",
-                                    "id INTEGER PRIMARY KEY AUTOINCREMENT", db[table].schema, count=1)
+                                    "id INTEGER PRIMARY KEY AUTOINCREMENT", definition, count=1)
     if count != 1:
         raise RuntimeError(f"{table} has no plain integer id to rebuild")
     new_definition = re.sub(rf"^CREATE TABLE \"?{table}\"?", f"CREATE TABLE new_{table}", new_definition)
     dependants = db.execute(
         "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name <> ? AND "
-        "(tbl_name = ? OR (type = 'trigger' AND sql LIKE ?))", [table, table, f"%{table}%"]).fetchall()
+        "(tbl_name = ? OR (type = 'trigger' AND sql LIKE ?))",
+        [table, table, f"%{table}%"],
+    ).fetchall()
     triggers = [(name, sql) for kind, name, sql in dependants
                 if kind == "trigger" and re.search(rf"\b{table}\b", sql)]
     indexes = [sql for kind, _name, sql in dependants if kind == "index"]
     for name, _sql in triggers:
         db.execute(f'DROP TRIGGER "{name}"')
-    columns = ", ".join(f'"{column.name}"' for column in db[table].columns)
+    columns = ", ".join(f'"{column}"' for _cid, column, *_rest in db.execute(f'PRAGMA table_info("{table}")'))
     db.execute(new_definition)
     db.execute(f'INSERT INTO "new_{table}" ({columns}) SELECT {columns} FROM "{table}"')
     db.execute(f'DROP TABLE "{table}"')
@@ -40,7 +46,8 @@ def m006_private_groups(db: Database) -> None:
     _rebuild_with_autoincrement(db, "groups")
     _rebuild_with_autoincrement(db, "plays")
     for statement in (
-        *(f"ALTER TABLE {table} ADD COLUMN deleted_at TEXT" for table in ("groups", "plays")),
+        "ALTER TABLE groups ADD COLUMN deleted_at TEXT",
+        "ALTER TABLE plays ADD COLUMN deleted_at TEXT",
         "CREATE INDEX groups_deleted ON groups(deleted_at) WHERE deleted_at IS NOT NULL",
         "CREATE INDEX plays_deleted ON plays(group_id, deleted_at) WHERE deleted_at IS NOT NULL",
         """CREATE TABLE memberships (

@@ -9,16 +9,24 @@ _RANDOM_UID = "lower(hex(randomblob(16)))"
 
 
 def m007_group_settings_and_stable_ids(db: Database) -> None:
-    db.execute("""CREATE TABLE group_settings (
+    for statement in (
+        """CREATE TABLE group_settings (
             group_id INTEGER PRIMARY KEY REFERENCES groups(id) ON DELETE CASCADE,
             time_zone TEXT,
             location TEXT NOT NULL DEFAULT '',
             bgg_ids TEXT NOT NULL DEFAULT '{}'
-        )""")
-    for table in ("players", "plays"):
-        db.execute(f"ALTER TABLE {table} ADD COLUMN uid TEXT")
-        db.execute(f"UPDATE {table} SET uid = {_RANDOM_UID}")
-        db.execute(f"""CREATE TRIGGER {table}_uid AFTER INSERT ON {table} WHEN NEW.uid IS NULL
+        )""",
+        "ALTER TABLE players ADD COLUMN uid TEXT",
+        "ALTER TABLE plays ADD COLUMN uid TEXT",
+        f"UPDATE players SET uid = {_RANDOM_UID}",
+        f"UPDATE plays SET uid = {_RANDOM_UID}",
+        f"""CREATE TRIGGER players_uid AFTER INSERT ON players WHEN NEW.uid IS NULL
         BEGIN
-            UPDATE {table} SET uid = {_RANDOM_UID} WHERE id = NEW.id;
-        END""")
+            UPDATE players SET uid = {_RANDOM_UID} WHERE id = NEW.id;
+        END""",
+        f"""CREATE TRIGGER plays_uid AFTER INSERT ON plays WHEN NEW.uid IS NULL
+        BEGIN
+            UPDATE plays SET uid = {_RANDOM_UID} WHERE id = NEW.id;
+        END""",
+    ):
+        db.execute(statement)
