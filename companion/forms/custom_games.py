@@ -20,9 +20,18 @@ from wtforms import (
 )
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import SiteForm, TypedName, VersionedForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import (
+    NUMERIC,
+    SiteForm,
+    TypedName,
+    VersionedForm,
+    WholeNumberField,
+    choices,
+    collapse_spaces,
+)
 from companion.games import custom
 from companion.games.common import RulesError
+from companion.names import BGG_ID_MAX
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
 _ROW_NAME = re.compile(r"rows-[0-9]+-name")
@@ -60,11 +69,11 @@ class GroupGameForm(DrawnFromSheet):
     shown_name = HiddenField()
     name = StringField(_l("Name of the game"),
                        validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
-    bgg_id = BggIdField(_l("BoardGameGeek id (optional)"), render_kw={"inputmode": "numeric"},
-                        validators=[Optional(), NumberRange(1, 99_999_999)])
-    min_players = WholeNumberField(_l("Fewest players"), default=2, render_kw={"inputmode": "numeric"},
+    bgg_id = BggIdField(_l("BoardGameGeek id (optional)"), render_kw=NUMERIC,
+                        validators=[Optional(), NumberRange(1, BGG_ID_MAX)])
+    min_players = WholeNumberField(_l("Fewest players"), default=2, render_kw=NUMERIC,
                                    validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)])
-    max_players = WholeNumberField(_l("Most players"), default=5, render_kw={"inputmode": "numeric"},
+    max_players = WholeNumberField(_l("Most players"), default=5, render_kw=NUMERIC,
                                    validators=[InputRequired(), NumberRange(1, custom.PLAYERS_LIMIT)])
     lowest_wins = BooleanField(_l("Lowest score wins"))
     cooperative = BooleanField(_l("Cooperative: everybody wins or loses together"))
@@ -135,7 +144,7 @@ def _score_fields(sheet: custom.ScoreSheet, labels: Mapping[str, str], names: Se
             lowest = -custom.POINTS_LIMIT if not sheet.rows or sheet.rows[n].negative else 0
             fields[points_field_name(seat, n)] = WholeNumberField(
                 label, validators=[InputRequired(required), NumberRange(lowest, custom.POINTS_LIMIT)],
-                render_kw={"inputmode": "numeric"})
+                render_kw=NUMERIC)
         if sheet.teams:
             label = gettext("Team") if name is None else gettext("Team of %(name)s", name=name)
             fields[f"team-{seat}"] = SelectField(label, default=None if teams is None else teams[seat],
@@ -209,7 +218,7 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
     ended_at = StringField(_l("Finished at (optional)"), validators=[Optional()], render_kw={"type": "time"})
     minutes = WholeNumberField(_l("How long it took, in minutes (optional)"),
                                validators=[Optional(), NumberRange(0, LONGEST_MINUTES)],
-                               render_kw={"inputmode": "numeric"})
+                               render_kw=NUMERIC)
     variant = StringField(_l("Expansions or variant"), filters=[collapse_spaces],
                           validators=[Optional(), Length(max=120)])
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])

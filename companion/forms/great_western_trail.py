@@ -6,7 +6,15 @@ from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Form, HiddenField, RadioField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
 
-from companion.forms import OPTION_FORMS, Checklist, SiteForm, WholeNumberField, choices, collapse_spaces
+from companion.forms import (
+    OPTION_FORMS,
+    Checklist,
+    SiteForm,
+    WholeNumberField,
+    choices,
+    collapse_spaces,
+    seat_choices,
+)
 from companion.games import great_western_trail as gwt
 from companion.web.i18n import translated
 
@@ -79,7 +87,7 @@ def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) 
     """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked (a
     form not sent yet: a sent form without a player is refused, never given one)."""
     form = DeliveryForm(formdata=formdata, data=None if turn is None else {"seat": turn})
-    form.seat.choices = choices(enumerate(names))
+    form.seat.choices = seat_choices(names)
     return form
 
 

@@ -11,6 +11,7 @@ from wtforms import Form, HiddenField, SelectField, StringField
 from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Optional, ValidationError
 
 from companion.forms import (
+    NUMERIC,
     GroupPlayer,
     SiteForm,
     VersionedForm,
@@ -197,7 +198,7 @@ def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], setting
     for game in games:
         setattr(Form, bgg_field_name(game.slug), WholeNumberField(
             gettext("BoardGameGeek id of %(game)s", game=game.name),  # plain text: escaped when shown
-            validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw={"inputmode": "numeric"}))
+            validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw=NUMERIC))
     if formdata is not None:
         return Form(formdata=formdata, zones=zones)
     return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "", location=settings.location,
@@ -238,7 +239,7 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
             required = gettext("Enter %(name)s's points for %(row)s.", name=name, row=label)
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
                 label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
-                render_kw={"inputmode": "numeric"}))
+                render_kw=NUMERIC))
     if formdata is not None:
         return CorrectionForm(formdata=formdata)
     return CorrectionForm(formdata=None, version=str(version), **{
