@@ -5,8 +5,10 @@ from companion.api.core import PLAYER_NAME, ApiError, checked_player_names, coun
 from companion.games import great_western_trail as gwt
 
 OBJECTIVE_SCHEMA = {"type": "object", "required": ["vp", "fulfilled"], "additionalProperties": False,
-                    "properties": {"vp": count(gwt.OBJECTIVE_VALUE_MAX),
-                                   "penalty": count(gwt.OBJECTIVE_VALUE_MAX, default=0),
+                    "properties": {"vp": count(gwt.OBJECTIVE_VALUE_MAX,
+                                               description="What the card is worth: 3, 4 or 5 VP."),
+                                   "penalty": count(gwt.OBJECTIVE_VALUE_MAX, default=0, description=(
+                                       "2 or 3; 0 only for a start card (3 VP) or a fulfilled card.")),
                                    "fulfilled": {"type": "boolean"}}}
 WORKERS_SCHEMA = {"type": "object", "additionalProperties": False,
                   "description": "Workers in each row, the printed first one included.", "properties": {

@@ -48,11 +48,10 @@ def deliver(play_id: int):
 
 
 @bp.get("/final-tally")
+@common.tally_page
 def final_tally(play_id: int):
     """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
     play = g.play
-    if play.status == "finished":
-        return common.to_result(play.id)
     state = play_state(play)
     return render_template("games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
                            group=g.group, state=state, finish_form=VersionedForm(formdata=None),
