@@ -80,7 +80,8 @@ def execute_write(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sql
 
 
 def write_one_statement(db: Database, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
-    """A write of one statement, a transaction of its own (or part of the open one)."""
+    """A write of one statement, a transaction of its own (or part of the open one), without the thread
+    turn or request-id note of ``write_transaction``: an entry's statement notes its request id itself."""
     if db.conn.in_transaction:
         return db.conn.execute(sql, parameters)
     cursor = _while_busy(db, sql, parameters)
