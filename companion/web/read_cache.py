@@ -9,7 +9,7 @@ the address used."""
 import os
 import time
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from flask import Flask
 from flask.sessions import SessionMixin
@@ -18,21 +18,21 @@ from werkzeug.security import safe_join
 from werkzeug.wrappers import Request
 
 from companion.store.access import reach
-from companion.web.compression import accepts_gzip
 from companion.web.database import connections_of
 from companion.web.i18n import LANGUAGE_COOKIE
 from companion.web.lru import Lru
-from companion.web.security import LAST_SEEN_EVERY_SECONDS, tokens_in
+from companion.web.security import last_seen_due, tokens_in
 
 # The pages kept, by endpoint: what they show of the play and the group.
 PAGES = {"plays.show", "live.state", "groups.show"}
 STATIC = "static"
-# what else a kept answer depends on: the address as the phone wrote it (links for other phones)
-_ADDRESS = ("HTTP_HOST", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO", "SERVER_NAME", "SERVER_PORT")
+# what else a kept answer depends on, as the phone sent it: the address (links for other phones) and the
+# encodings it accepts
+_REQUEST = ("PATH_INFO", "QUERY_STRING", "HTTP_ACCEPT_ENCODING", "wsgi.url_scheme", "HTTP_HOST",
+            "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO", "SERVER_NAME", "SERVER_PORT")
 # … and for a static file: the phone's copy (ETag) and whether it asked for a part
 _STATIC_HEADERS = ("HTTP_IF_NONE_MATCH", "HTTP_IF_MODIFIED_SINCE", "HTTP_RANGE", "HTTP_IF_RANGE")
 VERIFIED_SESSION_SECONDS = 60  # a session's cookie is verified again (its signature and age) after this
-_LAST_SEEN_EVERY = timedelta(seconds=LAST_SEEN_EVERY_SECONDS)
 
 
 class ReadCache:
@@ -74,10 +74,10 @@ class ReadCache:
                       args.get("play_id"))
         if found is None:
             return None
-        if datetime.now(UTC) - datetime.fromisoformat(found.last_seen) >= _LAST_SEEN_EVERY:
+        if last_seen_due(found.last_seen, datetime.now(UTC).replace(microsecond=0)):
             return None  # the views note this visit (a phone's "last seen")
         if endpoint == "live.state":
-            if request.args.to_dict(flat=False) != {"since": [str(found.play_version)]}:
+            if request.environ.get("QUERY_STRING") != f"since={found.play_version}":
                 return None  # a change: its page and scores are the views' to tell
             stamp: tuple = (found.play_version, found.play_status)
             phone: tuple = ()  # an unchanged poll says the same to every member
@@ -86,9 +86,8 @@ class ReadCache:
                 return None  # a finished play redirects to its result
             stamp = (found.group_version, found.play_version)
             phone = (found.membership.token, session.get("csrf_token"), language,
-                     request.headers.get("Accept-Language"))
-        return (endpoint, request.full_path, stamp, phone, self._encoding(request),
-                *(request.environ.get(name) for name in _ADDRESS), request.scheme)
+                     request.environ.get("HTTP_ACCEPT_LANGUAGE"))
+        return (endpoint, stamp, phone, *(request.environ.get(name) for name in _REQUEST))
 
     def _static_key(self, filename: str, request: Request) -> tuple | None:
         """The key of a static file's answer: the file's version and the headers that shape it."""
@@ -99,12 +98,8 @@ class ReadCache:
             found = os.stat(path)
         except (OSError, ValueError):  # ValueError: a NUL byte in the name
             return None
-        return (STATIC, request.full_path, found.st_mtime_ns, found.st_size, self._encoding(request),
-                *(request.environ.get(name, "") for name in _STATIC_HEADERS))
-
-    @staticmethod
-    def _encoding(request: Request) -> bool:
-        return accepts_gzip(request.headers.get("Accept-Encoding", ""))
+        return (STATIC, found.st_mtime_ns, found.st_size,
+                *(request.environ.get(name) for name in (*_REQUEST, *_STATIC_HEADERS)))
 
     def _session(self, request: Request) -> tuple[SessionMixin | None, str | None]:
         """The phone's session (None without a valid cookie) and language, kept per Cookie header a minute."""

@@ -37,8 +37,8 @@ _MEMBERSHIPS_KEY = "memberships"
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{22}")
 # A hundred tokens take about 2.7 KB of a cookie's 4096 bytes: room is left for the CSRF token and a message
 MAX_GROUPS_PER_PHONE = 100
-# how often a phone's "last seen" is written: at most once in this many seconds per group
-LAST_SEEN_EVERY_SECONDS = 300
+# how often a phone's "last seen" is written: at most once in this long per group
+LAST_SEEN_EVERY = timedelta(seconds=300)
 
 
 class TooManyGroups(Exception):
@@ -72,10 +72,16 @@ def note_last_seen(response: Response) -> Response:
     if opened is None or request.method != "GET" or response.status_code != 200:
         return response
     at = datetime.now(UTC).replace(microsecond=0)
-    due = at - timedelta(seconds=LAST_SEEN_EVERY_SECONDS)
-    if datetime.fromisoformat(opened.last_seen) <= due:
-        store.touch_membership(get_db(), opened.id, at.isoformat(), unless_seen_since=due.isoformat())
+    if last_seen_due(opened.last_seen, at):
+        store.touch_membership(get_db(), opened.id, at.isoformat(),
+                               unless_seen_since=(at - LAST_SEEN_EVERY).isoformat())
     return response
+
+
+def last_seen_due(last_seen: str, at: datetime) -> bool:
+    """Whether a visit at ``at`` is to be noted as the phone's "last seen" (the read cache leaves it to
+    the views then)."""
+    return at - datetime.fromisoformat(last_seen) >= LAST_SEEN_EVERY
 
 
 def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, str]]]:
