@@ -4,7 +4,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import COLOURS, ConfirmForm, GroupForm, PlayerForm, RetireForm, new_play_form, seat_count
+from companion.forms import COLOURS, GroupForm, PlayerForm, RetireForm, new_play_form, seat_count
 from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
@@ -35,7 +35,7 @@ def _render_group(group: store.Group, player_form: PlayerForm | None = None, sta
     phones = store.list_memberships(db, group.id)
     return render_template(
         "group.html", group=group, players=players, player_form=player_form, active=plays.active,
-        group_games=listed_group_games(group.id), recent=plays.recent, access_form=ConfirmForm(),
+        group_games=listed_group_games(group.id), recent=plays.recent,
         invite_url=site_url("home.join_by_link", token=group.token), this_phone=g.membership,
         phones=[(phone, phone_label(phones, phone)) for phone in phones],
         trashed_plays=plays.trashed, trash_days=store.TRASH_DAYS), status

@@ -25,7 +25,7 @@ def _render_home(group_form: GroupForm | None = None, join_form: JoinCodeForm | 
     groups = store.member_groups(db, tokens)
     active = {group.id: store.list_plays(db, group.id, "active", limit=3) for group in groups}
     return render_template("home.html", groups=groups, active=active, trash_days=store.TRASH_DAYS,
-                           trashed=store.trashed_groups(db, tokens), restore_form=ConfirmForm(),
+                           trashed=store.trashed_groups(db, tokens),
                            group_form=group_form or GroupForm(formdata=None),
                            join_form=join_form or JoinCodeForm(formdata=None)), status
 
