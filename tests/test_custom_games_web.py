@@ -463,6 +463,8 @@ def test_the_backup_keeps_the_games_their_sheets_and_plays(app, client, db, tabl
      "The score sheet at games[0].versions[0] is damaged"),
     (lambda d: d["plays"][0]["results"][0]["breakdown"].update(Coins=-1, Military=3),
      "does not fit its score sheet: Anna's Coins must be a whole number from 0 to 9999."),
+    # the game's form takes BoardGameGeek ids up to 10^8
+    (lambda d: d["games"][0].update(bgg_id=10 ** 8 + 1), "games[0].bgg_id"),
 ])
 def test_a_damaged_game_in_a_backup_is_refused_and_nothing_stored(client, db, table, change, message):
     group_id, ids = table

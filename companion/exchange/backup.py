@@ -122,7 +122,7 @@ _PLAY = _record(
                                      {"tally": {"type": "object"}, "at_version": _whole(0, 10 ** 9)}))})
 # a group's own games (companion.games.custom); plays name them as custom-<id>, their sheet by version id
 _GAME = _record(["id", "name", "versions"], {
-    "id": _whole(1, 10 ** 15), "name": _NAME, "bgg_id": _or_null(_whole(1, 10 ** 9)),
+    "id": _whole(1, 10 ** 15), "name": _NAME, "bgg_id": _or_null(_whole(1, BGG_ID_MAX)),
     "versions": _list(_record(["id", "sheet"], {"id": _whole(1, 10 ** 15), "sheet": _SHEET}), 1_000, 1)})
 BACKUP_SCHEMA: dict[str, Any] = _record(["format", "version", "group", "players", "plays"], {
     "format": {"const": BACKUP_FORMAT}, "version": {"const": BACKUP_VERSION}, "exported_at": _STAMP,
