@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import html
 import os
 import re
 import selectors
@@ -113,6 +114,11 @@ def start_play(client: FlaskClient, group_id: int, game: str, player_ids_colours
     response = client.post(f"/groups/{group_id}/plays/new/{game}", data=data)
     assert response.status_code == 302, response.text
     return int(re.search(r"/plays/(\d+)", response.headers["Location"]).group(1))
+
+
+def errors_on(text: str) -> list[str]:
+    """The error messages (role "alert") on a page or part of one."""
+    return [html.unescape(part.split("</p>")[0]) for part in text.split('<p class="error" role="alert">')[1:]]
 
 
 def create_group_in_browser(page, url: str, group: str, *names_and_colours: tuple[str, str]) -> None:

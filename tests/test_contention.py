@@ -9,17 +9,9 @@ import pytest
 from companion import store
 from companion.web.security import MAX_GROUPS_PER_PHONE, configure_cookies
 from tests.conftest import add_players, create_group, start_play
-from tests.test_isolation import build_sample_group, forms_on
+from tests.test_isolation import build_sample_group, drawn_form, forms_on
 
 STALE = "Another phone changed this play since you opened it"
-
-
-def form_fields(phone, page: str) -> dict[str, list[str]]:
-    """What ``phone`` would send from the form on ``page`` that posts to the page itself."""
-    response = phone.get(page)
-    assert response.status_code == 200, (page, response.status_code)
-    [form] = [f for f in forms_on(response.text, page) if f.method == "POST" and f.action == page]
-    return dict(form.fields)
 
 
 @pytest.fixture
@@ -54,8 +46,8 @@ def test_a_final_tally_sent_after_another_phone_finished_is_409_with_its_numbers
     group, first, second = two_phones
     play_id = group.active[game]
     page = page.format(id=play_id)
-    seen_by_second = form_fields(second, page)
-    finished = first.post(page, data={**form_fields(first, page), **first_typed})
+    seen_by_second = drawn_form(second, page)
+    finished = first.post(page, data={**drawn_form(first, page), **first_typed})
     assert finished.status_code == 302, finished.text
     stored = results_of(db, play_id)
     version = store.get_play(db, play_id).version
@@ -76,7 +68,7 @@ def card_fields(phone, page: str) -> dict[str, list[str]]:
     Every row gets a number, 0 if empty, except the cattle cards (the cattle VP stand for them).
     """
     return {name: [value or ("" if name[:-1] == "cattle_" else "0") for value in values]
-            for name, values in form_fields(phone, page).items() if name != "more_objectives"}
+            for name, values in drawn_form(phone, page).items() if name != "more_objectives"}
 
 
 def test_a_card_handed_in_after_another_phone_finished_is_409_with_its_numbers_kept(two_phones, db):
@@ -124,7 +116,7 @@ def test_of_two_tallies_sent_at_once_exactly_one_is_stored_and_the_other_keeps_i
     for _ in range(8):  # the two requests meet at different points of their way each time
         play_id = start_play(client, group_id, "gold-west", seats)
         page = f"/plays/{play_id}/finish"
-        forms = [{**form_fields(phone, page), **numbers}
+        forms = [{**drawn_form(phone, page), **numbers}
                  for phone, numbers in zip(phones, typed, strict=True)]
         both_ready = threading.Barrier(2)
         answers: list = [None, None]

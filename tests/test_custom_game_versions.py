@@ -3,14 +3,12 @@ sent after another phone changed the sheet is answered 409, stores nothing and c
 
 from __future__ import annotations
 
-import html
-
 import pytest
 
 from companion import store
-from tests.conftest import add_players, create_group
+from tests.conftest import add_players, create_group, errors_on
 from tests.test_custom_games_web import add_game
-from tests.test_isolation import forms_on
+from tests.test_isolation import drawn_form, form_of
 
 AZUL = (("Wall", False, False), ("Bonus", False, False), ("Tiles left", False, False))
 STALE = "Another phone changed the score sheet of Azul since this page was opened, so nothing was saved."
@@ -27,25 +25,8 @@ def phones(app, client, db):
     return group_id, ids, client, other
 
 
-def drawn_form(phone, page: str) -> dict[str, list[str]]:
-    """The fields of the form on ``page`` that posts to it, as the phone drew them."""
-    response = phone.get(page)
-    assert response.status_code == 200, response.text
-    return form_of(response.text, page)
-
-
-def form_of(text: str, page: str) -> dict[str, list[str]]:
-    forms = [f for f in forms_on(text, page) if f.method == "POST" and f.action == page]
-    assert forms, f"no form posting to {page}"
-    return dict(forms[0].fields)
-
-
 def rows_of(db, group_id: int, game_id: int) -> list[str]:
     return [row["name"] for row in store.get_group_game(db, group_id, game_id).sheet["rows"]]
-
-
-def errors_on(text: str) -> list[str]:
-    return [html.unescape(part.split("</p>")[0]) for part in text.split('<p class="error" role="alert">')[1:]]
 
 
 # --- the game's edit form ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from companion import store
 from companion.games import gold_west
 from companion.games.common import FINAL_EVENT, PlaySetup, Seat
 from companion.games.table import fold
-from tests.conftest import add_players, create_group, make_app, start_play
+from tests.conftest import add_players, create_group, errors_on, make_app, start_play
 
 OFFICES = ["saloon", "mayor", "docks", "frontier"]
 
@@ -593,19 +593,15 @@ def test_a_reopened_play_whose_ledger_changed_starts_from_the_new_ledger_and_the
 # What only the board shows starts empty: sent as shown, the tally asks for it rather than scoring 0
 
 
-def alerts(part: str) -> list[str]:
-    return [html.unescape(text) for text in re.findall(r'<p class="error" role="alert">([^<]*)</p>', part)]
-
-
 def card_errors(page: str, seat: int) -> list[str]:
     """The rules' messages shown at the top of one player's card of the final tally."""
     card = page[page.index(f'id="gw-tally-{seat}"'):]
-    return alerts(card[card.index("</legend>"):card.index('<div class="gw-pair">')])
+    return errors_on(card[card.index("</legend>"):card.index('<div class="gw-pair">')])
 
 
 def top_errors(page: str) -> list[str]:
     """The messages above the players' cards."""
-    return alerts(page[page.index("<form"):page.index('id="gw-tally-0"')])
+    return errors_on(page[page.index("<form"):page.index('id="gw-tally-0"')])
 
 
 def sent_as_shown(client, play_id: int, **typed: str):

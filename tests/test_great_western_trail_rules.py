@@ -274,8 +274,9 @@ def test_reference_values_match_the_board_data():
     assert gwt.STARTING_MONEY == (6, 7, 8, 9)
     assert gwt.STATION_VP == (1, 1, 2, 2, 3, 5, 6, 7, 8, 9)
     assert gwt.HAZARD_VP == (2, 2, 3, 3, 4, 4)
-    assert gwt.CATTLE_VP == {"starting": (0,), "holstein": (1,), "brown_swiss": (2,), "ayrshire": (3,),
-                             "west_highland": (3, 4, 5), "texas_longhorn": (5, 6, 7)}
+    assert {breed.key: breed.vp_values for breed in gwt.CATTLE_BREEDS} == {
+        "starting": (0,), "holstein": (1,), "brown_swiss": (2,), "ayrshire": (3,), "west_highland": (3, 4, 5),
+        "texas_longhorn": (5, 6, 7)}
     assert [gwt.PRIVATE_BUILDINGS[f"{n}a"] for n in range(1, 11)] == [1, 1, 1, 3, 4, 5, 6, 6, 9, 13]
     assert [gwt.PRIVATE_BUILDINGS[f"{n}b"] for n in range(1, 11)] == [1, 1, 3, 3, 4, 5, 6, 8, 8, 11]
 

@@ -112,6 +112,20 @@ def forms_on(html: str, page_path: str) -> list[HtmlForm]:
     return reader.forms
 
 
+def form_of(html: str, page: str) -> dict[str, list[str]]:
+    """The fields of the form on ``page`` that posts to the page itself, as the phone would send them."""
+    forms = [f for f in forms_on(html, page) if f.method == "POST" and f.action == page]
+    assert forms, f"no form posting to {page}"
+    return dict(forms[0].fields)
+
+
+def drawn_form(phone: FlaskClient, page: str) -> dict[str, list[str]]:
+    """``form_of`` the page as the phone draws it now."""
+    response = phone.get(page)
+    assert response.status_code == 200, (page, response.status_code)
+    return form_of(response.text, page)
+
+
 def submit(client: FlaskClient, page: str, action: str | None = None, **changes: str):
     """Open ``page``, fill in its form posting to ``action`` (default: to the page) and send it."""
     response = client.get(page)

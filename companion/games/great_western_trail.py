@@ -54,7 +54,6 @@ CATTLE_BREEDS: tuple[CattleBreed, ...] = (
     CattleBreed("brown_swiss", "Brown Swiss", (2,)), CattleBreed("ayrshire", "Ayrshire", (3,)),
     CattleBreed("west_highland", "West Highland", (3, 4, 5)),
     CattleBreed("texas_longhorn", "Texas Longhorn", (5, 6, 7)))
-CATTLE_VP: Mapping[str, tuple[int, ...]] = {breed.key: breed.vp_values for breed in CATTLE_BREEDS}
 CATTLE_CARD_VALUES: frozenset[int] = frozenset(v for breed in CATTLE_BREEDS for v in breed.vp_values)
 
 # VP printed on each private building tile, side a and side b.
