@@ -35,6 +35,10 @@ class GameRules(Protocol):
                            seats: int) -> list[tuple[int, ...]] | None:
         """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
 
+    def check_corrected_tally(self, final_payload: Mapping[str, Any] | None, names: Sequence[str],
+                              totals: Sequence[int]) -> None:
+        """Refuse corrected totals whose ranking needs what the final tally did not record (RulesError)."""
+
 
 RULES: dict[str, GameRules] = {module.GAME.slug: module
                                for module in (mayflower, great_western_trail, gold_west)}

@@ -502,18 +502,22 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> 
         raise EntriesMissing(missing)
 
 
-def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) -> None:
-    """Refuse a ranking that needs resources left on the supply track not entered (a tie on VP and Wanted)."""
+def _unentered_ties(players: Sequence[PlayerTally], totals: Sequence[int]) -> list[dict[str, Any]]:
+    """The ties on VP and Wanted that resources left decide where some of the tied have none entered."""
     level: dict[tuple[int, int], list[int]] = {}
     for index, (player, total) in enumerate(zip(players, totals, strict=True)):
         level.setdefault((total, player.wanted), []).append(index)
-    missing = [
-        RulesError("%(names)s are tied on %(total)d VP and on camps in the Wanted area (%(wanted)d each): "
-                   "the resources left on the supply track decide. Enter them for %(missing)s.", "players",
-                   names=listed([players[i].name for i in tied]), total=total, wanted=wanted,
-                   missing=listed([players[i].name for i in tied if players[i].supply_left is None]))
-        for (total, wanted), tied in level.items()
-        if len(tied) > 1 and any(players[i].supply_left is None for i in tied)]
+    return [{"names": listed([players[i].name for i in tied]), "total": total, "wanted": wanted,
+             "missing": listed([players[i].name for i in tied if players[i].supply_left is None])}
+            for (total, wanted), tied in level.items()
+            if len(tied) > 1 and any(players[i].supply_left is None for i in tied)]
+
+
+def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) -> None:
+    """Refuse a ranking that needs resources left on the supply track not entered (a tie on VP and Wanted)."""
+    missing = [RulesError("%(names)s are tied on %(total)d VP and on camps in the Wanted area (%(wanted)d "
+                          "each): the resources left on the supply track decide. Enter them for %(missing)s.",
+                          "players", **tie) for tie in _unentered_ties(players, totals)]
     if missing:
         raise EntriesMissing(missing)
 
@@ -957,6 +961,22 @@ def result_from_payload(payload: Mapping, names: Sequence[str]) -> GoldWestResul
 def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
     """Refuse a stored final tally the rules do not allow (what an imported play must pass)."""
     result_from_payload(final_payload, names)
+
+
+def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
+                          totals: Sequence[int]) -> None:
+    """Refuse corrected totals that tie where the resources left decide and the final tally has none for
+    some of the tied: a correction changes rows only, and counted as 0 they would rank the tie unseen."""
+    try:
+        players = tallies_from_payload(final_payload or {}, names)
+    except RulesError:
+        return  # finished with totals only: a tie is ranked as it was when the play was finished
+    ties = _unentered_ties(players, totals)
+    if ties:
+        raise RulesError("%(names)s would be tied on %(total)d VP and on camps in the Wanted area "
+                         "(%(wanted)d each): the resources left on the supply track decide, and the final "
+                         "tally has none for %(missing)s. Reopen the play (undo the final tally) to enter "
+                         "them.", **ties[0])
 
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,

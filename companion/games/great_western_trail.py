@@ -789,6 +789,11 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
     """None: a tie shares the victory."""
 
 
+def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
+                          totals: Sequence[int]) -> None:
+    """Nothing to refuse: the game has no tie-breaker the final tally records."""
+
+
 def final_tally_input(state: PlayState) -> dict[str, object]:
     """The cards as the scoring endpoint's request body: what the play's closing event keeps."""
     return {"edition": state.edition,

@@ -640,6 +640,11 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
     """None: a tie on points shares the victory."""
 
 
+def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
+                          totals: Sequence[int]) -> None:
+    """Nothing to refuse: the game has no tie-breaker the final tally records."""
+
+
 def _described(settler: Settler, players: Sequence[str]) -> Message:
     """``Anna's bandit in column 3``."""
     return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],

@@ -20,7 +20,7 @@ from companion.forms import COLOURS, VersionedForm
 from companion.forms import history as forms
 from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult, RulesError, winners_and_others
-from companion.games.table import ranked_tally
+from companion.games.table import corrected_tally
 from companion.messages import Refused
 from companion.names import NAME_MAX
 from companion.views import charts, common
@@ -40,8 +40,8 @@ def corrected_result(play: store.Play, rows: Sequence[str], breakdowns: Sequence
     if custom.game_id_of(play.game) is not None:
         return rank_by_sheet(play, breakdowns, *custom.outcome_from_payload(final_payload, len(play.seats)))
     names = [seat.name for seat in play.seats]
-    return ranked_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload,
-                        table_of(play, store.list_events(get_db(), play.id)))
+    return corrected_tally(play.game, rows, list(zip(names, breakdowns, strict=True)), final_payload,
+                           table_of(play, store.list_events(get_db(), play.id)))
 
 
 def statistics_charts(stats: store.Statistics) -> dict[str, Markup]:
