@@ -155,7 +155,7 @@ def replica_holds_database(database: Path, replica: str) -> bool:
     """Whether the replica holds a database: Litestream's files in a folder; else one Litestream restores."""
     folder = replicas.replica_folder(replica)
     if folder is not None:
-        return replicas.state(database, folder).txid > 0  # 0: no transaction copied there
+        return replicas.holds_any(folder)
     with tempfile.TemporaryDirectory(dir=database.parent, prefix=f".{database.name}.checking-") as scratch:
         draft = Path(scratch, database.name)
         result = subprocess.run([litestream_program(), "restore", "-if-replica-exists", "-o", str(draft),

@@ -117,6 +117,11 @@ def _reaches(batches: list[_Batch], position: LogPosition | None) -> bool:
         and batch.held.end >= position.end for batch in batches)
 
 
+def holds_any(replica: Path) -> bool:
+    """Whether Litestream has copied a transaction into the folder ``replica`` (its files' names tell)."""
+    return any(txid > 0 for txid, _ in _batches(replica))
+
+
 def holds(replica: Path, position: LogPosition | None) -> bool:
     """Whether the replica holds every commit up to ``position`` of the log (``_reaches``)."""
     return _reaches(_level0(_batches(replica)), position)
