@@ -146,6 +146,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     else:
         Path(app.instance_path).mkdir(parents=True, exist_ok=True)
         app.config.from_mapping(test_config)
+    settings.check_settings(app)
 
     # The one sequence of the site's parts. Middleware wraps what was registered before it, so the
     # read cache, last, sees a request first. Before-request hooks run in the order registered,

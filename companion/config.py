@@ -1,6 +1,7 @@
 """Where the site keeps its data and finds its pages (checkout or wheel); settings from the environment."""
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -13,6 +14,10 @@ from flask import Flask
 APP_NAME = "game-night-companion"
 ENV_PREFIX = "COMPANION"
 LIVE_POLL_MS = 1500  # how often an open play page asks whether the play changed (the default)
+# How far a folder replica may fall behind, and how long after the start it may have copied nothing, before
+# /healthz answers 503 (the default); Litestream copies a commit in a few tenths of a second and checkpoints
+# the log each minute.
+REPLICA_MAX_LAG_SECONDS = 60.0
 PACKAGE = Path(__file__).resolve().parent
 CHECKOUT = PACKAGE.parent  # the folder of app.py, templates/ and static/ in a checkout
 
@@ -60,6 +65,20 @@ def load_environment(app: Flask) -> None:
         short = full_name.removeprefix(f"{ENV_PREFIX}_")
         if short in app.config:
             app.config[full_name] = typed(app.config.pop(short))
+
+
+def check_settings(app: Flask) -> None:
+    """Settings that must hold a number, however they were set (environment or instance/config.py):
+    ValueError naming the setting, so that the site does not start on a typing slip."""
+    lag = app.config.get("COMPANION_REPLICA_MAX_LAG", REPLICA_MAX_LAG_SECONDS)
+    try:
+        seconds = math.nan if isinstance(lag, bool) else float(lag)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ValueError(f"COMPANION_REPLICA_MAX_LAG must be a number of seconds above 0, such as 60, "
+                         f"not {lag!r}.")
+    app.config["COMPANION_REPLICA_MAX_LAG"] = seconds
 
 
 def serving() -> bool:

@@ -50,6 +50,31 @@ def test_the_instance_config_file_has_the_last_word(tmp_path, monkeypatch):
     assert create_app().config["JOIN_FAILURES_ALLOWED"] == 7
 
 
+@pytest.mark.parametrize(("value", "expected"), [("30", 30.0), ("2.5", 2.5), (None, 60.0)])
+def test_the_replica_lag_allowed_is_a_number_of_seconds(tmp_path, monkeypatch, value, expected):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    if value is not None:
+        monkeypatch.setenv("COMPANION_REPLICA_MAX_LAG", value)
+    assert create_app().config["COMPANION_REPLICA_MAX_LAG"] == expected
+
+
+@pytest.mark.parametrize("value", ["5m", "0", "-1", "inf", "nan", "true", ""])
+def test_a_replica_lag_that_is_no_number_of_seconds_stops_the_start(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_REPLICA_MAX_LAG", value)
+    with pytest.raises(ValueError, match="COMPANION_REPLICA_MAX_LAG must be a number of seconds above 0"):
+        create_app()
+
+
+def test_a_replica_lag_in_the_instance_config_is_checked_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    create_app()  # writes config.py with the secret key
+    with (tmp_path / "config.py").open("a") as file:
+        file.write("COMPANION_REPLICA_MAX_LAG = '1 minute'\n")
+    with pytest.raises(ValueError, match="not '1 minute'"):
+        create_app()
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     (True, True), (1, True), ("1", True), ("Yes", True), (" on ", True), ("true", True),
     (False, False), (0, False), ("", False), ("0", False), ("no", False), ("off", False),

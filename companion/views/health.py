@@ -14,10 +14,6 @@ from companion.web.security import csrf
 
 bp = Blueprint("health", __name__)
 
-# How far a folder replica may fall behind (COMPANION_REPLICA_MAX_LAG), and how long after the start it may
-# have copied nothing, before /healthz answers 503; Litestream copies a commit in a few tenths of a second
-# and checkpoints the log each minute.
-MAX_LAG_SECONDS = 60.0
 _STARTED = "companion.healthz.started"
 
 
@@ -50,15 +46,6 @@ def healthz():
     return _answer(code, "degraded", problem, schema=version, replica=replica)
 
 
-def max_lag() -> float:
-    """COMPANION_REPLICA_MAX_LAG, a number of seconds above 0; else the default."""
-    with contextlib.suppress(TypeError, ValueError):
-        seconds = float(current_app.config.get("COMPANION_REPLICA_MAX_LAG", MAX_LAG_SECONDS))
-        if 0 < seconds < float("inf"):
-            return seconds
-    return MAX_LAG_SECONDS
-
-
 def _replica(url: str) -> tuple[dict, str | None]:
     """What /healthz says of the replica, and why the site is degraded (None: it is not)."""
     shown = settings.shown_url(url)
@@ -67,7 +54,7 @@ def _replica(url: str) -> tuple[dict, str | None]:
         return {"url": shown, "state": "unknown", "lag_seconds": None,
                 "note": "The lag of this kind of replica is not known here: Litestream's log tells "
                         "whether it copies."}, None
-    allowed = max_lag()
+    allowed = current_app.config["COMPANION_REPLICA_MAX_LAG"]  # checked when the site starts
     found = replicas.state(current_app.config["DATABASE"], folder)
     word = "empty" if not found.txid else "held" if found.lag_seconds == 0 else "behind"
     answer = {"url": shown, "state": word, "lag_seconds": found.lag_seconds, "txid": found.txid,
