@@ -21,6 +21,7 @@ from hypothesis import settings
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
 
 from app import create_app
+from bench.taps import CHROMIUM, CHROMIUM_ARGS, PHONE  # the phones the tap counts use
 from companion import store
 from companion.store.connection import owner_only_files
 
@@ -31,10 +32,6 @@ settings.register_profile("default", max_examples=25, deadline=None)
 settings.register_profile("fuzz", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-PHONE = {"width": 390, "height": 844}
 BROWSER_WAIT_MS = 30_000  # the longest any browser test waits for something to appear
 
 
