@@ -244,7 +244,7 @@ def _stretches(months: Sequence[tuple], periods: int,
     results, points) rows; ``first_and_last(since, until)``: the ends of its first and last play."""
     if not months:
         return ()
-    index = {month: _month_number(month) for month, *_ in months}
+    index = {month: _month_number(month) for month in {month for month, *_ in months}}
     first = min(index.values())
     span = max(index.values()) - first + 1
     sums: dict[int, dict[int, list[int]]] = {}

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Self
 from urllib.parse import urlsplit
 
+from babel.numbers import parse_pattern
 from flask import Flask, g, request
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 
@@ -102,9 +103,13 @@ def moment(stamp: str | None) -> str:
     return format_datetime(datetime.fromisoformat(stamp), "short") if stamp else ""
 
 
+# parsed once: given as text, Babel parses the pattern again for every number (a statistics page has hundreds)
+_ONE_DECIMAL = parse_pattern("#,##0.#")
+
+
 def decimal(number: float) -> str:
     """A number with at most one decimal, none when it is whole: 69, 69.5 (German 69,5)."""
-    return format_decimal(number, format="#,##0.#")
+    return format_decimal(number, format=_ONE_DECIMAL)
 
 
 def init_app(app: Flask) -> None:
