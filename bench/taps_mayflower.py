@@ -78,6 +78,9 @@ def play_reference_game(phone: Phone, game: dict, before_score: Callable[[dict],
                     fill_completion(phone, step["features"])
                     if before_score is not None:
                         before_score(step)
+                    # Score only once the preview's answer is in: the box changes size then, and a tap
+                    # meant for Score would land on whatever it moved there
+                    wait_for_the_preview(phone)
                     phone.submit(_table(phone).get_by_role("button", name="Score"))
                     answer_west_questions(phone, step["west_edge"])
                 check_scoring(phone, players, step["expect"])
@@ -161,6 +164,13 @@ def fill_completion(phone: Phone, features: list[dict]) -> None:
                 on_strip = table.locator(f'.mf-strip label.mf-tick:has(input[value="{settler}"])')
                 phone.tap(listed if listed.is_visible() else on_strip)
             _sizes(phone, more, feature, number)
+
+
+def wait_for_the_preview(phone: Phone) -> None:
+    """Until the completion's preview has its answer (``aria-busy`` gone; never set without the script)."""
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect(phone.page.locator('#mf-preview[aria-busy="true"]')).to_have_count(0)
 
 
 def answer_west_questions(phone: Phone, west_edge: int) -> None:

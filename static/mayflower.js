@@ -76,15 +76,26 @@
 
   // What Score would do, as the completion form is filled: the companion's own preview of the form's
   // fields, shown in place. The newest answer wins; content the live refresh swaps in asks again.
-  var asked = 0, shown = document.getElementById("mf-preview"), timer;
+  // The box is aria-busy from the change until its answer is in: it grows or shrinks then.
+  var asked = 0, shown = document.getElementById("mf-preview"), timer, pending = false;
   function preview() {
     clearTimeout(timer);
+    pending = true;
+    var waiting = document.getElementById("mf-preview");
+    if (waiting) { waiting.setAttribute("aria-busy", "true"); }
     timer = setTimeout(function () {  // after the strip's boxes took their feature's name
       var box = shown = document.getElementById("mf-preview"), mine = ++asked;
+      pending = false;
+      box.setAttribute("aria-busy", "true");  // a box the live refresh put in meanwhile
       var query = new URLSearchParams(new FormData(document.getElementById("mf-complete-form")));
       query.delete("csrf_token");
+      function done(html) {
+        if (mine !== asked) { return; }
+        if (html !== undefined) { box.innerHTML = html; }
+        if (!pending) { box.removeAttribute("aria-busy"); }  // else a newer change asks again shortly
+      }
       fetch(box.getAttribute("data-url") + "?" + query).then(function (answer) { return answer.text(); })
-        .then(function (html) { if (mine === asked) { box.innerHTML = html; } }, function () {});
+        .then(done, function () { done(); });
     }, 120);
   }
   document.addEventListener("input", function (event) {  // ticks, typing and the steppers alike
