@@ -538,6 +538,31 @@ def test_a_sent_play_is_recognised_after_its_players_were_renamed(client, db):
     assert {r.name for r in new.results} == {"Anna", "Benjamin"}
 
 
+@pytest.mark.parametrize(("points", "suggested"), [
+    ((60, 50), True),  # their points tell who is who
+    ((55, 55), False),  # a draw does not
+])
+def test_two_players_renamed_in_one_play_are_told_apart_by_their_points(client, db, points, suggested):
+    """Anna and Ben both renamed since the play was sent: BG Stats' Anna and Ben are suggested as Annabel
+    and Benjamin when their points in that play differ; otherwise both are left as new players."""
+    group_id = create_group(client, "Club")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    sent = logged_play(db, group_id, list(zip(("Anna", "Ben"), points, strict=True)),
+                       "2024-03-30T19:40:00+00:00")
+    export = sent_to_bg_stats(db, group_id, [sent])
+    for player, name in zip(store.list_players(db, group_id), ("Annabel", "Benjamin"), strict=True):
+        assert client.post(f"/groups/{group_id}/players/{player.id}",
+                           data={"name": name, "colour": player.colour}).status_code == 302
+    document = export | {"plays": [*export["plays"], export["plays"][0] | {
+        "uuid": "B6A1C0DE-0000-4000-8000-000000000099", "playDate": "2024-04-06 19:00:00"}]}
+    page = upload(client, group_id, json.dumps(document).encode())
+    assert "1 play to import" in page.text and "1 play left out" in page.text
+    fields = confirmation_fields(page.text)
+    ids = {p.name: str(p.id) for p in store.list_players(db, group_id)}
+    expected = [ids["Annabel"], ids["Benjamin"]] if suggested else [str(bgstats_import.NEW_PLAYER)] * 2
+    assert [fields["player_1"], fields["player_2"]] == expected
+
+
 def test_a_play_at_the_same_start_with_other_players_is_another_play(client, db):
     """Only the same game, start and number of players is the same play under other names."""
     group_id = create_group(client, "Club")
@@ -566,11 +591,13 @@ def test_a_play_at_the_same_start_with_other_players_is_another_play(client, db)
 ])
 def test_which_history_play_a_play_is_under_other_names(play, expected):
     history = bgstats_import.History(
-        [("gold-west", "19:40", ["Anna", "Benjamin"]), ("mayflower", "19:40", ["Anna", "Cara", "Dan"]),
-         ("gold-west", "20:15", ["Anna", "Cara"]), ("gold-west", "20:15", ["Anna", "Dan"])],
+        [("gold-west", "19:40", {"Anna": 60, "Benjamin": 50}),
+         ("mayflower", "19:40", {"Anna": 1, "Cara": 2, "Dan": 3}),
+         ("gold-west", "20:15", {"Anna": 1, "Cara": 2}), ("gold-west", "20:15", {"Anna": 1, "Dan": 2})],
         ["Anna", "Benjamin", "Cara", "Dan", "Zoe"])
     game, started_at, names = play
-    assert history.under_other_names(bgstats_import.play_signature(game, started_at, names)) == expected
+    found = history.under_other_names(bgstats_import.play_signature(game, started_at, names))
+    assert found == (expected and dict.fromkeys(expected) | {"anna": 60, "benjamin": 50})
 
 
 @pytest.mark.parametrize(("evidence", "expected"), [

@@ -285,24 +285,26 @@ class History:
     """The group's finished plays and players' names, as the import compares plays (BG Stats' export does not
     give back the link's ids): by signature, or, for a player renamed since, by game, start and count."""
 
-    def __init__(self, plays: Iterable[tuple[str, str, Collection[str]]] = (),
+    def __init__(self, plays: Iterable[tuple[str, str, Mapping[str, int | None]]] = (),
                  player_names: Collection[str] = ()) -> None:
-        self.signatures = {play_signature(game, started_at, names) for game, started_at, names in plays}
-        self._at: dict[tuple[str, str], list[frozenset[str]]] = defaultdict(list)
-        for game, started_at, keys in self.signatures:
-            self._at[game, started_at].append(keys)
+        self.signatures: set[PlaySignature] = set()
+        self._at: dict[tuple[str, str], list[dict[str, int | None]]] = defaultdict(list)  # each play's totals
+        for game, started_at, totals in plays:
+            self.signatures.add(play_signature(game, started_at, totals))
+            self._at[game, started_at].append({name_key(name): total for name, total in totals.items()})
         self.names = {name_key(name): name for name in player_names}  # name key → the group's name
 
     def __contains__(self, signature: object) -> bool:
         return signature in self.signatures
 
-    def under_other_names(self, signature: PlaySignature) -> frozenset[str] | None:
-        """The players (name keys) of the one history play that this one is under other names: the same
-        game, start and number of players, where everyone the file names as a player of the group played."""
+    def under_other_names(self, signature: PlaySignature) -> Mapping[str, int | None] | None:
+        """The players (name keys) of the one history play that this one is under other names, with their
+        totals: the same game, start and number of players, where everyone the file names as a player of the
+        group played."""
         game, started_at, keys = signature
         known = keys & self.names.keys()
         fits = [kept for kept in self._at.get((game, started_at), ())
-                if len(kept) == len(keys) and known <= kept and kept != keys]
+                if len(kept) == len(keys) and known <= kept.keys() and kept.keys() != keys]
         return fits[0] if len(fits) == 1 else None
 
 
@@ -404,9 +406,12 @@ def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: 
     there = history.under_other_names(signature) if len(signature[2]) == len(seats) else None
     if there is None:
         return play
-    others = there - signature[2]  # the history's players whom the file names otherwise
+    others = frozenset(there.keys() - signature[2])  # the history's players whom the file names otherwise
     renamed = {ref: name for ref, name in seats.items() if name_key(name) not in there}
-    evidence.append(([ref for ref in renamed if ref in names], others))
+    points = {score.player: score.score for score in play.scores}
+    for ref in renamed.keys() & names.keys():
+        # of two renamed, the one with this player's points (where their points differ)
+        evidence.append(([ref], frozenset(key for key in others if there[key] == points[ref]) or others))
     return Message("The group's history already has this play (the same game, start and number of "
                    "players), with %(names)s in place of %(bg_names)s.",
                    names=", ".join(sorted(history.names.get(key, key) for key in others)),

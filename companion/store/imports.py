@@ -66,11 +66,12 @@ def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
     return {str(key) for (key,) in rows}
 
 
-def finished_play_players(db: Database, group_id: int) -> list[tuple[str, str, list[str]]]:
-    """(game, start, the players' names) of every finished play in the group's history, the trash
+def finished_play_players(db: Database, group_id: int) -> list[tuple[str, str, dict[str, int | None]]]:
+    """(game, start, each player's name → total) of every finished play in the group's history, the trash
     included (a play restored from it must not come in twice)."""
     rows = db.execute(
-        "SELECT p.game, p.started_at, json_group_array(pl.name) FROM plays p "
+        "SELECT p.game, p.started_at, json_group_object(pl.name, r.total) FROM plays p "
         "JOIN seats s ON s.play_id = p.id JOIN players pl ON pl.id = s.player_id "
+        "LEFT JOIN results r ON r.play_id = p.id AND r.player_id = s.player_id "
         "WHERE p.group_id = ? AND p.status = 'finished' GROUP BY p.id", [group_id]).fetchall()
-    return [(game, started_at, json.loads(names)) for game, started_at, names in rows]
+    return [(game, started_at, json.loads(totals)) for game, started_at, totals in rows]
