@@ -144,6 +144,14 @@ def test_a_stale_page_stores_what_no_turn_outdated(client, db, play_id, data, st
     assert settlers(db, play_id)[-1] == stored
 
 
+@pytest.mark.parametrize("pick", ["²:bandit", "٣:bandit", "7:bandit", "99999999999999999999:bandit", "1:king",
+                                  "1", ":bandit"])
+def test_a_broken_player_button_is_refused_and_stores_nothing(client, db, play_id, pick):
+    response = place(client, play_id, ANNA, "bandit", 1, **{"place-pick": pick})
+    assert response.status_code == 400
+    assert events(db, play_id) == []
+
+
 def test_a_stale_no_settler_is_asked_about_too(app, client, db, group_id, play_id):
     drawn = version_on(client.get(f"/plays/{play_id}").text, "none")
     assert place(client, play_id, ANNA, "bandit", 1).status_code == 302

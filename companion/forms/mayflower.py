@@ -75,7 +75,7 @@ class PlaceForm(DrawnAt):
     def validate(self, extra_validators=None) -> bool:
         if self.pick.data:
             seat, _colon, role = self.pick.data.partition(":")
-            if not seat.isdigit() or role not in ROLE_NAMES:
+            if not (seat.isascii() and seat.isdigit()) or role not in ROLE_NAMES:
                 super().validate(extra_validators)
                 self.form_errors.append(gettext("Pick the player and the role again."))
                 return False
