@@ -158,17 +158,17 @@ def test_this_phones_own_taps_sent_in_order_are_not_asked_about(app, client, db,
     other = second_phone(app, db, anna_ben)
     meanwhile = tap_on(other, play_page(other, anna_ben), "supply", BEN, section="2", again="y")
     assert meanwhile.status_code == 302
-    queue = [("supply", ANNA, {"section": "3"}), ("supply", ANNA, {"section": "1"}),
+    queue = [("supply", ANNA, {"section": "3"}), ("boomtown_1x1", ANNA, {}),
              ("camp", ANNA, {"terrain": "gold"}), ("investment", BEN, {"vp": "7"}),
              ("camp", BEN, {"terrain": "copper"}), ("camp", ANNA, {"terrain": "forest"})]
     for number, (kind, seat, data) in enumerate(queue):
         response = tap_on(client, kept, kind, seat, request_id=f"kept-offline-{number}-0000", **data)
         assert response.status_code == 302, text(response)
     assert events(db, anna_ben)[1:] == [
-        ("supply", {"seat": ANNA, "section": 3}), ("supply", {"seat": ANNA, "section": 1}),
+        ("supply", {"seat": ANNA, "section": 3}), ("boomtown_1x1", {"seat": ANNA}),
         ("camp", {"seat": ANNA, "terrain": "gold"}), ("investment", {"seat": BEN, "vp": 7}),
         ("camp", {"seat": BEN, "terrain": "copper"}), ("camp", {"seat": ANNA, "terrain": "forest"})]
-    assert table(db, anna_ben).scores == (4, 2 + 7 + 3)
+    assert table(db, anna_ben).scores == (3 + 4, 2 + 7 + 3)
 
 
 @pytest.mark.parametrize("meanwhile", [
@@ -178,7 +178,10 @@ def test_this_phones_own_taps_sent_in_order_are_not_asked_about(app, client, db,
 ])
 def test_a_tap_with_nothing_the_same_entered_since_is_one_tap(app, client, db, anna_ben, meanwhile):
     other = second_phone(app, db, anna_ben)
-    tap_on(other, play_page(other, anna_ben), "supply", ANNA, section="2")  # before the page was drawn
+    # the first round, before the page was drawn
+    for kind, seat, data in (("supply", ANNA, {"section": "2"}), ("camp", ANNA, {"terrain": "gold"}),
+                             ("camp", BEN, {"terrain": "gold"})):
+        assert tap_on(other, play_page(other, anna_ben), kind, seat, **data).status_code == 302
     page = play_page(client, anna_ben)
     if meanwhile:
         kind, seat, data = meanwhile
@@ -189,9 +192,9 @@ def test_a_tap_with_nothing_the_same_entered_since_is_one_tap(app, client, db, a
 
 def test_a_tap_without_a_version_is_stored_as_before(client, db, anna_ben):
     """A page from before the forms carried a version (kept offline over an update) taps as it did."""
-    for _ in range(2):
-        assert tap(client, anna_ben, "supply", again=False, seat="0", section="3").status_code == 302
-    assert table(db, anna_ben).scores == (6, 0)
+    assert tap(client, anna_ben, "supply", again=False, seat="0", section="3").status_code == 302
+    assert tap(client, anna_ben, "boomtown_1x1", again=False, seat="0").status_code == 302
+    assert table(db, anna_ben).scores == (3 + 4, 0)
 
 
 def test_a_tap_with_a_broken_version_is_refused(client, db, anna_ben):

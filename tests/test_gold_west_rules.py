@@ -911,7 +911,8 @@ ANNA_INVESTS = ("investment", {"seat": 0, "vp": 8})
     pytest.param([("investment", {"seat": 1, "vp": 8})], "investment", False, id="another-seats-investment"),
     pytest.param([("boomtown_1x1", {"seat": 0})], "boomtown", True, id="an-office-after-the-1x1-space"),
     pytest.param([ANNA_INVESTS], "boomtown_1x1", False, id="boomtown-after-an-investment"),
-    pytest.param([("supply", {"seat": 0, "section": 2})], "supply", False, id="not-limited-here"),
+    pytest.param([("shipping_line", {"seat": 0, "metal": "gold", "line": 1})], "shipping_line", False,
+                 id="not-limited-here"),
 ])
 def test_a_second_investment_or_boomtown_use_in_a_turn_is_asked_about(before, kind, asked):
     state = play(2, before)
@@ -921,6 +922,36 @@ def test_a_second_investment_or_boomtown_use_in_a_turn_is_asked_about(before, ki
         assert caught.value.seat == 0 and "Anna has" in str(caught.value)
     else:
         gold_west.check_once_a_turn(state, before, kind, 0)
+
+
+ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP = (("supply", {"seat": 0, "section": 2}), ("camp", {"seat": 0}),
+                                    ("camp", {"seat": 1}))
+
+
+@pytest.mark.parametrize(("before", "trading_post", "asked"), [
+    pytest.param([], False, None, id="the-turns-token"),
+    pytest.param([ANNA_SUPPLY], False, "this turn already", id="a-second-token"),
+    pytest.param([ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP], False, None, id="the-next-turns-token"),
+    pytest.param([ANNA_SUPPLY, BEN_CAMP], False, "this turn already", id="another-seats-turn-ends-not-hers"),
+    pytest.param([ANNA_SUPPLY, ("boomtown_1x1", {"seat": 0})], True, None, id="the-trading-posts-resource"),
+    pytest.param([ANNA_SUPPLY, ("boomtown_1x1", {"seat": 0})], False, "this turn already",
+                 id="the-1x1-space-gives-points-without-the-trading-post"),
+    pytest.param([ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, False, "no mining token is left",
+                 id="every-camp-placed"),
+    pytest.param([*[ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, ("boomtown_1x1", {"seat": 0})], True, None,
+                 id="the-trading-posts-resource-in-the-last-turn"),
+])
+def test_a_supply_track_placement_beyond_the_turns_mining_token_is_asked_about(before, trading_post, asked):
+    """One mining token a Build/Loot turn, its resources entered before the camp or loot that ends the
+    turn (the reference game's order); none once every camp is placed; with the Trading Post, the 1×1
+    space's resource may go on the supply track too."""
+    state = play(2, before, trading_post=trading_post)
+    if asked:
+        with pytest.raises(gold_west.AgainThisTurn) as caught:
+            gold_west.check_once_a_turn(state, before, "supply", 0)
+        assert caught.value.seat == 0 and asked in str(caught.value)
+    else:
+        gold_west.check_once_a_turn(state, before, "supply", 0)
 
 
 def test_open_shipping_bonuses_offer_the_next_tile_of_each_metal():

@@ -276,6 +276,8 @@ def test_a_second_points_line_before_the_first_is_refused(client, db, anna_ben):
      "Anna has bought an investment card this turn already. Another one?"),
     (("boomtown_1x1", {}), ("boomtown", {"office": "mayor"}),
      "Anna has been to BoomTown this turn already. Again?"),
+    (("supply", {"section": "3"}), ("supply", {"section": "2"}),
+     "Anna has put a mining token's resources on the supply track this turn already. Again?"),
 ])
 def test_a_second_investment_or_boomtown_in_one_turn_is_asked_about(client, db, anna_ben, first, second,
                                                                      question):

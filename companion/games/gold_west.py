@@ -1024,11 +1024,15 @@ ONCE_A_TURN: Mapping[str, str] = {"investment": "investment", "boomtown": "boomt
                                   "boomtown_1x1": "boomtown"}
 _AGAIN_THIS_TURN: Mapping[str, Message] = {  # each names the player as %(name)s
     "investment": Message("%(name)s has bought an investment card this turn already. Another one?"),
-    "boomtown": Message("%(name)s has been to BoomTown this turn already. Again?")}
+    "boomtown": Message("%(name)s has been to BoomTown this turn already. Again?"),
+    "supply": Message("%(name)s has put a mining token's resources on the supply track this turn already. "
+                      "Again?"),
+    "supply without token": Message("%(name)s has placed every camp, so no mining token is left to put on "
+                                    "the supply track. Record it anyway?")}
 
 
 class AgainThisTurn(RulesError):
-    """A second investment or BoomTown use by one player in one turn, not yet confirmed."""
+    """A second investment, BoomTown use or mining token by one player in one turn, not yet confirmed."""
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
         super().__init__(Message(_AGAIN_THIS_TURN[kind].template, name=name), "seat")
@@ -1037,17 +1041,25 @@ class AgainThisTurn(RulesError):
 
 def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
                       seat: int) -> None:
-    """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot."""
-    limited = ONCE_A_TURN.get(kind)
-    if limited is None:
-        return
+    """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot, and
+    a supply-track placement beyond the turn's mining token (the Build/Loot step's, taken before its camp; one
+    more for each use of the 1×1 space with the Trading Post)."""
+    this_turn = []
     for earlier, payload in reversed(events):
         if payload.get("seat") != seat:
             continue
         if earlier in TURN_ENDS:
-            return
-        if ONCE_A_TURN.get(earlier) == limited:
-            raise AgainThisTurn(seat, state.setup.seats[seat].name, limited)
+            break
+        this_turn.append(earlier)
+    name = state.setup.seats[seat].name
+    if kind == "supply":
+        has_camp = state.camps_placed[seat] < state.camps_per_player
+        tokens = has_camp + (this_turn.count("boomtown_1x1") if state.trading_post else 0)
+        if this_turn.count("supply") >= tokens:
+            raise AgainThisTurn(seat, name, "supply" if has_camp else "supply without token")
+    limited = ONCE_A_TURN.get(kind)
+    if limited is not None and any(ONCE_A_TURN.get(earlier) == limited for earlier in this_turn):
+        raise AgainThisTurn(seat, name, limited)
 
 
 # --- Several phones on one play: the same entry from two of them --------------------------------------------
