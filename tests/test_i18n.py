@@ -15,7 +15,8 @@ from babel.messages.pofile import read_po
 
 from companion import store
 from companion.games import gold_west, great_western_trail, mayflower
-from companion.games.common import Message, PlaySetup, RulesError, Seat, Term
+from companion.games.common import PlaySetup, RulesError, Seat
+from companion.messages import Message, Term
 from companion.views.common import translated
 from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, start_play

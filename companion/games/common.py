@@ -3,9 +3,7 @@
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-# Message and Term are re-exported: the rules build their messages from them.
 from companion.messages import Message, Refused
-from companion.messages import Term as Term
 
 # The event that closes a play: its payload is the final tally the results were computed from.
 FINAL_EVENT = "final"

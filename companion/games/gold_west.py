@@ -605,7 +605,6 @@ class PlayState:
     # (terrain, settlement?) of each building whose mining token's terrain the ledger recorded
     buildings: tuple[tuple[tuple[str, bool], ...], ...]
     office_tokens: tuple[tuple[str, ...], ...]  # the office of each influence token placed on one
-    events: int = 0
     note: str = ""  # what the players should know about the last event, if anything
 
     @property
@@ -790,8 +789,7 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
         raise RulesError("An event's details must be an object with named fields.", "payload")
     seat = common.seat_index(payload, len(state.setup.seats))
     # A note speaks of the event that set it only.
-    after = handler(replace(state, note="") if state.note else state, seat, payload)
-    return replace(after, events=state.events + 1)
+    return handler(replace(state, note="") if state.note else state, seat, payload)
 
 
 # --- What the ledger screen offers each seat ----------------------------------------------------------------

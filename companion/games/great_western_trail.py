@@ -72,7 +72,6 @@ class StationMaster:
 
     key: str
     name: Message  # how sentences name it (the keys are the API's)
-    label: str
     editions: tuple[int, ...]
     counts: str | None
     vp: int
@@ -80,24 +79,15 @@ class StationMaster:
     copies: int = 1  # tiles of this kind in the game
 
 
-STATION_MASTERS: tuple[StationMaster, ...] = (
-    StationMaster("workers", Message("Workers"), "1 VP per worker, the 3 printed ones included", (1, 2),
-                  "workers", 1, 1),
-    StationMaster("objectives", Message("Objectives"), "3 VP per 2 objective cards in your objective area",
-                  (1, 2), "objectives", 3, 2),
-    StationMaster("hazards", Message("Hazards"), "3 VP per 2 hazard tiles", (1, 2), "hazards", 3, 2),
-    StationMaster("teepees", Message("Teepees"),
-                  "3 VP per pair of 1 green + 1 blue teepee (2nd ed.: green + orange outlaw)", (1, 2),
-                  "teepee_pairs", 3, 1),
-    StationMaster("certificates", Message("Certificates"), "3 VP per 2 certificates, permanent and temporary",
-                  (1, 2), "certificates", 3, 2),
-    StationMaster("stations", Message("Stations"), "3 VP per 2 stations holding your disc", (2,), "stations",
-                  3, 2),
-    StationMaster("buildings", Message("Buildings"), "2 VP per private building of yours on the map", (2,),
-                  "buildings", 2, 1),
-    StationMaster("none", Message("paid-at-once"),
-                  "Paid at once (2 permanent certificates or 12 $); no end-game VP", (2,), None, 0, 1,
-                  copies=2))
+STATION_MASTERS: tuple[StationMaster, ...] = (  # what each pays, in words: forms.station_master_label
+    StationMaster("workers", Message("Workers"), (1, 2), "workers", 1, 1),
+    StationMaster("objectives", Message("Objectives"), (1, 2), "objectives", 3, 2),
+    StationMaster("hazards", Message("Hazards"), (1, 2), "hazards", 3, 2),
+    StationMaster("teepees", Message("Teepees"), (1, 2), "teepee_pairs", 3, 1),
+    StationMaster("certificates", Message("Certificates"), (1, 2), "certificates", 3, 2),
+    StationMaster("stations", Message("Stations"), (2,), "stations", 3, 2),
+    StationMaster("buildings", Message("Buildings"), (2,), "buildings", 2, 1),
+    StationMaster("none", Message("paid-at-once"), (2,), None, 0, 1, copies=2))
 STATION_MASTER_BY_KEY: Mapping[str, StationMaster] = {master.key: master for master in STATION_MASTERS}
 # Station-master tiles in one game: the 1st edition plays all 5; the 2nd draws 5 of its 9 (the two
 # paid-at-once copies included).

@@ -2,26 +2,11 @@
 one side (cooperative, too) changes no rating; shown is μ − 3σ, the skill the model is fairly sure of."""
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
 MODEL = PlackettLuce()
 OVERALL = ""  # the scope of the rating over every game
-
-
-@dataclass(frozen=True)
-class Rating:
-    mu: float
-    sigma: float
-
-    @property
-    def shown(self) -> float:
-        """The number on the page: μ − 3σ."""
-        return self.mu - 3 * self.sigma
-
-
-START = Rating(MODEL.mu, MODEL.sigma)
 
 
 def rate_play(current: Mapping[int, tuple[float, float]],
@@ -36,7 +21,7 @@ def rate_play(current: Mapping[int, tuple[float, float]],
     teams = list(sides.values())
     if len(teams) < 2:  # nobody to be better or worse than
         return {}
-    before = [[MODEL.rating(*current.get(player_id, (START.mu, START.sigma))) for player_id, _ in team]
+    before = [[MODEL.rating(*current.get(player_id, (MODEL.mu, MODEL.sigma))) for player_id, _ in team]
               for team in teams]
     after = MODEL.rate(before, ranks=[min(rank for _, rank in team) for team in teams])
     return {player_id: (new.mu, new.sigma) for team, rated in zip(teams, after, strict=True)

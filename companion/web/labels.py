@@ -19,7 +19,7 @@ ROW_LABELS = {
     "roads": _l("Roads"), "farms": _l("Farms"), "plains": _l("Plains"),
 }
 
-# Game words the rules put into their messages (companion.games.common.Term), keyed by the English word.
+# Game words the rules put into their messages (companion.messages.Term), keyed by the English word.
 # A word missing here is shown as the rules wrote it.
 TERMS = {
     # Carcassonne – Mayflower: roles, their plurals, kinds of feature, surveyors and sizes
