@@ -8,7 +8,7 @@ from sqlite_utils import Database
 
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
-from companion.store.errors import StaleVersion, StoreError, found
+from companion.store.errors import NotFound, StaleVersion, StoreError, found
 from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -333,6 +333,16 @@ def touch_membership(db: Database, membership_id: int, at: str, unless_seen_sinc
     not if noted after then: of many requests finding it due at once, one writes); whether it was."""
     return execute_write(db, "UPDATE memberships SET last_seen = ? WHERE id = ? AND last_seen <= ?",
                          [at, membership_id, unless_seen_since or at]).rowcount == 1
+
+
+def set_phone_player(db: Database, membership_id: int, player_id: int | None) -> None:
+    """Say whose phone this membership's phone is (None: shared); the player must be of its group."""
+    with write_transaction(db):
+        if player_id is not None and not db.execute(
+                "SELECT 1 FROM players p JOIN memberships m ON m.group_id = p.group_id "
+                "WHERE p.id = ? AND m.id = ?", [player_id, membership_id]).fetchone():
+            raise NotFound("player")
+        db.execute("UPDATE memberships SET player_id = ? WHERE id = ?", [player_id, membership_id])
 
 
 # --- the limits on wrong join codes and on imports per address ----------------------------------

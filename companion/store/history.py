@@ -42,7 +42,6 @@ class HistoryPage:
     entries: tuple[HistoryEntry, ...]
     total: int  # plays matching the filter
     offset: int
-    limit: int
 
     @property
     def has_newer(self) -> bool:
@@ -91,7 +90,7 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
         [row[0] for row in rows]), Standing)
     entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings.get(play_id, ())))
                     for play_id, slug, ended_at, counted in rows)
-    return HistoryPage(entries, total, offset, limit)
+    return HistoryPage(entries, total, offset)
 
 
 def played_games(db: Database, group_id: int) -> list[str]:

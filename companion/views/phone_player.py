@@ -6,7 +6,6 @@ from flask_babel import lazy_gettext as _l
 
 from companion import store
 from companion.forms import PhonePlayerForm, choices, refused_tap
-from companion.store.phone_players import set_phone_player
 from companion.views import common
 from companion.views.plays import render_play
 from companion.web.database import get_db
@@ -43,5 +42,5 @@ def set_player(play_id: int):
         flash(refused_tap(), "error")  # the menu offers only the play's players: a stale page
         return render_play(play, status=400)
     player_id = None if form.player.data == SHARED else play.seats[int(form.player.data)].player_id
-    set_phone_player(get_db(), g.membership.id, player_id)
+    store.set_phone_player(get_db(), g.membership.id, player_id)
     return common.to_play(play.id)
