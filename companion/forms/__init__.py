@@ -219,10 +219,6 @@ class AdjustForm(SiteForm):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=80)])
 
 
-def seat_choices(names: Sequence[str]) -> list[SelectChoice]:
-    return choices(enumerate(names))
-
-
 class SeatForm(Form):
     player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False,
                          validators=[listed(_l("Pick a player of the group."))])

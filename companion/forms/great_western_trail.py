@@ -13,7 +13,6 @@ from companion.forms import (
     WholeNumberField,
     choices,
     collapse_spaces,
-    seat_choices,
 )
 from companion.games import great_western_trail as gwt
 from companion.web.i18n import translated
@@ -87,7 +86,7 @@ def delivery_form(names: Sequence[str], formdata=None, turn: int | None = None) 
     """The delivery form with the play's players, in seat order, to pick from; ``turn``'s seat picked (a
     form not sent yet: a sent form without a player is refused, never given one)."""
     form = DeliveryForm(formdata=formdata, data=None if turn is None else {"seat": turn})
-    form.seat.choices = seat_choices(names)
+    form.seat.choices = choices(enumerate(names))
     return form
 
 

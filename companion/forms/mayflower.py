@@ -10,7 +10,7 @@ from flask_babel import lazy_gettext as _l
 from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
-from companion.forms import NUMERIC, SiteForm, VersionedForm, WholeNumberField, choices, seat_choices
+from companion.forms import NUMERIC, SiteForm, VersionedForm, WholeNumberField, choices
 from companion.games import mayflower
 from companion.games.common import RulesError
 from companion.web.i18n import translated
@@ -97,7 +97,7 @@ def _turn_form(form_class: type[DrawnAt], prefix: str) -> Callable[..., DrawnAt]
     def bound(names: Sequence[str], turn: int = 0, **bind) -> DrawnAt:
         """The form with the players to pick from, ``turn``'s seat picked; ``formdata=None``: unsent."""
         form = form_class(prefix=prefix, data={"seat": turn}, **bind)
-        form.seat.choices = seat_choices(names)
+        form.seat.choices = choices(enumerate(names))
         return form
     return bound
 

@@ -102,12 +102,8 @@ def final_tally(play_id: int):
         if form.validate_on_submit():
             breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
             payload = {"breakdowns": breakdowns, "teams": teams, "won": won}
-            try:
-                common.finish_play(play.id, {k: v for k, v in payload.items() if v is not None},
-                                   rank_by_sheet(play, breakdowns, teams, won), form.version_number)
-            except Refused as error:
-                common.refuse_on_form(form, play, error)  # a stale one answers 409
-            else:
+            if common.finish_tally(play, form, lambda: ({k: v for k, v in payload.items() if v is not None},
+                                                        rank_by_sheet(play, breakdowns, teams, won))):
                 return common.to_result(play.id)
     page = render_template("custom_games/tally.html", play=play, game=game, sheet=sheet, form=form)
     return page, common.form_status()

@@ -25,10 +25,6 @@ def next_delivery_form(play: store.Play, state: gwt.PlayState):
     return delivery_form([seat.name for seat in play.seats], turn=state.next_seat)
 
 
-def play_state(play: store.Play, events: list[store.Event] | None = None) -> gwt.PlayState:
-    return table_of(play, events).game_state
-
-
 def to_overview(play: store.Play):
     return redirect(url_for("great_western_trail.final_tally", play_id=play.id))
 
@@ -52,9 +48,9 @@ def deliver(play_id: int):
 def final_tally(play_id: int):
     """Which cards are in, what each is worth on its own, and what keeps the cards from a result."""
     play = g.play
-    state = play_state(play)
+    state = table_of(play).game_state
     return render_template("games/great-western-trail/final_tally.html", play=play, game=gwt.GAME,
-                           group=g.group, state=state, finish_form=VersionedForm(formdata=None),
+                           group=g.group, state=state,
                            conflicts=[translated(sentence) for sentence in gwt.card_conflicts(state)])
 
 
@@ -65,7 +61,7 @@ def card(play_id: int, seat: int):
     play = g.play
     if not 0 <= seat < len(play.seats):
         abort(404)
-    state = play_state(play)
+    state = table_of(play).game_state
     form = card_form(state, seat, common.sent_form())
     if request.method == "POST" and not form.wants_more_rows:
         if form.validate_on_submit():
@@ -82,7 +78,7 @@ def finish(play_id: int):
     if not form.validate_on_submit():
         common.reload_and_try_again()
         return to_overview(play)
-    return close_play(play, play_state(play), form.version_number)
+    return close_play(play, table_of(play).game_state, form.version_number)
 
 
 def render_card(play: store.Play, state: gwt.PlayState, seat: int, form: CardForm, status: int = 200):
@@ -96,7 +92,7 @@ def hand_in(play: store.Play, seat: int, form: CardForm):
     payload = form.payload(seat)
 
     def check(events: list[store.Event]) -> None:
-        gwt.check_new_card(play_state(play, events), payload, form.revision_number)
+        gwt.check_new_card(table_of(play, events).game_state, payload, form.revision_number)
 
     try:
         version = store.append_event(get_db(), play.id, gwt.CARD_EVENT, payload, check=check)
@@ -105,13 +101,13 @@ def hand_in(play: store.Play, seat: int, form: CardForm):
         return to_overview(play)
     except Refused as error:
         return refuse_card(play, seat, form, error)
-    return close_play(play, play_state(play), version, announce=play.seats[seat].name)
+    return close_play(play, table_of(play).game_state, version, announce=play.seats[seat].name)
 
 
 def refuse_card(play: store.Play, seat: int, form: CardForm, error: Refused):
     """The card again with the player's entries and why it was not stored, its view brought up to date."""
     play = store.get_play(get_db(), play.id)
-    state = play_state(play)
+    state = table_of(play).game_state
     name = error.path.split("[", 1)[0].split(".", 1)[0]  # "building_tiles[1]" is the building_tiles field
     if name in form and not isinstance(error, gwt.StaleCard):
         form[name].errors = [*form[name].errors, translated(error)]

@@ -81,7 +81,6 @@ def edit_player(group_id: int, player_id: int):
             flash(_("Saved."))
             return common.to_group(group_id, "players")
     return render_template("player_edit.html", group=g.group, player=player, form=form,
-                           retire_form=RetireForm(formdata=None),
                            plays=store.player_play_count(get_db(), group_id, player.id)), status
 
 

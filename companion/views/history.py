@@ -177,8 +177,7 @@ def _render_record(play: store.Play, status: int = 200):
         counted=store.play_counted(db, play.id),
         corrections=[e for e in store.list_events(db, play.id) if e.kind == store.CORRECTION_EVENT],
         bg_stats_url=bgstats_link.bg_stats_url(play, game, results, store.stable_ids(db, play.id),
-                                               store.group_settings(db, play.group_id)),
-        counted_form=forms.CountedForm(formdata=None), version_form=VersionedForm(formdata=None)), status
+                                               store.group_settings(db, play.group_id))), status
 
 
 @bp.get("/plays/<int:play_id>/record")

@@ -4,7 +4,7 @@ import contextlib
 import time
 from urllib.parse import urlsplit
 
-from flask import Blueprint, current_app, flash, make_response, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
 
@@ -114,7 +114,7 @@ def _page_to_return_to(target: str) -> str:
 @bp.post("/language")
 def set_language():
     chosen = request.form.get("lang", "")
-    response = make_response(redirect(_page_to_return_to(request.form.get("next", ""))))
+    response = redirect(_page_to_return_to(request.form.get("next", "")))
     if chosen in LANGUAGES:
         response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=400 * 86400, samesite="Lax", httponly=True,
                             secure=current_app.config.get("SESSION_COOKIE_SECURE", False))

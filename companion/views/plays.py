@@ -14,7 +14,7 @@ from flask import (
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import AdjustForm, VersionedForm, seat_choices, tally_form
+from companion.forms import AdjustForm, VersionedForm, choices, tally_form
 from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
@@ -45,7 +45,7 @@ def append_checked(play: store.Play, kind: str, payload: dict) -> None:
 
 def _adjust_form(play: store.Play, **bind) -> AdjustForm:
     form = AdjustForm(**bind)
-    form.seat.choices = seat_choices([seat.name for seat in play.seats])
+    form.seat.choices = choices(enumerate(seat.name for seat in play.seats))
     return form
 
 
@@ -61,7 +61,7 @@ def render_play(play: store.Play, adjust_form: AdjustForm | None = None, status:
     return render_template(
         "play.html", play=play, game=play_game(play), group=g.group,
         events=store.newest_events(get_db(), play.id, LOG_ON_PAGE), table=table_of(play),
-        adjust_form=adjust_form or _adjust_form(play, formdata=None), undo_form=VersionedForm(formdata=None),
+        adjust_form=adjust_form or _adjust_form(play, formdata=None),
         tally_url=common.final_tally_url(play), **game_context,
     ), status
 
@@ -152,7 +152,7 @@ def result(play_id: int):
     events = store.list_events(get_db(), play.id)
     return render_template("result.html", play=play, game=play_game(play), group=g.group,
                            results=results, rows=list(results[0].breakdown) if results else [],
-                           race=charts.race(play, results, events), undo_form=VersionedForm(formdata=None),
+                           race=charts.race(play, results, events),
                            corrected=bool(events) and events[-1].kind == store.CORRECTION_EVENT)
 
 

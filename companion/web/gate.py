@@ -20,14 +20,9 @@ def restores(what: Restoring) -> Callable:
     return mark
 
 
-def _note_place(_endpoint: str | None, values: dict | None) -> None:
-    """Note the group and play the address names, for ``open_gate``."""
-    g.place = tuple((values or {}).get(name) for name in ("group_id", "play_id"))
-
-
 def open_gate() -> None:
     """Let this phone reach the group or play its address names, or answer 404."""
-    group_id, play_id = g.pop("place", (None, None))
+    group_id, play_id = ((request.view_args or {}).get(name) for name in ("group_id", "play_id"))
     if group_id is None and play_id is None:
         return
     view = current_app.view_functions.get(request.endpoint or "")
@@ -64,5 +59,4 @@ class StoredInteger(IntegerConverter):
 
 def init_app(app: Flask) -> None:
     app.url_map.converters["int"] = StoredInteger  # before the blueprints' rules are added
-    app.url_value_preprocessor(_note_place)
     app.before_request(open_gate)

@@ -113,7 +113,6 @@ def decimal(number: float) -> str:
 
 
 def init_app(app: Flask) -> None:
-    app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", "translations")
     Babel(app, locale_selector=select_locale, timezone_selector=select_time_zone)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
