@@ -18,19 +18,6 @@ STATIC_LEVEL = 9  # a static file is compressed once per version (the read cache
 GZIP_TAG = "-gzip"
 
 
-def accepts_gzip(accept_encoding: str) -> bool:
-    """Whether an ``Accept-Encoding`` header allows gzip: named (or ``*``) with a quality above 0."""
-    named: dict[str, float] = {}
-    for item in accept_encoding.lower().split(","):
-        coding, _, parameters = item.partition(";")
-        name, _, value = parameters.strip().partition("=")
-        try:
-            named[coding.strip()] = float(value) if name.strip() == "q" else 1.0
-        except ValueError:
-            named[coding.strip()] = 0.0
-    return next((named[coding] > 0 for coding in ("gzip", "x-gzip", "*") if coding in named), False)
-
-
 # "/*! …": a licence stays with its code
 _jsmin = functools.partial(rjsmin.jsmin, keep_bang_comments=True)
 MINIFIERS = {"text/css": functools.partial(rcssmin.cssmin, keep_bang_comments=True),
@@ -72,7 +59,7 @@ def gzip_response(response: Response) -> Response:
             and (response.mimetype or "").startswith(COMPRESSIBLE)):
         return response
     response.vary.add("Accept-Encoding")
-    if not accepts_gzip(request.headers.get("Accept-Encoding", "")):
+    if not request.accept_encodings["gzip"]:  # its quality, "*" included; 0: not accepted
         return response
     if request.endpoint == "static":
         return _static_response(response)
