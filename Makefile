@@ -67,7 +67,7 @@ bench: bench-tools $(VENV)/.installed
 # catalogue (created on the first run), translate the new entries in
 # translations/de/LC_MESSAGES/messages.po, then run this again to compile.
 MESSAGE_KEYWORDS := -k _l -k lazy_gettext -k Message -k RulesError -k UnknownGame -k StaleVersion \
-	-k DuplicateName -k StaleCard -k RepeatedCard -k BackupError -k StoreError -k NameProblem \
+	-k DuplicateName -k StaleCard -k RepeatedCard -k SecondDisc -k BackupError -k StoreError -k NameProblem \
 	-k BgStatsError
 translations: $(VENV)/.installed
 	mkdir -p translations

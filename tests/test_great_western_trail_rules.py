@@ -570,6 +570,29 @@ def test_a_later_card_of_a_seat_replaces_the_earlier_and_counts_revisions():
     assert state.all_cards_in
 
 
+@pytest.mark.parametrize(("earlier", "delivery", "asked"), [
+    pytest.param([(0, "Wichita")], (0, "Wichita"), True, id="her-second-disc-there"),
+    pytest.param([(0, "Wichita")], (0, "  WICHITA "), True, id="however-it-is-typed"),
+    pytest.param([(1, "Wichita")], (0, "Wichita"), False, id="another-players-disc"),
+    pytest.param([(0, "Wichita")], (0, "Denver"), False, id="another-city"),
+    pytest.param([(0, "Kansas City")], (0, "kansas city"), False, id="kansas-city-takes-many"),
+    pytest.param([(0, "San Francisco")], (0, "San Francisco"), False, id="san-francisco-too"),
+])
+def test_a_second_disc_of_a_player_in_one_city_is_asked_about(earlier, delivery, asked):
+    def payload(seat: int, city: str) -> dict:
+        return {"seat": seat, "city": city, "crest_vp": gwt.per_disc_crest(city) or 2}
+
+    state = gwt.initial_state(_setup(2))
+    for seat, city in earlier:
+        state = gwt.apply_event(state, "delivery", payload(seat, city))
+    if asked:
+        with pytest.raises(gwt.SecondDisc) as caught:
+            gwt.check_second_disc(state, payload(*delivery))
+        assert "P0 has a disc in Wichita already" in str(caught.value)
+    else:
+        gwt.check_second_disc(state, payload(*delivery))
+
+
 def test_cards_leave_the_deliveries_and_running_scores_alone():
     state = gwt.initial_state(_setup(2))
     state = gwt.apply_event(state, "delivery", {"seat": 1, "city": "Kansas City", "crest_vp": -6})

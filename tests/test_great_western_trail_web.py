@@ -169,6 +169,28 @@ def test_a_crest_the_rules_fix_or_none_may_be_left_empty(client, db, table, city
     assert re.search(rf'Ben</th>\s*<td class="num">{stored[1]}</td>', page)
 
 
+def test_a_second_disc_in_one_city_is_asked_about_and_recorded_when_sent_again(client, db, table):
+    """A city holds one disc of each player, but for Kansas City, San Francisco and New York: a second
+    delivery of Anna's to Wichita (however it is typed) is asked about, and the same tap again records it."""
+    play_id = table["play_id"]
+    deliveries = f"/plays/{play_id}/gwt/deliveries"
+    for city in ("Wichita", "Kansas City", "Kansas City"):
+        assert client.post(deliveries, data={"seat": "0", "city": city, "crest_vp": ""}).status_code == 302
+    assert client.post(deliveries, data={"seat": "1", "city": "Wichita", "crest_vp": "3"}).status_code == 302
+    asked = client.post(deliveries, data={"seat": "0", "city": " wichita ", "crest_vp": "3"})
+    assert asked.status_code == 409
+    assert ("Anna has a disc in Wichita already: a city holds one disc of each player, but Kansas City, "
+            "San Francisco and New York. Record the delivery again to place a second one."
+            ) in unescaped(asked)
+    assert len(store.list_events(db, play_id)) == 4
+    form = re.search(r'<form method="post" action="([^"]+/deliveries)"[^>]*>(.*?)</form>', asked.text, re.S)
+    sent = dict(re.findall(r'<input[^>]*name="(again|city)"[^>]*value="([^"]*)"', form.group(2)))
+    assert sent == {"again": "y", "city": "wichita"}
+    again = client.post(form.group(1), data={**sent, "seat": "0", "crest_vp": "3"})
+    assert again.status_code == 302
+    assert [e.payload["city"] for e in store.list_events(db, play_id)][-1] == "wichita"
+
+
 @pytest.mark.parametrize(("data", "words"), [
     pytest.param({"seat": "0", "city": "   ", "crest_vp": "3"}, "Type or pick the city", id="blank-city"),
     pytest.param({"seat": "0", "city": "x" * 41, "crest_vp": "3"}, "Field cannot be longer than 40",
@@ -208,9 +230,10 @@ def picked_players(page: str) -> list[str]:
 
 def post_entry(client, db, play_id: int, entry: tuple):
     """One entry as its form sends it: ("delivery", seat), ("card", seat) or ("undo",)."""
-    if entry[0] == "delivery":
+    if entry[0] == "delivery":  # each to another city: a second disc in one city is asked about
+        city = ("Wichita", "Denver", "Santa Fe", "El Paso")[len(store.list_events(db, play_id)) % 4]
         return client.post(f"/plays/{play_id}/gwt/deliveries",
-                           data={"seat": str(entry[1]), "city": "Wichita", "crest_vp": "3"})
+                           data={"seat": str(entry[1]), "city": city, "crest_vp": "3"})
     if entry[0] == "card":
         return client.post(card_url(play_id, entry[1]), data=PLAIN)
     return client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})

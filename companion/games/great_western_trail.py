@@ -488,6 +488,25 @@ def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> De
     return Delivery(seat=seat, city=city, crest_vp=crest_vp)
 
 
+class SecondDisc(RulesError):
+    """A delivery to a city that holds the player's disc already, not yet confirmed: a city holds one disc of
+    each player, but for those whose crest counts per disc."""
+
+
+def check_second_disc(state: PlayState, payload: Mapping[str, object]) -> None:
+    """Refuse (asked once) a delivery to a city where the player's disc is already, bar Kansas City …"""
+    delivery = delivery_from_payload(state, payload)
+    if per_disc_crest(delivery.city) is not None:
+        return
+    discs = {name_key(before.city): before.city for before in _deliveries_of(state, delivery.seat)}
+    there = discs.get(name_key(delivery.city))
+    if there is not None:
+        raise SecondDisc("%(name)s has a disc in %(city)s already: a city holds one disc of each player, but "
+                         "%(cities)s. Record the delivery again to place a second one.", "city",
+                         name=state.setup.seats[delivery.seat].name, city=there,
+                         cities=common.listed(list(PER_DISC_CRESTS)))
+
+
 def per_disc_crest(city: str) -> int | None:
     """The VP every crest of that city is worth (Kansas City −6 …), however it is typed; None if it varies."""
     fixed_name = _FIXED_CREST_CITIES.get(" ".join(city.split()).casefold())

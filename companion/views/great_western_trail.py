@@ -8,9 +8,10 @@ from companion import store
 from companion.forms import VersionedForm
 from companion.forms.great_western_trail import CardForm, card_form, delivery_form
 from companion.games import great_western_trail as gwt
+from companion.games.table import apply
 from companion.messages import Refused
 from companion.views import common
-from companion.views.plays import append_checked, render_play, table_of
+from companion.views.plays import render_play, table_of
 from companion.web.database import get_db
 from companion.web.gate import plays_of
 from companion.web.i18n import translated
@@ -35,8 +36,20 @@ def deliver(play_id: int):
     form = delivery_form([seat.name for seat in play.seats], request.form)
     if not form.validate_on_submit():
         return render_play(play, status=400, delivery_form=form)
+    payload = form.payload()
+
+    def check(events: list[store.Event]) -> None:
+        table = table_of(play, events)
+        if form.again.data != "y":
+            gwt.check_second_disc(table.game_state, payload)
+        apply(table, gwt.DELIVERY_EVENT, payload)
+
     try:
-        append_checked(play, gwt.DELIVERY_EVENT, form.payload())
+        store.append_event(get_db(), play.id, gwt.DELIVERY_EVENT, payload, check=check)
+    except gwt.SecondDisc as question:
+        form.again.data = "y"  # the same tap again records it
+        form.form_errors.append(translated(question))
+        return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
     except Refused as error:
         common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
