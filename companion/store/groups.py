@@ -253,11 +253,11 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
     ``shown`` on the page that changes them (another phone changed them since)."""
     with write_transaction(db):
         if shown is not None:
-            now = found(db.execute("SELECT name, colour FROM players WHERE id = ? AND group_id = ?",
-                                   [player_id, group_id]).fetchone(), "player")
-            if tuple(now) != tuple(shown):
+            stored = found(db.execute("SELECT name, colour FROM players WHERE id = ? AND group_id = ?",
+                                      [player_id, group_id]).fetchone(), "player")
+            if tuple(stored) != tuple(shown):
                 raise StaleVersion("Another phone changed this player since you opened the page (now "
-                                   "called %(name)s). Check what you typed and save again.", name=now[0])
+                                   "called %(name)s). Check what you typed and save again.", name=stored[0])
         check_free_name(db, group_id, name, except_id=player_id)
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])
