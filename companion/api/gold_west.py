@@ -29,7 +29,8 @@ _OFFICE_CLAIM = {"type": "object", "additionalProperties": False, "required": ["
 
 _PLAYER = {"type": "object", "additionalProperties": False, "required": ["name"], "properties": {
     "name": PLAYER_NAME,
-    "track_vp": count(999, -50, description="Points on the score track at the end of play."),
+    "track_vp": count(gold_west.TRACK_VP_HIGHEST, gold_west.TRACK_VP_LOWEST,
+                      description="Points on the score track at the end of play."),
     "influence": _terrain_map(999, "Per terrain at least 2 × settlements there (rules: influence = camps + "
                                    "2 × settlements + investment cards), so 3 settlements need 6."),
     "settlements": _terrain_map(_MOST_CAMPS, _BUILDINGS),

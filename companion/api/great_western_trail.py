@@ -16,7 +16,6 @@ WORKERS_SCHEMA = {"type": "object", "additionalProperties": False,
                       for row in gwt.WORKER_ROWS}}
 
 _VP_FIELDS = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle_vp")
-_PIECE_FIELDS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
 _FLAG_FIELDS = ("disc_cleared", "job_market_token")
 
 PLAYER_SCHEMA = {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
@@ -31,7 +30,7 @@ PLAYER_SCHEMA = {"type": "object", "required": ["name"], "additionalProperties":
                        "edition's five; 5 of the 2nd edition's 9, the two none copies included), so all "
                        "players together hold at most 5, each key once, none at most twice."},
     "workers": WORKERS_SCHEMA,
-    **{name: count(gwt.PIECES_MAX, default=0) for name in _PIECE_FIELDS},
+    **{name: count(gwt.PIECES_MAX, default=0) for name in gwt.PIECE_COUNTS},
     **{name: {"type": "boolean", "default": False} for name in _FLAG_FIELDS}}}
 
 REQUEST_SCHEMA = {"type": "object", "required": ["players"], "additionalProperties": False, "properties": {

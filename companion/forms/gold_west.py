@@ -164,7 +164,7 @@ def _office_form(office: gw.Office) -> type[Form]:
 def _player_form(offices: Sequence[gw.Office]) -> type[Form]:
 
     class PlayerEntry(Form):
-        track_vp = _count(_l("Score track"), low=-50, high=999)
+        track_vp = _count(_l("Score track"), low=gw.TRACK_VP_LOWEST, high=gw.TRACK_VP_HIGHEST)
         wanted = _count(_l("Camps in the Wanted area"))
         influence = FormField(TerrainCounts, label=_l("Influence"))
         settlements = FormField(TerrainCounts, label=_l("Settlements"))

@@ -24,7 +24,6 @@ START_OBJECTIVE = gwt.Objective(vp=gwt.START_OBJECTIVE_VP, penalty=0)  # every p
 # Cattle card values a player counts (the starting herd's cards are worth 0).
 CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value > 0)
 # The Tally count each station master needs that the card does not already know.
-ASKED_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
 WORKER_LABELS = (_l("Cowboys"), _l("Craftsmen"), _l("Engineers"))  # in the order of the rules' WORKER_ROWS
 
 # What each row of the card asks for, with the rules' numbers.
@@ -143,7 +142,7 @@ class CardForm(SiteForm):
     def count_field(self, master_key: str):
         """The count a station master needs from the player, or None (it counts what the card has)."""
         master = gwt.STATION_MASTER_BY_KEY.get(master_key)
-        return self[master.counts] if master is not None and master.counts in ASKED_COUNTS else None
+        return self[master.counts] if master is not None and master.counts in gwt.PIECE_COUNTS else None
 
     def validate(self, extra_validators=None) -> bool:
         """Also: rows given twice or not at all, objective rows without VP or a fitting penalty, counts."""
@@ -204,7 +203,7 @@ class CardForm(SiteForm):
             "workers": {row: self[row].data for row in gwt.WORKER_ROWS},
             "disc_cleared": self.disc_cleared.data, "job_market_token": self.job_market_token.data,
         }
-        for name in ASKED_COUNTS:
+        for name in gwt.PIECE_COUNTS:
             given = self[name].data if name in needed else None
             # with tiles ticked and no count given, the rules count the tiles
             if given is not None or not (name == "buildings" and self.building_tiles.data):
@@ -282,7 +281,7 @@ def _pad_fields(edition: int) -> dict:
         **{name: _number(counts[name], 0, gwt.PIECES_MAX,
                          description=_l("Leave empty if you ticked your tiles in row 2.")
                          if name == "buildings" else "")
-           for name in ASKED_COUNTS},
+           for name in gwt.PIECE_COUNTS},
         **{row: _number(label, gwt.WORKER_ROW_MIN, gwt.WORKER_ROW_MAX,
                         _l("Enter %(low)d to %(high)d: the printed first space counts.",
                            low=gwt.WORKER_ROW_MIN, high=gwt.WORKER_ROW_MAX))
@@ -318,7 +317,7 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
     )
     for key in tally.station_masters:
         counts = gwt.STATION_MASTER_BY_KEY[key].counts
-        if counts in ASKED_COUNTS and not (counts == "buildings" and card.building_tiles is not None):
+        if counts in gwt.PIECE_COUNTS and not (counts == "buildings" and card.building_tiles is not None):
             data[counts] = getattr(tally, counts)
     if card.building_tiles is None:
         data["buildings_vp"] = tally.buildings_vp

@@ -32,6 +32,7 @@ INVESTMENT_BONUS_TILES: Mapping[int, tuple[int, ...]] = {2: (3, 2, 1), 3: (4, 3,
 INVESTMENT_VALUES: tuple[int, ...] = tuple(range(5, 16))  # board data: the investment cards' printed VP
 SUPPLY_SECTION_NUMBERS: tuple[int, ...] = (0, 1, 2, 3)  # each section scores its own number
 LOOT_POINTS = -1
+TRACK_VP_LOWEST, TRACK_VP_HIGHEST = -50, 999  # what a final tally may say the score track shows
 BOOMTOWN_1X1_POINTS = 4
 GROUP_BUILDING_POINTS = 2  # per building in the largest group
 OFFICES_DEALT = 4

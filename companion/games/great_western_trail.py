@@ -358,7 +358,8 @@ _FIXED_CREST_CITIES: Mapping[str, str] = {city.casefold(): city for city in PER_
 
 # Bounds of the numbers on a final-tally card; the scoring endpoint uses the same.
 VP_MAX = 999
-PIECES_MAX = 95  # teepee pairs, hazard tiles, certificates, stations, buildings
+PIECES_MAX = 95  # the most of each of these, which the station masters count
+PIECE_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
 OBJECTIVE_CARDS_MAX = 30
 OBJECTIVE_VALUE_MAX = 9
 CATTLE_CARDS_MAX = 99  # cards of one VP value
