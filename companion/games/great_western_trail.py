@@ -358,8 +358,8 @@ _FIXED_CREST_CITIES: Mapping[str, str] = {city.casefold(): city for city in PER_
 
 # Bounds of the numbers on a final-tally card; the scoring endpoint uses the same.
 VP_MAX = 999
-PIECES_MAX = 95  # the most of each of these, which the station masters count
-PIECE_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")
+PIECE_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")  # what masters count
+PIECES_MAX = 95  # the most of each
 OBJECTIVE_CARDS_MAX = 30
 OBJECTIVE_VALUE_MAX = 9
 CATTLE_CARDS_MAX = 99  # cards of one VP value
@@ -495,7 +495,7 @@ class SecondDisc(RulesError):
 
 
 def check_second_disc(state: PlayState, payload: Mapping[str, object]) -> None:
-    """Refuse (asked once) a delivery to a city where the player's disc is already, bar Kansas City …"""
+    """Refuse (asked once, ``SecondDisc``) a delivery to a city that holds the player's disc already."""
     delivery = delivery_from_payload(state, payload)
     if per_disc_crest(delivery.city) is not None:
         return
