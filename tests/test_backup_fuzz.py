@@ -51,6 +51,15 @@ def _set(document, path, value):
     target[path[-1]] = value
 
 
+def each_place_set_to(document, values, examples: int):
+    """The test, run for ``examples`` pairs (place, value): a place in ``document``, one of ``values``."""
+    def decorate(test):
+        run = given(place=st.sampled_from(list(_paths(document))[1:]), value=st.sampled_from(values))(test)
+        return settings(max_examples=examples, deadline=None, database=None,
+                        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])(run)
+    return decorate
+
+
 def _rich_document(client, db, group_id: int) -> dict:
     """The fixture's group with a game of its own (rows, a tie-breaker) and a play with a timer, note and
     variant, as a backup."""
@@ -78,12 +87,9 @@ def _pages(phone, group_id: int, db) -> list[str]:
 
 def test_any_field_set_to_a_hostile_value_is_a_400_with_its_path_or_a_working_group(app, client, db, group):  # noqa: F811
     base = _rich_document(client, db, group["id"])
-    places = list(_paths(base))[1:]
     app.config["IMPORTS_ALLOWED"] = EXAMPLES + 1  # every example imports from the same address
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(place=st.sampled_from(places), value=st.sampled_from(HOSTILE))
+    @each_place_set_to(base, HOSTILE, EXAMPLES)
     def crafted(place, value):
         document = copy.deepcopy(base)
         _set(document, place, value)

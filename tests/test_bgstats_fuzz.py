@@ -13,12 +13,9 @@ import json
 import os
 import re
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from companion import store
 from tests.conftest import add_players, create_group
-from tests.test_backup_fuzz import HOSTILE, _paths, _set
+from tests.test_backup_fuzz import HOSTILE, _set, each_place_set_to
 from tests.test_bgstats_import import confirmation_fields, counts, own_game, sample, upload
 
 EXAMPLES = int(os.environ.get("BGSTATS_FUZZ_EXAMPLES", "40"))
@@ -29,11 +26,8 @@ HOSTILE_HERE = (*HOSTILE, 999, "2024-13-01 20:00:00", "2024-03-01 25:61:00", "-5
 
 def test_any_field_set_to_a_hostile_value_is_refused_with_a_message_or_imported_whole(app, db):
     base = sample()
-    places = list(_paths(base))[1:]
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-    @given(place=st.sampled_from(places), value=st.sampled_from(HOSTILE_HERE))
+    @each_place_set_to(base, HOSTILE_HERE, EXAMPLES)
     def crafted(place, value):
         document = copy.deepcopy(base)
         _set(document, place, value)
