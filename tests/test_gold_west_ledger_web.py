@@ -67,7 +67,7 @@ def test_the_out_of_turn_question_carries_the_terrain(client, db, anna_ben_cara)
     response = tap(client, anna_ben_cara, "settlement", again=False, seat="1", terrain="gold")
     assert response.status_code == 409
     yes = re.search(r'<form[^>]*>(?:(?!</form>).)*Yes, for Ben', response.text, re.S).group(0)
-    assert 'name="terrain" value="gold"' in yes and 'name="again" value="y"' in yes
+    assert 'name="terrain" value="gold"' in yes and 'name="again" value="turn"' in yes
     assert store.list_events(db, anna_ben_cara) == []
     assert tap(client, anna_ben_cara, "settlement", seat="1", terrain="gold").status_code == 302
     assert table(db, anna_ben_cara).buildings == ((), (("gold", True),), ())

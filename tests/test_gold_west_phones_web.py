@@ -112,7 +112,8 @@ def test_the_same_supply_tap_on_two_phones_is_asked_and_stored_once(app, client,
 def test_yes_records_the_tap_asked_about_in_one_tap(app, client, db, anna_ben):
     other, asked = tapped_on_two_phones(app, client, db, anna_ben, "supply", section="3")
     action, fields = answer(asked, "Yes, record it")
-    assert fields == {"seat": "0", "again": "y", "drawn_at": "1", "section": "3"}  # as of the page asking
+    # as of the page asking; the answer is also one to "out of turn?" and "again this turn?"
+    assert fields == {"seat": "0", "again": "once turn", "drawn_at": "1", "section": "3"}
     assert other.post(action, data=fields).status_code == 302
     assert events(db, anna_ben) == [("supply", {"seat": ANNA, "section": 3})] * 2
     assert table(db, anna_ben).scores == (6, 0)
@@ -133,7 +134,7 @@ def test_a_players_own_phone_asks_before_a_second_copy_of_her_camp(app, client, 
     assert events(db, anna_ben) == [("camp", {"seat": ANNA, "terrain": "silver"})]
     assert table(db, anna_ben).camps_placed == (1, 0)
     action, fields = answer(response, "Yes, record it")
-    assert fields["again"] == "y" and fields["terrain"] == terrain
+    assert fields["again"] == "once turn" and fields["terrain"] == terrain
     assert annas.post(action, data=fields).status_code == 302
     assert table(db, anna_ben).camps_placed == (2, 0)
 
@@ -147,6 +148,52 @@ def test_the_same_camp_on_two_shared_phones_is_asked_once_not_as_out_of_turn(app
     assert [kind for kind, _ in events(db, anna_ben)] == ["camp", "camp"]
 
 
+def test_a_yes_to_an_older_question_asks_about_what_another_phone_entered_since(app, client, db, anna_ben):
+    """A "yes" answers the question as its page showed the play: Ben's supply entered on the shared phone
+    while the second phone asked "Ben again?" is asked about, not recorded twice without a word."""
+    other = second_phone(app, db, anna_ben)
+    asked = tap_on(other, play_page(other, anna_ben), "supply", BEN, section="2")
+    assert asked.status_code == 409 and "It is Anna's turn. Ben again?" in text(asked)
+    assert tap(client, anna_ben, "supply", seat="1", section="2").status_code == 302  # meanwhile
+    action, fields = answer(asked, "Yes, for Ben")
+    again = other.post(action, data=fields)
+    assert again.status_code == 409
+    assert ("Another phone entered a supply-track section for Ben since this page was drawn. Record this tap "
+            "as well?") in text(again)
+    assert events(db, anna_ben) == [("supply", {"seat": BEN, "section": 2})]
+    action, fields = answer(again, "Yes, record it")
+    assert other.post(action, data=fields).status_code == 302
+    assert events(db, anna_ben) == [("supply", {"seat": BEN, "section": 2})] * 2
+
+
+def test_a_yes_to_out_of_turn_still_asks_about_a_second_placement_this_turn(client, db):
+    """Each question is answered on its own: "Cara again?" out of turn does not also say yes to a second
+    mining token of Cara's in her turn."""
+    play_id = new_play(client, db, "Anna", "Ben", "Cara")
+    for kind, seat, data in (("supply", "2", {"section": "1"}), ("camp", "0", {})):
+        assert tap(client, play_id, kind, seat=seat, **data).status_code == 302
+    asked = tap(client, play_id, "supply", again=False, seat="2", section="3")
+    assert asked.status_code == 409 and "It is Ben's turn. Cara again?" in text(asked)
+    action, fields = answer(asked, "Yes, for Cara")
+    again = client.post(action, data=fields)
+    assert again.status_code == 409
+    assert ("Cara has put a mining token's resources on the supply track this turn already. "
+            "Again?") in text(again)
+    assert len(events(db, play_id)) == 2
+    action, fields = answer(again, "Yes, record it")
+    assert fields["again"] == "once turn"
+    assert client.post(action, data=fields).status_code == 302
+    assert events(db, play_id)[-1] == ("supply", {"seat": 2, "section": 3})
+
+
+@pytest.mark.parametrize("again", ["y", "turn maybe", "once once turn x"])
+def test_a_tap_answering_a_question_no_page_asks_is_refused(client, db, anna_ben, again):
+    response = client.post(f"/plays/{anna_ben}/gold-west/ledger/supply",
+                           data={"seat": "1", "section": "2", "again": again})
+    assert response.status_code == 400 and "Reload the page and try again." in text(response)
+    assert events(db, anna_ben) == []
+
+
 # --------------------------------------------------------------------------------------------------
 # One tap per event as before
 
@@ -156,7 +203,7 @@ def test_this_phones_own_taps_sent_in_order_are_not_asked_about(app, client, db,
     phone's entry, and what another phone entered for Ben meanwhile is no question for Anna's."""
     kept = play_page(client, anna_ben)
     other = second_phone(app, db, anna_ben)
-    meanwhile = tap_on(other, play_page(other, anna_ben), "supply", BEN, section="2", again="y")
+    meanwhile = tap_on(other, play_page(other, anna_ben), "supply", BEN, section="2", again="turn")
     assert meanwhile.status_code == 302
     queue = [("supply", ANNA, {"section": "3"}), ("boomtown_1x1", ANNA, {}),
              ("camp", ANNA, {"terrain": "gold"}), ("investment", BEN, {"vp": "7"}),
@@ -173,7 +220,7 @@ def test_this_phones_own_taps_sent_in_order_are_not_asked_about(app, client, db,
 
 @pytest.mark.parametrize("meanwhile", [
     pytest.param(None, id="nothing-entered-since"),
-    pytest.param(("supply", BEN, {"section": "3", "again": "y"}), id="another-players-supply"),
+    pytest.param(("supply", BEN, {"section": "3", "again": "turn"}), id="another-players-supply"),
     pytest.param(("investment", ANNA, {"vp": "5"}), id="another-kind-of-entry-for-anna"),
 ])
 def test_a_tap_with_nothing_the_same_entered_since_is_one_tap(app, client, db, anna_ben, meanwhile):

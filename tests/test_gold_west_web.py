@@ -26,9 +26,9 @@ def new_play(client, db, *names, offices=OFFICES, **options) -> int:
 
 
 def tap(client, play_id, kind, again=True, **data):
-    """One ledger tap; ``again`` answers "yes" to the out-of-turn question before it is asked."""
+    """One ledger tap; ``again`` answers "yes" to the questions about turns before they are asked."""
     if again:
-        data["again"] = "y"
+        data["again"] = "turn once"
     return client.post(f"/plays/{play_id}/gold-west/ledger/{kind}", data=data)
 
 
@@ -185,7 +185,7 @@ def test_a_tap_out_of_turn_asks_once_and_stores_nothing_until_answered(client, d
     assert [e.kind for e in store.list_events(db, anna_ben)] == ["camp"]
     # the answer "yes" carries the tap's own choice
     yes = re.search(r'<form[^>]*>(?:(?!</form>).)*Yes, for Anna', response.text, re.S).group(0)
-    assert 'name="section" value="3"' in yes and 'name="again" value="y"' in yes
+    assert 'name="section" value="3"' in yes and 'name="again" value="turn"' in yes
     assert tap(client, anna_ben, "supply", seat="0", section="3").status_code == 302
     # asked once: Anna's next entry in Ben's turn is stored at once, and Ben's own as well
     assert tap(client, anna_ben, "boomtown_1x1", again=False, seat="0").status_code == 302
@@ -290,7 +290,7 @@ def test_a_second_investment_or_boomtown_in_one_turn_is_asked_about(client, db, 
     answer = re.search(r'<form method="post" action="([^"]+)" class="gw-inline">(.*?)</form>', asked.text,
                        re.S)
     fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', answer.group(2)))
-    assert "Yes, record it" in answer.group(2) and fields["again"] == "y"
+    assert "Yes, record it" in answer.group(2) and fields["again"] == "once"
     assert client.post(answer.group(1), data=fields).status_code == 302
     assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, anna_ben)] == [
         (first[0], 0), (second[0], 0)]

@@ -589,8 +589,21 @@ def test_a_second_disc_of_a_player_in_one_city_is_asked_about(earlier, delivery,
         with pytest.raises(gwt.SecondDisc) as caught:
             gwt.check_second_disc(state, payload(*delivery))
         assert "P0 has a disc in Wichita already" in str(caught.value)
+        gwt.check_second_disc(state, payload(*delivery), confirmed=caught.value.answer)  # answered: placed
     else:
         gwt.check_second_disc(state, payload(*delivery))
+
+
+def test_a_second_disc_confirmed_for_one_city_is_asked_again_for_another():
+    state = gwt.initial_state(_setup(2))
+    for seat, city in ((0, "Wichita"), (0, "Denver"), (1, "Denver")):
+        state = gwt.apply_event(state, "delivery", {"seat": seat, "city": city, "crest_vp": 2})
+    with pytest.raises(gwt.SecondDisc) as wichita:
+        gwt.check_second_disc(state, {"seat": 0, "city": "Wichita", "crest_vp": 2})
+    for seat, city in ((0, "Denver"), (1, "Denver")):
+        with pytest.raises(gwt.SecondDisc, match=f"P{seat} has a disc in Denver already"):
+            gwt.check_second_disc(state, {"seat": seat, "city": city, "crest_vp": 2},
+                                  confirmed=wichita.value.answer)
 
 
 def test_cards_leave_the_deliveries_and_running_scores_alone():

@@ -52,7 +52,7 @@ def set_up_plays(page, base: str, group_id: int, ids: dict[str, int]) -> None:
     # Gold West: a few ledger taps, then the end scoring
     gold = start("gold-west", three)
     for kind, data in (("supply", {"section": "2"}), ("camp", {}), ("investment", {"vp": "9"})):
-        post(page, f"{gold}/gold-west/ledger/{kind}", {"seat": "0", "again": "y", **data})
+        post(page, f"{gold}/gold-west/ledger/{kind}", {"seat": "0", "again": "turn once", **data})
     # Ben and Cara end level on 8 VP: the resources left on the supply track decide
     post(page, f"{gold}/gold-west/final-tally", {"version": "3", "p0-largest_group": "5",
                                                   "p1-influence-forest": "3", "p2-largest_group": "4",

@@ -136,9 +136,9 @@ def gw_shipping_import(db, table):
 def gw_thirteenth_camp_page(client, db, table):
     for _ in range(12):
         assert client.post(f"/plays/{table.play_id}/gold-west/ledger/camp",
-                           data={"seat": "0", "again": "y"}).status_code == 302
+                           data={"seat": "0", "again": "turn once"}).status_code == 302
     return lambda: client.post(f"/plays/{table.play_id}/gold-west/ledger/camp",
-                               data={"seat": "0", "again": "y"})
+                               data={"seat": "0", "again": "turn once"})
 
 
 def gw_thirteenth_camp_import(db, table):
@@ -439,7 +439,7 @@ def test_finishing_gold_west_before_any_camp_is_placed_asks_once(client, db):
 
 def test_finishing_gold_west_after_a_camp_asks_nothing(client, db):
     table = new_table(client, db, "gold-west")
-    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "y"})
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "turn once"})
     # a camp without a terrain (an older page) is no building the largest group must count; tied on
     # nothing, the resources left decide
     response = client.post(f"/plays/{table.play_id}/gold-west/final-tally",
@@ -449,8 +449,8 @@ def test_finishing_gold_west_after_a_camp_asks_nothing(client, db):
 
 def test_gold_west_totals_only_rank_with_the_ledgers_wanted_camps(client, db):
     table = new_table(client, db, "gold-west")
-    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "y"})
-    client.post(f"/plays/{table.play_id}/gold-west/ledger/loot", data={"seat": "1", "again": "y"})
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/camp", data={"seat": "0", "again": "turn once"})
+    client.post(f"/plays/{table.play_id}/gold-west/ledger/loot", data={"seat": "1", "again": "turn once"})
     response = client.post(f"/plays/{table.play_id}/finish", data={"version": "2", "total_0": "20",
                                                                    "total_1": "20"})
     assert response.status_code == 302

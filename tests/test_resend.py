@@ -52,7 +52,7 @@ def test_a_write_sent_again_after_a_lost_answer_is_stored_once(client, db, table
 
 @pytest.mark.parametrize(("game", "action", "fields"), [
     ("gold-west", "adjust", {"seat": "0", "points": "5", "note": "kept offline"}),
-    ("gold-west", "gold-west/ledger/camp", {"seat": "0", "again": "y"}),
+    ("gold-west", "gold-west/ledger/camp", {"seat": "0", "again": "turn once"}),
     ("mayflower", "mayflower/place", {"place-seat": "0", "place-role": "bandit", "place-column": "1"}),
     ("mayflower", "mayflower/no-settler", {"none-seat": "0"}),
 ])

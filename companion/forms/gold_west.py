@@ -8,7 +8,15 @@ from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Form, FormField, HiddenField, SelectField
 from wtforms.validators import NumberRange, Optional, ValidationError
 
-from companion.forms import OPTION_FORMS, Checklist, SiteForm, VersionedForm, WholeNumberField, choices
+from companion.forms import (
+    OPTION_FORMS,
+    Checklist,
+    SiteForm,
+    VersionedForm,
+    WholeNumberField,
+    choices,
+    refused_tap,
+)
 from companion.games import gold_west as gw
 from companion.games.common import RulesError
 from companion.web.i18n import translated
@@ -37,10 +45,18 @@ class LedgerForm(SiteForm):
     """A tap that names only the seat (loot, BoomTown 1×1); its subclasses add their event's fields."""
 
     seat = SelectField(coerce=int, validate_choice=True)
-    # set by the "Ben again?" question: the tap is meant for a player whose turn it is not
-    again = BooleanField()
+    # the questions about this tap answered "yes" ("Ben again?" …): words of ``gw.ANSWERS``
+    again = HiddenField(default="")
     # another phone may have entered the same since the page was drawn (gold_west.check_entered_since)
     drawn_at = HiddenField(validators=[VersionedForm.version_if_given])
+
+    @property
+    def confirmed(self) -> frozenset[str]:
+        return frozenset(self.again.data.split())
+
+    def validate_again(self, field: HiddenField) -> None:
+        if not self.confirmed <= gw.ANSWERS:
+            raise ValidationError(refused_tap())
 
     @property
     def drawn(self) -> int | None:

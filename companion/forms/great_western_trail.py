@@ -72,7 +72,8 @@ class DeliveryForm(SiteForm):
         "Negative crests too. Leave it empty for a city without a crest (0 VP) and for %(examples)s: the "
         "rules fix those.", examples=", ".join(f"{city} {vp:+d}" for city, vp in gwt.PER_DISC_CRESTS.items()),
     ))
-    again = HiddenField(default="")  # "y": a second disc in the city was asked about and is meant
+    # a second disc in the city, asked about and meant (``gwt.SecondDisc.answer``)
+    again = HiddenField(default="")
 
     def payload(self) -> dict:
         """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""

@@ -491,20 +491,26 @@ def delivery_from_payload(state: PlayState, payload: Mapping[str, object]) -> De
 
 class SecondDisc(RulesError):
     """A delivery to a city that holds the player's disc already, not yet confirmed: a city holds one disc of
-    each player, but for those whose crest counts per disc."""
+    each player, but for those whose crest counts per disc. ``answer`` confirms this very delivery."""
+
+    def __init__(self, message: str, path: str, *, answer: str, **params: object) -> None:
+        super().__init__(message, path, **params)
+        self.answer = answer
 
 
-def check_second_disc(state: PlayState, payload: Mapping[str, object]) -> None:
-    """Refuse (asked once, ``SecondDisc``) a delivery to a city that holds the player's disc already."""
+def check_second_disc(state: PlayState, payload: Mapping[str, object], confirmed: str = "") -> None:
+    """Refuse (``SecondDisc``) a delivery to a city that holds the player's disc already, unless ``confirmed``
+    is the answer to that question: asked again once the player or the city differ."""
     delivery = delivery_from_payload(state, payload)
     if per_disc_crest(delivery.city) is not None:
         return
     discs = {name_key(before.city): before.city for before in _deliveries_of(state, delivery.seat)}
     there = discs.get(name_key(delivery.city))
-    if there is not None:
+    answer = f"{delivery.seat} {name_key(delivery.city)}"
+    if there is not None and confirmed != answer:
         raise SecondDisc("%(name)s has a disc in %(city)s already: a city holds one disc of each player, but "
                          "%(cities)s. Record the delivery again to place a second one.", "city",
-                         name=state.setup.seats[delivery.seat].name, city=there,
+                         answer=answer, name=state.setup.seats[delivery.seat].name, city=there,
                          cities=common.listed(list(PER_DISC_CRESTS)))
 
 

@@ -38,19 +38,20 @@ def record(play_id: int, kind: str):
     if not form.validate_on_submit():
         common.flash_rules_error(RulesError(refused_tap()))
         return render_play(play, status=400)
-    payload = form.payload()
+    payload, confirmed = form.payload(), form.confirmed
 
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
-        if not form.again.data:
-            # the same tap on two phones, asked first: it is also why such a tap comes out of turn
-            gold_west.check_entered_since(
-                table.game_state, [(e.kind, e.payload, e.version, e.membership_id) for e in events],
-                form.drawn, g.membership.id, kind, payload["seat"])
-            entered = [(e.kind, e.payload) for e in events]
-            # a player's own phone enters that player's points whatever the turn
-            if phone_seat(play) != payload["seat"]:
-                gold_west.check_turn(table.game_state, entered, payload["seat"])
+        # the same tap on two phones, asked first: it is also why such a tap comes out of turn; a tap answered
+        # "yes" comes with the version of the page that asked, so only what was entered since is asked about
+        gold_west.check_entered_since(
+            table.game_state, [(e.kind, e.payload, e.version, e.membership_id) for e in events],
+            form.drawn, g.membership.id, kind, payload["seat"])
+        entered = [(e.kind, e.payload) for e in events]
+        # a player's own phone enters that player's points whatever the turn
+        if gold_west.OutOfTurn.answer not in confirmed and phone_seat(play) != payload["seat"]:
+            gold_west.check_turn(table.game_state, entered, payload["seat"])
+        if gold_west.AgainThisTurn.answer not in confirmed:
             gold_west.check_once_a_turn(table.game_state, entered, kind, payload["seat"])
         gold_west.check_line_order(table.game_state, kind, payload)
         apply(table, kind, payload)
@@ -60,24 +61,27 @@ def record(play_id: int, kind: str):
     except gold_west.OutOfTurn as question:
         seat, turn = play.seats[question.seat].name, play.seats[question.turn].name
         return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=turn, name=seat),
-                    [(question.seat, _("Yes, for %(name)s", name=seat), True),
-                     (question.turn, _("No, for %(name)s", name=turn), False)])
+                    confirmed | {question.answer}, [(question.seat, _("Yes, for %(name)s", name=seat), True),
+                                                   (question.turn, _("No, for %(name)s", name=turn), False)])
     except (gold_west.EnteredByAnotherPhone, gold_west.AgainThisTurn) as question:
-        return _ask(play, kind, translated(question), [(question.seat, _("Yes, record it"), True)])
+        return _ask(play, kind, translated(question), confirmed | set(question.answer.split()),
+                    [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
         common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409)
     return common.to_play(play.id, "gw-ledger")
 
 
-def _ask(play: store.Play, kind: str, question: str, answers: list[tuple[int, str, bool]]):
+def _ask(play: store.Play, kind: str, question: str, confirmed: frozenset[str],
+         answers: list[tuple[int, str, bool]]):
     """The play page asking about a tap before it is recorded: each answer (seat, label, whether it is
-    meant as tapped) sends the tap again for that seat, as of the page that asks (its version)."""
+    meant as tapped, then with the questions ``confirmed``) sends the tap again for that seat, as of the
+    page that asks (its version)."""
     now = store.get_play(get_db(), play.id)
-    fields = [(k, str(now.version) if k == "drawn_at" else v) for k, v in request.form.items(multi=True)
-              if k not in ("csrf_token", "seat", "again")]
-    return render_play(now, status=409,
-                       ask={"kind": kind, "question": question, "answers": answers, "fields": fields})
+    fields = [(k, v) for k, v in request.form.items(multi=True)
+              if k not in ("csrf_token", "seat", "again", "drawn_at")] + [("drawn_at", str(now.version))]
+    return render_play(now, status=409, ask={"kind": kind, "question": question, "answers": answers,
+                                             "fields": fields, "confirmed": " ".join(sorted(confirmed))})
 
 
 @bp.route("/final-tally", methods=["GET", "POST"])

@@ -40,14 +40,13 @@ def deliver(play_id: int):
 
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
-        if form.again.data != "y":
-            gwt.check_second_disc(table.game_state, payload)
+        gwt.check_second_disc(table.game_state, payload, confirmed=form.again.data)
         apply(table, gwt.DELIVERY_EVENT, payload)
 
     try:
         store.append_event(get_db(), play.id, gwt.DELIVERY_EVENT, payload, check=check)
     except gwt.SecondDisc as question:
-        form.again.data = "y"  # the same tap again records it
+        form.again.data = question.answer  # the same tap again records it
         form.form_errors.append(translated(question))
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
     except Refused as error:
