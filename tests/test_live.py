@@ -75,6 +75,36 @@ def test_a_change_by_another_phone_comes_with_the_page_and_the_scores(app, clien
     assert answer["version"] == 3 and [s["points"] for s in answer["scores"]] == [0, 4]
 
 
+@pytest.mark.parametrize("change", ["rename", "time-zone"])
+def test_a_renamed_player_or_another_time_zone_brings_the_play_page_up_to_date(app, client, db, table,
+                                                                               change):
+    """The play page shows its players' names and times on the group's clock: changed on another phone, the
+    poll says so, with the new names, as after an entry. Another group's play stays as it is."""
+    play_id, group_id = table["play_id"], table["group_id"]
+    other_group = app.test_client()
+    other_id = create_group(other_group, "Other table")
+    add_players(other_group, other_id, ("Anna", "red"), ("Cara", "blue"))
+    others = start_play(other_group, other_id, "gold-west",
+                        [(player.id, player.colour) for player in store.list_players(db, other_id)])
+    other = second_phone(app, table["group"])
+    if change == "rename":
+        anna = store.list_players(db, group_id)[0]
+        edit = other.get(f"/groups/{group_id}/players/{anna.id}").text
+        shown = html.unescape(re.search(r'name="shown"[^>]*value="([^"]*)"', edit).group(1))
+        sent = other.post(f"/groups/{group_id}/players/{anna.id}",
+                          data={"name": "Anne", "colour": "red", "shown": shown})
+    else:
+        sent = other.post(f"/groups/{group_id}/settings", data={"time_zone": "Europe/Berlin", "location": ""})
+    assert sent.status_code == 302
+    answer = state(client, play_id, 0).json
+    assert answer["changed"] is True and answer["version"] == 1
+    assert [score["name"] for score in answer["scores"]] == ["Anne" if change == "rename" else "Anna", "Ben"]
+    assert state(other_group, others, 0).json["changed"] is False
+    # a form drawn before the change is stale, like one drawn before another phone's entry
+    stale = client.post(f"/plays/{play_id}/undo", data={"version": "0"})
+    assert stale.status_code == 409
+
+
 @pytest.mark.parametrize("since, changed", [
     pytest.param(None, True, id="no-version-yet"),
     pytest.param(0, True, id="behind"),

@@ -3,8 +3,9 @@
 Every page of a group or play, and the read cache in front of them, asks ``reach``; its one query also
 brings the membership, the group, the play with its seats, and the version stamps the read cache keys its
 answers by: the group's grows with every change its page shows (triggers of ``m014_group_versions``), the
-play's with each of its entries. A group in the trash, a play in it or any play of a group in it shows no
-page; only their restore (``restoring``) reaches them, a play's through a group outside the trash.
+play's with each of its entries and each other change its page shows (``m021_play_page_versions``). A
+group in the trash, a play in it or any play of a group in it shows no page; only their restore
+(``restoring``) reaches them, a play's through a group outside the trash.
 """
 
 import json
