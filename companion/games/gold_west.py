@@ -999,7 +999,8 @@ TURN_ENDS = ("camp", "settlement", "loot")
 class OutOfTurn(RulesError):
     """A tap for a player whose turn it is not, not yet confirmed."""
 
-    answer = "turn"  # sent back with the tap (the ledger form's ``again``), it records the tap all the same
+    # sent back with the tap (the ledger form's ``again``), they record it all the same
+    answers = frozenset({"turn"})
 
     def __init__(self, seat: int, turn: int) -> None:
         super().__init__(Message("It is another player's turn."))
@@ -1035,7 +1036,7 @@ _AGAIN_THIS_TURN: Mapping[str, Message] = {  # each names the player as %(name)s
 class AgainThisTurn(RulesError):
     """A second investment, BoomTown use or mining token by one player in one turn, not yet confirmed."""
 
-    answer = "once"
+    answers = frozenset({"once"})
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
         super().__init__(Message(_AGAIN_THIS_TURN[kind].template, name=name), "seat")
@@ -1091,15 +1092,15 @@ _ENTERED_BY_ANOTHER_PHONE: Mapping[str, Message] = {  # each names the player as
 class EnteredByAnotherPhone(RulesError):
     """A tap for what another phone entered for the player since the page was drawn, not yet confirmed."""
 
-    answer = "turn once"  # a second one meant comes out of turn or again this turn: not asked twice
+    # a second one meant comes out of turn or again this turn: not asked twice
+    answers = OutOfTurn.answers | AgainThisTurn.answers
 
     def __init__(self, seat: int, name: str, kind: str) -> None:
         super().__init__(Message(_ENTERED_BY_ANOTHER_PHONE[kind].template, name=name), "seat")
         self.seat, self.kind = seat, kind
 
 
-# The questions a ledger tap comes back answered for (each question's ``answer``)
-ANSWERS = frozenset({OutOfTurn.answer, AgainThisTurn.answer})
+ANSWERS = EnteredByAnotherPhone.answers  # all a ledger tap can come back with
 
 
 def same_entry(kind: str) -> str:

@@ -49,9 +49,9 @@ def record(play_id: int, kind: str):
             form.drawn, g.membership.id, kind, payload["seat"])
         entered = [(e.kind, e.payload) for e in events]
         # a player's own phone enters that player's points whatever the turn
-        if gold_west.OutOfTurn.answer not in confirmed and phone_seat(play) != payload["seat"]:
+        if not gold_west.OutOfTurn.answers <= confirmed and phone_seat(play) != payload["seat"]:
             gold_west.check_turn(table.game_state, entered, payload["seat"])
-        if gold_west.AgainThisTurn.answer not in confirmed:
+        if not gold_west.AgainThisTurn.answers <= confirmed:
             gold_west.check_once_a_turn(table.game_state, entered, kind, payload["seat"])
         gold_west.check_line_order(table.game_state, kind, payload)
         apply(table, kind, payload)
@@ -61,10 +61,10 @@ def record(play_id: int, kind: str):
     except gold_west.OutOfTurn as question:
         seat, turn = play.seats[question.seat].name, play.seats[question.turn].name
         return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=turn, name=seat),
-                    confirmed | {question.answer}, [(question.seat, _("Yes, for %(name)s", name=seat), True),
+                    confirmed | question.answers, [(question.seat, _("Yes, for %(name)s", name=seat), True),
                                                    (question.turn, _("No, for %(name)s", name=turn), False)])
     except (gold_west.EnteredByAnotherPhone, gold_west.AgainThisTurn) as question:
-        return _ask(play, kind, translated(question), confirmed | set(question.answer.split()),
+        return _ask(play, kind, translated(question), confirmed | question.answers,
                     [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
         common.flash_rules_error(error)
