@@ -4,6 +4,8 @@ phones showing them fetch them again (the live poll compares versions) and a for
 
 from sqlite_utils import Database
 
+from companion.store.migrations.m020_group_zone_versions import ZONE_CHANGES
+
 _PLAYS_OF_GROUP = ("UPDATE plays SET version = version + 1 "
                    "WHERE status = 'active' AND group_id = {row}.group_id")
 
@@ -15,9 +17,6 @@ def m021_play_page_versions(db: Database) -> None:
             UPDATE plays SET version = version + 1
             WHERE status = 'active' AND id IN (SELECT play_id FROM seats WHERE player_id = NEW.id);
         END""")
-    for name, event, row, when in (
-            ("insert", "INSERT", "NEW", "NEW.time_zone IS NOT NULL"),
-            ("update", "UPDATE OF time_zone", "NEW", "OLD.time_zone IS NOT NEW.time_zone"),
-            ("delete", "DELETE", "OLD", "OLD.time_zone IS NOT NULL")):
+    for name, event, row, when in ZONE_CHANGES:
         db.execute(f"""CREATE TRIGGER group_settings_play_version_{name} AFTER {event} ON group_settings
             WHEN {when} BEGIN {_PLAYS_OF_GROUP.format(row=row)}; END""")
