@@ -3,7 +3,6 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 5000
-WORKERS ?= 3
 
 .PHONY: run test serve bench lint init-db translations clean browser bench-tools fuzz
 
@@ -33,9 +32,10 @@ run: init-db
 	$(BIN)/flask --app app run --host 0.0.0.0 --port $(PORT)
 endif
 
-# `run` brings the database up to date, prints the addresses and starts gunicorn
+# `run` brings the database up to date, prints the addresses and starts gunicorn (WORKERS: its worker count,
+# by default one per CPU core)
 serve: $(VENV)/.installed
-	$(BIN)/python -m companion.cli run --port $(PORT) --workers $(WORKERS) --threads 4
+	$(BIN)/python -m companion.cli run --port $(PORT)$(if $(WORKERS), --workers $(WORKERS))
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

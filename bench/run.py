@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bench.rules import RULE_BENCHMARKS, per_second  # noqa: E402
 from bench.stats import stats_rows  # noqa: E402
 from bench.weights import page_weight_rows, sample_pages  # noqa: E402
-from companion import config, store  # noqa: E402
+from companion import cli, config, store  # noqa: E402
 
 Row = tuple[str, str, str]  # measure, value, note
 
@@ -67,10 +67,10 @@ def free_port() -> int:
 def gunicorn(app_spec: str, env: dict[str, str], workers: int) -> Iterator[tuple[int, int]]:
     """Serve ``app_spec`` with gunicorn on a free loopback port; yields (port, master pid)."""
     port = free_port()
-    # --reuse-port, as ``run`` serves: the kernel spreads wrk's connections over the workers
+    # threads and --reuse-port as ``run`` serves: the kernel spreads wrk's connections over the workers
     command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-               "--worker-class", "gthread", "--threads", "4", "--reuse-port", "--log-level", "warning",
-               app_spec]
+               "--worker-class", "gthread", "--threads", str(cli.THREADS), "--reuse-port",
+               "--log-level", "warning", app_spec]
     process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env})
     try:
         deadline = time.monotonic() + 30
@@ -392,7 +392,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each wrk run")
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=cli.WORKERS)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("rules", "pages", "weights", "entries", "statistics", "imports"),
                         action="append", help="run only these sections (repeatable); all by default")

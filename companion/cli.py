@@ -29,6 +29,14 @@ def _create_app():
         return create_app()
 
 
+# A worker per core the site may use (at most 8: each keeps its own caches), two threads each: the second
+# keeps a slow request (an import, the statistics) from holding up the worker; more workers or threads only
+# hand the cores and Python's lock to and fro (an entry's p99 at 32 connections on 2 cores: 38 ms, against
+# 48 ms with 4 threads and 61 ms with 3 workers; docs/benchmarks.md).
+WORKERS = min(len(os.sched_getaffinity(0)), 8)
+THREADS = 2
+
+
 def gunicorn_arguments(host: str, port: int, workers: int, threads: int) -> list[str]:
     # --reuse-port: the kernel spreads the connections over the workers (one shared socket lets one worker
     # serve every phone while another idles); --no-control-socket: a service user has no home folder for it
@@ -187,9 +195,9 @@ def check_unreplicated_database(database: Path, replica: str) -> None:
 @click.option("--host", default="0.0.0.0", show_default=True,
               help="Address to listen on (0.0.0.0: every network, so phones on the Wi-Fi reach it).")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--workers", default=3, show_default=True, type=click.IntRange(1, 64),
-              help="gunicorn worker processes.")
-@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64),
+@click.option("--workers", default=WORKERS, type=click.IntRange(1, 64),
+              show_default="one per CPU core, at most 8", help="gunicorn worker processes.")
+@click.option("--threads", default=THREADS, show_default=True, type=click.IntRange(1, 64),
               help="Threads per worker.")
 @with_appcontext
 def run_command(host: str, port: int, workers: int, threads: int) -> None:

@@ -46,7 +46,7 @@ export COMPANION_INSTANCE_PATH="$WORK/instance"
 
 PORT="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 BASE="http://127.0.0.1:$PORT"
-.venv/bin/gunicorn --bind "127.0.0.1:$PORT" --workers 2 --threads 4 --log-level warning 'app:create_app()' &
+.venv/bin/gunicorn --bind "127.0.0.1:$PORT" --workers 2 --threads 2 --log-level warning 'app:create_app()' &
 SERVER_PID=$!
 for _ in $(seq 50); do
   curl -fsS -o /dev/null "$BASE/" 2>/dev/null && break

@@ -113,8 +113,21 @@ def test_run_initialises_the_database_prints_the_addresses_and_hands_over_to_gun
     assert f"phones: http://192.168.1.20:{port}/" in result.output
     # each worker listens itself; no control socket: a service user has no home folder to keep it in
     assert started == [[sys.executable, "-m", "gunicorn", "--bind", f"0.0.0.0:{port}", "--workers", "2",
-                        "--threads", "4", "--reuse-port", "--no-control-socket", "--access-logfile", "-",
+                        "--threads", "2", "--reuse-port", "--no-control-socket", "--access-logfile", "-",
                         "app:create_app()"]]
+
+
+def test_run_serves_with_a_worker_per_core_and_two_threads_each_by_default(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    started = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
+    monkeypatch.setattr(cli, "print_addresses", lambda port: None)
+    result = CliRunner().invoke(cli.cli, ["run", "--port", str(free_port())])
+    assert result.exit_code == 0, result.output
+    [arguments] = started
+    cores = len(os.sched_getaffinity(0))
+    assert arguments[arguments.index("--workers") + 1] == str(min(cores, 8))
+    assert arguments[arguments.index("--threads") + 1] == "2"
 
 
 def test_run_refuses_a_port_another_server_listens_on(tmp_path, monkeypatch):

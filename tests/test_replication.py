@@ -231,7 +231,7 @@ def test_run_serves_under_litestream_with_a_replica(environment, monkeypatch):
     assert started == [[program, "replicate", "-config", str(config), "-no-expand-env"]]
     assert config.stat().st_mode & 0o077 == 0  # the replica's URL may hold a password
     settings = json.loads(config.read_text())
-    assert shlex.split(settings["exec"]) == cli.gunicorn_arguments("0.0.0.0", port, 2, 4)  # its child
+    assert shlex.split(settings["exec"]) == cli.gunicorn_arguments("0.0.0.0", port, 2, 2)  # its child
     database = str(instance / "companion.sqlite3")
     replica = {"url": environment["COMPANION_REPLICA_URL"], "sync-interval": "100ms"}
     assert settings["dbs"] == [{"path": database, "monitor-interval": "100ms", "replica": replica}]
@@ -248,8 +248,8 @@ def test_a_bucket_is_copied_to_at_litestreams_own_pace():
 
 
 @pytest.mark.parametrize(("target", "replica", "last_line"), [
-    ("serve", None, "python -m companion.cli run --port 5000 --workers 3 --threads 4"),
-    ("run", "file:///mnt/usb/companion", "python -m companion.cli run --port 5000 --workers 3 --threads 4"),
+    ("serve", None, "python -m companion.cli run --port 5000"),
+    ("run", "file:///mnt/usb/companion", "python -m companion.cli run --port 5000"),
     ("run", None, "flask --app app run --host 0.0.0.0 --port 5000"),
 ])
 def test_make_serves_through_the_run_command_whenever_a_replica_is_set(target, replica, last_line):
