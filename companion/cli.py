@@ -33,7 +33,7 @@ def _create_app():
 # keeps a slow request (an import, the statistics) from holding up the worker; more workers or threads only
 # hand the cores and Python's lock to and fro (an entry's p99 at 32 connections on 2 cores: 38 ms, against
 # 48 ms with 4 threads and 61 ms with 3 workers; docs/benchmarks.md).
-WORKERS = min(len(os.sched_getaffinity(0)), 8)
+WORKERS = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 8)
 THREADS = 2
 
 
