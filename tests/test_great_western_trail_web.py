@@ -736,7 +736,9 @@ def test_any_card_form_input_gets_an_answer_never_a_server_error(client, db, tab
 @given(data=st.dictionaries(st.sampled_from(["seat", "city", "crest_vp", "extra"]), FORM_VALUES, max_size=4))
 def test_any_delivery_form_input_gets_an_answer_never_a_server_error(client, table, data):
     response = client.post(f"/plays/{table['play_id']}/gwt/deliveries", data=data)
-    assert response.status_code in (302, 400)
+    # the examples share one play: a player's second delivery to one city is asked about
+    asked = "Record the delivery again to place a second one" in unescaped(response)
+    assert response.status_code in (302, 400) or (response.status_code == 409 and asked)
 
 
 # Privacy and wrong addresses.
