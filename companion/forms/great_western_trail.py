@@ -23,7 +23,6 @@ MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
 START_OBJECTIVE = gwt.Objective(vp=gwt.START_OBJECTIVE_VP, penalty=0)  # every player's start card (row 1)
 # Cattle card values a player counts (the starting herd's cards are worth 0).
 CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value > 0)
-# The Tally count each station master needs that the card does not already know.
 WORKER_LABELS = (_l("Cowboys"), _l("Craftsmen"), _l("Engineers"))  # in the order of the rules' WORKER_ROWS
 
 # What each row of the card asks for, with the rules' numbers.
