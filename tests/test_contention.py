@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -253,10 +254,10 @@ def test_a_phone_at_its_limit_makes_room_by_leaving_the_group_deleted_longest_ag
     groups = [create_group(phone, f"Group {n}") for n in range(MAX_GROUPS_PER_PHONE)]
     other = app.test_client()
     assert other.post(f"/join/{store.get_group(db, groups[1]).token}").status_code == 302
-    for group_id in groups[1:4]:  # deleted one after the other: Group 1 longest ago
+    for days_ago, group_id in zip((3, 2, 1), groups[1:4], strict=True):  # Group 1 deleted longest ago
         delete_group(phone, group_id)
-        db.execute("UPDATE groups SET deleted_at = ? WHERE id = ?", [f"2026-11-0{group_id}T20:00:00+00:00",
-                                                                      group_id])
+        deleted_at = (datetime.now(UTC) - timedelta(days=days_ago)).isoformat(timespec="seconds")
+        db.execute("UPDATE groups SET deleted_at = ? WHERE id = ?", [deleted_at, group_id])
     created = phone.post("/groups", data={"name": "One more"})
     assert created.status_code == 302
     shown = phone.get(created.headers["Location"]).text
