@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from companion import store
+from companion.views.common import timestamp
 from companion.web.security import MAX_GROUPS_PER_PHONE, configure_cookies
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, drawn_form, forms_on
@@ -256,7 +257,7 @@ def test_a_phone_at_its_limit_makes_room_by_leaving_the_group_deleted_longest_ag
     assert other.post(f"/join/{store.get_group(db, groups[1]).token}").status_code == 302
     for days_ago, group_id in zip((3, 2, 1), groups[1:4], strict=True):  # Group 1 deleted longest ago
         delete_group(phone, group_id)
-        deleted_at = (datetime.now(UTC) - timedelta(days=days_ago)).isoformat(timespec="seconds")
+        deleted_at = timestamp(datetime.now(UTC) - timedelta(days=days_ago))
         db.execute("UPDATE groups SET deleted_at = ? WHERE id = ?", [deleted_at, group_id])
     created = phone.post("/groups", data={"name": "One more"})
     assert created.status_code == 302
