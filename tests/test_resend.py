@@ -82,6 +82,38 @@ def test_a_refused_write_does_not_use_up_its_request_id(client, db, table):
     assert store.list_events(db, table) == []
 
 
+def seen_request_ids(db) -> list[str]:
+    return [value for (value,) in db.execute("SELECT request_id FROM seen_requests")]
+
+
+def test_a_refused_restore_does_not_use_up_its_request_id(client, db, table):
+    """A phone's restore sent after another phone had restored the play, and again once it is back in the
+    trash: the second try restores it, not "Already saved"."""
+    group_id = store.get_play(db, table).group_id
+    restore = {"request_id": "restore-play-00000001"}
+    refused = client.post(f"/groups/{group_id}/trash/plays/{table}/restore", data=restore)
+    assert refused.status_code == 404
+    assert seen_request_ids(db) == []
+    store.trash_play(db, table, store.now())
+    restored = client.post(f"/groups/{group_id}/trash/plays/{table}/restore", data=restore)
+    assert restored.status_code == 302
+    assert store.list_plays(db, group_id, "active")[0].id == table
+
+
+def test_tidying_the_trash_does_not_use_up_the_request_id_of_a_refused_restore(client, db, table):
+    """A restore first clears out what has been in the trash too long; that write is not the phone's."""
+    group_id = store.get_play(db, table).group_id
+    seats = [(player.id, player.colour) for player in store.list_players(db, group_id)]
+    other = start_play(client, group_id, "gold-west", seats)
+    store.trash_play(db, other, (datetime.now(UTC) - timedelta(days=store.TRASH_DAYS + 1)).isoformat())
+    # restoring a play that is not in the trash, while another is due to go for good
+    refused = client.post(f"/groups/{group_id}/trash/plays/{table}/restore",
+                          data={"request_id": "tidy-the-trash-00001"})
+    assert refused.status_code == 404
+    assert seen_request_ids(db) == []
+    assert [play.id for play in store.list_plays(db, group_id, "active")] == [table]  # the old one is gone
+
+
 def test_a_request_id_the_companion_does_not_understand_is_refused(client, db, table):
     for bad in ("short", "x" * 65, "has spaces in it here", "ünïcödé-ünïcödé-ünï"):
         refused = client.post(f"/plays/{table}/adjust", data=entry(bad))

@@ -9,6 +9,7 @@ from sqlite_utils import Database
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import NotFound, StaleVersion, StoreError, found
+from companion.store.request_ids import request_set_aside
 from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -154,7 +155,10 @@ def trash_group(db: Database, group_id: int, at: str) -> None:
 
 
 def restore_trashed_group(db: Database, group_id: int) -> Group:
-    execute_write(db, "UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id])
+    """Take a group out of the trash; NotFound (nothing written) if it is gone for good."""
+    with write_transaction(db):
+        if not db.execute("UPDATE groups SET deleted_at = NULL WHERE id = ?", [group_id]).rowcount:
+            raise NotFound("group")
     return get_group(db, group_id)
 
 
@@ -171,10 +175,11 @@ def purge_trash(db: Database, before: str) -> int:
                      "OR EXISTS (SELECT 1 FROM plays WHERE deleted_at < ?)", [before, before]).fetchone()[0]
     if not due:
         return 0
-    plays = _delete_plays_where(
-        db, "deleted_at < ? OR group_id IN (SELECT id FROM groups WHERE deleted_at < ?)", [before, before])
-    with write_transaction(db):
-        return plays + delete_groups(db, "deleted_at < ?", [before])
+    with request_set_aside(db):  # tidying up, not the phone's write
+        plays = _delete_plays_where(db, "deleted_at < ? OR group_id IN (SELECT id FROM groups "
+                                    "WHERE deleted_at < ?)", [before, before])
+        with write_transaction(db):
+            return plays + delete_groups(db, "deleted_at < ?", [before])
 
 
 # --- players ----------------------------------------------------------------------------------------

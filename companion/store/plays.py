@@ -222,10 +222,12 @@ def trash_play(db: Database, play_id: int, at: str) -> None:
 
 
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
-    """Take a play of the group out of the trash; NotFound if the trash holds no such play."""
-    if not execute_write(db, "UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? AND "
-                         "group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount:
-        raise NotFound("play")
+    """Take a play of the group out of the trash; NotFound (nothing written) if the trash holds no such
+    play."""
+    with write_transaction(db):
+        if not db.execute("UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? AND "
+                          "group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount:
+            raise NotFound("play")
 
 
 # --- the event log -----------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ Each form carries a random request id (static/live.js), noted in the transaction
 two copies sent at once one is stored. An id belongs to the phone the gate let in and to the play (or
 the group); a refused write notes nothing, so its id stays free for the next try."""
 
+import contextlib
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -47,6 +49,18 @@ def expect_request(db: Database, request: RequestId | None) -> None:
 
 def expected_request(db: Database) -> RequestId | None:
     return _expected.get(db)
+
+
+@contextlib.contextmanager
+def request_set_aside(db: Database) -> Iterator[None]:
+    """Writes that are not the request's own (tidying up) note no request id: were the request then
+    refused, its id would be used up."""
+    request = _expected.pop(db, None)
+    try:
+        yield
+    finally:
+        if request is not None:
+            _expected[db] = request
 
 
 def request_noted(db: Database, request: RequestId) -> None:
