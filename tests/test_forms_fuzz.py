@@ -130,9 +130,10 @@ def test_random_input_never_breaks_a_form(fuzz_snapshot, tmp_path, route):
 # Values that have broken form handling elsewhere: past Python's int() digit limit, past the float
 # range WTForms' NumberRange converts to, digits that str.isdigit() accepts and int() refuses, a NUL.
 NASTY_VALUES = ("9" * 4301, "9" * 309, "²", "١٢", "a\x00b", "-" + "9" * 20)
-
-
+# The request id the site's script gives every form: a refused form must leave it unused.
 SENT_ID = "nasty-values-00000001"
+
+
 # URL values that say whom a form is for, not what it changes
 WHO = {"seat", "player_id"}
 
@@ -171,7 +172,6 @@ def test_every_field_refuses_nasty_values_cleanly(fuzz_snapshot, tmp_path, route
         for name in sorted(shapes.values()):
             for value in NASTY_VALUES:
                 phone.set_cookie("session", fuzz_snapshot.cookies["member"], domain=cookie_domain(app))
-                # with the request id the site's script gives every form: a refusal must leave it unused
                 response = phone.post(path, data={**form.fields, "request_id": [SENT_ID], name: [value]})
                 where = (path, name, value[:12], response.status_code)
                 assert response.status_code < 500, where
