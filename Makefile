@@ -50,6 +50,11 @@ bench-tools:
 # One worker more than cores: browser tests spend much of their time waiting on Chromium.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
+# The suite starts many Python processes (its workers, servers, the command line). Where the environment
+# sets PYTHONDONTWRITEBYTECODE, each would compile the app again, and every worker would have pytest
+# rewrite its plugins' modules (Hypothesis, Schemathesis) before its first test.
+test fuzz: export PYTHONDONTWRITEBYTECODE :=
+
 test: browser lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --maxschedchunk=1
 
