@@ -18,6 +18,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import settings
+from jinja2 import BytecodeCache
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler
 
 from app import create_app
@@ -54,6 +55,25 @@ def new_database() -> bytes:
         return (Path(folder) / "new.sqlite3").read_bytes()
 
 
+class TemplatesCompiledOnce(BytecodeCache):
+    """Compiled templates kept for the whole test process. Every test makes an app of its own, whose
+    Jinja environment would parse and compile again each template it renders: most of a short test's
+    time. A template changed on disk is compiled again (the source's checksum is in the bucket)."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = TemplatesCompiledOnce()
+
+
 def make_app(tmp_path: Path, **config) -> Flask:
     app = create_app({
         "TESTING": True,
@@ -63,6 +83,7 @@ def make_app(tmp_path: Path, **config) -> Flask:
         "SERVER_NAME": "companion.test",
         **config,
     })
+    app.jinja_env.bytecode_cache = COMPILED_TEMPLATES
     database = Path(app.config["DATABASE"])
     if not database.exists():
         with owner_only_files():
