@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +244,9 @@ def test_a_form_sent_while_the_companion_is_gone_is_kept(table, phone):
 
 
 def test_a_hidden_tab_stops_asking_and_asks_again_when_shown(table, phone):
+    # the page's timers run on Playwright's clock, stopped: a minute passes in one call, not in a minute
+    phone.clock.install()
+    phone.clock.pause_at(datetime.now(UTC) + timedelta(seconds=1))
     page = open_play(phone, table)
     questions: list[str] = []
     page.on("request", lambda request: questions.append(request.url) if "state.json" in request.url else None)
@@ -250,15 +254,13 @@ def test_a_hidden_tab_stops_asking_and_asks_again_when_shown(table, phone):
         Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
         document.dispatchEvent(new Event("visibilitychange"));
     }""")
-    page.wait_for_timeout(100)
-    questions.clear()
-    page.wait_for_timeout(3500)
-    assert questions == []
-    page.evaluate("""() => {
-        Object.defineProperty(document, "hidden", { configurable: true, get: () => false });
-        document.dispatchEvent(new Event("visibilitychange"));
-    }""")
-    page.wait_for_timeout(500)
+    page.clock.run_for("01:00")
+    with page.expect_response(lambda response: "state.json" in response.url):
+        page.evaluate("""() => {
+            Object.defineProperty(document, "hidden", { configurable: true, get: () => false });
+            document.dispatchEvent(new Event("visibilitychange"));
+        }""")
+    # the page's requests reach the test in order: one asked while hidden would come first
     assert len(questions) == 1
 
 
