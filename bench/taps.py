@@ -100,9 +100,11 @@ class Phone:
         self.counter = counter
 
     def _count(self, locator) -> None:
-        locator.wait_for(state="visible")
-        if self.counter._watch_scrolls and not locator.evaluate(IN_SIGHT):
-            self.counter.scrolls += 1
+        # the action itself waits for its control; only the scroll check must find it drawn first
+        if self.counter._watch_scrolls:
+            locator.wait_for(state="visible")
+            if not locator.evaluate(IN_SIGHT):
+                self.counter.scrolls += 1
         self.counter.taps += 1
         if self.counter._current is not None:
             self.counter.per_kind[self.counter._current][-1] += 1
