@@ -24,6 +24,9 @@ MOST_PAGES = 150
 UNHINTED_BOXES = """Array.from(document.querySelectorAll('.scroll')).filter(box =>
     box.scrollWidth > box.clientWidth + 1 &&
     !(box.previousElementSibling && box.previousElementSibling.classList.contains('scroll-hint'))).length"""
+# what the walk needs of a page, in one call: its width, the screen's, the unhinted boxes, its links
+PAGE_FACTS = f"""[document.documentElement.scrollWidth, window.innerWidth, {UNHINTED_BOXES},
+    Array.from(document.querySelectorAll('a[href]'), a => a.getAttribute('href'))]"""
 
 
 @pytest.fixture
@@ -99,18 +102,17 @@ def test_no_page_overflows_a_360_pixel_phone(server, browser):
             seen.add(url)
             response = page.goto(url)
             assert response is not None and response.status < 500, url
-            width, screen = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            width, screen, unhinted, hrefs = page.evaluate(PAGE_FACTS)
+            path = urlparse(page.url).path
             if width > screen:
-                too_wide.append((urlparse(page.url).path, width))
-            unhinted = page.evaluate(UNHINTED_BOXES)
+                too_wide.append(f"{path}: {width}px")
             if unhinted:
-                too_wide.append((urlparse(page.url).path + " (a wide table without its hint)", unhinted))
-            hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+                too_wide.append(f"{path}: {unhinted} wide table(s) without the hint that they scroll")
             for href in hrefs:
                 link = urljoin(page.url, href).split("#")[0]
                 if link.startswith(server.url) and not SKIPPED.search(link) and link not in seen:
                     queue.append(link)
         assert len(seen) > 40  # home, group, new plays, each play, tallies, results, history, statistics …
-        assert too_wide == [], "\n".join(f"{path}: {width}px" for path, width in too_wide)
+        assert too_wide == [], "\n".join(too_wide)
     finally:
         context.close()
