@@ -82,7 +82,9 @@ def test_history_lists_every_finished_play_newest_first(client, db, evening):
     ("since=2024-05-02&until=2024-05-02", ["mayflower"]),
     ("since=2024-06-01", []),
     ("game=&player=&since=&until=", ["cara", "mayflower", "gold"]),
-], ids=["game", "other game", "player", "player and game", "since", "until", "one day", "none", "empty"])
+    ("since=%20%20&until=%20", ["cara", "mayflower", "gold"]),
+], ids=["game", "other game", "player", "player and game", "since", "until", "one day", "none", "empty",
+        "blank days"])
 def test_history_filters(client, evening, query, expected):
     group_id, ids, plays = evening
     query = re.sub(r"player=(\w+)", lambda m: f"player={ids[m.group(1)]}", query)

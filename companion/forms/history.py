@@ -51,9 +51,11 @@ class HistoryFilterForm(Form):
                        validators=[listed(_l("Pick one from the list."))])
     player = SelectField(_l("Player"), default="", validate_choice=False,
                          validators=[listed(_l("Pick one from the list."))])
-    since = StringField(_l("From"), validators=[Optional(), _a_day], render_kw={"type": "date"})
-    until = StringField(_l("To"), validators=[Optional(), _a_day, _not_before_since],
+    # trimmed: Optional() passes a day of spaces on as it is
+    since = StringField(_l("From"), filters=[collapse_spaces], validators=[Optional(), _a_day],
                         render_kw={"type": "date"})
+    until = StringField(_l("To"), filters=[collapse_spaces],
+                        validators=[Optional(), _a_day, _not_before_since], render_kw={"type": "date"})
     page = WholeNumberField(_l("Page"), validators=[Optional(), NumberRange(1, LAST_PAGE)])
 
     def __init__(self, formdata, games: Mapping[str, GameInfo], players: Sequence[GroupPlayer]) -> None:

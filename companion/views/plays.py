@@ -80,7 +80,8 @@ def link_qr(play_id: int):
 def log(play_id: int):
     """The newest entries of the play's whole log, or those before entry ``before`` (its number)."""
     before = request.args.get("before")
-    if before is not None and not (before.isascii() and before.isdigit() and 1 < int(before) < 2**53):
+    if before is not None and not (before.isascii() and before.isdigit() and len(before) <= 16
+                                   and 1 < int(before) < 2**53):
         abort(400)
     events = store.newest_events(get_db(), play_id, LOG_PAGE, int(before) if before else None)
     return render_template("play_log.html", play=g.play, game=play_game(g.play), group=g.group, events=events)
