@@ -183,3 +183,36 @@ def test_every_field_refuses_nasty_values_cleanly(fuzz_snapshot, tmp_path, route
                 if refusal_table:
                     after.pop(refusal_table), before.pop(refusal_table)
                 assert after == before, where
+
+
+# What scripts and paging add to the pages' query strings (the crawl reads only links and forms).
+SCRIPT_QUERIES = {"live.state": {"since"}, "plays.log": {"before"}, "history.index": {"page"}}
+# A GET that a script sends a POST form's fields to, as they stand: its endpoint → the form's endpoint
+PREVIEWS = {"mayflower.preview": "mayflower.complete"}
+QUERY_VALUES = (*NASTY_VALUES, "", "  ", "-1", "1e3", "0x10", "１２", "9" * 17, "2024-02-30", "\ufeff1")
+
+
+def test_every_query_parameter_refuses_nasty_values_cleanly(fuzz_snapshot, tmp_path):
+    """The GET side: each parameter a page's links, forms and scripts send, one odd value at a time."""
+    app, phones = fuzz_snapshot.restore(tmp_path)
+    site, phone = fuzz_snapshot.sites["member"], phones["member"]
+    urls = app.url_map.bind(app.config["SERVER_NAME"])
+    sent = {path: set(names) for path, names in site.queries.items()}
+    for rule in routes(app, "GET"):
+        for path in site.of(rule, "GET"):
+            sent.setdefault(path, set()).update(SCRIPT_QUERIES.get(rule.endpoint, ()))
+            if rule.endpoint in PREVIEWS:
+                form = site.forms.get(urls.build(PREVIEWS[rule.endpoint], urls.match(path)[1]))
+                sent[path].update(form.fields if form else (), form.options if form else ())
+    previewed = {name for path, names in sent.items() if path.endswith("/preview") for name in names}
+    assert previewed and {"since", "before", "page", "players", "until"} <= set().union(*sent.values())
+    tried = set()
+    for path, names in sorted(sent.items()):
+        rule, _ = urls.match(path, return_rule=True)
+        for name in sorted(field_shapes(names).values()):
+            if (rule.rule, name) in tried:
+                continue
+            tried.add((rule.rule, name))
+            for value in QUERY_VALUES:
+                response = phone.get(path, query_string={name: value})
+                assert response.status_code < 500, (path, name, value[:12], response.status_code)

@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 import pytest
 from flask import Flask, url_for
@@ -282,6 +282,7 @@ class SiteMap:
 
     paths: dict[tuple[str, str], set[str]]  # (method, rule) → paths
     forms: dict[str, HtmlForm]  # action path → the first form found posting there
+    queries: dict[str, set[str]]  # GET path → the query parameters its links and forms send
 
     def of(self, rule: Rule, method: str) -> list[str]:
         return sorted(self.paths.get((method, rule.rule), ()))
@@ -301,7 +302,7 @@ class _LinkReader(HTMLParser):
 def crawl(app: Flask, client: FlaskClient, group: SampleGroup, limit: int = 400) -> SiteMap:
     """Every GET route filled in from ``group``, then every link and form found on those pages."""
     adapter = app.url_map.bind(app.config.get("SERVER_NAME") or "localhost")
-    site = SiteMap({}, {})
+    site = SiteMap({}, {}, {})
 
     def route_of(path: str, method: str) -> Rule | None:
         try:
@@ -338,12 +339,19 @@ def crawl(app: Flask, client: FlaskClient, group: SampleGroup, limit: int = 400)
         reader.feed(response.text)
         for href in reader.links:
             target = urlsplit(urljoin(path, href))
-            if target.netloc in ("", adapter.server_name) and note(target.path, "GET"):
+            if target.netloc not in ("", adapter.server_name):
+                continue
+            if note(target.path, "GET"):
                 queue.append(target.path)
+            if target.query and route_of(target.path, "GET"):
+                sent = parse_qsl(target.query, keep_blank_values=True)
+                site.queries.setdefault(target.path, set()).update(name for name, _ in sent)
         for form in forms_on(response.text, path):
             action = form.action.split("?")[0]
             if note(action, form.method) and form.method == "GET":
                 queue.append(action)
+            if form.method == "GET":
+                site.queries.setdefault(action, set()).update({*form.fields, *form.options})
             if form.method == "POST":
                 site.forms.setdefault(action, form)
     return site
