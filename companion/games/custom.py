@@ -174,8 +174,7 @@ def checked_breakdown(sheet: ScoreSheet, name: str, breakdown: Mapping[str, Any]
     if not sheet.rows:  # the total may be negative: the rows behind it are unknown
         return {TOTAL_ROW: _points(breakdown[TOTAL_ROW], name, TOTAL_ROW, True)}
     checked = {row.name: _points(breakdown[row.name], name, row.name, row.negative) for row in sheet.rows}
-    total = sum(checked.values())
-    if abs(total) > POINTS_LIMIT:
+    if abs(sum(checked.values())) > POINTS_LIMIT:
         raise RulesError("%(name)s's total must be from %(low)d to %(high)d.", name=name,
                          low=-POINTS_LIMIT, high=POINTS_LIMIT)
     return checked

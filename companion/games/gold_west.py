@@ -3,6 +3,7 @@
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
+from itertools import takewhile
 from typing import Any
 
 from companion.games import common
@@ -1012,12 +1013,9 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
     turn = state.next_seat
     if turn is None or seat == turn:
         return
-    for kind, payload in reversed(events):
-        if kind in TURN_ENDS:
-            break
-        if kind in EVENT_KINDS and payload.get("seat") == seat:
-            return
-    raise OutOfTurn(seat, turn)
+    this_turn = takewhile(lambda event: event[0] not in TURN_ENDS, reversed(events))
+    if not any(kind in EVENT_KINDS and payload.get("seat") == seat for kind, payload in this_turn):
+        raise OutOfTurn(seat, turn)
 
 
 # What a player does at most once a turn (the investment in rules/gold-west.md, BoomTown in the game's
@@ -1048,13 +1046,8 @@ def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str,
     """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot, and
     a supply-track placement beyond the turn's mining token (the Build/Loot step's, taken before its camp; one
     more for each use of the 1×1 space with the Trading Post)."""
-    this_turn = []
-    for earlier, payload in reversed(events):
-        if payload.get("seat") != seat:
-            continue
-        if earlier in TURN_ENDS:
-            break
-        this_turn.append(earlier)
+    own = (earlier for earlier, payload in reversed(events) if payload.get("seat") == seat)
+    this_turn = list(takewhile(lambda earlier: earlier not in TURN_ENDS, own))
     name = state.setup.seats[seat].name
     if kind == "supply":
         has_camp = state.camps_placed[seat] < state.camps_per_player

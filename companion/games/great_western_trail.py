@@ -145,11 +145,6 @@ class Tally:
     job_market_token: bool = False
 
 
-# Fields that are counts or VP sums and so cannot be negative (the cities row can).
-_NON_NEGATIVE = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle_vp", "teepee_pairs",
-                 "hazards", "certificates", "stations", "buildings")
-
-
 def station_master_vp(key: str, tally: Tally) -> int:
     master = STATION_MASTER_BY_KEY.get(key)
     if master is None:
@@ -360,6 +355,8 @@ _FIXED_CREST_CITIES: Mapping[str, str] = {city.casefold(): city for city in PER_
 VP_MAX = 999
 PIECE_COUNTS = ("teepee_pairs", "hazards", "certificates", "stations", "buildings")  # what masters count
 PIECES_MAX = 95  # the most of each
+# Fields that are counts or VP sums and so cannot be negative (the cities row can).
+_NON_NEGATIVE = ("dollars", "buildings_vp", "stations_vp", "hazards_vp", "cattle_vp", *PIECE_COUNTS)
 OBJECTIVE_CARDS_MAX = 30
 OBJECTIVE_VALUE_MAX = 9
 CATTLE_CARDS_MAX = 99  # cards of one VP value

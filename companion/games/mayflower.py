@@ -508,13 +508,12 @@ def _completion(payload: Any, index: int, on_map: Sequence[Settler]) -> tuple[Co
     ids = payload.get("settlers", [])
     if not isinstance(ids, list) or len(ids) > SETTLERS_PER_PLAYER * GAME.max_players:
         raise RulesError("List the ids of the settlers on the feature.", f"{where}settlers")
-    role = ROLE_OF_KIND[kind]
     for position, settler_id in enumerate(ids):
         settler = next((s for s in on_map if s.id == settler_id), None)
         if settler is None:
             raise RulesError("Settler %(id)s is not on the map.", f"{where}settlers[{position}]",
                              id=repr(settler_id))
-        if settler.role != role:
+        if settler.role != ROLE_OF_KIND[kind]:
             raise _wrong_role(settler_id, settler.role, kind, f"{where}settlers[{position}]")
     check_one_farmer(kind, len(ids), f"{where}settlers")
     check_settlers_on_tiles(kind, sizes.get("tiles", 0), len(ids), f"{where}tiles")

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from companion.games.common import RulesError, seat_index
+from companion.messages import Message
 
 TIMER = "timer"
 FIRST_SEAT = "first_seat"
@@ -20,6 +21,9 @@ LONGEST_PLAY_SECONDS = 7 * 24 * 3600  # a logged duration beyond a week is a typ
 START, PAUSE, RESUME = "start", "pause", "resume"
 TIMER_ACTIONS = (START, PAUSE, RESUME)
 _STATE_BEFORE = {START: "not started", PAUSE: "running", RESUME: "paused"}  # where each action starts from
+_REFUSED = {START: Message("The timer is already started."),
+            PAUSE: Message("The timer is not running (another phone may have paused it)."),
+            RESUME: Message("The timer is not paused (another phone may have resumed it).")}
 
 
 def stored_timer(options: Mapping[str, Any]) -> tuple[int, str | None] | None:
@@ -59,11 +63,7 @@ def timer_after(options: Mapping[str, Any], action: str, now: datetime) -> dict[
     state, seconds = timer_state(options, now)
     if state == _STATE_BEFORE[action]:
         return {"elapsed": seconds, "since": None if action == PAUSE else now.isoformat()}
-    if action == START:
-        raise RulesError("The timer is already started.", "action")
-    if action == PAUSE:
-        raise RulesError("The timer is not running (another phone may have paused it).", "action")
-    raise RulesError("The timer is not paused (another phone may have resumed it).", "action")
+    raise RulesError(_REFUSED[action], "action")
 
 
 def timer_stopped(options: Mapping[str, Any], now: datetime) -> Mapping[str, Any]:
