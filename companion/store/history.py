@@ -347,8 +347,7 @@ def _period_sources(db: Database, group_id: int, game: str | None, period: tuple
             for row, points in json.loads(breakdown).items():
                 row_points[(player_id, row)] = row_points.get((player_id, row), 0) + points
     records = [(g, pid, *record[:7]) for (g, pid), record in sorted(by_record.items()) if g != ""]
-    streak_scope = "" if game is None else game
-    streaks = {pid: (record[5], record[6]) for (g, pid), record in by_record.items() if g == streak_scope}
+    streaks = {pid: (record[5], record[6]) for (g, pid), record in by_record.items() if g == (game or "")}
     pairs: dict[tuple[int, int], list[int]] = {}
     for standings in by_play.values():
         for (a, rank_a), (b, rank_b) in itertools.permutations(standings, 2):

@@ -400,11 +400,9 @@ def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results:
 
 def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:
     """The tally the play's undone final event held, if it was reopened and not finished since."""
-    row = db.execute("SELECT reopened_tally, reopened_at_version, version, status FROM plays WHERE id = ?",
-                     [play_id]).fetchone()
-    if row is None or row[0] is None or row[3] != "active":
-        return None
-    return ReopenedTally(json.loads(row[0]), row[2] != row[1])
+    row = db.execute("SELECT reopened_tally, version IS NOT reopened_at_version FROM plays WHERE id = ? "
+                     "AND status = 'active' AND reopened_tally IS NOT NULL", [play_id]).fetchone()
+    return ReopenedTally(json.loads(row[0]), bool(row[1])) if row else None
 
 
 def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:

@@ -83,11 +83,10 @@ def refresh_ratings(db: Database, group_id: int, rate: RatePlay) -> None:
             for scope in (OVERALL, game):
                 current = {p: before(scope, p)[:2] for p, _, _ in seated if before(scope, p) is not None}
                 for player_id, (mu, sigma) in rate(current, seated, cooperative).items():
-                    old = before(scope, player_id)
-                    change = (mu - 3 * sigma) - ((old[0] - 3 * old[1]) if old else 0.0)
-                    known[(scope, player_id)] = (mu, sigma, (old[2] if old else 0) + 1)
-                    rows.append((group_id, scope, player_id, ended_at, play_id, mu, sigma, change,
-                                 known[(scope, player_id)][2]))
+                    old_mu, old_sigma, plays = before(scope, player_id) or (0.0, 0.0, 0)
+                    known[(scope, player_id)] = (mu, sigma, plays + 1)
+                    rows.append((group_id, scope, player_id, ended_at, play_id, mu, sigma,
+                                 (mu - 3 * sigma) - (old_mu - 3 * old_sigma), plays + 1))
         db.conn.executemany("INSERT INTO ratings (group_id, scope, player_id, ended_at, play_id, mu, sigma, "
                             "change, plays) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.execute("DELETE FROM ratings_stale WHERE group_id = ?", [group_id])
@@ -95,14 +94,10 @@ def refresh_ratings(db: Database, group_id: int, rate: RatePlay) -> None:
 
 def player_ratings(db: Database, group_id: int, scope: str = OVERALL) -> dict[int, PlayerRating]:
     """Each player's rating now (after their latest rated play), by player id."""
-    found = {}
-    for (player_id,) in db.execute("SELECT id FROM players WHERE group_id = ?", [group_id]).fetchall():
-        row = db.execute("SELECT mu, sigma, change, plays FROM ratings WHERE group_id = ? AND scope = ? "
-                         "AND player_id = ? ORDER BY ended_at DESC, play_id DESC LIMIT 1",
-                         [group_id, scope, player_id]).fetchone()
-        if row is not None:
-            found[player_id] = PlayerRating(player_id, *row)
-    return found
+    return {row[0]: PlayerRating(*row) for row in db.execute(
+        "SELECT p.id, r.mu, r.sigma, r.change, r.plays FROM players p JOIN ratings r ON r.rowid = "
+        "(SELECT rowid FROM ratings WHERE group_id = p.group_id AND scope = ? AND player_id = p.id "
+        "ORDER BY ended_at DESC, play_id DESC LIMIT 1) WHERE p.group_id = ?", [scope, group_id])}
 
 
 def rating_history(db: Database, group_id: int, scope: str = OVERALL, limit: int = 24) -> list[RatedPlay]:
