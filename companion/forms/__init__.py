@@ -249,8 +249,7 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
         def validate(self, extra_validators=None) -> bool:
             if not super().validate(extra_validators):
                 return False
-            chosen = [entry.player.data for entry in self.seat_entries]
-            colours = [colour for _player, colour in self.chosen_seats()]
+            chosen, colours = zip(*self.chosen_seats(), strict=True)
             problem = next((message for broken, message in (
                 (not all(chosen), _l("Pick a player for every seat.")),
                 (len(set(chosen)) != len(chosen), _l("Each player can take only one seat.")),
@@ -269,8 +268,7 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
                     for entry in self.seat_entries]
 
         def chosen_options(self) -> dict:
-            options = getattr(self, "options", None)
-            return dict(options.data) if options is not None else {}
+            return dict(self.options.data) if "options" in self else {}
 
     if game.slug in OPTION_FORMS:
         NewPlayForm.options = FormField(OPTION_FORMS[game.slug], label=_l("Options"))

@@ -90,7 +90,7 @@ class GroupGameForm(DrawnFromSheet):
 
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)
-        if getattr(self, "rows_sent", 0) > custom.MAX_ROWS:
+        if self.rows_sent > custom.MAX_ROWS:
             self.form_errors.append(gettext("A score sheet has at most %(limit)d rows; this one has "
                                             "%(count)d.", limit=custom.MAX_ROWS, count=self.rows_sent))
             return False
@@ -194,10 +194,9 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
         teams, won = None, None
         current = None if sheet.rows or running_scores is None else [
             {custom.TOTAL_ROW: n} for n in running_scores()]
-    data: dict[str, Any] = {}
-    if current is not None:
-        data |= {points_field_name(seat, n): current[seat].get(key, 0)
-                 for seat in range(len(names)) for n, key in enumerate(sheet.row_keys)}
+    data: dict[str, Any] = {} if current is None else {
+        points_field_name(seat, n): current[seat].get(key, 0)
+        for seat in range(len(names)) for n, key in enumerate(sheet.row_keys)}
     if sheet.teams:
         data |= {f"team-{seat}": team for seat, team in enumerate(teams or custom.default_teams(len(names)))}
     if sheet.cooperative and won is not None:
@@ -225,9 +224,9 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
 
     zone: tzinfo | None = None  # the group's time zone; None: the server's
     # Set by the view: the first year a play may name (the backup import's: every play kept can be restored;
-    # the default only keeps dates computable) and the time it is in UTC (None: the system's, read once).
+    # the default only keeps dates computable) and the time it is, in UTC.
     first_year: int = MINYEAR + 1
-    now: datetime | None = None
+    now: datetime
     _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")  # as a date input sends it; no week dates, no offsets
     _TIME = re.compile(r"(?:[01][0-9]|2[0-3]):[0-5][0-9]")  # HH:MM only: an offset would move the day
 
@@ -270,7 +269,7 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
                                             min=self.sheet.min_players, max=self.sheet.max_players))
         else:  # a play entered afterwards ended before now, and began in a year a backup can hold
             ended = self.finished()
-            if ended > self._now():
+            if ended > self.now:
                 self.ended_at.errors.append(gettext("That time has not come yet: it is %(now)s now.",
                                                     now=self._local_now().strftime("%H:%M")))
             elif (ended - timedelta(minutes=self.minutes.data or 0)).year < self.first_year:
@@ -278,14 +277,9 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
                                                     "day or a shorter length.", year=self.first_year))
         return not self.form_errors and not self.ended_at.errors and not self.ended_on.errors
 
-    def _now(self) -> datetime:
-        if self.now is None:
-            self.now = datetime.now(UTC)
-        return self.now
-
     def _local_now(self) -> datetime:
         """Now on the group's clocks (None: the server's)."""
-        return self._now().astimezone(self.zone)
+        return self.now.astimezone(self.zone)
 
     def finished(self) -> datetime:
         """When the play ended, in UTC: the day and time as the group's clocks showed them (no time given:
@@ -295,9 +289,8 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
         if typed:
             local = datetime.combine(day, time.fromisoformat(typed))
         else:
-            local = datetime.combine(day, time(21, 0))
             now = self._local_now().replace(second=0, microsecond=0, tzinfo=None)  # keeps its fold
-            local = min(local, now)
+            local = min(datetime.combine(day, time(21, 0)), now)
         return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 

@@ -118,32 +118,27 @@ def ledger_form(kind: str, seat_count: int) -> LedgerForm | None:
 # The final tally
 
 COUNT_MAX = 99  # far above any real count; the rules check what the game allows
+# What an office's formula counts on the map (its entries): the ledger cannot know it, so they start empty.
+BOARD_COUNT_LABELS = {"count": _l("How many it counts"), "camps": _l("Camps touching water"),
+                      "settlements": _l("Settlements touching water")}
 
 
 class CountField(WholeNumberField):
-    """A whole number where an emptied box counts as ``blank`` (a box not sent keeps its prefilled value)."""
-
-    blank: int | None = 0
+    """A whole number where an emptied box counts as 0 (a box not sent keeps its prefilled value)."""
 
     def process_formdata(self, valuelist: list) -> None:
         if valuelist and isinstance(valuelist[0], str) and not valuelist[0].strip():
-            self.data = self.blank
-            return
+            valuelist = ["0"]
         super().process_formdata(valuelist)
-
-
-class BoardCountField(CountField):
-    """A count only the board shows: empty is not entered, never 0 (the rules ask for it where needed)."""
-
-    blank = None
 
 
 def _count(label, low: int = 0, high: int = COUNT_MAX) -> CountField:
     return CountField(label, validators=[NumberRange(low, high)], default=0)
 
 
-def _board_count(label) -> BoardCountField:
-    return BoardCountField(label, validators=[Optional(), NumberRange(0, COUNT_MAX)], default=None)
+def _board_count(label) -> WholeNumberField:
+    """A count only the board shows: empty is not entered, never 0 (the rules ask for it where needed)."""
+    return WholeNumberField(label, validators=[Optional(), NumberRange(0, COUNT_MAX)], default=None)
 
 
 class TerrainCounts(Form):
@@ -168,12 +163,8 @@ def _office_form(office: gw.Office) -> type[Form]:
             counts = {name: self[name].data for name in office.entries}
             return gw.OfficeClaim(office.key, self.tokens.data, **counts)
 
-    # what the formula counts on the map: the ledger cannot know it, so the boxes start empty
-    if office.asks == "count":
-        OfficeEntry.count = _board_count(_l("How many it counts"))
-    elif office.asks == "docks":
-        OfficeEntry.camps = _board_count(_l("Camps touching water"))
-        OfficeEntry.settlements = _board_count(_l("Settlements touching water"))
+    for name in office.entries:
+        setattr(OfficeEntry, name, _board_count(BOARD_COUNT_LABELS[name]))
     return OfficeEntry
 
 

@@ -78,7 +78,7 @@ class DeliveryForm(SiteForm):
         """The ``"delivery"`` event this form describes; left empty, the crest the rules fix, else 0."""
         crest_vp = self.crest_vp.data
         if crest_vp is None:
-            crest_vp = (gwt.per_disc_crest(self.city.data) if isinstance(self.city.data, str) else None) or 0
+            crest_vp = gwt.per_disc_crest(self.city.data) or 0  # validated: a city was given
         return {"seat": self.seat.data, "city": self.city.data, "crest_vp": crest_vp}
 
 
@@ -306,8 +306,7 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
     if card is None:
         # every other row starts empty: ticking the start card fills in its VP (static/card.js), and the
         # table counts the workers (the printed first space included), none taken for granted
-        data.update(cities_vp=gwt.cities_vp_from_deliveries(state, seat))
-        return data
+        return data | {"cities_vp": gwt.cities_vp_from_deliveries(state, seat)}
     tally = card.tally
     data.update(
         dollars=tally.dollars, cities_vp=tally.cities_vp, stations_vp=tally.stations_vp,

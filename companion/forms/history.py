@@ -164,47 +164,44 @@ class ExportSettings(Protocol):
 
 
 class GroupSettingsForm(SiteForm):
-    """Where and in which time zone the group plays, and BoardGameGeek ids for its exports."""
+    """Where and in which time zone the group plays, and BoardGameGeek ids for its exports (built by
+    ``group_settings_form``, with an id field for each of its ``games``)."""
 
     time_zone = SelectField(_l("Time zone"), default="", validate_choice=False,
                             validators=[listed(_l("Pick a time zone from the list."))])
     location = StringField(_l("Where the group plays"), filters=[collapse_spaces],
                            validators=[Optional(), Length(max=LOCATION_MAX)],
                            render_kw={"autocomplete": "off", "placeholder": _l("e.g. Anna's kitchen")})
-
-    def __init__(self, *args, zones: Sequence[str], **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.time_zone.choices = choices([("", _l("The server's time zone")),
-                                          *((zone, zone) for zone in zones)])
+    games: Sequence[GameInfo] = ()
 
     def validate_location(self, field: StringField) -> None:
         if field.data and refused_character(field.data) is not None:
             raise ValidationError(_l("Type the place as plain text."))
 
+    def bgg_fields(self) -> list[WholeNumberField]:
+        return [self[bgg_field_name(game.slug)] for game in self.games]
+
+    def chosen(self) -> dict[str, Any]:
+        """The settings' values by the names of ``ExportSettings``; call after validate()."""
+        ids = {game.slug: field.data for game, field in zip(self.games, self.bgg_fields(), strict=True)}
+        return {"time_zone": self.time_zone.data or None, "location": self.location.data or "",
+                "bgg_ids": {slug: value for slug, value in ids.items() if value}}
+
 
 def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], settings: ExportSettings,
                         formdata=None) -> GroupSettingsForm:
     """The settings form, with a BoardGameGeek id field for each game whose id the companion lacks."""
-
-    class Form(GroupSettingsForm):
-        def chosen(self) -> dict[str, Any]:
-            """The settings' values by the names of ``ExportSettings``; call after validate()."""
-            ids = {game.slug: self[bgg_field_name(game.slug)].data for game in games}
-            return {"time_zone": self.time_zone.data or None, "location": self.location.data or "",
-                    "bgg_ids": {slug: value for slug, value in ids.items() if value}}
-
-        def bgg_fields(self) -> list[WholeNumberField]:
-            return [self[bgg_field_name(game.slug)] for game in games]
-
     wrong = _l("A BoardGameGeek id is a whole number like 193738.")
-    for game in games:
-        setattr(Form, bgg_field_name(game.slug), WholeNumberField(
+    form_class = type("GroupSettingsForm", (GroupSettingsForm,), {"games": games, **{
+        bgg_field_name(game.slug): WholeNumberField(
             gettext("BoardGameGeek id of %(game)s", game=game.name),  # plain text: escaped when shown
-            validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw=NUMERIC))
-    if formdata is not None:
-        return Form(formdata=formdata, zones=zones)
-    return Form(formdata=None, zones=zones, time_zone=settings.time_zone or "", location=settings.location,
-                **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games})
+            validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw=NUMERIC)
+        for game in games}})
+    form = form_class(formdata=formdata, data=None if formdata is not None else {
+        "time_zone": settings.time_zone or "", "location": settings.location,
+        **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games}})
+    form.time_zone.choices = choices([("", _l("The server's time zone")), *((zone, zone) for zone in zones)])
+    return form
 
 
 def bgg_field_name(slug: str) -> str:
@@ -242,8 +239,6 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
                 label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
                 render_kw=NUMERIC))
-    if formdata is not None:
-        return CorrectionForm(formdata=formdata)
-    return CorrectionForm(formdata=None, version=str(version), **{
-        correction_field_name(seat, row): breakdown.get(row, 0) for seat, breakdown in enumerate(current)
-        for row in rows})
+    return CorrectionForm(formdata=formdata, data=None if formdata is not None else {
+        "version": str(version), **{correction_field_name(seat, row): breakdown.get(row, 0)
+                                    for seat, breakdown in enumerate(current) for row in rows}})

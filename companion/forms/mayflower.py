@@ -42,9 +42,8 @@ class TableForm(SiteForm):
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal of the rules next to the field it names (``column``), else at the top of the form."""
-        name = error.path
-        if name and name in self and not isinstance(self[name], FormField):
-            self[name].errors.append(translated(error))
+        if error.path in self and not isinstance(self[error.path], FormField):
+            self[error.path].errors.append(translated(error))
         else:
             self.form_errors.append(translated(error))
 
@@ -313,7 +312,7 @@ class FinalTallyForm(VersionedForm):
     def taken(self) -> dict[str, int]:
         """Each settler already on an entered feature, with that feature's number (1, 2, …)."""
         return {settler_id: number for number, feature in enumerate(self.kept_features(), start=1)
-                for settler_id in feature.get("settlers", []) if isinstance(settler_id, str)}
+                for settler_id in feature["settlers"]}
 
     def show_rules_error(self, error: RulesError) -> None:
         """Put a refusal about the feature being tapped (``features[2].tiles``) next to its field."""
