@@ -1,5 +1,6 @@
 """The scoring API's plumbing: endpoint descriptions, strict JSON validation, the error body."""
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -72,9 +73,7 @@ def _describe(error: ValidationError) -> tuple[str, str]:
 
 
 def _json_word(value: Any) -> str:
-    if value is None:
-        return "null"
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def validate_body(schema: dict, body: Any) -> None:

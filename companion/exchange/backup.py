@@ -243,13 +243,13 @@ def _check_seats(play: dict, where: str, players: list[dict], colours: Collectio
                           "%(min)d to %(max)d.", f"{where}.seats", game=game.name, play=where,
                           count=len(seats), min=game.min_players, max=game.max_players)
     for n, seat in enumerate(seats):
+        at = f"{where}.seats[{n}]"
         if seat["player"] >= len(players):
             raise BackupError("%(seat)s refers to player %(player)d, but the backup has only %(count)d "
-                              "players.", f"{where}.seats[{n}].player", seat=f"{where}.seats[{n}]",
-                              player=seat["player"], count=len(players))
+                              "players.", f"{at}.player", seat=at, player=seat["player"], count=len(players))
         if seat["colour"] not in colours:
             raise BackupError("%(seat)s has the colour %(colour)r, which the companion does not have.",
-                              f"{where}.seats[{n}].colour", seat=f"{where}.seats[{n}]", colour=seat["colour"])
+                              f"{at}.colour", seat=at, colour=seat["colour"])
     if len({seat["player"] for seat in seats}) != len(seats):
         raise BackupError("%(play)s seats the same player twice.", f"{where}.seats", play=where)
     if len({seat["colour"] for seat in seats}) != len(seats):
@@ -288,18 +288,16 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
                           play=where)
     known = {*game.rows, "total"}  # "total": a play closed with the plain total per player
     for n, result in enumerate(results):
+        at = f"{where}.results[{n}]"
         unknown = sorted(set(result["breakdown"]) - known)
         if unknown:
             raise BackupError("%(result)s has the row %(row)r, which %(game)s does not score.",
-                              f"{where}.results[{n}].breakdown", result=f"{where}.results[{n}]",
-                              row=unknown[0], game=game.name)
+                              f"{at}.breakdown", result=at, row=unknown[0], game=game.name)
         if set(result["breakdown"]) != set(results[0]["breakdown"]):
-            raise BackupError("%(play)s must have the same rows for every player.", f"{where}.results[{n}]",
-                              play=where)
+            raise BackupError("%(play)s must have the same rows for every player.", at, play=where)
         if result["total"] != sum(result["breakdown"].values()):
             raise BackupError("%(result)s: the total %(total)d is not the sum of its breakdown.",
-                              f"{where}.results[{n}].total", result=f"{where}.results[{n}]",
-                              total=result["total"])
+                              f"{at}.total", result=at, total=result["total"])
 
 
 def _ranked_again(play: dict, where: str, players: list[dict], sheet: custom.ScoreSheet | None,
@@ -367,27 +365,27 @@ def _check_reopened(play: dict, where: str, table: TableState) -> None:
         _check_final_tally(table, reopened["tally"], where, f"{where}.reopened.tally")
 
 
-OwnGames = Mapping[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
+OwnGames = dict[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]]
 
 
 def _own_games(entries: list[dict]) -> OwnGames:
     """The backup's own games by slug: what the companion knows of each, and its sheets by version id."""
-    found: dict[str, tuple[GameInfo, dict[int, custom.ScoreSheet]]] = {}
+    found: OwnGames = {}
     version_ids: set[int] = set()
     for n, entry in enumerate(entries):
         where = f"games[{n}]"
         entry["name"] = _clean_name(entry["name"], f"{where}.name", custom.GAME_NAME_MAX)
         sheets = {}
         for m, version in enumerate(entry["versions"]):
+            at = f"{where}.versions[{m}]"
             try:
                 sheets[version["id"]] = custom.parse_sheet(version["sheet"])
             except RulesError as error:
-                raise BackupError("The score sheet at %(where)s is damaged: %(problem)s",
-                                  f"{where}.versions[{m}].sheet", where=f"{where}.versions[{m}]",
-                                  problem=error.message) from None
+                raise BackupError("The score sheet at %(where)s is damaged: %(problem)s", f"{at}.sheet",
+                                  where=at, problem=error.message) from None
             except (TypeError, KeyError, AttributeError):  # a shape the schema let through
-                raise BackupError("The score sheet at %(where)s is damaged.", f"{where}.versions[{m}].sheet",
-                                  where=f"{where}.versions[{m}]") from None
+                raise BackupError("The score sheet at %(where)s is damaged.", f"{at}.sheet",
+                                  where=at) from None
         slug = custom.slug_for(entry["id"])
         if slug in found or version_ids & set(sheets) or len(sheets) != len(entry["versions"]):
             raise BackupError("The backup lists the game or score sheet at %(where)s twice.", where,
@@ -423,13 +421,12 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
     if refused_character(location) is not None:
         raise BackupError("The backup is damaged at %(where)s: the place holds a control character.",
                           "group.location", where="group.location")
-    location = " ".join(location.split())
     bgg_ids = group.get("bgg_ids", {})
     unknown = sorted(set(bgg_ids) - set(games))
     if unknown:
         raise BackupError("The backup sets a BoardGameGeek id for %(game)r, a game the companion does not "
                           "serve.", "group.bgg_ids", game=unknown[0])
-    return GroupSettings(zone, location, bgg_ids)
+    return GroupSettings(zone, " ".join(location.split()), bgg_ids)
 
 
 def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],

@@ -86,7 +86,7 @@ def own_game_matcher(own_games: Sequence[GroupGame]) -> GameMatcher:
     by_name = {_plain(own.name): own for own in own_games}
 
     def match(game: BgStatsGame) -> GameChoice | None:
-        own = (game.bgg_id and by_bgg_id.get(game.bgg_id)) or by_name.get(_plain(game.name))
+        own = by_bgg_id.get(game.bgg_id) or by_name.get(_plain(game.name))
         return known_game(game) or (_own_choice(own) if own else None)
 
     return match
@@ -350,8 +350,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
     locations = {entry["id"]: _short_text(entry["name"], LOCATION_MAX) for entry in places}
     plays: list[ImportablePlay] = []
     skipped: list[SkippedPlay] = []
-    kept: list[Mapping] = []  # the plays to import, as the file has them
-    keys: set[str] = set()
+    kept: dict[str, Mapping] = {}  # the plays to import by key, as the file has them
     evidence: list[tuple[list[int], frozenset[str]]] = []  # see renamed_players
     for n, play in enumerate(_entries(document, "plays")):
         _check_play_shape(play, f"plays[{n}]", bg_games, names)
@@ -362,7 +361,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
             Message("The group does not keep plays of this game.") if info is None
             else choice.problem or _importable(play, game, choice, info, names, anonymous, locations, zone))
         kept_already = False
-        if isinstance(result, ImportablePlay) and (result.key in already_imported or result.key in keys):
+        if isinstance(result, ImportablePlay) and (result.key in already_imported or result.key in kept):
             result = Message("It was imported before.")
         elif isinstance(result, ImportablePlay):
             result = _unless_in_history(result, names, history, evidence)
@@ -371,27 +370,26 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
             skipped.append(SkippedPlay(game.name, play["playDate"], result, kept_already))
         else:
             plays.append(result)
-            keys.add(result.key)
-            kept.append(play)
+            kept[result.key] = play
     if len(plays) > MAX_PLAYS:
         raise BgStatsError("This export holds %(count)d plays to import; the companion imports at most "
                            "%(most)d at once.", "plays", count=len(plays), most=MAX_PLAYS)
     in_plays = {score.player for play in plays for score in play.scores}
-    if len(named := in_plays & names.keys()) > MAX_PLAYERS:
+    players = {ref: name for ref, name in names.items() if ref in in_plays}
+    if len(players) > MAX_PLAYERS:
         raise BgStatsError("The plays to import have %(count)d players; the companion matches at most "
-                           "%(most)d players at once.", "players", count=len(named), most=MAX_PLAYERS)
+                           "%(most)d players at once.", "players", count=len(players), most=MAX_PLAYERS)
     document_kept = {
         "games": [{"id": g.ref, "name": g.name, "bggId": g.bgg_id or 0}
-                  for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept)],
+                  for g in bg_games.values() if any(p["gameRefId"] == g.ref for p in kept.values())],
         "players": [{"id": ref, "name": name, **({"isAnonymous": True} if ref in anonymous else {})}
                     for ref, name in names.items() if ref in in_plays or ref in anonymous],
         "locations": [{"id": ref, "name": name} for ref, name in locations.items()
-                      if any(p.get("locationRefId") == ref for p in kept)],
-        "plays": [_slim(play) for play in kept]}
+                      if any(p.get("locationRefId") == ref for p in kept.values())],
+        "plays": [_slim(play) for play in kept.values()]}
     renamed = {ref: history.names.get(key, key) for ref, key in renamed_players(evidence).items()
                if ref in in_plays}
-    return BgStatsFile({ref: name for ref, name in names.items() if ref in in_plays}, tuple(plays),
-                       tuple(skipped), document_kept, renamed)
+    return BgStatsFile(players, tuple(plays), tuple(skipped), document_kept, renamed)
 
 
 def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: History,
@@ -478,13 +476,14 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
     guests = max((-score.player for play in file.plays for score in play.scores), default=0)
     for n in range(1, guests + 1):
         guest = GUEST_NAME % n
-        if name_key(guest) in taken_names and taken_names[name_key(guest)] not in names.values():
-            names[-n] = taken_names[name_key(guest)]  # the group's own guest of that name
-        elif name_key(guest) in taken_names:
+        own = taken_names.get(name_key(guest))
+        if own is None:
+            add_player(-n, guest)
+        elif own in names.values():
             raise BgStatsError("%(name)s would be both a BG Stats player and a guest; rename one of them.",
                                name=guest)
         else:
-            add_player(-n, guest)
+            names[-n] = own  # the group's own guest of that name
     plays = [play for play in file.plays
              if play_signature(play.game.slug, play.started_at, [names[s.player] for s in play.scores])
              not in in_history]
@@ -523,19 +522,17 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
     for name in seat_names:  # each player's own colour, unless someone at the table already has it
         own = colours_of[name_key(name)]
         seat_colours.append(own if own not in seat_colours else _free_colour(seat_colours, colours))
-    scores = [(name, {custom.TOTAL_ROW: score.score}) for name, score in zip(seat_names, play.scores,
-                                                                              strict=True)]
+    scores = [(names[score.player], {custom.TOTAL_ROW: score.score}) for score in play.scores]
     source = {"imported_from": SOURCE, KEY_FIELD: play.key}
     # ranked by the game's rules: BG Stats keeps no tie-breakers, so a tie on points is shared (whoever won)
     if play.game.sheet is None:
         payload = {"totals": [score.score for score in play.scores], **source}
         result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
     else:  # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
-        teams = list(play.teams) if play.teams is not None else None
         payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,
                    **({"won": play.won} if play.won is not None else {}),
-                   **({"teams": teams} if teams is not None else {})}
-        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, teams, play.won)
+                   **({"teams": list(play.teams)} if play.teams is not None else {})}
+        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, play.teams, play.won)
     return ImportedPlay(
         game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
         ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),

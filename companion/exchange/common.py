@@ -83,8 +83,8 @@ def as_local(moment: datetime, zone: tzinfo | None) -> datetime:
 
 
 def local_time(stamp: str, zone: tzinfo | None) -> datetime:
-    moment = datetime.fromisoformat(stamp)
-    return moment.astimezone(zone) if zone is not None else moment.astimezone()
+    """The moment in ``zone`` (None: the server's, with its summer time)."""
+    return datetime.fromisoformat(stamp).astimezone(zone)
 
 
 def play_minutes(started_at: str, ended_at: str | None, options: Mapping[str, Any]) -> int | None:

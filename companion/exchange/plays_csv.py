@@ -36,9 +36,7 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo
     # a play finished with the plain total per player has the breakdown {"total": …}: the total column
     present = {row for _, play in finished_plays(archive) for r in play.results
                for row in r.breakdown} - {"total"}
-    rows: list[str] = []
-    for game in games.values():
-        rows += [row for row in game.rows if row in present and row not in rows]
+    rows = list(dict.fromkeys(row for game in games.values() for row in game.rows if row in present))
     rows += sorted(present - set(rows))
     out = io.StringIO()
     writer = csv.writer(out, delimiter=delimiter, lineterminator="\r\n")

@@ -25,9 +25,8 @@ def _read(group: store.Group, data: bytes | str) -> BgStatsFile:
     db = get_db()
     done = frozenset(store.imported_play_keys(db, group.id, bgstats_import.KEY_FIELD))
     match = bgstats_import.own_game_matcher(store.list_group_games(db, group.id))
-    zone = group_zone(g.time_zone)
-    return bgstats_import.read_export(data, group_games(group.id), match, zone, already_imported=done,
-                                      in_history=_history(group))
+    return bgstats_import.read_export(data, group_games(group.id), match, group_zone(g.time_zone),
+                                      already_imported=done, in_history=_history(group))
 
 
 def _history(group: store.Group) -> bgstats_import.History:

@@ -141,14 +141,12 @@ def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: 
     for n, stack in enumerate(stacks):
         top = 4 + n * BAR_ROW
         parts.append(_name(top, stack.label))
-        ahead, behind = 0.0, 0.0
+        ahead = behind = 0.0  # where the next part starts: right of zero, and left of it
         for index, value in enumerate(stack.parts):
             if value > 0:
-                start, ahead = ahead, ahead + value
-                x1, x2 = x(start), x(ahead)
+                x1, x2, ahead = x(ahead), x(ahead + value), ahead + value
             elif value < 0:
-                start, behind = behind, behind + value
-                x1, x2 = x(behind), x(start)
+                x1, x2, behind = x(behind + value), x(behind), behind + value
             else:
                 continue
             label = part_labels[index] if index < len(part_labels) else ""

@@ -233,9 +233,8 @@ def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
         drawn = int(form.version.data) if form.version.data else None  # read once the form is valid
         if explicit or drawn is None or events.version == drawn:
             return
-        mine = g.membership.id
-        since = [(e.kind, e.payload, e.membership_id == mine) for e in events if e.version > drawn]
-        others = [(kind, data) for kind, data, by_me in since if not by_me]
+        since = [e for e in events if e.version > drawn]
+        others = [(e.kind, e.payload) for e in since if e.membership_id != g.membership.id]
         seat = payload["seat"]
         if own:
             if seat in mayflower.turns_taken(others):
@@ -244,8 +243,8 @@ def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
                 raise TurnMovedOn(seat, seat, kind)
             return
         ended = mayflower.turn_taken_since(others)
-        mine_since = [(kind, data) for kind, data, by_me in since if by_me]
-        if ended is None and seat not in mayflower.turns_taken(mine_since):
+        mine = [(e.kind, e.payload) for e in since if e.membership_id == g.membership.id]
+        if ended is None and seat not in mayflower.turns_taken(mine):
             return
         turn = mayflower.next_turn(table_of(play, events).game_state)
         if ended is None:

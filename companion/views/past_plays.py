@@ -43,7 +43,6 @@ def new(group_id: int, game_slug: str):
     by_rows = request.args.get("rows") == "1"
     sheet, options, own = _sheet_of(group, game.slug, by_rows)
     players = store.list_players(get_db(), group.id, retired=False)
-    zone = group_zone(g.time_zone)
     # who the seats start with: ?players=N (the first N), else the group's last play of the game
     last = next((p for p in store.list_plays(get_db(), group.id, "finished") if p.game == game.slug), None)
 
@@ -51,8 +50,8 @@ def new(group_id: int, game_slug: str):
         labels = {key: row_label(key, game.slug) for key in sheet.row_keys}
         preselect = preselected_players(sheet, players, request.args.get("players"),
                                         last and [seat.player_id for seat in last.seats])
-        form = past_play_form(sheet, players, labels, zone, formdata=formdata, preselect=preselect,
-                              version=options.get(custom.SHEET_OPTION))
+        form = past_play_form(sheet, players, labels, group_zone(g.time_zone), formdata=formdata,
+                              preselect=preselect, version=options.get(custom.SHEET_OPTION))
         # no year a backup could not restore, no end after now (the app's clock, which a test may move)
         form.first_year, form.now = FIRST_YEAR, common.utc_now()
         return form
@@ -103,14 +102,13 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
         # "totals": like a play closed with totals only, it holds no tally of the game's own to check
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
                    "teams": form.teams_chosen(), "won": form.won_chosen()}
-        kept = ([(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
-                {key: value for key, value in payload.items() if value is not None},
-                common.result_inputs(result), (ended - timedelta(minutes=minutes or 0)).isoformat(),
-                ended.isoformat())
         # refused if another phone changed the sheet since it was read: the points follow its rows
         version = options.get(custom.SHEET_OPTION)
         check = None if version is None else store.sheet_unchanged(group.id, custom.game_id_of(slug), version)
-        return store.log_past_play(get_db(), group.id, slug, *kept, check=check)
+        return store.log_past_play(
+            get_db(), group.id, slug, [(pid, by_id[pid].colour) for pid in chosen], {**options, **extras},
+            {key: value for key, value in payload.items() if value is not None}, common.result_inputs(result),
+            (ended - timedelta(minutes=minutes or 0)).isoformat(), ended.isoformat(), check=check)
     except store.StaleVersion:
         raise  # the view shows the form again with the sheet as it is now
     except Refused as error:

@@ -38,11 +38,6 @@ def table_of(play: store.Play, events: list[store.Event] | store.EventLog | None
     return fold(common.play_setup(play), ((e.kind, e.payload) for e in events))
 
 
-def append_checked(play: store.Play, kind: str, payload: dict) -> None:
-    """Append an event the rules accept on the play's table as stored; ``Refused`` (nothing stored) if not."""
-    app_tables().append(get_db(), play, common.play_setup(play), kind, payload)
-
-
 def _adjust_form(play: store.Play, **bind) -> AdjustForm:
     form = AdjustForm(**bind)
     form.seat.choices = choices(enumerate(seat.name for seat in play.seats))
@@ -93,9 +88,10 @@ def adjust(play_id: int):
     form = _adjust_form(play)
     if not form.validate_on_submit():
         return render_play(play, form, 400)
-    try:
-        append_checked(play, ADJUST, {"seat": form.seat.data, "points": form.points.data,
-                                      "note": form.note.data or ""})
+    note = form.note.data or ""
+    try:  # refused (nothing stored) unless the rules accept it on the play's table as stored
+        app_tables().append(get_db(), play, common.play_setup(play), ADJUST,
+                            {"seat": form.seat.data, "points": form.points.data, "note": note})
     except Refused as error:
         common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
