@@ -37,14 +37,13 @@ def _static_response(response: Response) -> Response:
     gzip_etag = etag + GZIP_TAG
     response.direct_passthrough = False  # the file is read to compress it
     if request.if_none_match.contains_weak(gzip_etag):
-        response.close()  # the file, opened for a full answer
-        response.set_data(b"")
+        body = b""
         response.status_code = 304  # werkzeug drops the body headers of a 304
     else:
         body = compress(MINIFIERS.get(response.mimetype or "", bytes)(response.get_data()), STATIC_LEVEL)
-        response.close()
-        response.set_data(body)
         response.headers["Content-Encoding"] = "gzip"
+    response.close()  # the file, opened for a full answer
+    response.set_data(body)
     response.set_etag(gzip_etag, weak=weak)
     return response
 

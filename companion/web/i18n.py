@@ -2,7 +2,6 @@
 
 import zoneinfo
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Self
 from urllib.parse import urlsplit
 
 from babel.numbers import parse_pattern
@@ -48,18 +47,15 @@ class ShownZone(tzinfo):
         wall = (moment or datetime.now()).replace(tzinfo=None)
         return wall.replace(tzinfo=self.zone) if self.zone is not None else wall.astimezone()
 
-    @classmethod
-    def named(cls, name: str | None) -> Self:
-        """The zone of this IANA name; the server's for none, or for a name this machine does not know."""
-        try:
-            return cls(zoneinfo.ZoneInfo(name) if name else None)
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            return cls()
-
 
 def select_time_zone() -> ShownZone:
-    """Flask-Babel's time zone for a request: the group's the page is about (the gate puts it on ``g``)."""
-    return ShownZone.named(g.get("time_zone"))
+    """Flask-Babel's time zone for a request: the group's the page is about (the gate puts its IANA name on
+    ``g``); the server's for none, or for a name this machine does not know."""
+    name = g.get("time_zone")
+    try:
+        return ShownZone(zoneinfo.ZoneInfo(name) if name else None)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return ShownZone()
 
 
 def page_to_return_to() -> str:

@@ -49,12 +49,8 @@ def reachable_from_lan(text: str) -> bool:
 def lan_addresses(route: Callable[[str], str | None] = route_address,
                   named: Callable[[], Iterable[str]] = hostname_addresses) -> list[str]:
     """This machine's IPv4 addresses that phones on the network can reach, the default route's first."""
-    found = [route(destination) for destination in ROUTE_PROBES]
-    addresses: list[str] = []
-    for text in [*found, *named()]:
-        if text and reachable_from_lan(text) and text not in addresses:
-            addresses.append(text)
-    return addresses
+    found = [*map(route, ROUTE_PROBES), *named()]
+    return list(dict.fromkeys(text for text in found if text and reachable_from_lan(text)))
 
 
 def print_addresses(port: int | str, addresses: list[str] | None = None) -> None:

@@ -72,10 +72,8 @@ class ReadCache:
             return None
         found = reach(connections_of(self.app).get(), tokens_in(session), args.get("group_id"),
                       args.get("play_id"))
-        if found is None:
-            return None
-        if last_seen_due(found.last_seen, datetime.now(UTC).replace(microsecond=0)):
-            return None  # the views note this visit (a phone's "last seen")
+        if found is None or last_seen_due(found.last_seen, datetime.now(UTC).replace(microsecond=0)):
+            return None  # refused, or a visit the views note (a phone's "last seen")
         if endpoint == "live.state":
             if request.environ.get("QUERY_STRING") != f"since={found.play_version}":
                 return None  # a change: its page and scores are the views' to tell

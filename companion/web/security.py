@@ -159,13 +159,10 @@ def trusted_proxy_fix(wsgi_app: Callable) -> Callable:
     return app
 
 
-LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-
-
 @functools.cache
 def _this_machines_names() -> frozenset[str]:
     """Names and addresses that mean this machine: the LAN addresses ``make run`` prints, loopback."""
-    return frozenset({*LOOPBACK_NAMES, *lan_addresses(), socket.gethostname().lower(),
+    return frozenset({"localhost", "127.0.0.1", "::1", *lan_addresses(), socket.gethostname().lower(),
                       f"{socket.gethostname().lower()}.local"})
 
 
@@ -184,15 +181,14 @@ def site_url(endpoint: str, **values) -> str:
     scheme = request.scheme if request.scheme in ("http", "https") else "http"
     # only a plain name or address (and port) makes a link; Werkzeug gives "" for "127.0.0.1@evil.example"
     host = request.host if _PLAIN_HOST.fullmatch(request.host) else ""
-    name = (urlsplit(f"//{host}").hostname or "") if host else ""
+    name = urlsplit(f"//{host}").hostname or ""
     if name and (config.get("COMPANION_BEHIND_PROXY")  # ProxyFix has put X-Forwarded-Host here
                  or name in _this_machines_names()
                  or name == (config.get("SERVER_NAME") or "").split(":")[0].lower()):
         return f"{scheme}://{host}{path}"
-    addresses = lan_addresses()
     port = request.environ.get("SERVER_PORT", "")
     shown_port = f":{port}" if port and port != {"http": "80", "https": "443"}[scheme] else ""
-    return f"{scheme}://{addresses[0] if addresses else 'localhost'}{shown_port}{path}"
+    return f"{scheme}://{next(iter(lan_addresses()), 'localhost')}{shown_port}{path}"
 
 
 def csrf_field() -> Markup:
