@@ -12,11 +12,21 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from flask import Flask
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import make_app
-from tests.test_isolation import HtmlForm, Snapshot, cookie_domain, copy_database, dump, routes, take_snapshot
+from tests.test_isolation import (
+    HtmlForm,
+    SiteMap,
+    Snapshot,
+    cookie_domain,
+    copy_database,
+    dump,
+    routes,
+    take_snapshot,
+)
 
 EXAMPLES_PER_ROUTE = settings().max_examples  # the profile's budget: ``make fuzz`` searches deeper
 # The one table a refused request may change: the join-code rate limit remembers wrong codes.
@@ -192,27 +202,63 @@ PREVIEWS = {"mayflower.preview": "mayflower.complete"}
 QUERY_VALUES = (*NASTY_VALUES, "", "  ", "-1", "1e3", "0x10", "１２", "9" * 17, "2024-02-30", "\ufeff1")
 
 
+def query_parameters(app: Flask, site: SiteMap) -> dict[str, dict[str, set[str]]]:
+    """GET path → each parameter its page's links, forms and scripts send → the values they send."""
+    urls = app.url_map.bind(app.config["SERVER_NAME"])
+    sent = {path: {name: set(values) for name, values in query.items()}
+            for path, query in site.queries.items()}
+    for rule in routes(app, "GET"):
+        for path in site.of(rule, "GET"):
+            query = sent.setdefault(path, {})
+            for name in SCRIPT_QUERIES.get(rule.endpoint, ()):
+                query.setdefault(name, set())
+            if rule.endpoint not in PREVIEWS:
+                continue
+            form = site.forms.get(urls.build(PREVIEWS[rule.endpoint], urls.match(path)[1]))
+            for name, values in (*form.fields.items(), *form.options.items()) if form else ():
+                query.setdefault(name, set()).update(values)
+    sent = {path: query for path, query in sent.items() if query}
+    assert any(path.endswith("/preview") for path in sent)
+    assert {"since", "before", "page", "players", "until"} <= {name for q in sent.values() for name in q}
+    return sent
+
+
 def test_every_query_parameter_refuses_nasty_values_cleanly(fuzz_snapshot, tmp_path):
     """The GET side: each parameter a page's links, forms and scripts send, one odd value at a time."""
     app, phones = fuzz_snapshot.restore(tmp_path)
-    site, phone = fuzz_snapshot.sites["member"], phones["member"]
-    urls = app.url_map.bind(app.config["SERVER_NAME"])
-    sent = {path: set(names) for path, names in site.queries.items()}
-    for rule in routes(app, "GET"):
-        for path in site.of(rule, "GET"):
-            sent.setdefault(path, set()).update(SCRIPT_QUERIES.get(rule.endpoint, ()))
-            if rule.endpoint in PREVIEWS:
-                form = site.forms.get(urls.build(PREVIEWS[rule.endpoint], urls.match(path)[1]))
-                sent[path].update(form.fields if form else (), form.options if form else ())
-    previewed = {name for path, names in sent.items() if path.endswith("/preview") for name in names}
-    assert previewed and {"since", "before", "page", "players", "until"} <= set().union(*sent.values())
+    phone, urls = phones["member"], app.url_map.bind(app.config["SERVER_NAME"])
     tried = set()
-    for path, names in sorted(sent.items()):
+    for path, query in sorted(query_parameters(app, fuzz_snapshot.sites["member"]).items()):
         rule, _ = urls.match(path, return_rule=True)
-        for name in sorted(field_shapes(names).values()):
+        for name in sorted(field_shapes(query).values()):
             if (rule.rule, name) in tried:
                 continue
             tried.add((rule.rule, name))
             for value in QUERY_VALUES:
                 response = phone.get(path, query_string={name: value})
                 assert response.status_code < 500, (path, name, value[:12], response.status_code)
+
+
+def test_random_query_strings_never_break_a_page(fuzz_snapshot, tmp_path):
+    """Several parameters at once: the pages' own values, ones that mean something in the sample, junk."""
+    app, phones = fuzz_snapshot.restore(tmp_path)
+    group, phone = fuzz_snapshot.groups["member"], phones["member"]
+    sent = query_parameters(app, fuzz_snapshot.sites["member"])
+    known = sorted({*map(str, range(6)), *map(str, group.player_ids), *map(str, group.play_ids)})
+    paths = sorted(sent)
+    urls = app.url_map.bind(app.config["SERVER_NAME"])
+    rules = {urls.match(path, return_rule=True)[0].rule for path in paths}
+
+    @settings(max_examples=EXAMPLES_PER_ROUTE * len(rules), derandomize=True, database=None, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def send_random_query(data):
+        path = data.draw(st.sampled_from(paths), label="path")
+        query = {}
+        for name, values in sorted(sent[path].items()):
+            if data.draw(st.booleans()):
+                query[name] = data.draw(st.lists(field_value(sorted(values), known), min_size=1, max_size=2))
+        response = phone.get(path, query_string=query)
+        assert response.status_code < 500, (path, query, response.status_code)
+
+    send_random_query()

@@ -282,7 +282,7 @@ class SiteMap:
 
     paths: dict[tuple[str, str], set[str]]  # (method, rule) → paths
     forms: dict[str, HtmlForm]  # action path → the first form found posting there
-    queries: dict[str, set[str]]  # GET path → the query parameters its links and forms send
+    queries: dict[str, dict[str, set[str]]]  # GET path → parameter → the values its links and forms send
 
     def of(self, rule: Rule, method: str) -> list[str]:
         return sorted(self.paths.get((method, rule.rule), ()))
@@ -344,14 +344,17 @@ def crawl(app: Flask, client: FlaskClient, group: SampleGroup, limit: int = 400)
             if note(target.path, "GET"):
                 queue.append(target.path)
             if target.query and route_of(target.path, "GET"):
-                sent = parse_qsl(target.query, keep_blank_values=True)
-                site.queries.setdefault(target.path, set()).update(name for name, _ in sent)
+                query = site.queries.setdefault(target.path, {})
+                for name, value in parse_qsl(target.query, keep_blank_values=True):
+                    query.setdefault(name, set()).add(value)
         for form in forms_on(response.text, path):
             action = form.action.split("?")[0]
             if note(action, form.method) and form.method == "GET":
                 queue.append(action)
             if form.method == "GET":
-                site.queries.setdefault(action, set()).update({*form.fields, *form.options})
+                query = site.queries.setdefault(action, {})
+                for name, values in (*form.fields.items(), *form.options.items()):
+                    query.setdefault(name, set()).update(values)
             if form.method == "POST":
                 site.forms.setdefault(action, form)
     return site
