@@ -205,22 +205,19 @@ QUERY_VALUES = (*NASTY_VALUES, "", "  ", "-1", "1e3", "0x10", "１２", "9" * 17
 def query_parameters(app: Flask, site: SiteMap) -> dict[str, dict[str, set[str]]]:
     """GET path → each parameter its page's links, forms and scripts send → the values they send."""
     urls = app.url_map.bind(app.config["SERVER_NAME"])
-    sent = {path: {name: set(values) for name, values in query.items()}
-            for path, query in site.queries.items()}
+    sent = SiteMap({}, {}, {})
+    for path, query in site.queries.items():
+        sent.add_query(path, query.items())
     for rule in routes(app, "GET"):
         for path in site.of(rule, "GET"):
-            query = sent.setdefault(path, {})
-            for name in SCRIPT_QUERIES.get(rule.endpoint, ()):
-                query.setdefault(name, set())
-            if rule.endpoint not in PREVIEWS:
-                continue
-            form = site.forms.get(urls.build(PREVIEWS[rule.endpoint], urls.match(path)[1]))
-            for name, values in (*form.fields.items(), *form.options.items()) if form else ():
-                query.setdefault(name, set()).update(values)
-    sent = {path: query for path, query in sent.items() if query}
-    assert any(path.endswith("/preview") for path in sent)
-    assert {"since", "before", "page", "players", "until"} <= {name for q in sent.values() for name in q}
-    return sent
+            sent.add_query(path, ((name, ()) for name in SCRIPT_QUERIES.get(rule.endpoint, ())))
+            if rule.endpoint in PREVIEWS:
+                form = site.forms.get(urls.build(PREVIEWS[rule.endpoint], urls.match(path)[1]))
+                sent.add_query(path, (*form.fields.items(), *form.options.items()) if form else ())
+    queries = {path: query for path, query in sent.queries.items() if query}
+    assert any(path.endswith("/preview") for path in queries)
+    assert {"since", "before", "page", "players", "until"} <= {name for q in queries.values() for name in q}
+    return queries
 
 
 def test_every_query_parameter_refuses_nasty_values_cleanly(fuzz_snapshot, tmp_path):

@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -287,6 +288,12 @@ class SiteMap:
     def of(self, rule: Rule, method: str) -> list[str]:
         return sorted(self.paths.get((method, rule.rule), ()))
 
+    def add_query(self, path: str, sent: Iterable[tuple[str, Iterable[str]]]) -> None:
+        """Note that ``path`` is asked for with these parameters (name, values)."""
+        query = self.queries.setdefault(path, {})
+        for name, values in sent:
+            query.setdefault(name, set()).update(values)
+
 
 class _LinkReader(HTMLParser):
     def __init__(self) -> None:
@@ -344,17 +351,14 @@ def crawl(app: Flask, client: FlaskClient, group: SampleGroup, limit: int = 400)
             if note(target.path, "GET"):
                 queue.append(target.path)
             if target.query and route_of(target.path, "GET"):
-                query = site.queries.setdefault(target.path, {})
-                for name, value in parse_qsl(target.query, keep_blank_values=True):
-                    query.setdefault(name, set()).add(value)
+                site.add_query(target.path, ((name, [value]) for name, value
+                                             in parse_qsl(target.query, keep_blank_values=True)))
         for form in forms_on(response.text, path):
             action = form.action.split("?")[0]
             if note(action, form.method) and form.method == "GET":
                 queue.append(action)
             if form.method == "GET":
-                query = site.queries.setdefault(action, {})
-                for name, values in (*form.fields.items(), *form.options.items()):
-                    query.setdefault(name, set()).update(values)
+                site.add_query(action, (*form.fields.items(), *form.options.items()))
             if form.method == "POST":
                 site.forms.setdefault(action, form)
     return site
