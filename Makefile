@@ -61,7 +61,8 @@ test: browser lint
 # The fuzz tests with a budget far beyond the suite's (crafted backups and BG Stats exports: thousands of
 # mutations).
 fuzz: $(VENV)/.installed
-	HYPOTHESIS_PROFILE=fuzz BACKUP_FUZZ_EXAMPLES=5000 BGSTATS_FUZZ_EXAMPLES=3000 $(BIN)/pytest -q -p no:randomly \
+	HYPOTHESIS_PROFILE=fuzz BACKUP_FUZZ_EXAMPLES=5000 BGSTATS_FUZZ_EXAMPLES=3000 API_FUZZ_EXAMPLES=500 \
+		$(BIN)/pytest -q -p no:randomly \
 		tests/test_backup_fuzz.py tests/test_bgstats_fuzz.py tests/test_forms_fuzz.py tests/test_fuzz_api.py
 
 bench: bench-tools $(VENV)/.installed

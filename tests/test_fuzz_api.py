@@ -9,6 +9,7 @@ not JSON at every API route the app serves, and a third keeps the document and t
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -23,7 +24,9 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from companion.api.core import ERROR_SCHEMA
 from tests.conftest import make_app
 
-EXAMPLES_PER_OPERATION = 60
+# Small for the suite; ``make fuzz`` sets API_FUZZ_EXAMPLES far higher and loads the deep Hypothesis profile.
+EXAMPLES_PER_OPERATION = int(os.environ.get("API_FUZZ_EXAMPLES", "60"))
+NOT_JSON_EXAMPLES = 6 * settings().max_examples
 
 # The API is stateless, so one app serves every generated case; the folder lives as long as the run.
 _INSTANCE = tempfile.TemporaryDirectory(prefix="companion-api-fuzz-")
@@ -71,7 +74,8 @@ NOT_JSON = st.one_of(
 )
 
 
-@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=NOT_JSON_EXAMPLES, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(api_post_paths()), body=NOT_JSON, content_type=st.sampled_from(CONTENT_TYPES))
 def test_bodies_that_are_not_a_request_get_the_documented_400(path, body, content_type):
     response = app.test_client().post(path, data=body, content_type=content_type or None)
