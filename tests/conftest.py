@@ -10,6 +10,7 @@ import re
 import selectors
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,6 +33,12 @@ from companion.store.connection import owner_only_files
 settings.register_profile("default", max_examples=25, deadline=None)
 settings.register_profile("fuzz", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# A group without a time zone keeps the server's clocks, and the times the tests expect are UTC: the
+# suite and the processes it starts keep UTC on any machine. Tests of other server clocks set them
+# for themselves (tests/test_group_time_zone.py).
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 BROWSER_WAIT_MS = 30_000  # the longest any browser test waits for something to appear
 
