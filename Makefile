@@ -59,7 +59,7 @@ test: browser lint
 	$(BIN)/pytest -n $(TEST_WORKERS) --maxschedchunk=1
 
 # The fuzz tests with a budget far beyond the suite's (crafted backups and BG Stats exports: thousands of
-# mutations).
+# mutations; the API: 500 cases an operation).
 fuzz: $(VENV)/.installed
 	HYPOTHESIS_PROFILE=fuzz BACKUP_FUZZ_EXAMPLES=5000 BGSTATS_FUZZ_EXAMPLES=3000 API_FUZZ_EXAMPLES=500 \
 		$(BIN)/pytest -q -p no:randomly \
