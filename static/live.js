@@ -2,9 +2,9 @@
  *
  * Every page works without this script. With it:
  * - a play page asks the companion every 1.5 s (the setting LIVE_POLL_MS) whether the play changed,
- *   and reloads its content in place; while someone types into a form it shows a "tap to refresh"
- *   note instead; a play page moves to the result once the play is finished, and a result page to
- *   the play once reopened;
+ *   and reloads its content in place, once no finger is on the screen; while someone types into a
+ *   form it shows a "tap to refresh" note instead; a play page moves to the result once the play is
+ *   finished, and a result page to the play once reopened;
  * - the service worker is registered (offline page, cached static files);
  * - a form sent while the phone is offline, or while the companion cannot be reached, is kept in
  *   localStorage, and the page offers to send it again.
@@ -123,6 +123,34 @@
     return element.type === "radio" || element.type === "checkbox" ? key + "|" + element.value : key;
   }
 
+  /* --- a finger on the screen: the play's content changes once it is lifted --- */
+
+  // Content replaced between press and release would take the control from under the finger: a
+  // mouse's click is lost, a phone's tap lands on whatever the new content put there.
+  var TAP_SETTLE_MS = 100;  // a phone's click follows a moment after the finger leaves the screen
+  var HOLD_MS = 2000;  // a finger held longer than a tap does not hold the play back
+  var presses = 0;
+  var afterPress = [];
+
+  function lifted() {
+    if (presses > 0) { return; }
+    afterPress.splice(0).forEach(function (run) { run(); });
+  }
+  document.addEventListener("pointerdown", function () { presses += 1; }, true);
+  ["pointerup", "pointercancel"].forEach(function (type) {
+    document.addEventListener(type, function () {
+      window.setTimeout(function () { presses = Math.max(0, presses - 1); lifted(); }, TAP_SETTLE_MS);
+    }, true);
+  });
+
+  function untilLifted(value) {
+    if (!presses) { return Promise.resolve(value); }
+    return new Promise(function (done) {
+      afterPress.push(function () { done(value); });
+      window.setTimeout(function () { presses = 0; lifted(); }, HOLD_MS);
+    });
+  }
+
   /* --- a play page that follows the play --- */
 
   var region = document.querySelector("[data-play-id][data-state-url]");
@@ -201,7 +229,8 @@
         return;
       }
       if (!response.ok) { throw new Error("HTTP " + response.status); }
-      return response.text().then(function (html) {
+      return response.text().then(untilLifted).then(function (html) {
+        if (leaving) { return; }
         var page = new DOMParser().parseFromString(html, "text/html");
         var fresh = page.getElementById(region.id);
         if (!fresh) { throw new Error("no play on the page"); }

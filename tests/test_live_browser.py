@@ -110,6 +110,38 @@ def test_another_phone_sees_an_undo_without_reloading(table, phone, second_phone
     assert table.events() == []
 
 
+def press(page: Page, control) -> None:
+    """A finger on ``control``, not lifted yet."""
+    control.scroll_into_view_if_needed()
+    box = control.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+
+
+def another_phones_entry_is_fetched(page: Page, table: Table, points: int) -> None:
+    """Ben scores ``points`` on another phone, and this page has loaded the play's new content."""
+    play_url = f"{table.server.url}/plays/{table.play_id}"
+    with page.expect_response(lambda r: r.request.resource_type == "fetch" and r.url == play_url) as loaded:
+        table.adjust(1, points)
+    loaded.value.finished()
+    page.evaluate("() => new Promise(done => setTimeout(done))")  # and read it
+
+
+def test_the_play_changes_once_the_finger_is_lifted_and_the_tap_goes_through(table, phone):
+    page = open_play(phone, table)
+    press(page, page.get_by_role("heading", name="Scoreboard"))
+    another_phones_entry_is_fetched(page, table, 5)
+    expect(score_of(page, "Ben")).to_have_text("4")  # not swapped under the finger
+    page.mouse.up()
+    expect(score_of(page, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
+
+    # a tap under way when news arrives still reaches its link
+    press(page, page.get_by_role("link", name="Final tally"))
+    another_phones_entry_is_fetched(page, table, 1)
+    page.mouse.up()
+    expect(page.get_by_role("heading", name="Final tally")).to_be_visible()
+
+
 def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table, phone, second_phone):
     first, second = open_play(phone, table), open_play(second_phone, table)
     typing = second.locator("#play-live form").get_by_label("City")
