@@ -110,12 +110,28 @@ def test_another_phone_sees_an_undo_without_reloading(table, phone, second_phone
     assert table.events() == []
 
 
-def press(page: Page, control) -> None:
-    """A finger on ``control``, not lifted yet."""
-    control.scroll_into_view_if_needed()
-    box = control.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
+class Pointer:
+    """A finger on the touch screen (the events a phone sends), or a mouse button, held down."""
+
+    def __init__(self, page: Page, kind: str) -> None:
+        self.page = page
+        self.touch = page.context.new_cdp_session(page) if kind == "finger" else None
+
+    def press(self, control) -> None:
+        control.scroll_into_view_if_needed()
+        box = control.bounding_box()
+        middle = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+        if self.touch:
+            self.touch.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [middle]})
+        else:
+            self.page.mouse.move(middle["x"], middle["y"])
+            self.page.mouse.down()
+
+    def lift(self) -> None:
+        if self.touch:
+            self.touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        else:
+            self.page.mouse.up()
 
 
 def another_phones_entry_is_fetched(page: Page, table: Table, points: int) -> None:
@@ -127,18 +143,20 @@ def another_phones_entry_is_fetched(page: Page, table: Table, points: int) -> No
     page.evaluate("() => new Promise(done => setTimeout(done))")  # and read it
 
 
-def test_the_play_changes_once_the_finger_is_lifted_and_the_tap_goes_through(table, phone):
+@pytest.mark.parametrize("kind", ["finger", "mouse"])
+def test_the_play_changes_once_the_finger_is_lifted_and_the_tap_goes_through(table, phone, kind):
     page = open_play(phone, table)
-    press(page, page.get_by_role("heading", name="Scoreboard"))
+    pointer = Pointer(page, kind)
+    pointer.press(page.get_by_role("heading", name="Scoreboard"))
     another_phones_entry_is_fetched(page, table, 5)
     expect(score_of(page, "Ben")).to_have_text("4")  # not swapped under the finger
-    page.mouse.up()
+    pointer.lift()
     expect(score_of(page, "Ben")).to_have_text("9", timeout=LIVE_TIMEOUT_MS)
 
     # a tap under way when news arrives still reaches its link
-    press(page, page.get_by_role("link", name="Final tally"))
+    pointer.press(page.get_by_role("link", name="Final tally"))
     another_phones_entry_is_fetched(page, table, 1)
-    page.mouse.up()
+    pointer.lift()
     expect(page.get_by_role("heading", name="Final tally")).to_be_visible()
 
 
