@@ -128,12 +128,14 @@
   // Content replaced between press and release would take the control from under the finger: a
   // mouse's click is lost, a phone's tap lands on whatever the new content put there.
   var TAP_SETTLE_MS = 100;  // a phone's click follows a moment after the finger leaves the screen
-  var HOLD_MS = 2000;  // a finger held longer than a tap does not hold the play back
+  var HOLD_MS = 10000;  // a finger held far longer than a tap does not hold the play back
   var presses = 0;
   var afterPress = [];
+  var holding = null;
 
   function lifted() {
     if (presses > 0) { return; }
+    window.clearTimeout(holding);
     afterPress.splice(0).forEach(function (run) { run(); });
   }
   document.addEventListener("pointerdown", function () { presses += 1; }, true);
@@ -147,7 +149,8 @@
     if (!presses) { return Promise.resolve(value); }
     return new Promise(function (done) {
       afterPress.push(function () { done(value); });
-      window.setTimeout(function () { presses = 0; lifted(); }, HOLD_MS);
+      window.clearTimeout(holding);
+      holding = window.setTimeout(function () { presses = 0; lifted(); }, HOLD_MS);
     });
   }
 

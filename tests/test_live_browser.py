@@ -160,6 +160,18 @@ def test_the_play_changes_once_the_finger_is_lifted_and_the_tap_goes_through(tab
     expect(page.get_by_role("heading", name="Final tally")).to_be_visible()
 
 
+def test_a_finger_held_far_longer_than_a_tap_does_not_hold_the_play_back(table, phone):
+    phone.clock.install()  # the page's timers on Playwright's clock: the long hold passes in one call
+    page = open_play(phone, table)
+    finger = Pointer(page, "finger")
+    finger.press(page.get_by_role("heading", name="Scoreboard"))
+    another_phones_entry_is_fetched(page, table, 5)
+    expect(score_of(page, "Ben")).to_have_text("4")
+    page.clock.fast_forward("00:11")
+    expect(score_of(page, "Ben")).to_have_text("9")  # the finger still down
+    finger.lift()
+
+
 def test_new_entries_wait_while_someone_types_and_a_stale_undo_is_refused(table, phone, second_phone):
     first, second = open_play(phone, table), open_play(second_phone, table)
     typing = second.locator("#play-live form").get_by_label("City")
