@@ -90,12 +90,14 @@ def test_missing_fields_default_to_zero_false_and_printed_workers():
 
 
 def test_worked_example_2_objectives_tile_through_the_api():
-    card = {"vp": 3, "fulfilled": False}
-    body = {"players": [{"name": "Anna", "objectives": [card] * 5, "station_masters": ["objectives"]}]}
+    cards = [{"vp": 3, "fulfilled": False}, {"vp": 4, "penalty": 2, "fulfilled": True},
+             {"vp": 5, "penalty": 3, "fulfilled": False}, {"vp": 3, "penalty": 2, "fulfilled": True},
+             {"vp": 4, "penalty": 3, "fulfilled": False}]
+    body = {"players": [{"name": "Anna", "objectives": cards, "station_masters": ["objectives"]}]}
     status, answer = post(body)
     assert status == 200
     assert answer["players"][0]["breakdown"]["station_masters"] == 6
-    assert answer["players"][0]["breakdown"]["objectives"] == 0
+    assert answer["players"][0]["breakdown"]["objectives"] == 0 + 4 - 3 + 3 - 3
 
 
 def test_worked_example_3_tie_on_80_shares_rank_1():
@@ -275,11 +277,27 @@ def card_fits(card: dict) -> bool:
         penalty in (2, 3) or (penalty == 0 and (card["vp"] == 3 or card["fulfilled"])))
 
 
+def start_cards(player: dict) -> list[dict]:
+    """The player's cards only a start card can be (3 VP, no penalty, not fulfilled): a player has one."""
+    return [card for card in player.get("objectives", [])
+            if card["vp"] == 3 and not card.get("penalty") and not card["fulfilled"]]
+
+
+def hazards_fit(player: dict) -> bool:
+    """Hazard tiles are worth 2 to 4 VP each: their count, which the Hazards station master asks for,
+    and the hazards row agree."""
+    count = player.get("hazards", 0)
+    return "hazards" not in player.get("station_masters", []) or \
+        2 * count <= player.get("hazards_vp", 0) <= 4 * count
+
+
 def breaks_cross_field_rules(body: dict) -> bool:
     """Whether the contract's rules beyond the schema refuse this schema-valid body."""
     edition = body.get("edition", 2)
     players = body["players"]
     if not all(card_fits(card) for player in players for card in player.get("objectives", [])):
+        return True
+    if any(len(start_cards(player)) > 1 or not hazards_fit(player) for player in players):
         return True
     if edition == 1 and len(players) < 2:
         return True
@@ -322,6 +340,10 @@ def made_consistent(body: dict) -> dict:
         for card in player.get("objectives", []):
             if not card_fits(card):
                 card["vp"], card["penalty"] = 4, 2
+        for card in start_cards(player)[1:]:
+            card["penalty"] = 2
+        if not hazards_fit(player):
+            player["hazards_vp"] = 3 * player.get("hazards", 0)
     return {"edition": edition, "players": players}
 
 

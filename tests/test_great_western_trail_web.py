@@ -419,6 +419,13 @@ PENALTY_MISSING = ("Not fulfilled: enter this card's penalty (2 or 3). Only the 
                  id="penalty-1"),
     pytest.param({"objective_1_vp": "7", "objective_1_penalty": "3", "objective_1_fulfilled": "y"}, 2,
                  "An objective card is worth 3 to 5 VP, not 7.", id="no-card-is-worth-7"),
+    pytest.param({"objective_1_vp": "3", "objective_1_penalty": "0"}, 2,
+                 "A player has one start card. Every other 3-VP objective card that is not fulfilled costs "
+                 "its penalty, 2 or 3.", id="a-second-start-card"),
+    pytest.param({"objective_0_vp": None, "objective_0_fulfilled": None, "objective_1_vp": "4",
+                  "objective_1_penalty": "2", "station_masters": "objectives"}, 1,
+                 "The Objectives station master counts your start card too: enter it in row 1 (3 VP), ticked "
+                 "if fulfilled.", id="the-objectives-master-without-the-start-card"),
 ])
 def test_an_objective_card_needs_a_penalty_that_fits_it(client, db, table, entries, row, words):
     card = changed(changed(PLAIN, **START_CARD), **entries)
@@ -452,9 +459,10 @@ def test_a_later_card_of_the_same_seat_replaces_the_earlier_one(client, db, tabl
     play_id = table["play_id"]
     client.post(card_url(play_id, 0), data=ANNA_96)
     page = client.get(card_url(play_id, 0)).text
-    assert 'name="revision" type="hidden" value="1"' in page
     assert re.search(r'id="dollars"[^>]*value="23"', page) and "saved: 4 VP" in page
-    response = client.post(card_url(play_id, 0), data=changed(ANNA_96, revision="1", dollars="50"))
+    revision = drawn_card(client, play_id, 0)["revision"]
+    assert revision != "0"
+    response = client.post(card_url(play_id, 0), data=changed(ANNA_96, revision=revision, dollars="50"))
     assert response.status_code == 302
     assert [card["dollars"] for card in stored_cards(db, play_id)] == [23, 50]
     assert "card in: 102 VP" in client.get(overview_url(play_id)).text
@@ -468,10 +476,11 @@ def test_a_card_sent_from_an_outdated_view_is_refused_and_keeps_the_entries(clie
     text = unescaped(stale)
     assert "Anna's card was changed on another phone since you opened it" in text
     assert re.search(r'id="dollars"[^>]*value="31"', text)
-    assert 'name="revision" type="hidden" value="1"' in text
+    revision = drawn_card(client, play_id, 0)["revision"]
+    assert f'name="revision" type="hidden" value="{revision}"' in text
     assert [card["dollars"] for card in stored_cards(db, play_id)] == [23]
     # sent again from the page brought up to date, it replaces the card
-    again = second.post(card_url(play_id, 0), data=changed(ANNA_96, dollars="31", revision="1"))
+    again = second.post(card_url(play_id, 0), data=changed(ANNA_96, dollars="31", revision=revision))
     assert again.status_code == 302
     assert [card["dollars"] for card in stored_cards(db, play_id)] == [23, 31]
 
@@ -517,10 +526,33 @@ def test_a_card_drawn_before_a_delivery_of_its_player_is_refused_and_keeps_the_e
     assert "Anna wins!" in unescaped(second.get(f"/plays/{play_id}/result"))
 
 
-@pytest.mark.parametrize("revision", ["0", "1"])
-def test_a_card_sent_twice_is_stored_once(client, db, table, revision):
+def test_a_delivery_entered_after_a_card_is_in_holds_the_result_until_the_card_follows(client, db, table):
+    play_id, second = table["play_id"], table["second"]
+    assert client.post(card_url(play_id, 0), data=changed(PLAIN, cities_vp="4")).status_code == 302
+    assert second.post(card_url(play_id, 1), data=changed(PLAIN, job_market_token="y")).status_code == 302
+    # Anna's forgotten herd to San Francisco, entered on the other phone once her card is in
+    delivered = second.post(f"/plays/{play_id}/gwt/deliveries", data={"seat": "0", "city": "San Francisco",
+                                                                       "crest_vp": ""}, follow_redirects=True)
+    told = ("Anna's deliveries changed after Anna's card was handed in: they give 9 VP for the cities row "
+            "now, the card 4. Change Anna's card.")
+    assert told in unescaped(delivered)
+    # the last card brings no result with Anna's 4 VP: the table is told why
+    last = client.post(card_url(play_id, 2), data=PLAIN, follow_redirects=True)
+    assert last.request.path == overview_url(play_id) and told in unescaped(last)
+    assert store.get_play(db, play_id).status == "active" and store.play_results(db, play_id) == ()
+    # Anna's card opens with the deliveries' 9 VP; handing it in gives the result
+    drawn = drawn_card(client, play_id, 0)
+    assert drawn["cities_vp"] == "9"
+    finished = client.post(card_url(play_id, 0), data=changed(PLAIN, **drawn))
+    assert finished.headers["Location"].endswith(f"/plays/{play_id}/result")
+    assert store.play_results(db, play_id)[0].breakdown["cities"] == 9
+
+
+@pytest.mark.parametrize("drawn_after_it", [False, True])
+def test_a_card_sent_twice_is_stored_once(client, db, table, drawn_after_it):
     play_id = table["play_id"]
     assert client.post(card_url(play_id, 0), data=ANNA_96).status_code == 302
+    revision = drawn_card(client, play_id, 0)["revision"] if drawn_after_it else "0"
     again = client.post(card_url(play_id, 0), data=changed(ANNA_96, revision=revision))
     assert again.status_code == 302 and again.headers["Location"].endswith(overview_url(play_id))
     assert len(stored_cards(db, play_id)) == 1
@@ -530,9 +562,9 @@ def test_a_card_sent_twice_is_stored_once(client, db, table, revision):
 @pytest.mark.parametrize(("cards", "words"), [
     pytest.param([changed(PLAIN, job_market_token="y"), changed(PLAIN, job_market_token="y"), PLAIN],
                  "Ben: Only one player holds the job-market token, and Anna already does.", id="two-tokens"),
-    pytest.param([changed(PLAIN, station_masters="hazards", hazards="2"),
+    pytest.param([changed(PLAIN, station_masters="hazards", hazards="2", hazards_vp="4"),
                   changed(PLAIN, job_market_token="y"),
-                  changed(PLAIN, station_masters="hazards", hazards="4")],
+                  changed(PLAIN, station_masters="hazards", hazards="4", hazards_vp="8")],
                  "Cara: The game has one Hazards station master, and Anna already holds it.",
                  id="same-master"),
 ])
@@ -547,10 +579,10 @@ def test_cards_that_break_the_rules_together_do_not_finish(client, db, table, ca
     assert "All cards are in, but together they break the rules" in overview and words in overview
     assert "Show the result" not in overview
     # Ben or Cara fixes the card: that completes the set
-    fixed = client.post(card_url(play_id, 2), data=changed(PLAIN, revision="1"))
+    fixed = client.post(card_url(play_id, 2), data=changed(PLAIN, **drawn_card(client, play_id, 2)))
     if "Ben:" in words:
         assert fixed.headers["Location"].endswith(overview_url(play_id))
-        fixed = client.post(card_url(play_id, 1), data=changed(PLAIN, revision="1"))
+        fixed = client.post(card_url(play_id, 1), data=changed(PLAIN, **drawn_card(client, play_id, 1)))
     assert fixed.status_code == 302 and fixed.headers["Location"].endswith("/result")
     assert store.get_play(db, play_id).status == "finished"
 
@@ -576,8 +608,8 @@ def test_the_last_card_leaves_the_play_open_while_nobody_holds_the_job_market_to
     assert store.get_play(db, play_id).status == "active" and store.play_results(db, play_id) == ()
     assert len(stored_cards(db, play_id)) == 2
     # the table ticks it on Ben's card: that closes the play, with his 2 VP
-    ticked = client.post(card_url(play_id, 1), data=changed(PLAIN, dollars="15", revision="1",
-                                                            job_market_token="y"))
+    ticked = client.post(card_url(play_id, 1), data=changed(PLAIN, dollars="15", job_market_token="y",
+                                                            **drawn_card(client, play_id, 1)))
     assert ticked.status_code == 302 and ticked.headers["Location"].endswith(f"/plays/{play_id}/result")
     assert [(r.name, r.breakdown["job_market"], r.total) for r in store.play_results(db, play_id)] == [
         ("Ben", 2, 35), ("Anna", 0, 32)]
@@ -604,6 +636,11 @@ def test_the_last_card_leaves_the_play_open_while_nobody_holds_the_job_market_to
                  id="objective-vp-10"),
     pytest.param(changed(ANNA_96, station_masters=["workers", "hazards"]), "hazards",
                  "This station master needs the count", id="master-without-count"),
+    pytest.param(changed(ANNA_96, station_masters=["workers", "hazards"], hazards="4"), "hazards_vp",
+                 "4 hazard tiles are worth 8 to 16 VP (2 to 4 each), not 7",
+                 id="hazards-row-short-of-the-count"),
+    pytest.param(changed(ANNA_96, station_masters=["workers", "buildings"], buildings="11"), "buildings",
+                 "between 0 and 10", id="eleven-private-buildings"),
     pytest.param(changed(ANNA_96, station_masters="sheriff"), "station_masters", "not a valid choice",
                  id="unknown-master"),
     pytest.param(changed(ANNA_96, cowboys="7"), "cowboys", "between 1 and 6", id="seven-cowboys"),

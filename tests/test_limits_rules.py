@@ -29,7 +29,9 @@ API = {endpoint.path: endpoint for endpoint in ENDPOINTS}
 PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
 OFFICES = ["saloon", "mayor", "docks", "frontier"]
 # Counts the station masters of a card may ask for.
-MASTER_COUNTS = {"hazards": "0", "certificates": "0", "stations": "0", "teepee_pairs": "0", "buildings": "0"}
+# what the station masters ask a card for: their counts, and the start card the Objectives master counts
+MASTER_COUNTS = {"hazards": "0", "certificates": "0", "stations": "0", "teepee_pairs": "0", "buildings": "0",
+                 "objective_0_vp": "3"}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ OBJECTIVE_SCHEMA = {"type": "object", "required": ["vp", "fulfilled"], "addition
                     "properties": {"vp": count(gwt.OBJECTIVE_VALUE_MAX,
                                                description="What the card is worth: 3, 4 or 5 VP."),
                                    "penalty": count(gwt.OBJECTIVE_VALUE_MAX, default=0, description=(
-                                       "2 or 3; 0 only for a start card (3 VP) or a fulfilled card.")),
+                                       "2 or 3; 0 only for a fulfilled card or the start card (3 VP), "
+                                       "which a player has once.")),
                                    "fulfilled": {"type": "boolean"}}}
 WORKERS_SCHEMA = {"type": "object", "additionalProperties": False,
                   "description": "Workers in each row, the printed first one included.", "properties": {
@@ -30,7 +31,9 @@ PLAYER_SCHEMA = {"type": "object", "required": ["name"], "additionalProperties":
                        "edition's five; 5 of the 2nd edition's 9, the two none copies included), so all "
                        "players together hold at most 5, each key once, none at most twice."},
     "workers": WORKERS_SCHEMA,
-    **{name: count(gwt.PIECES_MAX, default=0) for name in gwt.PIECE_COUNTS},
+    **{name: count(gwt.PIECES_MAX, default=0) for name in gwt.PIECE_COUNTS if name != "hazards"},
+    "hazards": count(gwt.PIECES_MAX, default=0, description=(
+        "Hazard tiles, for the hazards station master: its holder's hazards_vp is 2 to 4 VP a tile.")),
     **{name: {"type": "boolean", "default": False} for name in _FLAG_FIELDS}}}
 
 REQUEST_SCHEMA = {"type": "object", "required": ["players"], "additionalProperties": False, "properties": {

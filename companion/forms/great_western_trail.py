@@ -168,6 +168,19 @@ class CardForm(SiteForm):
             elif vp.data is not None and not vp.errors and not penalty.errors:
                 problems.extend((penalty, message) for message in self._penalty_problems(row, vp, penalty,
                                                                                          fulfilled))
+        # the start card (row 1 when given there): in every player's objective area, once
+        start_cards = [penalty for row, (vp, penalty, fulfilled) in enumerate(self.objective_fields)
+                       if vp.data == START_OBJECTIVE.vp and not penalty.data
+                       and (row == 0 or not fulfilled.data)]
+        # (one with no penalty at all is told to enter it)
+        problems.extend((penalty, translated(gwt.SECOND_START_CARD)) for penalty in start_cards[1:]
+                        if penalty.data == 0)
+        if "objectives" in (self.station_masters.data or ()) and not any(
+                vp.data == START_OBJECTIVE.vp and not penalty.data
+                for vp, penalty, _ in self.objective_fields):
+            problems.append((self.objective_fields[0][0], _l(
+                "The Objectives station master counts your start card too: enter it in row 1 (%(vp)d VP), "
+                "ticked if fulfilled.", vp=START_OBJECTIVE.vp)))
         for key in self.station_masters.data or ():
             count = self.count_field(key)
             tiles_count = key == "buildings" and self.building_tiles.data
@@ -278,10 +291,10 @@ def _pad_fields(edition: int) -> dict:
         "station_masters": Checklist(_l("Station masters you hold"), choices=choices(
             (master.key, station_master_label(master, edition))
             for master in gwt.STATION_MASTERS if edition in master.editions)),
-        **{name: _number(counts[name], 0, gwt.PIECES_MAX,
-                         description=_l("Leave empty if you ticked your tiles in row 2.")
-                         if name == "buildings" else "")
-           for name in gwt.PIECE_COUNTS},
+        **{name: _number(counts[name], 0, gwt.PIECES_MAX)
+           for name in gwt.PIECE_COUNTS if name != "buildings"},
+        "buildings": _number(counts["buildings"], 0, len(gwt.BUILDING_NUMBERS),
+                             description=_l("Leave empty if you ticked your tiles in row 2.")),
         **{row: _number(label, gwt.WORKER_ROW_MIN, gwt.WORKER_ROW_MAX,
                         _l("Enter %(low)d to %(high)d: the printed first space counts.",
                            low=gwt.WORKER_ROW_MIN, high=gwt.WORKER_ROW_MAX))
@@ -300,7 +313,8 @@ def _tiles_in_order() -> list[tuple[str, int]]:
 
 
 def card_data(state: gwt.PlayState, seat: int) -> dict:
-    """A card form's starting values: the card already in, else the cities row from the deliveries."""
+    """A card form's starting values: the card already in, else (or where deliveries changed since) the
+    cities row from the deliveries."""
     card = state.cards[seat]
     data: dict = {"revision": str(gwt.card_revision(state, seat))}
     if card is None:
@@ -308,8 +322,10 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
         # table counts the workers (the printed first space included), none taken for granted
         return data | {"cities_vp": gwt.cities_vp_from_deliveries(state, seat)}
     tally = card.tally
+    behind = gwt.cities_behind_deliveries(state, seat)
     data.update(
-        dollars=tally.dollars, cities_vp=tally.cities_vp, stations_vp=tally.stations_vp,
+        dollars=tally.dollars, cities_vp=tally.cities_vp if behind is None else behind,
+        stations_vp=tally.stations_vp,
         hazards_vp=tally.hazards_vp, station_masters=list(tally.station_masters),
         disc_cleared=tally.disc_cleared, job_market_token=tally.job_market_token,
         **{row: getattr(tally.workers, row) for row in gwt.WORKER_ROWS},

@@ -187,10 +187,10 @@ def _unknown_master_sentence(edition: int, key: object) -> Message:
                    valid=", ".join(station_master_keys(edition)))
 
 
-def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = True
+def tally_problems(edition: int, tallies: Sequence[Tally], *, strict: bool = True
                    ) -> list[tuple[str, Message]]:
     """Every way these tallies break the rules, as ``(path in the scoring API, sentence)`` in input order;
-    ``penalties=False`` leaves out whether each objective card's penalty fits it (see check_final_tally)."""
+    ``strict=False`` leaves out the checks plays closed before them may fail (see check_final_tally)."""
     if type(edition) is not int or edition not in EDITIONS:
         return [("edition", Message("The edition must be 1 or 2."))]
     problems: list[tuple[str, Message]] = []
@@ -209,7 +209,7 @@ def tally_problems(edition: int, tallies: Sequence[Tally], *, penalties: bool = 
                                                       name=repr(name))))
         else:
             names.add(name_key(name))
-        problems.extend(_number_problems(tally, where, penalties))
+        problems.extend(_number_problems(tally, where, strict))
         for position, key in enumerate(tally.station_masters):
             path = f"{where}.station_masters[{position}]"
             master = STATION_MASTER_BY_KEY.get(key)
@@ -246,8 +246,9 @@ def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]
                    "(%(held)s).", edition=EDITION_NAMES[edition], most=STATION_MASTERS_IN_PLAY, held=held)
 
 
-def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[tuple[str, Message]]:
-    """Negative counts, impossible worker rows, negative objectives or (``penalties``) unfit penalties."""
+def _number_problems(tally: Tally, where: str, strict: bool = True) -> list[tuple[str, Message]]:
+    """Negative counts, impossible worker rows, negative objectives; and (``strict``) objective cards no
+    card fits, a second start card, hazards worth too much or too little for their count."""
     problems = [(f"{where}.{name}", Message("%(what)s cannot be negative.",
                                             what=Term(name.replace("_", " ").capitalize())))
                 for name in _NON_NEGATIVE if getattr(tally, name) < 0]
@@ -258,15 +259,31 @@ def _number_problems(tally: Tally, where: str, penalties: bool = True) -> list[t
                              Message("A row of %(row)s holds %(low)d to %(high)d workers (the first is "
                                      "printed), not %(filled)s.", row=Term(row), low=WORKER_ROW_MIN,
                                      high=WORKER_ROW_MAX, filled=filled)))
+    start_cards = 0  # cards that only a start card can be: every player has one
     for position, card in enumerate(tally.objectives):
+        start_cards += card.vp == START_OBJECTIVE_VP and card.penalty == 0 and not card.fulfilled
         if card.vp < 0 or card.penalty < 0:
             problems.append((f"{where}.objectives[{position}]",
                              Message("An objective card's VP and penalty are at least 0.")))
-        elif penalties and (problem := objective_vp_problem(card)) is not None:
+        elif strict and (problem := objective_vp_problem(card)) is not None:
             problems.append((f"{where}.objectives[{position}].vp", problem))
-        elif penalties and (problem := objective_penalty_problem(card)) is not None:
+        elif strict and (problem := objective_penalty_problem(card)) is not None:
             problems.append((f"{where}.objectives[{position}].penalty", problem))
+        elif strict and start_cards > 1:
+            problems.append((f"{where}.objectives[{position}].penalty", SECOND_START_CARD))
+    low, high = min(HAZARD_VP) * tally.hazards, max(HAZARD_VP) * tally.hazards
+    if strict and "hazards" in tally.station_masters and not low <= tally.hazards_vp <= high:
+        problems.append((f"{where}.hazards_vp", Message(
+            "%(count)d hazard tiles are worth %(low)d to %(high)d VP (%(least)d to %(most)d each), not "
+            "%(vp)d: check the hazards row and the count for the station master.", count=tally.hazards,
+            low=low, high=high, least=min(HAZARD_VP), most=max(HAZARD_VP), vp=tally.hazards_vp)))
     return problems
+
+
+SECOND_START_CARD = Message(
+    "A player has one start card. Every other %(vp)d-VP objective card that is not fulfilled costs its "
+    "penalty, %(low)d or %(high)d.", vp=START_OBJECTIVE_VP, low=OBJECTIVE_PENALTIES[0],
+    high=OBJECTIVE_PENALTIES[1])
 
 
 def objective_vp_problem(card: Objective) -> Message | None:
@@ -380,8 +397,8 @@ class Card:
     building_tiles: tuple[str, ...] | None = None  # None: the buildings row was entered as a VP total
     cattle_cards: tuple[tuple[int, int], ...] | None = None  # (card VP, cards) pairs; None: a VP total
     # Bookkeeping, not what the card says: two cards compare by their entries alone.
-    revision: int = field(default=1, compare=False)  # the seat's cards handed in, this one included
     handed_in: int = field(default=0, compare=False)  # all seats' cards handed in by then, this one included
+    deliveries: tuple[Delivery, ...] = field(default=(), compare=False)  # the seat's, when it was handed in
 
     @property
     def breakdown(self) -> dict[str, int]:
@@ -449,8 +466,7 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, object]) -> P
         return replace(state, deliveries=(*state.deliveries, delivery_from_payload(state, payload)))
     if kind == CARD_EVENT:
         seat, card = card_from_payload(state, payload)
-        earlier = state.cards[seat]
-        card = replace(card, revision=1 if earlier is None else earlier.revision + 1,
+        card = replace(card, deliveries=_deliveries_of(state, seat),
                        handed_in=1 + max((c.handed_in for c in state.cards if c is not None), default=0))
         return replace(state, cards=(*state.cards[:seat], card, *state.cards[seat + 1:]))
     raise RulesError("Great Western Trail has no event %(kind)s; record a delivery or a final-tally card.",
@@ -617,7 +633,7 @@ def _buildings_count(payload: Mapping[str, object], tiles: tuple[str, ...] | Non
         if "buildings" not in payload:
             raise RulesError("The card lacks 'buildings' (how many private buildings are on the map).",
                              "buildings")
-        return whole_number(payload["buildings"], "buildings", 0, PIECES_MAX, label)
+        return whole_number(payload["buildings"], "buildings", 0, len(BUILDING_NUMBERS), label)
     counted = payload.get("buildings")
     if counted is not None and whole_number(counted, "buildings", 0, PIECES_MAX, label) != len(tiles):
         raise RulesError("The card lists %(tiles)d private building tiles but counts %(counted)d private "
@@ -686,38 +702,58 @@ def _workers(value: object) -> Workers:
                                         _WORKER_ROW[row]) for row in WORKER_ROWS})
 
 
-# A card page's revision packs two numbers: the seat's cards handed in (its last three digits) and a
-# fingerprint of the seat's deliveries (the digits before them; 0: none).
-REVISION_CARDS_BASE = 1000
+# A card page's revision packs two fingerprints: of the seat's card (its last 32 bits; 0: none) and of the
+# seat's deliveries (the bits above; 0: none).
+REVISION_CARDS_BASE = 2 ** 32
 
 
 def card_revision(state: PlayState, seat: int) -> int:
     """The number a card form keeps to spot a stale view of the seat's card (0: no card, no delivery yet).
-    Deliveries count by what they are, not how many: one undone and entered again differently counts."""
+    Both count by what they say, not how many: a card or delivery undone and entered again differently
+    counts, one entered again the same does not."""
     card = state.cards[seat]
-    cards = 0 if card is None else card.revision % REVISION_CARDS_BASE
-    return _deliveries_fingerprint(_deliveries_of(state, seat)) * REVISION_CARDS_BASE + cards
+    cards = 0 if card is None else _fingerprint((card.tally, card.building_tiles, card.cattle_cards)) or 1
+    return _fingerprint(_deliveries_of(state, seat)) * REVISION_CARDS_BASE + cards
 
 
 def _deliveries_of(state: PlayState, seat: int) -> tuple[Delivery, ...]:
     return tuple(delivery for delivery in state.deliveries if delivery.seat == seat)
 
 
-def _deliveries_fingerprint(deliveries: Sequence[Delivery]) -> int:
-    if not deliveries:
-        return 0
-    entries = [(delivery.city, delivery.crest_vp) for delivery in deliveries]
-    return int(hashlib.sha256(repr(entries).encode()).hexdigest()[:8], 16)
+def _fingerprint(entries: object) -> int:
+    """32 bits of what ``entries`` say (0: nothing)."""
+    return int(hashlib.sha256(repr(entries).encode()).hexdigest()[:8], 16) if entries else 0
+
+
+def cities_behind_deliveries(state: PlayState, seat: int) -> int | None:
+    """The cities row the seat's deliveries give now, if they changed since its card was handed in and the
+    card's row differs; else None."""
+    card, deliveries = state.cards[seat], _deliveries_of(state, seat)
+    vp = cities_vp_from_deliveries(state, seat)
+    return vp if card is not None and card.deliveries != deliveries and card.tally.cities_vp != vp else None
+
+
+def cards_behind_deliveries(state: PlayState) -> list[Message]:
+    """For each card in whose cities row a delivery entered or undone since leaves behind: what to do."""
+    told = []
+    for seat, card in enumerate(state.cards):
+        if card is not None and (vp := cities_behind_deliveries(state, seat)) is not None:
+            told.append(Message(
+                "%(name)s's deliveries changed after %(name)s's card was handed in: they give %(vp)d VP for "
+                "the cities row now, the card %(card)d. Change %(name)s's card.",
+                name=state.setup.seats[seat].name, vp=vp, card=card.tally.cities_vp))
+    return told
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
-    """Refuse a card that repeats the seat's, has an unfit penalty or comes from a page outdated since."""
+    """Refuse a card that repeats the seat's, has numbers no card can have (``tally_problems``' own) or comes
+    from a page outdated since."""
     seat, card = card_from_payload(state, payload)
-    for position, objective in enumerate(card.tally.objectives):
-        if (problem := objective_penalty_problem(objective)) is not None:
-            raise RulesError(problem, f"objectives[{position}].penalty")
+    if problems := _number_problems(card.tally, "card"):
+        path, problem = problems[0]
+        raise RulesError(problem, path.removeprefix("card."))
     name = state.setup.seats[seat].name
-    if state.cards[seat] == card:
+    if state.cards[seat] == card and cities_behind_deliveries(state, seat) is None:
         raise RepeatedCard("%(name)s's card is already in, exactly like this.", name=name)
     seen_deliveries, seen_cards = divmod(based_on, REVISION_CARDS_BASE)
     deliveries_now, cards_now = divmod(card_revision(state, seat), REVISION_CARDS_BASE)
@@ -733,7 +769,7 @@ def _deliveries_changed_sentence(state: PlayState, seat: int, seen_fingerprint: 
     deliveries = _deliveries_of(state, seat)
     name, vp = state.setup.seats[seat].name, cities_vp_from_deliveries(state, seat)
     seen = next((count for count in range(len(deliveries))
-                 if _deliveries_fingerprint(deliveries[:count]) == seen_fingerprint), None)
+                 if _fingerprint(deliveries[:count]) == seen_fingerprint), None)
     if seen is None:
         return Message("Another phone undid a delivery of %(name)s's since this page was drawn: %(name)s's "
                        "deliveries now give %(vp)d VP for the cities row. Check it and send your card again.",
@@ -754,20 +790,21 @@ NOBODY_HOLDS_THE_TOKEN = Message(
 
 
 def card_conflicts(state: PlayState) -> list[Message]:
-    """Once every card is in: each way they break the rules together (blaming the last), a token unheld."""
+    """Once every card is in: a cities row left behind by the deliveries, each way the cards break the rules
+    together (blaming the last), a token unheld."""
     if not state.all_cards_in:
         return []
-    conflicts = _cards_problems(state)
+    conflicts = [*cards_behind_deliveries(state), *_cards_problems(state)]
     if not any(card.tally.job_market_token for card in state.cards if card is not None):
         conflicts.append(NOBODY_HOLDS_THE_TOKEN)
     return conflicts
 
 
-def _cards_problems(state: PlayState, penalties: bool = True) -> list[Message]:
+def _cards_problems(state: PlayState, strict: bool = True) -> list[Message]:
     """``tally_problems`` of the cards in the order they were handed in, each naming its player."""
     tallies = [card.tally for card in sorted(filter(None, state.cards), key=lambda card: card.handed_in)]
     problems = []
-    for path, sentence in tally_problems(state.edition, tallies, penalties=penalties):
+    for path, sentence in tally_problems(state.edition, tallies, strict=strict):
         index = path[len("players["):].split("]", 1)[0] if path.startswith("players[") else ""
         if index.isdigit() and int(index) < len(tallies):
             sentence = Message("%(name)s: %(sentence)s", name=tallies[int(index)].name, sentence=sentence)
@@ -793,9 +830,9 @@ def _refuse_conflicts(conflicts: Sequence[Message]) -> None:
 
 def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
     """Refuse a finished play (read from a backup) whose cards, its tally, the rules do not allow. One closed
-    before the cards had to name the token's holder and every penalty (an empty one kept as 0) passes."""
+    before the cards had to name the token's holder, and one that fails only the strict checks, passes."""
     if state.all_cards_in:
-        _refuse_conflicts(_cards_problems(state, penalties=False))
+        _refuse_conflicts(_cards_problems(state, strict=False))
 
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None, seats: int) -> None:

@@ -52,6 +52,8 @@ def deliver(play_id: int):
     except Refused as error:
         common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), status=409, delivery_form=form)
+    for sentence in gwt.cards_behind_deliveries(table_of(play).game_state):
+        flash(translated(sentence), "error")
     return common.to_play(play.id, "deliveries")
 
 
