@@ -161,6 +161,21 @@ def test_the_last_turn_is_announced_and_camps_are_refused(client, db, anna_ben):
     assert len(store.list_events(db, anna_ben)) == 24
 
 
+def test_with_the_trading_post_the_last_turn_offers_the_supply_track_for_the_1x1_resource(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", **{"options-trading_post": "y"})
+    for _ in range(12):
+        for seat in ("0", "1"):
+            assert tap(client, play_id, "camp", seat=seat).status_code == 302
+    assert tap(client, play_id, "boomtown_1x1", again=False, seat="0").status_code == 302
+    page = client.get(f"/plays/{play_id}").text
+    assert "Last turn!" in page and 'aria-label="Camp in' not in page
+    assert "enter that as a supply event" in html.unescape(page)
+    # the resource from the 1×1 space goes on the supply track: a button, and no question
+    assert 'aria-label="Supply section 2"' in page
+    assert tap(client, play_id, "supply", again=False, seat="0", section="2").status_code == 302
+    assert table(db, play_id).scores == (2, 0)
+
+
 def ledger_order(page: str) -> list[str]:
     """The seats' ledger rows in the order the page shows them, and which of them are open."""
     rows = re.findall(r'<(section|details) class="card gw-seat[^"]*" id="gw-seat-(\d)"', page)
