@@ -336,11 +336,13 @@ def valid_bodies(draw) -> dict:
                 maybe(draw, item, "tokens", st.integers(1, spaces_left[office]))
                 tokens += item.get("tokens", 1)
                 spaces_left[office] -= item.get("tokens", 1)
+                # what an office counts are buildings on the map: each a camp, none of them Wanted
+                on_map = camps - player.get("wanted", 0)
                 if office in ("frontier", "sheriff", "surveyor"):
-                    item["count"] = draw(st.integers(0, 999))
+                    item["count"] = draw(st.integers(0, on_map))
                 if office == "docks":
-                    maybe(draw, item, "camps", st.integers(0, 999))
-                    maybe(draw, item, "settlements", st.integers(0, 999))
+                    maybe(draw, item, "camps", st.integers(0, on_map))
+                    maybe(draw, item, "settlements", st.integers(0, on_map - item.get("camps", 0)))
                 offices.append(item)
             player["offices"] = offices
         maybe(draw, player, "boomtown_1x1_tokens", st.integers(0, 9))

@@ -354,6 +354,12 @@ def with_anna(**changes) -> list[PlayerTally]:
                      "1 or 2", id="three-tokens"),
         pytest.param(with_anna(offices=(OfficeClaim("frontier", count=-2),)), "players[0].offices[0].count",
                      "at least 0", id="negative-office-count"),
+        pytest.param(with_anna(offices=(OfficeClaim("frontier", count=13),)), "players[0].offices[0].count",
+                     "at most 12 buildings on the map .12 camps with 3 players, 0 of them Wanted., but the "
+                     "Frontier office counts 13", id="frontier-counts-more-buildings-than-camps"),
+        pytest.param(with_anna(wanted=3, offices=(OfficeClaim("docks", camps=6, settlements=4),)),
+                     "players[0].offices[0].camps", "at most 9 buildings on the map",
+                     id="docks-beside-wanted"),
         pytest.param(with_anna(offices=(OfficeClaim("saloon", tokens=2),), boomtown_tokens=1),
                      "players[0].boomtown_tokens", "at least 2", id="fewer-boomtown-than-office-tokens"),
     ],
@@ -366,8 +372,16 @@ def test_refused_tallies_name_the_field(players, path, message):
         final_result(players)
 
 
+def test_a_tally_stored_before_office_counts_were_checked_is_still_scored():
+    players = with_anna(offices=(OfficeClaim("frontier", count=13),))
+    with pytest.raises(RulesError, match="at most 12 buildings"):
+        final_result(players)
+    assert final_result(players, stored=True).players[0].breakdown["offices"] == 13
+
+
 def test_largest_group_plus_wanted_may_use_every_camp():
     check_tallies(with_anna(largest_group=10, wanted=2))
+    check_tallies(with_anna(wanted=2, offices=(OfficeClaim("surveyor", count=10),)))
     check_tallies([PlayerTally("Anna", largest_group=8, wanted=2), *(PlayerTally(n) for n in "BCD")])
 
 
@@ -786,8 +800,11 @@ def tallies(draw) -> list[PlayerTally]:
         shipping_tiles_left -= shipping
         open_offices = [key for key in dealt if spaces_left[key]]
         held = draw(st.lists(st.sampled_from(open_offices), unique=True)) if open_offices else []
-        offices = tuple(OfficeClaim(key, draw(st.integers(1, spaces_left[key])), draw(counts), draw(counts),
-                                    draw(counts)) for key in held)
+        on_map = camps - wanted  # what an office counts: buildings, each a camp
+        water_camps = [draw(st.integers(0, on_map)) for _ in held]
+        offices = tuple(OfficeClaim(key, draw(st.integers(1, spaces_left[key])), draw(st.integers(0, on_map)),
+                                    water, draw(st.integers(0, on_map - water)))
+                        for key, water in zip(held, water_camps, strict=True))
         for claim in offices:
             spaces_left[claim.office] -= claim.tokens
         players.append(PlayerTally(

@@ -672,6 +672,22 @@ def test_what_an_office_counts_on_the_map_starts_empty_and_is_asked_for(client, 
     assert store.play_results(db, play_id)[1].breakdown["offices"] == points
 
 
+@pytest.mark.parametrize(("office", "typed"), [
+    pytest.param("frontier", {"count": "50"}, id="frontier-50-for-40"),
+    pytest.param("docks", {"camps": "7", "settlements": "6"}, id="docks-13-buildings"),
+])
+def test_an_office_counting_more_buildings_than_a_player_has_is_refused(client, db, office, typed):
+    play_id = new_play(client, db, "Anna", "Ben", offices=OFFICES_THAT_COUNT)
+    assert tap(client, play_id, "boomtown", seat="0", office=office).status_code == 302
+    response = sent_as_shown(client, play_id, **{"p1-track_vp": "20"},
+                             **{f"p0-office_{office}-{name}": value for name, value in typed.items()})
+    assert response.status_code == 400
+    [message] = card_errors(response.text, 0)
+    assert message.startswith("Anna has at most 12 buildings on the map (12 camps with 2 players, 0 of them "
+                              "Wanted), but the ")
+    assert store.get_play(db, play_id).status == "active" and len(store.list_events(db, play_id)) == 1
+
+
 def test_a_token_added_in_the_tally_asks_for_the_count_too(client, db):
     play_id = new_play(client, db, "Anna", "Ben", offices=OFFICES_THAT_COUNT)
     response = sent_as_shown(client, play_id, **{"p1-office_sheriff-tokens": "1", "p0-track_vp": "9"})

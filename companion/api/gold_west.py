@@ -23,7 +23,8 @@ _OFFICE_CLAIM = {"type": "object", "additionalProperties": False, "required": ["
     "tokens": count(gold_west.MAX_TOKENS_PER_OFFICE, 1,
                     description="1, or 2 for a token on each half of the office (default 1)."),
     "count": count(description="What the formula counts; frontier, sheriff and surveyor only "
-                               "(required for them)."),
+                               "(required for them). Buildings: at most the player's camps off the Wanted "
+                               "area, as for the docks' camps and settlements together."),
     "camps": count(description="Docks only: camps touching water (default 0)."),
     "settlements": count(description="Docks only: settlements touching water (default 0).")}}
 

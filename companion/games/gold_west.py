@@ -444,9 +444,10 @@ def check_office_spaces(players: Sequence[PlayerTally]) -> None:
                                  given=sum(tokens for _, tokens in holders), held=held)
 
 
-def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> None:
+def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False, stored: bool = False) -> None:
     """Refuse a final tally the game cannot produce, naming the field (``players[1].wanted``), and one that
-    leaves empty what the scoring needs from the board (``EntriesMissing``); ``entered_now``: check_camps."""
+    leaves empty what the scoring needs from the board (``EntriesMissing``); ``entered_now``: check_camps.
+    ``stored``: a tally read back, which skips the office counts (checked only since plays were stored)."""
     camps = camps_per_player(len(players))
     dealt: set[str] = set()
     missing: list[RulesError] = []
@@ -488,6 +489,14 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False) -> 
                 if value is not None and not _is_count(value):
                     what = Message("%(office)s %(what)s", office=office.label, what=Term(field_name))
                     raise _count_error(who, what, f"{at}.{field_name}")
+            # each building is a camp, and Wanted camps are off the map
+            counted = sum(getattr(claim, field_name) or 0 for field_name in office.entries)
+            if not stored and counted > camps - player.wanted:
+                raise RulesError("%(name)s has at most %(most)d buildings on the map (%(camps)d camps with "
+                                 "%(players)d players, %(wanted)d of them Wanted), but the %(office)s office "
+                                 "counts %(counted)d.", f"{at}.{office.entries[0]}", name=who,
+                                 most=camps - player.wanted, camps=camps, players=len(players),
+                                 wanted=player.wanted, office=office.label, counted=counted)
         if player.boomtown_tokens is not None:
             if not _is_count(player.boomtown_tokens):
                 raise _count_error(who, Term("BoomTown tokens"), f"{where}.boomtown_tokens")
@@ -532,9 +541,10 @@ class GoldWestResult(FinalResult):
     majorities: tuple[TerrainMajority, ...] = ()
 
 
-def final_result(players: Sequence[PlayerTally], entered_now: bool = False) -> GoldWestResult:
+def final_result(players: Sequence[PlayerTally], entered_now: bool = False, stored: bool = False
+                 ) -> GoldWestResult:
     """Score the end of a play: every row per player, ranks after the tie-breakers, and why."""
-    check_tallies(players, entered_now)
+    check_tallies(players, entered_now, stored)
     wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
     majorities = terrain_majorities(players)
     penalties = wanted_penalties(wanted)
@@ -955,7 +965,7 @@ def tallies_from_payload(payload: Mapping, names: Sequence[str]) -> tuple[Player
 
 def result_from_payload(payload: Mapping, names: Sequence[str]) -> GoldWestResult:
     """Score a stored final tally again (the result page shows what the rules derive, never a copy)."""
-    return final_result(tallies_from_payload(payload, names))
+    return final_result(tallies_from_payload(payload, names), stored=True)
 
 
 def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
