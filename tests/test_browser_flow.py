@@ -29,12 +29,17 @@ def test_create_play_and_finish_on_a_phone(live_server, phone):
     expect(page.locator("table.scoreboard")).to_contain_text("4")
 
     page.get_by_role("link", name="Totals only (scored on paper)").click()
-    page.get_by_label("Anna").fill("63")
-    page.get_by_label("Ben").fill("65")
+    page.get_by_label("Anna", exact=True).fill("65")
+    page.get_by_label("Ben", exact=True).fill("65")
+    page.get_by_role("button", name="Show the result").click()
+    # tied on points and on Wanted camps: the resources left decide, asked right there
+    expect(page.get_by_role("alert")).to_contain_text("Enter them for Anna and Ben.")
+    page.get_by_label("Anna: Resources left on the supply track").fill("1")
+    page.get_by_label("Ben: Resources left on the supply track").fill("2")
     page.get_by_role("button", name="Show the result").click()
 
     expect(page.get_by_text("Ben wins!")).to_be_visible()
-    expect(page.locator("table.breakdown")).to_contain_text("63")
+    expect(page.locator("table.breakdown")).to_contain_text("65")
     # nothing on the page is wider than the phone
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.get_by_role("link", name="Back to the group").click()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games import gold_west
+from companion.games import common, gold_west
 from companion.games.common import PlaySetup, RulesError, Seat
 from companion.games.gold_west import (
     GAME,
@@ -1087,9 +1087,43 @@ def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):
 @pytest.mark.parametrize(("payload", "seats", "expected"), [
     ({"players": [{"wanted": 2, "supply_left": 1}, {"wanted": 0, "supply_left": 4}]}, 2, [(-2, 1), (0, 4)]),
     ({"players": [{}, {"wanted": 1}]}, 2, [(0, 0), (-1, 0)]),
-    ({"totals": [3, 4]}, 2, None),  # closed with totals only
-    ({"players": [{"wanted": "2"}, {}]}, 2, None),
-    ({"players": [{}]}, 2, None),
-], ids=["recorded", "defaults", "totals-only", "not-a-number", "wrong-seat-count"])
+    ({"totals": [3, 4]}, 2, [(0, 0), (0, 0)]),  # closed with totals only, before tie-breakers were typed
+    ({"totals": [3, 3], "wanted": [1, 0], "supply_left": [None, 2]}, 2, [(-1, 0), (0, 2)]),
+    ({"totals": [3, 3], "wanted": ["1", 0], "supply_left": [2]}, 2, [(0, 0), (0, 0)]),
+    ({"players": [{"wanted": "2"}, {}]}, 2, [(0, 0), (0, 0)]),
+    ({"players": [{}]}, 2, [(0, 0), (0, 0)]),
+], ids=["recorded", "defaults", "totals-only", "totals-with-tie-breakers", "totals-with-nonsense",
+        "not-a-number", "wrong-seat-count"])
 def test_tie_breakers_read_back_from_a_stored_final_tally(payload, seats, expected):
     assert gold_west.final_tie_breakers(None, payload, seats) == expected
+
+
+TIED_NAMES = ["Anna", "Ben", "Cara"]
+
+
+@pytest.mark.parametrize(("wanted", "totals", "supply_left", "expected"), [
+    ((0, 0, 0), [40, 40, 30], None,
+     "Anna and Ben are tied on 40 VP and on camps in the Wanted area (0 each): the resources left on the "
+     "supply track decide. Enter them for Anna and Ben."),
+    ((0, 0, 0), [40, 40, 30], [None, 2, None],
+     "Anna and Ben are tied on 40 VP and on camps in the Wanted area (0 each): the resources left on the "
+     "supply track decide. Enter them for Anna."),
+    ((1, 0, 0), [40, 40, 30], None, [2, 1, 3]),
+    ((0, 0, 0), [40, 40, 30], [3, 1, None], [1, 2, 3]),
+    ((0, 0, 0), [40, 40, 30], [2, 2, None], [1, 1, 3]),
+    ((0, 0, 0), [40, 39, 30], None, [1, 2, 3]),
+], ids=["asked", "one-missing", "wanted-decides", "resources-decide", "still-tied", "no-tie"])
+def test_typed_totals_tied_on_vp_and_wanted_ask_the_resources_left(wanted, totals, supply_left, expected):
+    setup = PlaySetup("gold-west", tuple(Seat(name, "red") for name in TIED_NAMES), {})
+    state = replace(gold_west.initial_state(setup), wanted=wanted)  # the Wanted camps the ledger counted
+    payload = {"totals": totals, **({"supply_left": supply_left} if supply_left else {})}
+    if isinstance(expected, str):
+        with pytest.raises(RulesError) as refused:
+            gold_west.check_typed_totals(state, payload, TIED_NAMES)
+        assert str(refused.value.message) == expected
+        return
+    gold_west.check_typed_totals(state, payload, TIED_NAMES)
+    ranked = common.rank_players("gold-west", ("total",), [
+        (name, {"total": total}) for name, total in zip(TIED_NAMES, totals, strict=True)],
+        gold_west.final_tie_breakers(state, payload, 3))
+    assert [player.rank for player in ranked.players] == expected

@@ -559,6 +559,60 @@ def test_a_play_closed_with_plain_totals_shows_no_majorities(client, db, anna_be
     assert "Terrain majorities" not in page.text
 
 
+def totals_form(client, play_id, **typed) -> dict[str, str]:
+    """The totals-only form as a phone sends it back, with ``typed`` filled in."""
+    return {**form_values(client.get(f"/plays/{play_id}/finish").text), **typed}
+
+
+def test_totals_tied_on_points_and_wanted_ask_the_resources_left_and_keep_them(client, db):
+    play_id = new_play(client, db, "Anna", "Ben", "Cara")
+    tied = totals_form(client, play_id, total_0="40", total_1="40", total_2="30")
+    assert [tied[f"wanted_{seat}"] for seat in range(3)] == ["0", "0", "0"]  # as the ledger counted them
+    response = client.post(f"/plays/{play_id}/finish", data=tied)
+    assert response.status_code == 400 and errors_on(response.text) == [
+        "Anna and Ben are tied on 40 VP and on camps in the Wanted area (0 each): the resources left on the "
+        "supply track decide. Enter them for Anna and Ben."]
+    assert '<details class="card" open>' in response.text and 'name="supply_left_0"' in response.text
+    assert store.get_play(db, play_id).status == "active"
+
+    assert client.post(f"/plays/{play_id}/finish",
+                       data={**tied, "supply_left_0": "1", "supply_left_1": "3"}).status_code == 302
+    ranks = [(r.name, r.rank) for r in store.play_results(db, play_id)]
+    assert ranks == [("Ben", 1), ("Anna", 2), ("Cara", 3)]
+    result = html.unescape(client.get(f"/plays/{play_id}/result").text)
+    assert "Ben wins!" in result and "Terrain majorities" not in result
+    assert ("Anna and Ben tied on 40 VP; by most resources left on the supply track (Anna 1, Ben 3): "
+            "Ben 1st; Anna 2nd.") in result
+
+    # reopened, the form comes back as it was sent
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    values = totals_form(client, play_id)
+    assert [values[f"supply_left_{seat}"] for seat in range(3)] == ["1", "3", ""]
+    assert [values[f"total_{seat}"] for seat in range(3)] == ["40", "40", "30"]
+
+    # a correction into a tie the typed resources left do not cover asks to reopen the play
+    assert client.post(f"/plays/{play_id}/finish", data=values).status_code == 302
+    version = store.get_play(db, play_id).version
+    response = client.post(f"/plays/{play_id}/correct", data={"version": str(version), "seat0-total": "40",
+                                                               "seat1-total": "35", "seat2-total": "40"})
+    assert response.status_code == 400 and "the final tally has none for Cara" in html.unescape(response.text)
+    assert store.get_play(db, play_id).version == version
+
+
+@pytest.mark.parametrize(("loot", "typed", "expected"), [
+    (True, {}, [("Ben", 1), ("Anna", 2)]),
+    (False, {"wanted_1": "2"}, [("Anna", 1), ("Ben", 2)]),
+    (False, {"supply_left_0": "2", "supply_left_1": "2"}, [("Anna", 1), ("Ben", 1)]),
+], ids=["the-ledgers-wanted", "wanted-typed", "still-tied-shared"])
+def test_totals_tied_on_points_are_ranked_by_the_wanted_camps_then_the_resources_left(client, db, anna_ben,
+                                                                                     loot, typed, expected):
+    if loot:
+        tap(client, anna_ben, "loot", seat="0")
+    data = totals_form(client, anna_ben, total_0="40", total_1="40", **typed)
+    assert client.post(f"/plays/{anna_ben}/finish", data=data).status_code == 302
+    assert [(r.name, r.rank) for r in store.play_results(db, anna_ben)] == expected
+
+
 def form_values(page: str) -> dict[str, str]:
     """Every input of a form page with its value, as the phone would send it back."""
     values = {}

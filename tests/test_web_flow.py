@@ -47,8 +47,11 @@ def test_create_join_play_tally_and_history(app, client, db):
 
     tally = client.get(f"/plays/{play_id}/finish")
     version = re.search(r'name="version" type="hidden" value="(\d+)"', tally.text).group(1)
+    totals = {"version": version, "total_0": "61", "total_1": "65", "total_2": "65"}
+    response = client.post(f"/plays/{play_id}/finish", data=totals)
+    assert response.status_code == 400 and "Enter them for Ben and Cara." in response.text  # tied on points
     response = client.post(f"/plays/{play_id}/finish",
-                           data={"version": version, "total_0": "61", "total_1": "65", "total_2": "65"})
+                           data={**totals, "supply_left_1": "2", "supply_left_2": "2"})
     assert response.status_code == 302 and response.headers["Location"].endswith(f"/plays/{play_id}/result")
     results = store.play_results(db, play_id)
     assert [(r.name, r.total, r.rank) for r in results] == [("Ben", 65, 1), ("Cara", 65, 1), ("Anna", 61, 3)]

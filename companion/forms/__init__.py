@@ -1,8 +1,8 @@
 """The site's forms (WTForms through Flask-WTF); each game's own forms are in a module here."""
 
 import re
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
@@ -22,7 +22,7 @@ from wtforms.validators import (
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion.games.common import GameInfo
-from companion.messages import Refused
+from companion.messages import Message, Refused
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, NAME_MAX, NameProblem, clean_name
 from companion.web.i18n import translated
 
@@ -284,16 +284,33 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
     return form
 
 
-def tally_form(names: Sequence[str], formdata=None, totals: object = None) -> VersionedForm:
-    """The generic final tally: one total per player, starting from a reopened play's ``totals`` that fit."""
+def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | None = None,
+               tie_breakers: Sequence[tuple[str, Message]] = ()) -> VersionedForm:
+    """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label)
+    per player, starting from a reopened play's ``kept`` tally where it fits."""
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
         name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
                           NumberRange(-999, 9999)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
-    form_class = type("TallyForm", (VersionedForm,), fields)
-    form = form_class(formdata=formdata)
-    if formdata is None and isinstance(totals, list) and len(totals) == len(names):
-        for seat, total in enumerate(totals):  # as stored: a total from a backup shows as it came
-            form[f"total_{seat}"].data = total
+    for key, label in tie_breakers:
+        fields |= {f"{key}_{seat}": WholeNumberField(
+            gettext("%(name)s: %(count)s", name=name, count=translated(label)),
+            validators=[Optional(), NumberRange(0, 99)], render_kw=NUMERIC)
+            for seat, name in enumerate(names)}
+
+    class TallyForm(VersionedForm):
+        def tie_breakers(self) -> dict[str, list[int | None]]:
+            """The tie-breakers entered, as the final tally keeps them (None: not entered)."""
+            entered = {key: [self[f"{key}_{seat}"].data for seat in range(len(names))]
+                       for key, _ in tie_breakers}
+            return {key: values for key, values in entered.items() if any(v is not None for v in values)}
+
+    form = type("TallyForm", (TallyForm,), fields)(formdata=formdata)
+    if formdata is None and kept:
+        for key, prefix in [("totals", "total"), *((key, key) for key, _ in tie_breakers)]:
+            values = kept.get(key)
+            if isinstance(values, list) and len(values) == len(names):
+                for seat, value in enumerate(values):  # as stored: a total from a backup shows as it came
+                    form[f"{prefix}_{seat}"].data = value
     return form

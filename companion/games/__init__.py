@@ -6,6 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from companion.games import gold_west, great_western_trail, mayflower
 from companion.games.common import GameInfo, PlaySetup, UnknownGame
+from companion.messages import Message
 
 
 @runtime_checkable
@@ -35,9 +36,15 @@ class GameRules(Protocol):
                            seats: int) -> list[tuple[int, ...]] | None:
         """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
 
-    def check_corrected_tally(self, final_payload: Mapping[str, Any] | None, names: Sequence[str],
-                              totals: Sequence[int]) -> None:
+    def check_corrected_tally(self, state: Any | None, final_payload: Mapping[str, Any] | None,
+                              names: Sequence[str], totals: Sequence[int]) -> None:
         """Refuse corrected totals whose ranking needs what the final tally did not record (RulesError)."""
+
+    def totals_tie_breakers(self, state: Any) -> tuple[tuple[str, Message, list[int | None]], ...]:
+        """What typed totals ask of each player besides, for a tie: payload key, label, starting values."""
+
+    def check_typed_totals(self, state: Any, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+        """Refuse totals typed at the end of play whose ranking needs a tie-breaker they lack (RulesError)."""
 
 
 RULES: dict[str, GameRules] = {module.GAME.slug: module

@@ -513,22 +513,24 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False, sto
         raise EntriesMissing(missing)
 
 
-def _unentered_ties(players: Sequence[PlayerTally], totals: Sequence[int]) -> list[dict[str, Any]]:
+def _unentered_ties(names: Sequence[str], wanted: Sequence[int], supply_left: Sequence[int | None],
+                    totals: Sequence[int]) -> list[dict[str, Any]]:
     """The ties on VP and Wanted that resources left decide where some of the tied have none entered."""
     level: dict[tuple[int, int], list[int]] = {}
-    for index, (player, total) in enumerate(zip(players, totals, strict=True)):
-        level.setdefault((total, player.wanted), []).append(index)
-    return [{"names": listed([players[i].name for i in tied]), "total": total, "wanted": wanted,
-             "missing": listed([players[i].name for i in tied if players[i].supply_left is None])}
-            for (total, wanted), tied in level.items()
-            if len(tied) > 1 and any(players[i].supply_left is None for i in tied)]
+    for seat, key in enumerate(zip(totals, wanted, strict=True)):
+        level.setdefault(key, []).append(seat)
+    return [{"names": listed([names[i] for i in tied]), "total": total, "wanted": camps,
+             "missing": listed([names[i] for i in tied if supply_left[i] is None])}
+            for (total, camps), tied in level.items()
+            if len(tied) > 1 and any(supply_left[i] is None for i in tied)]
 
 
-def check_tie_breakers(players: Sequence[PlayerTally], totals: Sequence[int]) -> None:
+def check_tie_breakers(names: Sequence[str], wanted: Sequence[int], supply_left: Sequence[int | None],
+                       totals: Sequence[int]) -> None:
     """Refuse a ranking that needs resources left on the supply track not entered (a tie on VP and Wanted)."""
     missing = [RulesError("%(names)s are tied on %(total)d VP and on camps in the Wanted area (%(wanted)d "
                           "each): the resources left on the supply track decide. Enter them for %(missing)s.",
-                          "players", **tie) for tie in _unentered_ties(players, totals)]
+                          "players", **tie) for tie in _unentered_ties(names, wanted, supply_left, totals)]
     if missing:
         raise EntriesMissing(missing)
 
@@ -555,7 +557,8 @@ def final_result(players: Sequence[PlayerTally], entered_now: bool = False, stor
             "track": player.track_vp, "largest_group": GROUP_BUILDING_POINTS * (player.largest_group or 0),
             "offices": sum(office_points(claim, player, scored) for claim in player.offices),
             "wanted": penalties[index], "influence": sum(m.points[index] for m in majorities)}))
-    check_tie_breakers(players, [sum(points.values()) for _, points in breakdowns])
+    check_tie_breakers([p.name for p in players], wanted, supply_left,
+                       [sum(points.values()) for _, points in breakdowns])
     tie_breakers = list(map(tie_breaker, wanted, supply_left))
     ranked = common.rank_players(GAME.slug, GAME.rows, breakdowns, tie_breakers)
     return GoldWestResult(game=ranked.game, players=ranked.players, majorities=majorities,
@@ -973,15 +976,59 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
     result_from_payload(final_payload, names)
 
 
-def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
-                          totals: Sequence[int]) -> None:
+def totals_tie_breakers(state: PlayState) -> tuple[tuple[str, Message, list[int | None]], ...]:
+    """What typed totals ask of each player besides, for a tie on VP: payload key, label, values to start
+    from (the Wanted camps the ledger counted)."""
+    return (("wanted", Message("Camps in the Wanted area"), list(state.wanted)),
+            ("supply_left", Message("Resources left on the supply track"), [None] * len(state.wanted)))
+
+
+def _typed(final_payload: Mapping[str, Any] | None, key: str, seats: int) -> list[int | None]:
+    values = final_payload.get(key) if isinstance(final_payload, Mapping) else None
+    if not isinstance(values, list) or len(values) != seats:
+        return [None] * seats
+    return [value if type(value) is int else None for value in values]
+
+
+def _typed_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None, seats: int
+                        ) -> tuple[list[int], list[int | None]]:
+    """The Wanted camps and resources left typed with totals only; Wanted camps not typed (plays closed
+    before they were asked): the ledger's."""
+    ledger = state.wanted if state is not None else (0,) * seats
+    wanted = [counted if typed is None else typed
+              for typed, counted in zip(_typed(final_payload, "wanted", seats), ledger, strict=True)]
+    return wanted, _typed(final_payload, "supply_left", seats)
+
+
+def check_typed_totals(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Refuse typed totals tied on VP and Wanted camps without the resources left of the tied: a shared
+    win is not what the paper scoring found."""
+    check_tie_breakers(names, *_typed_tie_breakers(state, final_payload, len(names)), final_payload["totals"])
+
+
+def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any], names: Sequence[str],
+                        totals: Sequence[int]) -> GoldWestResult:
+    """Typed totals ranked by the tie-breakers typed with them, and why (no majorities: none was entered)."""
+    wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
+    ranked = common.rank_players(GAME.slug, ("total",), [(name, {"total": total}) for name, total in zip(
+        names, totals, strict=True)], list(map(tie_breaker, wanted, supply_left)))
+    return GoldWestResult(game=ranked.game, players=ranked.players,
+                          tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
+
+
+def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                          names: Sequence[str], totals: Sequence[int]) -> None:
     """Refuse corrected totals that tie where the resources left decide and the final tally has none for
     some of the tied: a correction changes rows only, and counted as 0 they would rank the tie unseen."""
-    try:
-        players = tallies_from_payload(final_payload or {}, names)
-    except RulesError:
-        return  # finished with totals only: a tie is ranked as it was when the play was finished
-    ties = _unentered_ties(players, totals)
+    if isinstance(final_payload, Mapping) and "totals" in final_payload:
+        wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
+    else:
+        try:
+            players = tallies_from_payload(final_payload or {}, names)
+        except RulesError:
+            return  # no tally of the game's own: a tie is ranked as it was when the play was finished
+        wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
+    ties = _unentered_ties(names, wanted, supply_left, totals)
     if ties:
         raise RulesError("%(names)s would be tied on %(total)d VP and on camps in the Wanted area "
                          "(%(wanted)d each): the resources left on the supply track decide, and the final "
@@ -990,8 +1037,9 @@ def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequen
 
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                       seats: int) -> list[tuple[int, int]] | None:
-    """The tie-breakers per seat as the final tally recorded them, else (totals only) the ledger's Wanted."""
+                       seats: int) -> list[tuple[int, int]]:
+    """The tie-breakers per seat as the final tally recorded them, else (totals only) as typed with them,
+    the ledger's Wanted camps where none were typed."""
     players = final_payload.get("players") if isinstance(final_payload, Mapping) else None
     if isinstance(players, list) and len(players) == seats:
         counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping)
@@ -999,7 +1047,7 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
         # resources left not entered (None): no tie needed them (``tie_breaker``)
         if all(type(wanted) is int and (left is None or type(left) is int) for wanted, left in counts):
             return [tie_breaker(*pair) for pair in counts]
-    return None if state is None else [tie_breaker(wanted, 0) for wanted in state.wanted]
+    return list(map(tie_breaker, *_typed_tie_breakers(state, final_payload, seats)))
 
 
 # --- Turn order at the table --------------------------------------------------------------------------------

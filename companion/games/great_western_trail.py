@@ -839,9 +839,18 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
     """None: a tie shares the victory."""
 
 
-def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
-                          totals: Sequence[int]) -> None:
+def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                          names: Sequence[str], totals: Sequence[int]) -> None:
     """Nothing to refuse: the game has no tie-breaker the final tally records."""
+
+
+def totals_tie_breakers(state: PlayState) -> tuple[tuple[str, Message, list[int | None]], ...]:
+    """Nothing: a tie on typed totals is shared."""
+    return ()
+
+
+def check_typed_totals(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Nothing to refuse: typed totals rank without a tie-breaker."""
 
 
 def final_tally_input(state: PlayState) -> dict[str, object]:

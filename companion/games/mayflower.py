@@ -639,9 +639,18 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
     """None: a tie on points shares the victory."""
 
 
-def check_corrected_tally(final_payload: Mapping[str, Any] | None, names: Sequence[str],
-                          totals: Sequence[int]) -> None:
+def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                          names: Sequence[str], totals: Sequence[int]) -> None:
     """Nothing to refuse: the game has no tie-breaker the final tally records."""
+
+
+def totals_tie_breakers(state: PlayState) -> tuple[tuple[str, Message, list[int | None]], ...]:
+    """Nothing: a tie on typed totals is shared."""
+    return ()
+
+
+def check_typed_totals(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Nothing to refuse: typed totals rank without a tie-breaker."""
 
 
 def _described(settler: Settler, players: Sequence[str]) -> Message:

@@ -125,6 +125,7 @@ def corrected_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[s
     them from what its final tally recorded."""
     rules = RULES.get(game)
     if rules:
-        rules.check_corrected_tally(final_payload, [name for name, _ in breakdowns],
+        rules.check_corrected_tally(table.game_state if table is not None else None, final_payload,
+                                    [name for name, _ in breakdowns],
                                     [sum(breakdown.values()) for _, breakdown in breakdowns])
     return ranked_tally(game, rows, breakdowns, final_payload, table)

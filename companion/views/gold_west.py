@@ -1,6 +1,6 @@
 """Gold West's own screens: the in-play ledger (one tap per scoring event) and the final tally."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import SimpleNamespace
 
@@ -131,12 +131,19 @@ class ShownMajority(gold_west.TerrainMajority):
 
 
 def final_outcome(play: store.Play) -> gold_west.GoldWestResult | None:
-    """The finished play's result derived from its tally, in the reader's language (None: totals only)."""
+    """The finished play's result derived from its tally, in the reader's language; typed totals (their
+    scores as stored, corrected or not) come without majorities."""
     events = store.list_events(get_db(), play.id)
-    if not events or events[-1].kind != FINAL_EVENT:
-        return None
+    final = next((event.payload for event in reversed(events) if event.kind == FINAL_EVENT), None)
+    names = [seat.name for seat in play.seats]
     try:
-        result = gold_west.result_from_payload(events[-1].payload, [seat.name for seat in play.seats])
+        if isinstance(final, Mapping) and "totals" in final:  # ranked as stored: corrected, say
+            totals = [r.total for r in sorted(store.play_results(get_db(), play.id), key=lambda r: r.seat)]
+            result = gold_west.typed_totals_result(table_of(play, events).game_state, final, names, totals)
+        elif final is not None and events[-1].kind == FINAL_EVENT:  # not corrected since: majorities hold
+            result = gold_west.result_from_payload(final, names)
+        else:
+            return None
     except Refused:
         return None
     return replace(result, majorities=tuple(ShownMajority(**vars(shown)) for shown in result.majorities),

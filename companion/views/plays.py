@@ -122,22 +122,34 @@ def finish(play_id: int):
     if custom.game_id_of(play.game) is not None:  # its own sheet knows how to rank its totals
         return redirect(common.final_tally_url(play))
     names = [seat.name for seat in play.seats]
+    table = table_of(play, store.list_events(get_db(), play.id))
+    tie_breakers = table.rules.totals_tie_breakers(table.game_state) if table.rules else ()
+    asked = [(key, label) for key, label, _ in tie_breakers]
     status = common.form_status()
+    # the tie-breakers show open where a tie asked for them, or where a reopened tally has them
+    tie_open = request.method == "POST"
     if request.method == "GET":
         kept = store.reopened_tally(get_db(), play.id)
-        form = tally_form(names, totals=kept.payload.get("totals") if kept else None)
+        starting = {key: values for key, _, values in tie_breakers}
+        form = tally_form(names, kept=kept.payload if kept else starting, tie_breakers=asked)
         form.version.data = str(play.version)
+        tie_open = kept is not None and any(key in kept.payload for key, _ in asked)
     else:
-        form = tally_form(names, formdata=request.form)
+        form = tally_form(names, formdata=request.form, tie_breakers=asked)
     if form.validate_on_submit():
         totals = [form[f"total_{seat}"].data for seat in range(len(names))]
-        result = ranked_tally(play.game, ("total",),
-                              [(name, {"total": total}) for name, total in zip(names, totals, strict=True)],
-                              None, table_of(play, store.list_events(get_db(), play.id)))
-        if common.finish_tally(play, form, lambda: ({"totals": totals}, result)):
+        payload = {"totals": totals, **form.tie_breakers()}
+
+        def score():
+            if table.rules:
+                table.rules.check_typed_totals(table.game_state, payload, names)
+            return payload, ranked_tally(play.game, ("total",), [
+                (name, {"total": total}) for name, total in zip(names, totals, strict=True)], payload, table)
+
+        if common.finish_tally(play, form, score):
             return common.to_result(play.id)
-        status = 409
-    return render_template("tally.html", play=play, game=play_game(play), form=form), status
+    return render_template("tally.html", play=play, game=play_game(play), form=form,
+                           tie_breakers=[key for key, _ in asked], tie_open=tie_open), status
 
 
 @bp.get("/result")
