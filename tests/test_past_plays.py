@@ -78,6 +78,32 @@ def test_one_of_the_three_row_by_row_and_a_group_game_with_its_sheet(client, db,
         "Anna": (6, 2), "Ben": (6, 1), "Cara": (-1, 3)}  # Coins break the tie
 
 
+@pytest.mark.parametrize(("typed", "expected"), [
+    ({}, "Anna and Ben are tied on 50 VP and on camps in the Wanted area (0 each): the resources left on "
+         "the supply track decide. Enter them for Anna and Ben."),
+    ({"wanted-0": "1"}, [("Ben", 1), ("Anna", 2), ("Cara", 3)]),
+    ({"supply_left-0": "4", "supply_left-1": "2"}, [("Anna", 1), ("Ben", 2), ("Cara", 3)]),
+    ({"supply_left-0": "2", "supply_left-1": "2"}, [("Anna", 1), ("Ben", 1), ("Cara", 3)]),
+], ids=["asked", "fewer-wanted-camps", "more-resources-left", "still-tied"])
+def test_a_past_gold_west_play_tied_on_points_is_ranked_by_its_tie_breakers(client, db, group, typed,
+                                                                          expected):
+    group_id, ids = group
+    page = client.get(f"/groups/{group_id}/plays/past/gold-west").text
+    assert 'name="wanted-0"' in page and 'name="supply_left-3"' in page
+    data = {"ended_on": "2024-03-02", **seats(ids, "Anna", "Ben", "Cara", width=4), "points-0-0": "50",
+            "points-1-0": "50", "points-2-0": "41", **typed}
+    response = client.post(f"/groups/{group_id}/plays/past/gold-west", data=data)
+    if isinstance(expected, str):
+        assert response.status_code == 400 and expected in html.unescape(response.text)
+        assert " open>" in response.text and store.history(db, group_id).total == 0
+        return
+    assert response.status_code == 302, response.text
+    play_id = int(response.headers["Location"].rsplit("/", 2)[1])
+    assert [(r.name, r.rank) for r in store.play_results(db, play_id)] == expected
+    result = client.get(f"/plays/{play_id}/result")
+    assert result.status_code == 200 and ("Tie-breaks" in result.text) == (expected[0][1] != expected[1][1])
+
+
 @pytest.mark.parametrize(("change", "message"), [
     ({"ended_on": ""}, "Give the day it was played."),
     ({"ended_on": "2024-02-30"}, "Use a date like 2024-05-31."),

@@ -48,7 +48,9 @@ def close(rating, expected):
 def test_ratings_are_openskills_own_per_game_and_overall_with_ties(client, db, group):
     group_id, ids = group
     anna, ben, cara = ids["Anna"], ids["Ben"], ids["Cara"]
-    log(client, group_id, "gold-west", "2024-01-01", (anna, 50), (ben, 40), (cara, 40))
+    # Ben and Cara tied on points, Wanted camps and resources left
+    log(client, group_id, "gold-west", "2024-01-01", (anna, 50), (ben, 40), (cara, 40),
+        **{"supply_left-1": "2", "supply_left-2": "2"})
     log(client, group_id, "great-western-trail", "2024-01-02", (ben, 90), (cara, 70))
     log(client, group_id, "gold-west", "2024-01-03", (cara, 60), (anna, 55))
 
@@ -115,7 +117,8 @@ def test_a_competitive_draw_of_everybody_is_rated_as_openskill_rates_it(client, 
     # ratings apart first, so that the draw moves the means and not only the uncertainty
     log(client, group_id, "great-western-trail", "2024-01-01", (anna, 90), (ben, 70), (cara, 50))
     log(client, group_id, f"custom-{golf}", "2024-01-02", (anna, 5), (ben, 5), (cara, 5))
-    log(client, group_id, "gold-west", "2024-01-03", (ben, 80), (cara, 80))
+    log(client, group_id, "gold-west", "2024-01-03", (ben, 80), (cara, 80),
+        **{"supply_left-0": "1", "supply_left-1": "1"})  # a full tie
     a, b, c = MODEL.rating(), MODEL.rating(), MODEL.rating()
     [[a], [b], [c]] = MODEL.rate([[a], [b], [c]], ranks=[1, 2, 3])
     before_draw = b

@@ -31,7 +31,9 @@ from companion.forms import (
 )
 from companion.games import custom
 from companion.games.common import RulesError
+from companion.messages import Message
 from companion.names import BGG_ID_MAX
+from companion.web.i18n import translated
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
 _ROW_NAME = re.compile(r"rows-[0-9]+-name")
@@ -223,6 +225,7 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=500)])
 
     zone: tzinfo | None = None  # the group's time zone; None: the server's
+    tie_breaker_keys: tuple[str, ...] = ()  # one of the three games: what it asks of players tied on points
     # Set by the view: the first year a play may name (the backup import's: every play kept can be restored;
     # the default only keeps dates computable) and the time it is, in UTC.
     first_year: int = MINYEAR + 1
@@ -236,6 +239,15 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
 
     def chosen_players(self) -> list[int]:
         return [self[f"player-{seat}"].data for seat in self.seated()]
+
+    def tie_breaker_fields(self, seat: int) -> list:
+        return [self[f"{key}-{seat}"] for key in self.tie_breaker_keys]
+
+    def tie_breakers(self) -> dict[str, list[int | None]]:
+        """The tie-breakers entered for the seats taken, as the final tally keeps them (None: not entered)."""
+        entered = {key: [self[f"{key}-{seat}"].data for seat in self.seated()]
+                   for key in self.tie_breaker_keys}
+        return {key: values for key, values in entered.items() if any(v is not None for v in values)}
 
     def validate_ended_on(self, field: StringField) -> None:
         try:
@@ -309,15 +321,21 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
                    zone: tzinfo | None = None, formdata=None,
-                   preselect: Sequence[int] | None = None, version: int | None = None) -> PastPlayForm:
+                   preselect: Sequence[int] | None = None, version: int | None = None,
+                   tie_breakers: Sequence[tuple[str, Message]] = ()) -> PastPlayForm:
     """The past-play form of ``sheet`` (a group game's: its ``version``), seated as ``preselect`` (player ids)
-    or one per player; its day and time are the group's (``zone``; None: the server's), as its label says."""
+    or one per player, with the game's ``tie_breakers`` (payload key, label) per seat; its day and time are
+    the group's (``zone``; None: the server's), as its label says."""
     seats = sheet.max_players
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
     fields: dict[str, Any] = {"zone": zone}
     fields |= {f"player-{seat}": SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int, default=0,
                                              choices=player_choices) for seat in range(seats)}
     fields |= _score_fields(sheet, labels, [None] * seats, custom.default_teams(seats))
+    fields |= {f"{key}-{seat}": WholeNumberField(translated(label), render_kw=NUMERIC,
+                                                 validators=[Optional(), NumberRange(0, 99)])
+               for seat in range(seats) for key, label in tie_breakers}
+    fields["tie_breaker_keys"] = tuple(key for key, _ in tie_breakers)
     starts = [player.id for player in players] if preselect is None else list(preselect)
     data = {"sheet_version": "" if version is None else str(version),
             **{f"player-{seat}": starts[seat] if seat < len(starts) else 0 for seat in range(seats)}}

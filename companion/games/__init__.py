@@ -40,10 +40,11 @@ class GameRules(Protocol):
                               names: Sequence[str], totals: Sequence[int]) -> None:
         """Refuse corrected totals whose ranking needs what the final tally did not record (RulesError)."""
 
-    def totals_tie_breakers(self, state: Any) -> tuple[tuple[str, Message, list[int | None]], ...]:
+    def totals_tie_breakers(self, state: Any | None) -> tuple[tuple[str, Message, list[int | None]], ...]:
         """What typed totals ask of each player besides, for a tie: payload key, label, starting values."""
 
-    def check_typed_totals(self, state: Any, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    def check_typed_totals(self, state: Any | None, final_payload: Mapping[str, Any],
+                           names: Sequence[str]) -> None:
         """Refuse totals typed at the end of play whose ranking needs a tie-breaker they lack (RulesError)."""
 
 

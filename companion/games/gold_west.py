@@ -976,11 +976,12 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
     result_from_payload(final_payload, names)
 
 
-def totals_tie_breakers(state: PlayState) -> tuple[tuple[str, Message, list[int | None]], ...]:
+def totals_tie_breakers(state: PlayState | None) -> tuple[tuple[str, Message, list[int | None]], ...]:
     """What typed totals ask of each player besides, for a tie on VP: payload key, label, values to start
-    from (the Wanted camps the ledger counted)."""
-    return (("wanted", Message("Camps in the Wanted area"), list(state.wanted)),
-            ("supply_left", Message("Resources left on the supply track"), [None] * len(state.wanted)))
+    from (the Wanted camps the ledger counted; none without a ledger)."""
+    wanted: list[int | None] = [None] * GAME.max_players if state is None else list(state.wanted)
+    return (("wanted", Message("Camps in the Wanted area"), wanted),
+            ("supply_left", Message("Resources left on the supply track"), [None] * len(wanted)))
 
 
 def _typed(final_payload: Mapping[str, Any] | None, key: str, seats: int) -> list[int | None]:
@@ -1000,7 +1001,8 @@ def _typed_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any
     return wanted, _typed(final_payload, "supply_left", seats)
 
 
-def check_typed_totals(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+def check_typed_totals(state: PlayState | None, final_payload: Mapping[str, Any],
+                       names: Sequence[str]) -> None:
     """Refuse typed totals tied on VP and Wanted camps without the resources left of the tied: a shared
     win is not what the paper scoring found."""
     check_tie_breakers(names, *_typed_tie_breakers(state, final_payload, len(names)), final_payload["totals"])

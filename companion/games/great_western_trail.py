@@ -844,12 +844,13 @@ def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, A
     """Nothing to refuse: the game has no tie-breaker the final tally records."""
 
 
-def totals_tie_breakers(state: PlayState) -> tuple[tuple[str, Message, list[int | None]], ...]:
+def totals_tie_breakers(state: PlayState | None) -> tuple[tuple[str, Message, list[int | None]], ...]:
     """Nothing: a tie on typed totals is shared."""
     return ()
 
 
-def check_typed_totals(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+def check_typed_totals(state: PlayState | None, final_payload: Mapping[str, Any],
+                       names: Sequence[str]) -> None:
     """Nothing to refuse: typed totals rank without a tie-breaker."""
 
 

@@ -10,8 +10,9 @@ from companion import store
 from companion.exchange.backup import FIRST_YEAR
 from companion.exchange.common import group_zone
 from companion.forms.custom_games import PastPlayForm, moved_to_sheet, past_play_form, preselected_players
-from companion.games import custom
+from companion.games import RULES, custom
 from companion.games import table_tools as tools
+from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.views import common
 from companion.views.catalogue import group_games
@@ -50,8 +51,11 @@ def new(group_id: int, game_slug: str):
         labels = {key: row_label(key, game.slug) for key in sheet.row_keys}
         preselect = preselected_players(sheet, players, request.args.get("players"),
                                         last and [seat.player_id for seat in last.seats])
+        rules = RULES.get(game.slug)
         form = past_play_form(sheet, players, labels, group_zone(g.time_zone), formdata=formdata,
-                              preselect=preselect, version=options.get(custom.SHEET_OPTION))
+                              preselect=preselect, version=options.get(custom.SHEET_OPTION),
+                              tie_breakers=[(key, label) for key, label, _ in rules.totals_tie_breakers(None)]
+                              if rules else ())
         # no year a backup could not restore, no end after now (the app's clock, which a test may move)
         form.first_year, form.now = FIRST_YEAR, common.utc_now()
         return form
@@ -95,13 +99,15 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
     extras = {tools.VARIANT: form.variant.data or "", tools.NOTE: form.note.data or ""}
     if minutes is not None:
         extras[tools.TIMER] = tools.logged_timer(minutes * 60)
+    scores = [(by_id[pid].name, breakdown) for pid, breakdown in zip(chosen, form.breakdowns(), strict=True)]
     try:
-        result = custom.rank_sheet(slug, sheet, [(by_id[pid].name, b) for pid, b in
-                                                 zip(chosen, form.breakdowns(), strict=True)],
-                                   form.teams_chosen(), form.won_chosen())
+        result = custom.rank_sheet(slug, sheet, scores, form.teams_chosen(), form.won_chosen())
         # "totals": like a play closed with totals only, it holds no tally of the game's own to check
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
-                   "teams": form.teams_chosen(), "won": form.won_chosen()}
+                   "teams": form.teams_chosen(), "won": form.won_chosen(), **form.tie_breakers()}
+        if rules := RULES.get(slug):  # one of the three: a tie on points is ranked by its tie-breakers
+            rules.check_typed_totals(None, payload, [name for name, _ in scores])
+            result = ranked_tally(slug, sheet.row_keys, scores, payload)
         # refused if another phone changed the sheet since it was read: the points follow its rows
         version = options.get(custom.SHEET_OPTION)
         check = None if version is None else store.sheet_unchanged(group.id, custom.game_id_of(slug), version)
