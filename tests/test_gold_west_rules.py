@@ -1127,3 +1127,18 @@ def test_typed_totals_tied_on_vp_and_wanted_ask_the_resources_left(wanted, total
         (name, {"total": total}) for name, total in zip(TIED_NAMES, totals, strict=True)],
         gold_west.final_tie_breakers(state, payload, 3))
     assert [player.rank for player in ranked.players] == expected
+
+
+@pytest.mark.parametrize(("payload", "note"), [
+    ({"totals": [40, 40], "wanted": [1, 0]},
+     "Anna and Ben tied on 40 VP; by fewest camps in the Wanted area (Anna 1, Ben 0): Ben 1st; Anna 2nd."),
+    # a stored tally (a backup, say) without Anna's resources left: ranked, and said, as 0
+    ({"totals": [40, 40], "supply_left": [None, 2]},
+     "Anna and Ben tied on 40 VP; by most resources left on the supply track (Anna 0, Ben 2): Ben 1st; "
+     "Anna 2nd."),
+    ({"totals": [40, 40]}, None),
+], ids=["wanted", "resources-left-missing", "shared"])
+def test_typed_totals_say_which_tie_breaker_ranked_a_tie(payload, note):
+    result = gold_west.typed_totals_result(None, payload, ["Anna", "Ben"], payload["totals"])
+    assert [str(n) for n in result.tie_break_notes.values()] == ([note] if note else [])
+    assert result.majorities == ()

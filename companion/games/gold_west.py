@@ -1014,8 +1014,9 @@ def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any
     wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
     ranked = common.rank_players(GAME.slug, ("total",), [(name, {"total": total}) for name, total in zip(
         names, totals, strict=True)], list(map(tie_breaker, wanted, supply_left)))
-    return GoldWestResult(game=ranked.game, players=ranked.players,
-                          tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
+    # resources left not typed rank as 0 (``tie_breaker``), and are said so
+    return GoldWestResult(game=ranked.game, players=ranked.players, tie_break_notes=tie_break_notes(
+        ranked.players, wanted, [left or 0 for left in supply_left]))
 
 
 def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
