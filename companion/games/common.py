@@ -103,6 +103,16 @@ def rank_players(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str,
                                    for (name, points), total, rank in zip(full, totals, ranks, strict=True)))
 
 
+# What the registry asks of a game whose ties are shared: nothing breaks one, so no tally lacks a tie-breaker.
+def no_tie_breakers(*_: object) -> None:
+    """None as the tie-breakers, and nothing to refuse for want of one."""
+
+
+def nothing_asked_for_ties(_state: object) -> tuple[()]:
+    """Typed totals ask nothing besides."""
+    return ()
+
+
 def winners_and_others(row_points: Mapping[str, tuple[int, int]], results: int,
                        wins: int) -> dict[str, tuple[float | None, float | None]]:
     """Per breakdown row, a winner's average points and everyone else's (None where there were none),

@@ -835,23 +835,9 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
         _refuse_conflicts(_cards_problems(state, strict=False))
 
 
-def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None, seats: int) -> None:
-    """None: a tie shares the victory."""
-
-
-def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                          names: Sequence[str], totals: Sequence[int]) -> None:
-    """Nothing to refuse: the game has no tie-breaker the final tally records."""
-
-
-def totals_tie_breakers(state: PlayState | None) -> tuple[tuple[str, Message, list[int | None]], ...]:
-    """Nothing: a tie on typed totals is shared."""
-    return ()
-
-
-def check_typed_totals(state: PlayState | None, final_payload: Mapping[str, Any],
-                       names: Sequence[str]) -> None:
-    """Nothing to refuse: typed totals rank without a tie-breaker."""
+# A tie shares the victory.
+final_tie_breakers = check_corrected_tally = check_typed_totals = common.no_tie_breakers
+totals_tie_breakers = common.nothing_asked_for_ties
 
 
 def final_tally_input(state: PlayState) -> dict[str, object]:
