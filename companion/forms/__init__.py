@@ -284,6 +284,11 @@ def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, fo
     return form
 
 
+def tie_breaker_field(label: str) -> WholeNumberField:
+    """A count that breaks a tie on points: asked of every player, needed only where a tie is."""
+    return WholeNumberField(label, validators=[Optional(), NumberRange(0, 99)], render_kw=NUMERIC)
+
+
 def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | None = None,
                tie_breakers: Sequence[tuple[str, Message]] = ()) -> VersionedForm:
     """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label)
@@ -294,10 +299,9 @@ def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | No
                           NumberRange(-999, 9999)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
     for key, label in tie_breakers:
-        fields |= {f"{key}_{seat}": WholeNumberField(
-            gettext("%(name)s: %(count)s", name=name, count=translated(label)),
-            validators=[Optional(), NumberRange(0, 99)], render_kw=NUMERIC)
-            for seat, name in enumerate(names)}
+        fields |= {f"{key}_{seat}": tie_breaker_field(gettext("%(name)s: %(count)s", name=name,
+                                                              count=translated(label)))
+                   for seat, name in enumerate(names)}
 
     class TallyForm(VersionedForm):
         def tie_breakers(self) -> dict[str, list[int | None]]:

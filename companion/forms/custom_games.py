@@ -28,6 +28,7 @@ from companion.forms import (
     WholeNumberField,
     choices,
     collapse_spaces,
+    tie_breaker_field,
 )
 from companion.games import custom
 from companion.games.common import RulesError
@@ -332,8 +333,7 @@ def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[
     fields |= {f"player-{seat}": SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int, default=0,
                                              choices=player_choices) for seat in range(seats)}
     fields |= _score_fields(sheet, labels, [None] * seats, custom.default_teams(seats))
-    fields |= {f"{key}-{seat}": WholeNumberField(translated(label), render_kw=NUMERIC,
-                                                 validators=[Optional(), NumberRange(0, 99)])
+    fields |= {f"{key}-{seat}": tie_breaker_field(translated(label))
                for seat in range(seats) for key, label in tie_breakers}
     fields["tie_breaker_keys"] = tuple(key for key, _ in tie_breakers)
     starts = [player.id for player in players] if preselect is None else list(preselect)
