@@ -175,6 +175,8 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
     assert "4 plays to import" in page.text and "4 plays left out" in page.text
     assert "Azul" in page.text and "Great Western Trail: El Paso" in page.text
     assert "Anna has no score in whole points." in page.text
+    assert ("a Gold West tie on points goes to the players it marks as winners; other ties on points are "
+            "shared") in page.text
     fields = confirmation_fields(page.text)
     players = {p.name: p.id for p in store.list_players(db, group)}
     # same names (ignoring case) are suggested; the others become new players
@@ -201,9 +203,11 @@ def test_import_round_trip_on_the_sample_file(client, db, group):
         ("Anna", 87, 1), ("ben", 74, 2), ("Cara", 69, 3)]
     assert len({s.colour for s in gwt.play.seats}) == 3
     gold = next(p for p in finished.values() if p.play.game == "gold-west")
-    # ranked by the game's rules: BG Stats keeps no tie-breakers, so the tie on points is shared
+    # BG Stats keeps no tie-breakers, but marks Cara the winner of the tie on points: so the table broke it
     assert [(r.name, r.total, r.rank) for r in gold.results] == [
-        ("ben", 64, 1), ("Cara", 64, 1), ("Anna", 61, 3), ("Dan", 52, 4)]
+        ("Cara", 64, 1), ("ben", 64, 2), ("Anna", 61, 3), ("Dan", 52, 4)]
+    assert ("ben and Cara tied on 64 VP; by the winner recorded in BG Stats (Cara): Cara 1st; ben 2nd."
+            in html.unescape(client.get(f"/plays/{gold.play.id}/result").text))
     # an ignored play in BG Stats does not count in the statistics
     assert store.play_counted(db, gold.play.id) is False
     payload = store.final_payload(db, gwt.play.id)

@@ -1087,13 +1087,16 @@ def test_any_stored_payload_is_scored_or_refused_with_a_rules_error(payload):
 @pytest.mark.parametrize(("payload", "seats", "expected"), [
     ({"players": [{"wanted": 2, "supply_left": 1}, {"wanted": 0, "supply_left": 4}]}, 2, [(-2, 1), (0, 4)]),
     ({"players": [{}, {"wanted": 1}]}, 2, [(0, 0), (-1, 0)]),
-    ({"totals": [3, 4]}, 2, [(0, 0), (0, 0)]),  # closed with totals only, before tie-breakers were typed
-    ({"totals": [3, 3], "wanted": [1, 0], "supply_left": [None, 2]}, 2, [(-1, 0), (0, 2)]),
-    ({"totals": [3, 3], "wanted": ["1", 0], "supply_left": [2]}, 2, [(0, 0), (0, 0)]),
-    ({"players": [{"wanted": "2"}, {}]}, 2, [(0, 0), (0, 0)]),
-    ({"players": [{}]}, 2, [(0, 0), (0, 0)]),
+    # closed with totals only, before tie-breakers were typed; the last: the winners an import names
+    ({"totals": [3, 4]}, 2, [(0, 0, False), (0, 0, False)]),
+    ({"totals": [3, 3], "wanted": [1, 0], "supply_left": [None, 2]}, 2, [(-1, 0, False), (0, 2, False)]),
+    ({"totals": [3, 3], "wanted": ["1", 0], "supply_left": [2]}, 2, [(0, 0, False), (0, 0, False)]),
+    ({"totals": [3, 3, 3], "winners": [2]}, 3, [(0, 0, False), (0, 0, False), (0, 0, True)]),
+    ({"totals": [3, 3], "winners": ["1", 7]}, 2, [(0, 0, False), (0, 0, False)]),
+    ({"players": [{"wanted": "2"}, {}]}, 2, [(0, 0, False), (0, 0, False)]),
+    ({"players": [{}]}, 2, [(0, 0, False), (0, 0, False)]),
 ], ids=["recorded", "defaults", "totals-only", "totals-with-tie-breakers", "totals-with-nonsense",
-        "not-a-number", "wrong-seat-count"])
+        "imported-winner", "imported-nonsense", "not-a-number", "wrong-seat-count"])
 def test_tie_breakers_read_back_from_a_stored_final_tally(payload, seats, expected):
     assert gold_west.final_tie_breakers(None, payload, seats) == expected
 
@@ -1137,7 +1140,17 @@ def test_typed_totals_tied_on_vp_and_wanted_ask_the_resources_left(wanted, total
      "Anna and Ben tied on 40 VP; by most resources left on the supply track (Anna 0, Ben 2): Ben 1st; "
      "Anna 2nd."),
     ({"totals": [40, 40]}, None),
-], ids=["wanted", "resources-left-missing", "shared"])
+    # an imported play: BG Stats keeps no tie-breakers, but marks how the table broke the tie
+    ({"totals": [40, 40], "winners": [1], "imported_from": "BG Stats"},
+     "Anna and Ben tied on 40 VP; by the winner recorded in BG Stats (Ben): Ben 1st; Anna 2nd."),
+    ({"totals": [40, 40], "wanted": [1, 1], "supply_left": [2, 3], "winners": [0]},
+     "Anna and Ben tied on 40 VP; by most resources left on the supply track (Anna 2, Ben 3): Ben 1st; "
+     "Anna 2nd."),
+    ({"totals": [40, 40], "wanted": [0, 1], "supply_left": [3, 3], "winners": [0]},
+     "Anna and Ben tied on 40 VP; by fewest camps in the Wanted area (Anna 0, Ben 1): Anna 1st; Ben 2nd."),
+    ({"totals": [40, 40], "winners": [0, 1], "imported_from": "BG Stats"}, None),
+], ids=["wanted", "resources-left-missing", "shared", "imported-winner", "rules-before-import",
+        "wanted-and-import-agree", "imported-shared"])
 def test_typed_totals_say_which_tie_breaker_ranked_a_tie(payload, note):
     result = gold_west.typed_totals_result(None, payload, ["Anna", "Ben"], payload["totals"])
     assert [str(n) for n in result.tie_break_notes.values()] == ([note] if note else [])

@@ -221,19 +221,26 @@ def test_gold_west_corrections_keep_the_tie_breakers_of_the_final_tally(client, 
     assert [(r.name, r.total, r.rank) for r in store.play_results(db, play.id)] == expected
 
 
-@pytest.mark.parametrize(("tally", "expected"), [
+@pytest.mark.parametrize(("payload", "expected"), [
     # the final tally recorded resources left for both: they rank the new tie
-    ([{"wanted": 0, "supply_left": 1}, {"wanted": 0, "supply_left": 2}], [("Ben", 48, 1), ("Anna", 48, 2)]),
+    ({"players": [{"wanted": 0, "supply_left": 1}, {"wanted": 0, "supply_left": 2}]},
+     [("Ben", 48, 1), ("Anna", 48, 2)]),
     # Anna's were never entered (no tie needed them then): 0 would rank her second unseen
-    ([{"wanted": 0, "supply_left": None}, {"wanted": 0, "supply_left": 2}],
+    ({"players": [{"wanted": 0, "supply_left": None}, {"wanted": 0, "supply_left": 2}]},
      "Anna and Ben would be tied on 48 VP and on camps in the Wanted area (0 each): the resources left on "
      "the supply track decide, and the final tally has none for Anna. Reopen the play (undo the final "
      "tally) to enter them."),
-], ids=["entered", "never entered"])
-def test_a_gold_west_correction_into_a_tie_needs_the_resources_left(client, db, table, tally, expected):
+    # imported from BG Stats, which keeps no tie-breakers: the winner it marks ranks the tie
+    ({"totals": [48, 38], "winners": [0], "imported_from": "BG Stats"}, [("Anna", 48, 1), ("Ben", 48, 2)]),
+    ({"totals": [48, 38], "imported_from": "BG Stats"},
+     "Anna and Ben would be tied on 48 VP and on camps in the Wanted area (0 each): the resources left on "
+     "the supply track decide, and the final tally has none for Anna and Ben. Reopen the play (undo the "
+     "final tally) to enter them."),
+], ids=["entered", "never entered", "imported with a winner", "imported without"])
+def test_a_gold_west_correction_into_a_tie_needs_the_resources_left(client, db, table, payload, expected):
     group_id, ids = table
     play_id = finish(db, group_id, "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")],
-                     [gw(30), gw(20)], [1, 2], payload={"players": tally})
+                     [gw(30), gw(20)], [1, 2], payload=payload)
     play = store.get_play(db, play_id)
     response = client.post(f"/plays/{play_id}/correct", data=correction_data(play.version, [gw(30), gw(30)]))
     if isinstance(expected, str):

@@ -96,6 +96,7 @@ def own_game_matcher(own_games: Sequence[GroupGame]) -> GameMatcher:
 class PlayerScore:
     player: int  # the BG Stats player's id
     score: int
+    winner: bool = False  # BG Stats marks the player a winner
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
                 custom.checked_breakdown(choice.sheet, name, {custom.TOTAL_ROW: points})
             except RulesError as error:
                 return error.message
-        scores.append(PlayerScore(ref, points))
+        scores.append(PlayerScore(ref, points, entry.get("winner") is True))
     return ImportablePlay(
         key=_play_key(play, game), game=choice, game_name=game.name, started_at=start.isoformat(),
         ended_at=end.isoformat(), minutes=minutes, counted=play.get("ignored") is not True,
@@ -524,9 +525,12 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
         seat_colours.append(own if own not in seat_colours else _free_colour(seat_colours, colours))
     scores = [(names[score.player], {custom.TOTAL_ROW: score.score}) for score in play.scores]
     source = {"imported_from": SOURCE, KEY_FIELD: play.key}
-    # ranked by the game's rules: BG Stats keeps no tie-breakers, so a tie on points is shared (whoever won)
+    # ranked by the game's rules; BG Stats keeps no tie-breakers, but its winners tell how the table broke a
+    # tie where the rules break one (Gold West)
     if play.game.sheet is None:
         payload = {"totals": [score.score for score in play.scores], **source}
+        if winners := [seat for seat, score in enumerate(play.scores) if score.winner]:
+            payload["winners"] = winners
         result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
     else:  # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
         payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,

@@ -179,6 +179,7 @@ def office_points(claim: OfficeClaim, player: PlayerTally, scored_terrains: int)
 _PLACES = Message("%(earlier)s; %(later)s")  # Dan 1st; Anna and Ben 2nd; Cara 4th
 _ORDINALS = {1: Message("%(rank)dst"), 2: Message("%(rank)dnd"), 3: Message("%(rank)drd")}
 _NTH = Message("%(rank)dth")
+_THEN = Message("%(earlier)s, then %(later)s")  # one tie-breaker, then the next
 
 
 @dataclass(frozen=True)
@@ -514,14 +515,15 @@ def check_tallies(players: Sequence[PlayerTally], entered_now: bool = False, sto
 
 
 def _unentered_ties(names: Sequence[str], wanted: Sequence[int], supply_left: Sequence[int | None],
-                    totals: Sequence[int]) -> list[dict[str, Any]]:
-    """The ties on VP and Wanted that resources left decide where some of the tied have none entered."""
-    level: dict[tuple[int, int], list[int]] = {}
-    for seat, key in enumerate(zip(totals, wanted, strict=True)):
+                    totals: Sequence[int], recorded: Sequence[bool] = ()) -> list[dict[str, Any]]:
+    """The ties on VP and Wanted that resources left decide where some of the tied have none entered
+    (``recorded``: winners an imported play names, which rank such a tie)."""
+    level: dict[tuple[int, int, bool], list[int]] = {}
+    for seat, key in enumerate(zip(totals, wanted, recorded or [False] * len(names), strict=True)):
         level.setdefault(key, []).append(seat)
     return [{"names": listed([names[i] for i in tied]), "total": total, "wanted": camps,
              "missing": listed([names[i] for i in tied if supply_left[i] is None])}
-            for (total, camps), tied in level.items()
+            for (total, camps, _), tied in level.items()
             if len(tied) > 1 and any(supply_left[i] is None for i in tied)]
 
 
@@ -565,32 +567,40 @@ def final_result(players: Sequence[PlayerTally], entered_now: bool = False, stor
                           tie_break_notes=tie_break_notes(ranked.players, wanted, supply_left))
 
 
-def tie_break_notes(results: Sequence[common.PlayerResult], wanted: Sequence[int],
-                    supply_left: Sequence[int]) -> dict[str, Message]:
-    """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name."""
+def tie_break_notes(results: Sequence[common.PlayerResult], wanted: Sequence[int], supply_left: Sequence[int],
+                    recorded: Sequence[bool] = (), source: str = "") -> dict[str, Message]:
+    """A sentence per group of equal points that tie-breakers ranked apart, keyed by its first name;
+    ``recorded``: the winners an imported play names, as ``source`` recorded them."""
+    def counts(level: Sequence[int], values: Sequence[int]) -> str:
+        return ", ".join(f"{results[j].name} {values[j]}" for j in level)  # Anna 2, Ben 3
+
+    breakers = [(wanted, lambda level: Message("fewest camps in the Wanted area (%(counts)s)",
+                                               counts=counts(level, wanted))),
+                (supply_left, lambda level: Message("most resources left on the supply track (%(counts)s)",
+                                                    counts=counts(level, supply_left)))]
+    if recorded:
+        breakers.append((recorded, lambda level: Message(
+            "the winner recorded in %(source)s (%(names)s)", source=source or Message("the imported file"),
+            names=listed([results[j].name for j in level if recorded[j]]))))
     notes: dict[str, Message] = {}
     for total in dict.fromkeys(player.total for player in results):
         tied = [j for j, player in enumerate(results) if player.total == total]
         ranks = sorted({results[j].rank for j in tied})
         if len(ranks) < 2:
             continue
-        # The tie-breakers that decided, with each tied player's count (``Anna 2, Ben 3``).
-        reasons = ""
-        if len({wanted[j] for j in tied}) > 1:
-            reasons = Message("fewest camps in the Wanted area (%(counts)s)",
-                              counts=", ".join(f"{results[j].name} {wanted[j]}" for j in tied))
-        level_on_wanted = [j for j in tied if sum(wanted[k] == wanted[j] for k in tied) > 1]
-        if level_on_wanted and len({supply_left[j] for j in level_on_wanted}) > 1:
-            by_supply = ", ".join(f"{results[j].name} {supply_left[j]}" for j in level_on_wanted)
-            reasons = (Message("%(wanted)s, then most resources left on the supply track (%(counts)s)",
-                               wanted=reasons, counts=by_supply) if reasons else
-                       Message("most resources left on the supply track (%(counts)s)", counts=by_supply))
+        # each tie-breaker that decided, among the players the earlier ones left level
+        reasons, level = [], tied
+        for values, reason in breakers:
+            if len({values[j] for j in level}) > 1:
+                reasons.append(reason(level))
+            level = [j for j in level if sum(values[k] == values[j] for k in level) > 1]
         order = [Message("%(names)s %(rank)s", rank=Message(_ORDINALS.get(rank, _NTH).template, rank=rank),
                          names=listed([results[j].name for j in tied if results[j].rank == rank]))
                  for rank in ranks]
         notes[results[tied[0]].name] = Message("%(names)s tied on %(total)d VP; by %(reasons)s: %(order)s.",
                                                names=listed([results[j].name for j in tied]), total=total,
-                                               reasons=reasons, order=common.chained(_PLACES, order))
+                                               reasons=common.chained(_THEN, reasons),
+                                               order=common.chained(_PLACES, order))
     return notes
 
 
@@ -1001,6 +1011,15 @@ def _typed_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any
     return wanted, _typed(final_payload, "supply_left", seats)
 
 
+def _recorded_winners(final_payload: Mapping[str, Any] | None, seats: int) -> tuple[bool, ...]:
+    """The seats an imported play names as winners (BG Stats' winner marks): how the table broke a tie
+    the file has no tie-breakers for. All False where none are named."""
+    winners = final_payload.get("winners") if isinstance(final_payload, Mapping) else None
+    if not isinstance(winners, list) or not all(type(seat) is int for seat in winners):
+        return (False,) * seats
+    return tuple(seat in winners for seat in range(seats))
+
+
 def check_typed_totals(state: PlayState | None, final_payload: Mapping[str, Any],
                        names: Sequence[str]) -> None:
     """Refuse typed totals tied on VP and Wanted camps without the resources left of the tied: a shared
@@ -1010,28 +1029,34 @@ def check_typed_totals(state: PlayState | None, final_payload: Mapping[str, Any]
 
 def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any], names: Sequence[str],
                         totals: Sequence[int]) -> GoldWestResult:
-    """Typed totals ranked by the tie-breakers typed with them, and why (no majorities: none was entered)."""
+    """Typed or imported totals ranked by the tie-breakers typed with them, then the winners an import
+    names, and why (no majorities: none was entered)."""
     wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
     ranked = common.rank_players(GAME.slug, ("total",), [(name, {"total": total}) for name, total in zip(
-        names, totals, strict=True)], list(map(tie_breaker, wanted, supply_left)))
+        names, totals, strict=True)], final_tie_breakers(state, final_payload, len(names)))
+    recorded = _recorded_winners(final_payload, len(names))
+    source = final_payload.get("imported_from")
     # resources left not typed rank as 0 (``tie_breaker``), and are said so
     return GoldWestResult(game=ranked.game, players=ranked.players, tie_break_notes=tie_break_notes(
-        ranked.players, wanted, [left or 0 for left in supply_left]))
+        ranked.players, wanted, [left or 0 for left in supply_left], recorded if any(recorded) else (),
+        source if isinstance(source, str) else ""))
 
 
 def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                           names: Sequence[str], totals: Sequence[int]) -> None:
     """Refuse corrected totals that tie where the resources left decide and the final tally has none for
     some of the tied: a correction changes rows only, and counted as 0 they would rank the tie unseen."""
+    recorded: Sequence[bool] = ()
     if isinstance(final_payload, Mapping) and "totals" in final_payload:
         wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
+        recorded = _recorded_winners(final_payload, len(names))
     else:
         try:
             players = tallies_from_payload(final_payload or {}, names)
         except RulesError:
             return  # no tally of the game's own: a tie is ranked as it was when the play was finished
         wanted, supply_left = [p.wanted for p in players], [p.supply_left for p in players]
-    ties = _unentered_ties(names, wanted, supply_left, totals)
+    ties = _unentered_ties(names, wanted, supply_left, totals, recorded)
     if ties:
         raise RulesError("%(names)s would be tied on %(total)d VP and on camps in the Wanted area "
                          "(%(wanted)d each): the resources left on the supply track decide, and the final "
@@ -1040,9 +1065,9 @@ def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, A
 
 
 def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                       seats: int) -> list[tuple[int, int]]:
+                       seats: int) -> list[tuple[int, ...]]:
     """The tie-breakers per seat as the final tally recorded them, else (totals only) as typed with them,
-    the ledger's Wanted camps where none were typed."""
+    the ledger's Wanted camps where none were typed, then the winners an imported play names."""
     players = final_payload.get("players") if isinstance(final_payload, Mapping) else None
     if isinstance(players, list) and len(players) == seats:
         counts = [(entry.get("wanted", 0), entry.get("supply_left", 0)) if isinstance(entry, Mapping)
@@ -1050,7 +1075,9 @@ def final_tie_breakers(state: PlayState | None, final_payload: Mapping[str, Any]
         # resources left not entered (None): no tie needed them (``tie_breaker``)
         if all(type(wanted) is int and (left is None or type(left) is int) for wanted, left in counts):
             return [tie_breaker(*pair) for pair in counts]
-    return list(map(tie_breaker, *_typed_tie_breakers(state, final_payload, seats)))
+    typed = _typed_tie_breakers(state, final_payload, seats)
+    return [(*tie_breaker(wanted, left), won)
+            for wanted, left, won in zip(*typed, _recorded_winners(final_payload, seats), strict=True)]
 
 
 # --- Turn order at the table --------------------------------------------------------------------------------
