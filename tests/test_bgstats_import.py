@@ -243,6 +243,28 @@ def test_comments_longer_than_a_note_are_cut_and_the_confirmation_says_so(client
     assert 'id="shortened-notes"' not in upload(client, group, SAMPLE.read_bytes()).text
 
 
+def test_the_confirmation_names_the_plays_whose_bg_stats_winners_the_points_do_not_give(client, db, group):
+    def other_winners(document):
+        first, _, _, mayflower = document["plays"][:4]
+        for entry, winner in zip(first["playerScores"], (False, True, False), strict=True):
+            entry["winner"] = winner  # ben marked the winner with 74 points to Anna's 87
+        mayflower["playerScores"][1]["score"] = "91"  # Dan level with Cara: the rules share it, BG Stats not
+
+    page = upload(client, group, mutated(other_winners))
+    said = re.search(r'<p class="hint" id="other-winners">(.*?)</p>', html.unescape(page.text), re.S)
+    assert said and "BG Stats marks other winners than the points give in these 2 plays" in said.group(1)
+    assert ("Great Western Trail (2024-01-05), New World: A Carcassonne Game (2024-02-16)."
+            in " ".join(said.group(1).split()))
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm",
+                       data=confirmation_fields(page.text)).status_code == 302
+    ranked = {finished.play.started_at[:10]: {r.name: r.rank for r in finished.results}
+              for finished in store.recent_finished(db, group)}
+    assert ranked["2024-01-05"] == {"Anna": 1, "ben": 2, "Cara": 3}
+    assert ranked["2024-02-16"] == {"Cara": 1, "Dan": 1, "Anna": 3}
+    # the sample's winners are the players its points rank first (Gold West's tie: the one marked)
+    assert 'id="other-winners"' not in upload(client, group, SAMPLE.read_bytes()).text
+
+
 def test_the_confirmation_page_is_translated(client, group):
     page = client.post(f"/groups/{group}/import/bg-stats",
                        data={"export": (io.BytesIO(SAMPLE.read_bytes()), "BGStatsExport.json")},
@@ -339,7 +361,9 @@ def test_the_groups_own_games_are_matched_by_boardgamegeek_id_or_name(db, group)
 def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db, group):
     azul = own_game(db, group, "Azul", lowest_wins=True)  # as a test: fewer points win
     page = upload(client, group, SAMPLE.read_bytes())
-    assert "5 plays to import" in page.text and "Azul" not in page.text.split("left out")[1]
+    assert "5 plays to import" in page.text and "Azul" not in page.text.split('id="skipped-h"')[1]
+    # BG Stats marks Eve the winner with 58 points to ben's 41: the sheet ranks ben first, and says so
+    assert "Azul (2024-03-01)" in page.text.split('id="other-winners"')[1]
     fields = confirmation_fields(page.text)
     assert fields["player_5"] == "0"  # Eve, who played Azul only, is a new player
     assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302

@@ -13,7 +13,7 @@ from typing import Any
 
 from companion.exchange.common import POINTS_LIMIT, as_local
 from companion.games import RULES, custom, table_tools
-from companion.games.common import GameInfo, RulesError
+from companion.games.common import FinalResult, GameInfo, RulesError
 from companion.games.table import ranked_tally
 from companion.messages import Message, Refused
 from companion.names import LOCATION_MAX, NAME_MAX, NEW_PLAYER, NameProblem, clean_name, name_key
@@ -516,6 +516,38 @@ def _options(play: ImportablePlay) -> dict[str, Any]:
     return options
 
 
+def _ranked(play: ImportablePlay, scores: Sequence[tuple[str, Mapping[str, int]]], source: Mapping[str, str]
+            ) -> tuple[dict[str, Any], FinalResult]:
+    """The final tally's payload and the play ranked by the game's rules, or by the group's sheet."""
+    # BG Stats keeps no tie-breakers, but its winners tell how the table broke a tie where the rules break
+    # one (Gold West)
+    if play.game.sheet is None:
+        payload = {"totals": [score.score for score in play.scores], **source}
+        if winners := [seat for seat, score in enumerate(play.scores) if score.winner]:
+            payload["winners"] = winners
+        return payload, ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
+    # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
+    payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,
+               **({"won": play.won} if play.won is not None else {}),
+               **({"teams": list(play.teams)} if play.teams is not None else {})}
+    return payload, custom.rank_sheet(play.game.slug, play.game.sheet, scores, play.teams, play.won)
+
+
+def other_winners(plays: Sequence[ImportablePlay]) -> list[ImportablePlay]:
+    """The plays in which BG Stats marks other winners than the players ranked first by the points and
+    the game's rules (a tie they share, say): the confirmation says so."""
+    differing = []
+    for play in plays:
+        marked = {seat for seat, score in enumerate(play.scores) if score.winner}
+        if not marked or play.won is not None:  # nothing marked, or a cooperative game's outcome
+            continue
+        _, result = _ranked(play, [(str(seat), {custom.TOTAL_ROW: score.score})
+                                   for seat, score in enumerate(play.scores)], {})
+        if marked != {seat for seat, player in enumerate(result.players) if player.rank == 1}:
+            differing.append(play)
+    return differing
+
+
 def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Mapping[str, str],
                  colours: Sequence[str]) -> ImportedPlay:
     seat_names = [names[score.player] for score in play.scores]
@@ -524,19 +556,7 @@ def _stored_play(play: ImportablePlay, names: Mapping[int, str], colours_of: Map
         own = colours_of[name_key(name)]
         seat_colours.append(own if own not in seat_colours else _free_colour(seat_colours, colours))
     scores = [(names[score.player], {custom.TOTAL_ROW: score.score}) for score in play.scores]
-    source = {"imported_from": SOURCE, KEY_FIELD: play.key}
-    # ranked by the game's rules; BG Stats keeps no tie-breakers, but its winners tell how the table broke a
-    # tie where the rules break one (Gold West)
-    if play.game.sheet is None:
-        payload = {"totals": [score.score for score in play.scores], **source}
-        if winners := [seat for seat, score in enumerate(play.scores) if score.winner]:
-            payload["winners"] = winners
-        result = ranked_tally(play.game.slug, (custom.TOTAL_ROW,), scores, payload)
-    else:  # one of the group's own games: its sheet ranks (lowest wins, cooperative …)
-        payload = {"breakdowns": [breakdown for _, breakdown in scores], **source,
-                   **({"won": play.won} if play.won is not None else {}),
-                   **({"teams": list(play.teams)} if play.teams is not None else {})}
-        result = custom.rank_sheet(play.game.slug, play.game.sheet, scores, play.teams, play.won)
+    payload, result = _ranked(play, scores, {"imported_from": SOURCE, KEY_FIELD: play.key})
     return ImportedPlay(
         game=play.game.slug, options=_options(play), counted=play.counted, started_at=play.started_at,
         ended_at=play.ended_at, seats=tuple(zip(seat_names, seat_colours, strict=True)),

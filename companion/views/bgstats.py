@@ -51,6 +51,8 @@ def _confirm_page(group: store.Group, file: BgStatsFile, form, status: int = 200
     return render_template("history/bgstats_confirm.html", group=group, file=file, form=form,
                            skipped=skipped, more_skipped=len(file.skipped) - len(shown),
                            shortened=bgstats_import.shortened_notes(file.plays),
+                           other_winners=bgstats_import.other_winners(file.plays),
+                           most_shown=bgstats_import.MAX_SKIPPED_SHOWN,
                            note_max=table_tools.NOTE_MAX, games=group_games(group.id)), status
 
 
