@@ -1034,12 +1034,11 @@ def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any
     wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))
     ranked = common.rank_players(GAME.slug, ("total",), [(name, {"total": total}) for name, total in zip(
         names, totals, strict=True)], final_tie_breakers(state, final_payload, len(names)))
-    recorded = _recorded_winners(final_payload, len(names))
     source = final_payload.get("imported_from")
     # resources left not typed rank as 0 (``tie_breaker``), and are said so
     return GoldWestResult(game=ranked.game, players=ranked.players, tie_break_notes=tie_break_notes(
-        ranked.players, wanted, [left or 0 for left in supply_left], recorded if any(recorded) else (),
-        source if isinstance(source, str) else ""))
+        ranked.players, wanted, [left or 0 for left in supply_left],
+        _recorded_winners(final_payload, len(names)), source if isinstance(source, str) else ""))
 
 
 def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
