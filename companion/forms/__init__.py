@@ -289,6 +289,14 @@ def tie_breaker_field(label: str) -> WholeNumberField:
     return WholeNumberField(label, validators=[Optional(), NumberRange(0, 99)], render_kw=NUMERIC)
 
 
+def entered_tie_breakers(form: Form, keys: Sequence[str], field_name: Callable[[str, int], str],
+                         seats: Sequence[int]) -> dict[str, list[int | None]]:
+    """The tie-breakers entered per seat, as the final tally keeps them: a key nobody entered is left out,
+    a seat not entered is None."""
+    entered = {key: [form[field_name(key, seat)].data for seat in seats] for key in keys}
+    return {key: values for key, values in entered.items() if any(v is not None for v in values)}
+
+
 def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | None = None,
                tie_breakers: Sequence[tuple[str, Message]] = ()) -> VersionedForm:
     """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label)
@@ -305,10 +313,8 @@ def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | No
 
     class TallyForm(VersionedForm):
         def tie_breakers(self) -> dict[str, list[int | None]]:
-            """The tie-breakers entered, as the final tally keeps them (None: not entered)."""
-            entered = {key: [self[f"{key}_{seat}"].data for seat in range(len(names))]
-                       for key, _ in tie_breakers}
-            return {key: values for key, values in entered.items() if any(v is not None for v in values)}
+            return entered_tie_breakers(self, [key for key, _ in tie_breakers], "{}_{}".format,
+                                        range(len(names)))
 
     form = type("TallyForm", (TallyForm,), fields)(formdata=formdata)
     if formdata is None and kept:

@@ -28,6 +28,7 @@ from companion.forms import (
     WholeNumberField,
     choices,
     collapse_spaces,
+    entered_tie_breakers,
     tie_breaker_field,
 )
 from companion.games import custom
@@ -245,10 +246,8 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
         return [self[f"{key}-{seat}"] for key in self.tie_breaker_keys]
 
     def tie_breakers(self) -> dict[str, list[int | None]]:
-        """The tie-breakers entered for the seats taken, as the final tally keeps them (None: not entered)."""
-        entered = {key: [self[f"{key}-{seat}"].data for seat in self.seated()]
-                   for key in self.tie_breaker_keys}
-        return {key: values for key, values in entered.items() if any(v is not None for v in values)}
+        """The tie-breakers entered for the seats taken."""
+        return entered_tie_breakers(self, self.tie_breaker_keys, "{}-{}".format, self.seated())
 
     def validate_ended_on(self, field: StringField) -> None:
         try:
