@@ -266,7 +266,6 @@ def browser():
         chromium.close()
 
 
-
 def new_phone(browser, locale: str = "en-GB", **options):
     """A new browser context that acts as a phone: its own cookies, a 390×844 touch screen."""
     context = browser.new_context(viewport=PHONE, locale=locale, is_mobile=True, has_touch=True, **options)
