@@ -536,6 +536,40 @@ def test_a_stale_final_tally_is_refused_with_the_current_version(client, db, ann
     assert store.get_play(db, anna_ben).status == "active"
 
 
+def changed_marks(page: str) -> dict[str, str]:
+    """The boxes a stale form brought up to date or asks to check, with what the page says by them."""
+    return {name: html.unescape(note) for name, note in re.findall(
+        r'<input[^>]*\bname="([^"]+)"[^>]*>\s*<p class="changed">([^<]*)</p>', page)}
+
+
+def test_a_stale_final_tally_takes_the_ledgers_new_numbers_and_keeps_what_was_typed(client, db, anna_ben):
+    sent = {**form_values(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text), "confirmed": "y",
+            "p0-largest_group": "5", "p1-largest_group": "4", "p1-track_vp": "3"}
+    tap(client, anna_ben, "loot", seat="0")  # another phone, meanwhile
+    tap(client, anna_ben, "investment", seat="1", vp="7")
+    refused = client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=sent)
+    assert refused.status_code == 409 and "Another phone changed this play" in refused.text
+
+    fresh = form_values(client.get(f"/plays/{anna_ben}/gold-west/final-tally").text)
+    assert fresh["p0-wanted"] == "1" and fresh["p1-track_vp"] != "0"
+    assert changed_marks(refused.text) == {
+        "p0-track_vp": "Another phone changed this (it was 0).",
+        "p0-wanted": "Another phone changed this (it was 0).",
+        "p1-investments": "Another phone changed this (it was 0).",
+        "p1-track_vp": f"Another phone changed this to {fresh['p1-track_vp']}; what you typed is kept: "
+                       "check it."}
+    again = form_values(refused.text)
+    shown = ("p0-track_vp", "p0-wanted", "p1-track_vp", "p0-largest_group")
+    assert {name: again[name] for name in shown} == {
+        "p0-track_vp": fresh["p0-track_vp"], "p0-wanted": "1", "p1-track_vp": "3", "p0-largest_group": "5"}
+    assert again["version"] == fresh["version"] == str(store.get_play(db, anna_ben).version)
+
+    assert client.post(f"/plays/{anna_ben}/gold-west/final-tally", data=again).status_code == 302
+    players = store.final_payload(db, anna_ben)["players"]
+    assert [(p["track_vp"], p["wanted"], p["investments"]) for p in players] == [
+        (int(fresh["p0-track_vp"]), 1, 0), (3, 0, 1)]
+
+
 def test_a_finished_play_sends_the_tally_and_the_ledger_to_the_result(client, db, anna_ben):
     client.post(f"/plays/{anna_ben}/gold-west/final-tally", data={"confirmed": "y", "version": "0",
                                                                   **LEVEL_SUPPLY})
@@ -611,6 +645,29 @@ def test_totals_tied_on_points_are_ranked_by_the_wanted_camps_then_the_resources
     data = totals_form(client, anna_ben, total_0="40", total_1="40", **typed)
     assert client.post(f"/plays/{anna_ben}/finish", data=data).status_code == 302
     assert [(r.name, r.rank) for r in store.play_results(db, anna_ben)] == expected
+
+
+def test_stale_typed_totals_take_the_ledgers_new_wanted_camps(client, db, anna_ben):
+    sent = totals_form(client, anna_ben, total_0="40", total_1="40")
+    assert [sent["wanted_0"], sent["wanted_1"]] == ["0", "0"]
+    tap(client, anna_ben, "loot", seat="0")  # another phone, meanwhile: Anna's camp goes to the Wanted area
+    refused = client.post(f"/plays/{anna_ben}/finish", data=sent)
+    assert refused.status_code == 409 and '<details class="card" open>' in refused.text
+    assert changed_marks(refused.text) == {"wanted_0": "Another phone changed this (it was 0)."}
+    again = form_values(refused.text)
+    assert [again["wanted_0"], again["wanted_1"], again["total_0"]] == ["1", "0", "40"]
+    assert client.post(f"/plays/{anna_ben}/finish", data=again).status_code == 302
+    assert [(r.name, r.rank) for r in store.play_results(db, anna_ben)] == [("Ben", 1), ("Anna", 2)]
+
+
+@pytest.mark.parametrize("drawn", ["", "not json", "[" * 50_000, '{"wanted_0": 0}', '["wanted_0"]'])
+def test_a_stale_form_drawn_with_anything_keeps_every_box_as_sent(client, db, anna_ben, drawn):
+    sent = totals_form(client, anna_ben, total_0="40", total_1="38", drawn=drawn)
+    tap(client, anna_ben, "loot", seat="0")
+    refused = client.post(f"/plays/{anna_ben}/finish", data=sent)
+    assert refused.status_code == 409 and "(it was" not in refused.text  # no box brought up to date
+    assert form_values(refused.text)["wanted_0"] == "0"
+    assert store.get_play(db, anna_ben).status == "active"
 
 
 def form_values(page: str) -> dict[str, str]:

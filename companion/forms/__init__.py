@@ -1,13 +1,14 @@
 """The site's forms (WTForms through Flask-WTF); each game's own forms are in a module here."""
 
+import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
-from wtforms import Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
+from wtforms import Field, Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.fields import SelectMultipleField
 from wtforms.validators import (
     AnyOf,
@@ -203,6 +204,48 @@ class VersionedForm(SiteForm):
             VersionedForm.validate_version(form, field)
 
 
+def _boxes(fields) -> Iterator[Field]:
+    """The boxes of a form, its sub-forms' included; hidden fields are not boxes."""
+    for field in fields:
+        if isinstance(field, FormField):
+            yield from _boxes(field)
+        elif not isinstance(field, HiddenField):
+            yield field
+
+
+class DrawnForm(VersionedForm):
+    """A play's form drawn with what the table recorded. Refused because another phone changed the play
+    meanwhile, its boxes still as drawn take the numbers the table has now, and the ones typed in stay: sent
+    again, it records neither the old numbers nor less than was typed."""
+
+    drawn = HiddenField()  # the boxes as drawn, JSON {name: value}
+
+    def remember_drawn(self) -> None:
+        self.drawn.data = json.dumps({box.name: box._value() for box in _boxes(self)})
+
+    def bring_up_to_date(self, now: "DrawnForm") -> None:
+        """Take from ``now`` (the form drawn from the table as it is now) its version and the boxes still
+        as drawn; mark each box changed, and each typed in that the table changed too."""
+        try:
+            drawn = json.loads(self.drawn.data or "{}")
+        except (ValueError, RecursionError):
+            drawn = None
+        if not isinstance(drawn, dict):  # a page of another kind, or a hostile one: nothing to compare
+            drawn = {}
+        fresh = {box.name: box for box in _boxes(now)}
+        for box in _boxes(self):
+            new, was, shown = fresh.get(box.name), drawn.get(box.name), box._value()
+            if new is None or was is None or new._value() in (was, shown):
+                continue  # the table has here what it had, or what was typed
+            if shown == was:
+                box.raw_data, box.data = [new._value()], new.data
+                box.description = gettext("Another phone changed this (it was %(was)s).", was=was or "–")
+            else:
+                box.description = gettext("Another phone changed this to %(now)s; what you typed is kept: "
+                                          "check it.", now=new._value() or "–")
+        self.version.data, self.drawn.data = now.version.data, now.drawn.data
+
+
 class Checklist(SelectMultipleField):
     """A multiple choice shown as checkboxes (easier to tap than a multiple select)."""
 
@@ -298,27 +341,29 @@ def entered_tie_breakers(form: Form, keys: Sequence[str], field_name: Callable[[
 
 
 def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | None = None,
-               tie_breakers: Sequence[tuple[str, Message]] = ()) -> VersionedForm:
-    """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label)
-    per player, starting from a reopened play's ``kept`` tally where it fits."""
+               tie_breakers: Sequence[tuple[str, Message, Sequence[int | None]]] = ()) -> DrawnForm:
+    """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label,
+    the counts the table recorded) per player, starting from a reopened play's ``kept`` tally where it
+    fits, else from the counts recorded."""
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
         name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
                           NumberRange(-999, 9999)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
-    for key, label in tie_breakers:
+    for key, label, _ in tie_breakers:
         fields |= {f"{key}_{seat}": tie_breaker_field(gettext("%(name)s: %(count)s", name=name,
                                                               count=translated(label)))
                    for seat, name in enumerate(names)}
 
-    class TallyForm(VersionedForm):
+    class TallyForm(DrawnForm):
         def tie_breakers(self) -> dict[str, list[int | None]]:
-            return entered_tie_breakers(self, [key for key, _ in tie_breakers], "{}_{}".format,
+            return entered_tie_breakers(self, [key for key, _, _ in tie_breakers], "{}_{}".format,
                                         range(len(names)))
 
     form = type("TallyForm", (TallyForm,), fields)(formdata=formdata)
-    if formdata is None and kept:
-        for key, prefix in [("totals", "total"), *((key, key) for key, _ in tie_breakers)]:
+    if formdata is None:
+        kept = kept or {key: recorded for key, _, recorded in tie_breakers}
+        for key, prefix in [("totals", "total"), *((key, key) for key, _, _ in tie_breakers)]:
             values = kept.get(key)
             if isinstance(values, list) and len(values) == len(names):
                 for seat, value in enumerate(values):  # as stored: a total from a backup shows as it came

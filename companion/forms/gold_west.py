@@ -11,6 +11,7 @@ from wtforms.validators import NumberRange, Optional, ValidationError
 from companion.forms import (
     OPTION_FORMS,
     Checklist,
+    DrawnForm,
     SiteForm,
     VersionedForm,
     WholeNumberField,
@@ -200,11 +201,11 @@ def _player_form(offices: Sequence[gw.Office]) -> type[Form]:
 
 
 def final_tally_form(start: Sequence[gw.PlayerTally], offices: Sequence[gw.Office],
-                     formdata=None) -> VersionedForm:
+                     formdata=None) -> DrawnForm:
     """The end scoring per player (``p0``, ``p1`` …), from ``start``: the ledger, or the tally reopened."""
     player_form = _player_form(offices)
 
-    class FinalTallyForm(VersionedForm):
+    class FinalTallyForm(DrawnForm):
         offices_asked = tuple(offices)
         # "y" once the page asked whether to end a play in which no camp was placed yet
         confirmed = HiddenField(default="")

@@ -101,6 +101,7 @@ from companion.store.plays import (
     Event,
     EventLog,
     Play,
+    ReopenedTally,
     ResultInput,
     ResultRow,
     TrashedPlay,

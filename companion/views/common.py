@@ -14,7 +14,7 @@ from segno import make as make_qr
 from werkzeug.wrappers import Response
 
 from companion import store
-from companion.forms import ConfirmForm, VersionedForm
+from companion.forms import ConfirmForm, DrawnForm, VersionedForm
 from companion.games import custom
 from companion.games import table_tools as tools
 from companion.games.common import FinalResult, PlaySetup, Seat
@@ -73,13 +73,19 @@ def reload_and_try_again() -> None:
     flash(_("Reload the page and try again."), "error")
 
 
-def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused) -> None:
+def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused,
+                   redraw: Callable[[store.Play], DrawnForm] | None = None) -> None:
     """Say on the form why it was refused. A stale form then carries the play's version as it is now, for
-    when it is sent again; any other keeps the version it was drawn at, so that, mended and sent again
-    after another phone's change, it is refused as stale instead of undoing that change."""
+    when it is sent again (and what the table has now, where it is ``redraw``n from it); any other keeps
+    the version it was drawn at, so that, mended and sent again after another phone's change, it is
+    refused as stale instead of undoing that change."""
     note_stale(error)
     if isinstance(error, store.StaleVersion):
-        form.version.data = str(store.get_play(get_db(), play.id).version)
+        now = store.get_play(get_db(), play.id)
+        if redraw is not None:
+            form.bring_up_to_date(redraw(now))
+        else:
+            form.version.data = str(now.version)
     form.show_rules_error(error)
 
 
@@ -97,14 +103,17 @@ def finish_play(play_id: int, payload: Mapping[str, Any], result: FinalResult,
 
 
 def finish_tally(play: store.Play, form: VersionedForm,
-                 score: Callable[[], tuple[Mapping[str, Any], FinalResult]]) -> bool:
+                 score: Callable[[], tuple[Mapping[str, Any], FinalResult]],
+                 redraw: Callable[[store.Play], DrawnForm] | None = None) -> bool:
     """Close the play with the tally ``score`` gives (payload, result); False, with the reason on the form
-    (``refuse_on_form``), if refused."""
+    (``refuse_on_form``), if refused. A stale tally is refused before it is scored: scored, it could ask
+    for what the table has changed since."""
     try:
+        store.check_play_version(get_db(), play.id, form.version_number)
         payload, result = score()
         finish_play(play.id, payload, result, form.version_number)
     except Refused as error:
-        refuse_on_form(form, play, error)
+        refuse_on_form(form, play, error, redraw)
         return False
     return True
 

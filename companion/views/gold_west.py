@@ -8,11 +8,11 @@ from flask import Blueprint, Flask, abort, g, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import refused_tap
+from companion.forms import DrawnForm, refused_tap
 from companion.forms.gold_west import final_tally_form, ledger_form
 from companion.games import get_game, gold_west
 from companion.games.common import FINAL_EVENT, RulesError
-from companion.games.table import apply
+from companion.games.table import TableState, apply
 from companion.messages import Refused
 from companion.views import common
 from companion.views.phone_player import phone_seat
@@ -89,24 +89,35 @@ def _ask(play: store.Play, kind: str, question: str, confirmed: frozenset[str],
 def final_tally(play_id: int):
     """The end scoring, row by row per player, started from the ledger; scored by the rules."""
     play = g.play
-    table = table_of(play)
-    ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
-    form = final_tally_form(tally_start(play, ledger), gold_west.offices_in_play(table.game_state.offices),
-                            formdata=common.sent_form())
+    form, table, ledger = drawn_tally(play, common.sent_form())
     status = 200
-    if request.method == "GET":
-        form.version.data = str(play.version)
-    elif not form.validate_on_submit():
+    if request.method == "POST" and not form.validate_on_submit():
         status = 400
     # a stale tally is refused when it is stored; asking "really finish?" first would hide that
-    elif form.version_number != play.version or not form.ask_before_finishing(table.game_state):
+    elif request.method == "POST" and (form.version_number != play.version
+                                       or not form.ask_before_finishing(table.game_state)):
         tallies = form.tallies(ledger)
         if common.finish_tally(play, form, lambda: (gold_west.tally_payload(tallies, ledger),
-                                                    gold_west.final_result(tallies, entered_now=True))):
+                                                    gold_west.final_result(tallies, entered_now=True)),
+                               lambda now: drawn_tally(now)[0]):
             return common.to_result(play.id)
         status = 400
     return render_template("games/gold-west/final_tally.html", play=play, game=get_game(play.game),
                            form=form, state=table.game_state), status
+
+
+def drawn_tally(play: store.Play, formdata=None
+                ) -> tuple[DrawnForm, TableState, Sequence[gold_west.PlayerTally]]:
+    """The final tally of the play as sent, or else drawn from its table as it is now; the table and its
+    ledger."""
+    table = table_of(play)
+    ledger = gold_west.tallies_from_play(table.game_state, table.adjustments)
+    form = final_tally_form(tally_start(play, ledger), gold_west.offices_in_play(table.game_state.offices),
+                            formdata=formdata)
+    if formdata is None:
+        form.version.data = str(play.version)
+        form.remember_drawn()
+    return form, table, ledger
 
 
 def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Sequence[gold_west.PlayerTally]:

@@ -14,7 +14,7 @@ from flask import (
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import AdjustForm, VersionedForm, choices, tally_form
+from companion.forms import AdjustForm, DrawnForm, VersionedForm, choices, tally_form
 from companion.games import custom
 from companion.games.table import ADJUST, fold, ranked_tally
 from companion.messages import Refused
@@ -124,18 +124,15 @@ def finish(play_id: int):
     names = [seat.name for seat in play.seats]
     table = table_of(play, store.list_events(get_db(), play.id))
     tie_breakers = table.rules.totals_tie_breakers(table.game_state) if table.rules else ()
-    asked = [(key, label) for key, label, _ in tie_breakers]
+    keys = [key for key, _, _ in tie_breakers]
     status = common.form_status()
     # the tie-breakers show open where a tie asked for them, or where a reopened tally has them
     tie_open = request.method == "POST"
     if request.method == "GET":
-        kept = store.reopened_tally(get_db(), play.id)
-        starting = {key: values for key, _, values in tie_breakers}
-        form = tally_form(names, kept=kept.payload if kept else starting, tie_breakers=asked)
-        form.version.data = str(play.version)
-        tie_open = kept is not None and any(key in kept.payload for key, _ in asked)
+        form, kept = drawn_totals(play, table)
+        tie_open = kept is not None and any(key in kept.payload for key in keys)
     else:
-        form = tally_form(names, formdata=request.form, tie_breakers=asked)
+        form = tally_form(names, formdata=request.form, tie_breakers=tie_breakers)
     if form.validate_on_submit():
         totals = [form[f"total_{seat}"].data for seat in range(len(names))]
         payload = {"totals": totals, **form.tie_breakers()}
@@ -146,10 +143,23 @@ def finish(play_id: int):
             return payload, ranked_tally(play.game, ("total",), [
                 (name, {"total": total}) for name, total in zip(names, totals, strict=True)], payload, table)
 
-        if common.finish_tally(play, form, score):
+        if common.finish_tally(play, form, score, lambda now: drawn_totals(now)[0]):
             return common.to_result(play.id)
     return render_template("tally.html", play=play, game=play_game(play), form=form,
-                           tie_breakers=[key for key, _ in asked], tie_open=tie_open), status
+                           tie_breakers=keys, tie_open=tie_open), status
+
+
+def drawn_totals(play: store.Play, table=None) -> tuple[DrawnForm, store.ReopenedTally | None]:
+    """The typed totals as drawn from the table (its ``table``, else the one stored) and the reopened tally
+    they start from, if any."""
+    if table is None:
+        table = table_of(play, store.list_events(get_db(), play.id))
+    kept = store.reopened_tally(get_db(), play.id)
+    form = tally_form([seat.name for seat in play.seats], kept=kept.payload if kept else None,
+                      tie_breakers=table.rules.totals_tie_breakers(table.game_state) if table.rules else ())
+    form.version.data = str(play.version)
+    form.remember_drawn()
+    return form, kept
 
 
 @bp.get("/result")
