@@ -279,3 +279,14 @@ def phone(browser):
     context = new_phone(browser)
     yield context
     context.close()
+
+
+def form_values(page: str) -> dict[str, str]:
+    """Every input of a form page with its value, as the phone would send it back."""
+    values = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'\bname="([^"]+)"', tag)
+        value = re.search(r'\bvalue="([^"]*)"', tag)
+        if name:
+            values[name.group(1)] = html.unescape(value.group(1)) if value else ""
+    return values

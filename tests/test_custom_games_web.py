@@ -11,7 +11,7 @@ import urllib.parse
 import pytest
 
 from companion import store
-from tests.conftest import add_players, create_group, start_play
+from tests.conftest import add_players, create_group, form_values, start_play
 
 
 def sheet_form(name="7 Wonders", rows=(), **fields):
@@ -76,18 +76,20 @@ def test_a_correction_the_sheet_refuses_is_shown_on_the_form_and_stores_nothing(
     assert store.play_results(db, play_id) == before
 
 
-def test_a_refused_correction_from_a_stale_page_stays_stale_when_sent_again(client, db, table):
-    """The sheet's refusal says nothing of the play's version: mended and sent again, a page drawn before
-    another phone's correction is refused (409) instead of undoing that correction."""
-    play_id, correct, fields = finished_with_ones(client, db, table)
-    drawn = version_of(correct)
-    other_phone = {"version": drawn, **fields, "seat1-Coins": "7"}
-    assert client.post(f"/plays/{play_id}/correct", data=other_phone).status_code == 302
-    refused = client.post(f"/plays/{play_id}/correct", data={"version": drawn, **fields, "seat0-Coins": "-5"})
-    assert refused.status_code == 400 and version_of(refused.text) == drawn
-    again = client.post(f"/plays/{play_id}/correct", data={"version": version_of(refused.text), **fields})
-    assert again.status_code == 409
-    assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == [3, 9]
+def test_a_correction_from_a_stale_page_neither_undoes_the_other_phones_nor_loses_its_own(client, db, table):
+    """Sent from a page drawn before another phone's correction, a correction is refused as stale (409)
+    before the sheet's rules judge it; the boxes left as drawn come back with the other phone's numbers."""
+    play_id, correct, _ = finished_with_ones(client, db, table)
+    drawn = form_values(correct)
+    assert client.post(f"/plays/{play_id}/correct", data={**drawn, "seat1-Coins": "7"}).status_code == 302
+    refused = client.post(f"/plays/{play_id}/correct", data={**drawn, "seat0-Coins": "-5"})
+    assert refused.status_code == 409
+    again = form_values(refused.text)
+    assert (again["seat0-Coins"], again["seat1-Coins"]) == ("-5", "7")
+    assert "Another phone changed this (it was 1)." in refused.text
+    assert client.post(f"/plays/{play_id}/correct", data=again).status_code == 400  # now the sheet's rules
+    assert client.post(f"/plays/{play_id}/correct", data={**again, "seat0-Coins": "2"}).status_code == 302
+    assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == [4, 9]
 
 
 def test_a_game_with_rows_is_played_finished_corrected_and_kept(client, db, table):

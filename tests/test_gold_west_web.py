@@ -11,7 +11,7 @@ from companion import store
 from companion.games import gold_west
 from companion.games.common import FINAL_EVENT, PlaySetup, Seat
 from companion.games.table import fold
-from tests.conftest import add_players, create_group, errors_on, make_app, start_play
+from tests.conftest import add_players, create_group, errors_on, form_values, make_app, start_play
 
 OFFICES = ["saloon", "mayor", "docks", "frontier"]
 
@@ -668,17 +668,6 @@ def test_a_stale_form_drawn_with_anything_keeps_every_box_as_sent(client, db, an
     assert refused.status_code == 409 and "(it was" not in refused.text  # no box brought up to date
     assert form_values(refused.text)["wanted_0"] == "0"
     assert store.get_play(db, anna_ben).status == "active"
-
-
-def form_values(page: str) -> dict[str, str]:
-    """Every input of a form page with its value, as the phone would send it back."""
-    values = {}
-    for tag in re.findall(r"<input[^>]*>", page):
-        name = re.search(r'\bname="([^"]+)"', tag)
-        value = re.search(r'\bvalue="([^"]*)"', tag)
-        if name:
-            values[name.group(1)] = html.unescape(value.group(1)) if value else ""
-    return values
 
 
 def test_reopening_brings_back_the_whole_tally_and_one_fix_is_one_change(client, db, anna_ben):

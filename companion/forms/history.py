@@ -12,9 +12,9 @@ from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Option
 
 from companion.forms import (
     NUMERIC,
+    DrawnForm,
     GroupPlayer,
     SiteForm,
-    VersionedForm,
     WholeNumberField,
     choices,
     collapse_spaces,
@@ -218,11 +218,11 @@ def correction_field_name(seat: int, row: str) -> str:
 
 
 def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
-                    label_of: Callable[[str], str], formdata=None) -> VersionedForm:
+                    label_of: Callable[[str], str], formdata=None) -> DrawnForm:
     """Per player a number per breakdown row (named by ``label_of``), from ``current``; totals are sums."""
     rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
 
-    class CorrectionForm(VersionedForm):
+    class CorrectionForm(DrawnForm):
         def breakdowns(self) -> list[dict[str, int]]:
             return [{row: self[correction_field_name(seat, row)].data for row in rows}
                     for seat in range(len(names))]
@@ -239,6 +239,9 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
                 label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
                 render_kw=NUMERIC))
-    return CorrectionForm(formdata=formdata, data=None if formdata is not None else {
+    form = CorrectionForm(formdata=formdata, data=None if formdata is not None else {
         "version": str(version), **{correction_field_name(seat, row): breakdown.get(row, 0)
                                     for seat, breakdown in enumerate(current) for row in rows}})
+    if formdata is None:
+        form.remember_drawn()
+    return form

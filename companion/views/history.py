@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response
 from companion import store
 from companion.exchange import backup, bgg_xml, bgstats_link, plays_csv
 from companion.exchange.common import group_zone, known_time_zones, needs_bgg_id
-from companion.forms import COLOURS, VersionedForm
+from companion.forms import COLOURS, DrawnForm, VersionedForm
 from companion.forms import history as forms
 from companion.games import GAMES, custom, ratings
 from companion.games.common import FinalResult, RulesError, winners_and_others
@@ -197,23 +197,30 @@ def correct(play_id: int):
     if play.status != "finished":
         return common.to_play(play.id)
     db = get_db()
-    current = [r.breakdown for r in sorted(store.play_results(db, play.id), key=lambda r: r.seat)]
-    form = forms.correction_form([s.name for s in play.seats], current, play.version,
-                                 lambda row: _("Total") if row == "total" else row_label(row, play.game),
-                                 formdata=common.sent_form())
+    form = correction_of(play, common.sent_form())
     status = common.form_status()
     if form.validate_on_submit():
         try:
+            # stale first: the rules would judge numbers another phone may have changed since
+            store.check_play_version(db, play.id, form.version_number)
             # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
             result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
             store.correct_results(db, play.id, common.result_inputs(result), form.version_number)
         except Refused as error:
-            common.refuse_on_form(form, play, error)
+            common.refuse_on_form(form, play, error, correction_of)
             status = 400 if isinstance(error, RulesError) else 409
         else:
             flash(_("Corrected. The totals and ranks were computed again."))
             return redirect(url_for("history.play", play_id=play.id))
     return render_template("history/correct.html", play=play, game=play_game(play), form=form), status
+
+
+def correction_of(play: store.Play, formdata=None) -> DrawnForm:
+    """A finished play's correction: as sent, or else drawn from its results as they are now."""
+    current = [r.breakdown for r in sorted(store.play_results(get_db(), play.id), key=lambda r: r.seat)]
+    return forms.correction_form([s.name for s in play.seats], current, play.version,
+                                 lambda row: _("Total") if row == "total" else row_label(row, play.game),
+                                 formdata=formdata)
 
 
 @bp.post("/plays/<int:play_id>/correct/undo")
