@@ -221,6 +221,7 @@ class DrawnForm(VersionedForm):
     drawn = HiddenField()  # the boxes as drawn, JSON {name: value}
 
     def remember_drawn(self) -> None:
+        """Keep the boxes' values in the page; the form's maker calls it on a form drawn, not sent."""
         self.drawn.data = json.dumps({box.name: box._value() for box in _boxes(self)})
 
     def bring_up_to_date(self, now: "DrawnForm") -> None:
@@ -368,4 +369,5 @@ def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | No
             if isinstance(values, list) and len(values) == len(names):
                 for seat, value in enumerate(values):  # as stored: a total from a backup shows as it came
                     form[f"{prefix}_{seat}"].data = value
+        form.remember_drawn()
     return form

@@ -237,5 +237,7 @@ def final_tally_form(start: Sequence[gw.PlayerTally], offices: Sequence[gw.Offic
         entry.update({f"office_{claim['office']}": claim for claim in entry.pop("offices")})
     form = FinalTallyForm(formdata=formdata, data={f"p{seat}": entry for seat, entry in enumerate(entries)})
     form.player_errors = {seat: [] for seat in range(len(start))}
+    if formdata is None:
+        form.remember_drawn()
     return form
 

@@ -76,9 +76,9 @@ def reload_and_try_again() -> None:
 def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused,
                    redraw: Callable[[store.Play], DrawnForm] | None = None) -> None:
     """Say on the form why it was refused. A stale form then carries the play's version as it is now, for
-    when it is sent again (and what the table has now, where it is ``redraw``n from it); any other keeps
-    the version it was drawn at, so that, mended and sent again after another phone's change, it is
-    refused as stale instead of undoing that change."""
+    when it is sent again, and, given how to ``redraw`` it, the numbers recorded now in its boxes left as
+    drawn; any other keeps the version it was drawn at, so that, mended and sent again after another
+    phone's change, it is refused as stale instead of undoing that change."""
     note_stale(error)
     if isinstance(error, store.StaleVersion):
         now = store.get_play(get_db(), play.id)

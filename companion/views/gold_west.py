@@ -116,7 +116,6 @@ def drawn_tally(play: store.Play, formdata=None
                             formdata=formdata)
     if formdata is None:
         form.version.data = str(play.version)
-        form.remember_drawn()
     return form, table, ledger
 
 

@@ -16,7 +16,7 @@ from flask_babel import gettext as _
 from companion import store
 from companion.forms import AdjustForm, DrawnForm, VersionedForm, choices, tally_form
 from companion.games import custom
-from companion.games.table import ADJUST, fold, ranked_tally
+from companion.games.table import ADJUST, TableState, fold, ranked_tally
 from companion.messages import Refused
 from companion.views import charts, common
 from companion.views.catalogue import play_game
@@ -149,7 +149,8 @@ def finish(play_id: int):
                            tie_breakers=keys, tie_open=tie_open), status
 
 
-def drawn_totals(play: store.Play, table=None) -> tuple[DrawnForm, store.ReopenedTally | None]:
+def drawn_totals(play: store.Play, table: TableState | None = None
+                 ) -> tuple[DrawnForm, store.ReopenedTally | None]:
     """The typed totals as drawn from the table (its ``table``, else the one stored) and the reopened tally
     they start from, if any."""
     if table is None:
@@ -158,7 +159,6 @@ def drawn_totals(play: store.Play, table=None) -> tuple[DrawnForm, store.Reopene
     form = tally_form([seat.name for seat in play.seats], kept=kept.payload if kept else None,
                       tie_breakers=table.rules.totals_tie_breakers(table.game_state) if table.rules else ())
     form.version.data = str(play.version)
-    form.remember_drawn()
     return form, kept
 
 
