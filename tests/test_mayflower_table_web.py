@@ -17,7 +17,7 @@ from companion import store
 from tests.conftest import add_players, create_group, start_play
 from tests.test_gold_west_web import new_play as new_gold_west_play
 from tests.test_gold_west_web import tap
-from tests.test_mayflower_web import events, table, text_of, turn_of
+from tests.test_mayflower_web import events, set_west_edge, table, text_of, turn_of
 
 ANNA, BEN, CARA = 0, 1, 2
 PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
@@ -238,6 +238,23 @@ def test_a_scoring_asks_whether_a_tile_lies_west_and_stores_nothing_without_the_
     assert response.status_code == 302
     assert events(db, play_id)[-1][1]["west_of"] == [{"column": 1, "tile": answer == "yes"}]
     assert table(db, play_id).game_state.surveyors.as_list() == surveyors
+
+
+def test_a_map_end_said_in_an_earlier_turn_is_asked_again_when_scoring_before_the_tile(client, db, play_id):
+    walk_to_shared_column_1(client, db, play_id)
+    assert set_west_edge(client, play_id, 1).status_code == 302
+    assert "The map ends at column 1." in text_of(client.get(f"/plays/{play_id}").text)
+    assert place(client, play_id, BEN, "bandit", 1, **{"place-pick": "1:bandit"}).status_code == 302
+    # Cara's tile in column 2, without a settler, completes Ben's road; the table scores before "No settler"
+    response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}])
+    assert response.status_code == 400 and "Is there a tile west of column 1?" in text_of(response.text)
+    response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}], ["1:yes"])
+    assert response.status_code == 302
+    state = table(db, play_id).game_state
+    assert state.surveyors.as_list() == [2, 1] and state.west_edge == 2 and not state.map_ends
+    response = client.post(f"/plays/{play_id}/mayflower/no-settler", data={"none-seat": str(CARA)})
+    assert response.status_code == 302
+    assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"
 
 
 @pytest.mark.parametrize("answer", ["1:maybe", "x:yes", "123:no"])

@@ -75,8 +75,9 @@ def completion_data(db, play_id: int, features) -> dict:
     return data
 
 
-def complete(client, db, play_id: int, *features):
-    return client.post(f"/plays/{play_id}/mayflower/complete", data=completion_data(db, play_id, features))
+def complete(client, db, play_id: int, *features, answers=()):
+    data = {**completion_data(db, play_id, features), "complete-west_of": list(answers)}
+    return client.post(f"/plays/{play_id}/mayflower/complete", data=data)
 
 
 def set_west_edge(client, play_id: int, column) -> object:
@@ -325,6 +326,7 @@ EXAMPLES = [
          "Ben · bandit · column 3 — bonus +4", "The south surveyor moved west to column 3.",
          "Surveyors now in columns 3 and 3.", "Evicted (east of column 3)",
          "Cara (green) · sheriff · column 2"],
+        (),
         id="example-1-tie-both-bonus-sheriff-evicted-trapper-stays",
     ),
     pytest.param(
@@ -337,6 +339,7 @@ EXAMPLES = [
          "Anna · sheriff · column 4 — bonus +8", "Anna · sheriff · column 5 — no bonus",
          "Ben · sheriff · column 4 — no bonus", "The north surveyor moved west to column 5.",
          "Nobody was evicted."],
+        (),
         id="example-2-majority-double-bonus-loser-nothing",
     ),
     pytest.param(
@@ -344,6 +347,7 @@ EXAMPLES = [
         [{"kind": "farm", "settlers": []}],
         (0, 0, 0), (1, 0), [(ANNA, "bandit", 1)],
         ["Farm — worth 9", "No settler on it: nothing scored, and no surveyor moved."],
+        (),
         id="example-3-farm-without-settler-nothing-happens",
     ),
     pytest.param(
@@ -352,6 +356,7 @@ EXAMPLES = [
         (0, 10, 0), (7, 7), [],
         ["Ben: 10 points (2 + 8 surveyor bonus)", "No surveyor moved: no tile lies west of column 7.",
          "Anna (red) · farmer · column 6"],
+        ["7:no"],  # no tile lies west of column 7
         id="example-4-no-move-at-the-west-edge-farmer-still-evicted",
     ),
     pytest.param(
@@ -361,6 +366,7 @@ EXAMPLES = [
         (7, 0, 0), (3, 3), [],
         ["Anna: 7 points (3 + 4 surveyor bonus)", "Ben (blue) · sheriff · column 2",
          "City — tiles: 2, flags: 0 — worth 4 No settler on it"],
+        (),
         id="example-5-road-first-evicts-the-sheriff-city-not-scored",
     ),
     pytest.param(
@@ -370,17 +376,21 @@ EXAMPLES = [
         (11, 8, 0), (4, 3), [],
         ["Ben: 8 points (4 + 4 surveyor bonus)", "Anna: 11 points (3 + 8 surveyor bonus)",
          "The north surveyor moved west to column 4."],
+        (),
         id="example-5-city-first-then-the-road-with-both-surveyors",
     ),
 ]
 
 
-@pytest.mark.parametrize(("steps", "features", "gained", "surveyors", "left", "report"), EXAMPLES)
+@pytest.mark.parametrize(("steps", "features", "gained", "surveyors", "left", "report", "answers"), EXAMPLES)
 def test_worked_examples_through_the_pages(client, db, play_id, steps, features, gained, surveyors, left,
-                                           report):
+                                           report, answers):
     play_steps(client, db, play_id, steps)
     before = table(db, play_id).running_scores
-    response = complete(client, db, play_id, *features)
+    if answers:  # the page asks what the example says of the map; nothing is stored until it is answered
+        response = complete(client, db, play_id, *features)
+        assert response.status_code == 400 and "Is there a tile west of column 7?" in text_of(response.text)
+    response = complete(client, db, play_id, *features, answers=answers)
     assert response.status_code == 302
     assert response.headers["Location"].endswith(f"/plays/{play_id}#mf-table")
     assert events(db, play_id)[-1][0] == "complete"

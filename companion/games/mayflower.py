@@ -382,6 +382,7 @@ class PlayState:
     placed: tuple[Settler, ...] = ()  # every settler ever put on the map: ids and the reports need them
     names: tuple[str, ...] = ()  # the players in seat order, for messages
     last_turn: int | None = None  # the seat whose turn was the last one (a settler placed or none)
+    last_kind: str = ""  # the kind of the last event
 
     @property
     def map_end_known(self) -> bool:
@@ -434,7 +435,7 @@ def apply_event(state: PlayState, kind: str, payload: Mapping[str, Any]) -> Play
     handler = _EVENT_HANDLERS.get(kind) if type(kind) is str else None
     if handler is None:
         raise RulesError("Carcassonne – Mayflower knows no event %(kind)s.", "kind", kind=repr(kind))
-    return handler(state, payload)
+    return replace(handler(state, payload), last_kind=kind)
 
 
 def _only_keys(payload: Mapping[str, Any], allowed: tuple[str, ...], where: str = "") -> None:
@@ -740,9 +741,15 @@ def answer_west_questions(state: PlayState, answers: object) -> PlayState:
 
 def west_question(state: PlayState, payload: Mapping[str, Any]) -> int | None:
     """The column whose "is there a tile west of it?" an accepted ``complete`` event needs answered, or None:
-    the first where a scored feature finds both surveyors with no known tile west of them and no map end."""
-    state = answer_west_questions(state, payload.get("west_of", []))
-    if state.map_end_known:
+    the first where a scored feature finds both surveyors with no known tile west of them and no map end
+    said since the tile was laid."""
+    answers = payload.get("west_of", [])
+    state = answer_west_questions(state, answers)
+    # A map end holds for the tiles on the table when it was said. Said before this entry's tile was laid,
+    # it misses that tile when the table scores before entering it (No settler): only a map end said
+    # just before the scoring, or in its answers, speaks for the scored tile.
+    said_for_this_tile = state.last_kind == "west_edge" or any(not answer["tile"] for answer in answers)
+    if state.map_end_known and said_for_this_tile:
         return None
     completions = [_completion(item, index, state.settlers) for index, item in enumerate(payload["features"])]
     # Scored with the edge at the westernmost known tile: exact up to the first move that needs more.
