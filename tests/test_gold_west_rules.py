@@ -954,13 +954,26 @@ ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP = (("supply", {"seat": 0, "section": 2}), ("cam
                  id="the-1x1-space-gives-points-without-the-trading-post"),
     pytest.param([ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, False, "no mining token is left",
                  id="every-camp-placed"),
+    # the rulebook's order: the camp (or loot) that ends the turn, then its token on the supply track
+    pytest.param([BEN_CAMP, ANNA_CAMP], False, None, id="after-the-camp"),
+    pytest.param([BEN_CAMP, ANNA_CAMP, ANNA_SUPPLY], False, "this turn already",
+                 id="a-second-after-the-camp"),
+    pytest.param([BEN_CAMP, ANNA_SUPPLY, ANNA_CAMP], False, "this turn already",
+                 id="before-and-after-the-camp"),
+    pytest.param([BEN_CAMP, ANNA_CAMP] * 12, False, None, id="after-the-last-camp"),
+    pytest.param([ANNA_CAMP, ANNA_SUPPLY, BEN_CAMP], False, None, id="the-next-turns-token-after-that"),
+    pytest.param([ANNA_CAMP, ANNA_SUPPLY, BEN_CAMP, ANNA_SUPPLY], False, "this turn already",
+                 id="and-its-second"),
+    pytest.param([ANNA_CAMP, BEN_CAMP, ("loot", {"seat": 0})], False, None, id="after-a-loot"),
+    pytest.param([ANNA_CAMP, BEN_CAMP, ("loot", {"seat": 0}), ("boomtown_1x1", {"seat": 0}), ANNA_SUPPLY],
+                 True, None, id="the-trading-posts-resource-after-the-loot"),
     pytest.param([*[ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, ("boomtown_1x1", {"seat": 0})], True, None,
                  id="the-trading-posts-resource-in-the-last-turn"),
 ])
 def test_a_supply_track_placement_beyond_the_turns_mining_token_is_asked_about(before, trading_post, asked):
     """One mining token a Build/Loot turn, its resources entered before the camp or loot that ends the
-    turn (the reference game's order); none once every camp is placed; with the Trading Post, the 1×1
-    space's resource may go on the supply track too."""
+    turn (the reference game's order) or right after it (the rulebook's); none once every camp is placed;
+    with the Trading Post, the 1×1 space's resource may go on the supply track too."""
     state = play(2, before, trading_post=trading_post)
     if asked:
         with pytest.raises(gold_west.AgainThisTurn) as caught:

@@ -194,19 +194,36 @@ def test_the_current_players_row_comes_first_and_the_next_comes_up_after_camp_or
 
 def test_a_tap_out_of_turn_asks_once_and_stores_nothing_until_answered(client, db, anna_ben):
     tap(client, anna_ben, "camp", again=False, seat="0")
-    response = tap(client, anna_ben, "supply", again=False, seat="0", section="3")
+    response = tap(client, anna_ben, "investment", again=False, seat="0", vp="9")
     assert response.status_code == 409
     assert "It is Ben's turn. Anna again?" in html.unescape(response.text)
     assert [e.kind for e in store.list_events(db, anna_ben)] == ["camp"]
     # the answer "yes" carries the tap's own choice
     yes = re.search(r'<form[^>]*>(?:(?!</form>).)*Yes, for Anna', response.text, re.S).group(0)
-    assert 'name="section" value="3"' in yes and 'name="again" value="turn"' in yes
-    assert tap(client, anna_ben, "supply", seat="0", section="3").status_code == 302
+    assert 'name="vp" value="9"' in yes and 'name="again" value="turn"' in yes
+    assert tap(client, anna_ben, "investment", seat="0", vp="9").status_code == 302
     # asked once: Anna's next entry in Ben's turn is stored at once, and Ben's own as well
     assert tap(client, anna_ben, "boomtown_1x1", again=False, seat="0").status_code == 302
     assert tap(client, anna_ben, "supply", again=False, seat="1", section="2").status_code == 302
     assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, anna_ben)] == [
-        ("camp", 0), ("supply", 0), ("boomtown_1x1", 0), ("supply", 1)]
+        ("camp", 0), ("investment", 0), ("boomtown_1x1", 0), ("supply", 1)]
+
+
+def test_the_mining_token_after_the_camp_in_the_rulebooks_order_is_not_asked_about(client, db, anna_ben):
+    assert tap(client, anna_ben, "camp", again=False, seat="0").status_code == 302
+    assert tap(client, anna_ben, "supply", again=False, seat="0", section="3").status_code == 302
+    assert table(db, anna_ben).scores == (3, 0)
+    # one token a turn, before or after the camp
+    response = tap(client, anna_ben, "supply", again=False, seat="0", section="1")
+    assert response.status_code == 409
+    assert "Anna has put a mining token's resources on the supply track this turn already" in html.unescape(
+        response.text)
+    # Ben's entry starts his turn: Anna's supply track is hers again only in her next one
+    assert tap(client, anna_ben, "supply", again=False, seat="1", section="2").status_code == 302
+    response = tap(client, anna_ben, "supply", again=False, seat="0", section="1")
+    assert response.status_code == 409 and "It is Ben's turn. Anna again?" in html.unescape(response.text)
+    assert [(e.kind, e.payload["seat"]) for e in store.list_events(db, anna_ben)] == [
+        ("camp", 0), ("supply", 0), ("supply", 1)]
 
 
 def test_the_out_of_turn_question_can_record_for_the_player_whose_turn_it_is(client, db, anna_ben):

@@ -66,26 +66,38 @@ def test_gold_west_seats_in_turn_order(players, camps, turn, others):
     assert (screen.turn, screen.others) == (turn, others)
 
 
-@pytest.mark.parametrize(("events", "seat", "refused"), [
-    pytest.param([], 0, False, id="the-player-whose-turn-it-is"),
-    pytest.param([], 1, True, id="the-next-player-too-early"),
-    pytest.param([("supply", {"seat": 1, "section": 2})], 1, False, id="already-entered-this-turn"),
-    pytest.param([("supply", {"seat": 1, "section": 2}), ("camp", {"seat": 2})], 1, True,
+@pytest.mark.parametrize(("events", "seat", "kind", "refused"), [
+    pytest.param([], 0, "camp", False, id="the-player-whose-turn-it-is"),
+    pytest.param([], 1, "supply", True, id="the-next-player-too-early"),
+    pytest.param([("supply", {"seat": 1, "section": 2})], 1, "camp", False, id="already-entered-this-turn"),
+    pytest.param([("supply", {"seat": 1, "section": 2}), ("camp", {"seat": 2})], 1, "camp", True,
                  id="an-entry-of-an-earlier-turn-counts-not"),
+    # the rulebook's order: the camp, then its mining token's resources onto the supply track
+    pytest.param([("camp", {"seat": 2})], 2, "supply", False, id="the-supply-track-after-the-own-camp"),
+    pytest.param([("loot", {"seat": 2}), ("boomtown_1x1", {"seat": 2})], 2, "supply", False,
+                 id="the-supply-track-after-the-own-loot"),
+    pytest.param([("camp", {"seat": 2})], 2, "investment", True, id="nothing-else-after-the-own-camp"),
+    pytest.param([("camp", {"seat": 2}), ("supply", {"seat": 2, "section": 1})], 2, "investment", True,
+                 id="nor-after-the-camps-token"),
+    pytest.param([("camp", {"seat": 2}), ("supply", {"seat": 2, "section": 1})], 2, "supply", False,
+                 id="a-second-token-is-asked-as-once-a-turn"),
+    pytest.param([("camp", {"seat": 2}), ("supply", {"seat": 0, "section": 1})], 2, "supply", True,
+                 id="the-next-player-entered-since"),
+    pytest.param([("camp", {"seat": 1})], 2, "supply", True, id="another-players-camp"),
 ])
-def test_gold_west_refuses_a_tap_out_of_turn_once(events, seat, refused):
+def test_gold_west_refuses_a_tap_out_of_turn_once(events, seat, kind, refused):
     state = gold_west_state(3, {})
     if refused:
         with pytest.raises(gold_west.OutOfTurn) as caught:
-            gold_west.check_turn(state, events, seat)
+            gold_west.check_turn(state, events, seat, kind)
         assert (caught.value.seat, caught.value.turn) == (seat, 0)
         assert isinstance(caught.value, RulesError)
     else:
-        gold_west.check_turn(state, events, seat)
+        gold_west.check_turn(state, events, seat, kind)
 
 
 def test_nobody_is_out_of_turn_in_gold_wests_last_turn():
-    gold_west.check_turn(gold_west_state(2, {0: 12, 1: 12}), [], 1)
+    gold_west.check_turn(gold_west_state(2, {0: 12, 1: 12}), [], 1, "camp")
 
 
 @pytest.mark.parametrize(("placed", "turn"), [

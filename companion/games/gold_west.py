@@ -3,7 +3,6 @@
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
-from itertools import takewhile
 from typing import Any
 
 from companion.games import common
@@ -1095,14 +1094,46 @@ class OutOfTurn(RulesError):
         self.seat, self.turn = seat, turn
 
 
-def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> None:
-    """Refuse a tap out of turn (asked once) unless the player entered in this turn (in the last: anybody)."""
+def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], seat: int,
+               kind: str) -> None:
+    """Refuse a tap out of turn (asked once) unless the player entered in this turn (in the last: anybody)
+    or it puts the mining token of the player's turn just ended on the supply track."""
     turn = state.next_seat
-    if turn is None or seat == turn:
+    if turn is None or seat == turn or (kind == "supply" and _own_turn(events, seat)[1]):
         return
-    this_turn = takewhile(lambda event: event[0] not in TURN_ENDS, reversed(events))
-    if not any(kind in EVENT_KINDS and payload.get("seat") == seat for kind, payload in this_turn):
+    if not any(payload.get("seat") == seat for _, payload in _turn_under_way(events)):
         raise OutOfTurn(seat, turn)
+
+
+# In the rulebook's order a Build/Loot turn puts its mining token's resources on the supply track after the
+# camp or loot: supply taps of its player right after it, nobody else's between, belong to the turn it ended.
+def _turn_under_way(events: Sequence[tuple[str, Mapping[str, Any]]]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The taps since the last camp, settlement or loot, but its player's supply taps right after it."""
+    taps = [event for event in events if event[0] in EVENT_KINDS]
+    end = next((index for index in range(len(taps) - 1, -1, -1) if taps[index][0] in TURN_ENDS), None)
+    if end is None:
+        return taps
+    ended_by, since = taps[end][1].get("seat"), taps[end + 1:]
+    while since and since[0][0] == "supply" and since[0][1].get("seat") == ended_by:
+        since = since[1:]
+    return since
+
+
+def _own_turn(events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> tuple[list[str], bool]:
+    """What ``seat`` entered since its own last turn ended, and whether that turn just ended (nobody else
+    entered since): then what it entered in that turn."""
+    kinds: list[str] = []
+    ended = False
+    for kind, payload in events:
+        if kind not in EVENT_KINDS:
+            continue
+        own = payload.get("seat") == seat
+        if ended and not (own and kind == "supply"):
+            kinds, ended = [], False
+        if own:
+            kinds.append(kind)
+            ended = ended or kind in TURN_ENDS
+    return kinds, ended
 
 
 # What a player does at most once a turn (the investment in rules/gold-west.md, BoomTown in the game's
@@ -1131,13 +1162,14 @@ class AgainThisTurn(RulesError):
 def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
                       seat: int) -> None:
     """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot, and
-    a supply-track placement beyond the turn's mining token (the Build/Loot step's, taken before its camp; one
-    more for each use of the 1×1 space with the Trading Post)."""
-    own = (earlier for earlier, payload in reversed(events) if payload.get("seat") == seat)
-    this_turn = list(takewhile(lambda earlier: earlier not in TURN_ENDS, own))
+    a supply-track placement beyond the turn's mining token (the Build/Loot step's, entered before or after
+    its camp; one more for each use of the 1×1 space with the Trading Post)."""
+    this_turn, ended = _own_turn(events, seat)
+    if ended and kind != "supply":
+        this_turn = []  # the tap begins the player's next turn
     name = state.setup.seats[seat].name
     if kind == "supply":
-        has_camp = state.camps_placed[seat] < state.camps_per_player
+        has_camp = ended or state.camps_placed[seat] < state.camps_per_player
         tokens = has_camp + (this_turn.count("boomtown_1x1") if state.trading_post else 0)
         if this_turn.count("supply") >= tokens:
             raise AgainThisTurn(seat, name, "supply" if has_camp else "supply without token")

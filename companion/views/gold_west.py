@@ -50,7 +50,7 @@ def record(play_id: int, kind: str):
         entered = [(e.kind, e.payload) for e in events]
         # a player's own phone enters that player's points whatever the turn
         if not gold_west.OutOfTurn.answers <= confirmed and phone_seat(play) != payload["seat"]:
-            gold_west.check_turn(table.game_state, entered, payload["seat"])
+            gold_west.check_turn(table.game_state, entered, payload["seat"], kind)
         if not gold_west.AgainThisTurn.answers <= confirmed:
             gold_west.check_once_a_turn(table.game_state, entered, kind, payload["seat"])
         gold_west.check_line_order(table.game_state, kind, payload)
