@@ -24,6 +24,12 @@ class Term(str):
     __slots__ = ()
 
 
+class RowName(Term):
+    """A row of a game's final tally inside a message, by its key: shown on pages as the row's label."""
+
+    __slots__ = ()
+
+
 class Refused(ValueError):
     """A request refused with a Message (as ``RulesError``, ``StoreError`` …); ``path`` names the bad input
     in the API's notation, when known."""

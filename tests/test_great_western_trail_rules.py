@@ -931,3 +931,38 @@ def test_garbage_cards_raise_only_rules_errors(changes, dropped):
     entered = after.cards[payload["seat"]]
     assert entered.total == sum(entered.breakdown.values())
     assert gwt.running_scores(after) == (0, 0)
+
+
+# --- corrections of a finished tally: rows the cards could have given --------------------------------------
+
+def pad(**rows: int) -> dict[str, int]:
+    """A scoring pad's rows: a middling game, changed where given."""
+    return {"money": 4, "buildings": 10, "cities": -6, "stations": 5, "hazards": 6, "cattle": 20,
+            "objectives": 7, "station_masters": 3, "workers": 8, "disc": 0, "job_market": 0, **rows}
+
+
+@pytest.mark.parametrize(("anna", "ben", "path", "says"), [
+    pytest.param(pad(job_market=2), pad(), None, None, id="one-token-holder"),
+    pytest.param(pad(cities=-12, objectives=-3, workers=24, disc=3), pad(), None, None,
+                 id="negative-cities-and-objectives-full-workers"),
+    pytest.param({"total": 40}, {"total": 38}, None, None, id="totals-only"),
+    pytest.param(pad(job_market=2), pad(job_market=2), "job_market",
+                 "Only one player holds the job-market token, not Anna and Ben.", id="two-token-holders"),
+    pytest.param(pad(job_market=1), pad(), "job_market",
+                 "Anna: the job-market token scores 2 or nothing, not 1.", id="a-token-worth-1"),
+    pytest.param(pad(), pad(disc=6), "disc", "Ben: the 3-VP disc scores 3 or nothing, not 6.",
+                 id="a-disc-worth-6"),
+    pytest.param(pad(workers=10), pad(), "workers",
+                 "Anna: workers score 4 VP per worker on the 5th or 6th space of a row, 0 to 24 in all, not "
+                 "10.", id="workers-off-the-steps"),
+    pytest.param(pad(workers=28), pad(), "workers", "0 to 24 in all, not 28.", id="workers-beyond-full-rows"),
+    pytest.param(pad(), pad(money=-1), "money", "Ben: the row “money” cannot be below 0.",
+                 id="negative-money"),
+])
+def test_a_correction_gives_only_rows_some_cards_could_give(anna, ben, path, says):
+    if says is None:
+        gwt.check_corrected_tally(None, None, ["Anna", "Ben"], [anna, ben])
+        return
+    with pytest.raises(RulesError) as caught:
+        gwt.check_corrected_tally(None, None, ["Anna", "Ben"], [anna, ben])
+    assert caught.value.path == path and says in str(caught.value)

@@ -253,6 +253,32 @@ def test_a_gold_west_correction_into_a_tie_needs_the_resources_left(client, db, 
         assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == expected
 
 
+GWT_PAD = {"money": 4, "buildings": 10, "cities": -6, "stations": 5, "hazards": 6, "cattle": 20,
+           "objectives": 7, "station_masters": 3, "workers": 8, "disc": 3, "job_market": 0}
+
+
+@pytest.mark.parametrize(("ben", "language", "says"), [
+    ({"job_market": 2}, "en", "Only one player holds the job-market token, not Anna and Ben."),
+    ({"money": -1}, "en", "Ben: the row “Money” cannot be below 0."),
+    ({"money": -1}, "de", "Ben: Die Zeile „Geld“ kann nicht unter 0 liegen."),
+], ids=["a-second-token-holder", "negative-money", "negative-money-in-german"])
+def test_a_great_western_trail_correction_no_cards_could_give_is_refused(client, db, table, ben, language,
+                                                                        says):
+    group_id, ids = table
+    pads = [{**GWT_PAD, "job_market": 2}, GWT_PAD]
+    play_id = finish(db, group_id, "great-western-trail", [(ids["Anna"], "red"), (ids["Ben"], "blue")],
+                     pads, [1, 2])
+    version = store.get_play(db, play_id).version
+    response = client.post(f"/plays/{play_id}/correct", data=correction_data(version, [pads[0], {
+        **GWT_PAD, **ben}]), headers={"Accept-Language": language})
+    assert response.status_code == 400 and says in html.unescape(response.text)
+    assert [e.kind for e in store.list_events(db, play_id)] == ["final"]
+    # the token moved to Ben, as a correction may
+    response = client.post(f"/plays/{play_id}/correct", data=correction_data(version, [GWT_PAD, pads[0]]))
+    assert response.status_code == 302
+    assert [(r.name, r.rank) for r in store.play_results(db, play_id)] == [("Ben", 1), ("Anna", 2)]
+
+
 def test_a_tie_without_recorded_tie_breakers_is_shared(client, db, evening):
     _, _, plays = evening
     play = store.get_play(db, plays["cara"])  # finished without a Gold West tally payload

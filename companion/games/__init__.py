@@ -37,8 +37,8 @@ class GameRules(Protocol):
         """What breaks equal totals per seat ("larger wins"), or None where the game has no tie-breaker."""
 
     def check_corrected_tally(self, state: Any | None, final_payload: Mapping[str, Any] | None,
-                              names: Sequence[str], totals: Sequence[int]) -> None:
-        """Refuse corrected totals whose ranking needs what the final tally did not record (RulesError)."""
+                              names: Sequence[str], breakdowns: Sequence[Mapping[str, int]]) -> None:
+        """Refuse corrected rows no final tally could give, or whose ranking needs what it did not record."""
 
     def totals_tie_breakers(self, state: Any | None) -> tuple[tuple[str, Message, list[int | None]], ...]:
         """What typed totals ask of each player besides, for a tie: payload key, label, starting values."""

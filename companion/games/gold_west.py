@@ -1041,9 +1041,10 @@ def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any
 
 
 def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
-                          names: Sequence[str], totals: Sequence[int]) -> None:
+                          names: Sequence[str], breakdowns: Sequence[Mapping[str, int]]) -> None:
     """Refuse corrected totals that tie where the resources left decide and the final tally has none for
     some of the tied: a correction changes rows only, and counted as 0 they would rank the tie unseen."""
+    totals = [sum(breakdown.values()) for breakdown in breakdowns]
     recorded: Sequence[bool] = ()
     if isinstance(final_payload, Mapping) and "totals" in final_payload:
         wanted, supply_left = _typed_tie_breakers(state, final_payload, len(names))

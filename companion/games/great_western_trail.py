@@ -8,7 +8,7 @@ from typing import Any
 
 from companion.games import common
 from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, seat_index, whole_number
-from companion.messages import Message, Term
+from companion.messages import Message, RowName, Term
 from companion.names import name_key
 
 GAME = GameInfo(slug="great-western-trail", name="Great Western Trail",
@@ -835,8 +835,41 @@ def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names:
         _refuse_conflicts(_cards_problems(state, strict=False))
 
 
+# The pad's rows no card makes negative.
+_ROWS_NOT_BELOW_0 = ("money", "buildings", "stations", "hazards", "cattle", "station_masters")
+_WORKERS_VP_MAX = len(WORKER_ROWS) * (WORKER_ROW_MAX - WORKER_SCORING_FROM + 1) * WORKER_SPACE_VP
+
+
+def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
+                          names: Sequence[str], breakdowns: Sequence[Mapping[str, int]]) -> None:
+    """Refuse corrected rows no cards could give: a row below 0 that cannot be, workers off their steps
+    of 4 VP, the disc or the token worth other than its VP or nothing, the token held by two players."""
+    holders = []
+    for name, rows in zip(names, breakdowns, strict=True):
+        for row in _ROWS_NOT_BELOW_0:
+            if rows.get(row, 0) < 0:
+                raise RulesError("%(name)s: the row “%(row)s” cannot be below 0.", row, name=name,
+                                 row=RowName(row))
+        workers, disc, token = (rows.get(row, 0) for row in ("workers", "disc", "job_market"))
+        if workers % WORKER_SPACE_VP or not 0 <= workers <= _WORKERS_VP_MAX:
+            raise RulesError("%(name)s: workers score %(vp)d VP per worker on the 5th or 6th space of a row, "
+                             "0 to %(most)d in all, not %(points)d.", "workers", name=name,
+                             vp=WORKER_SPACE_VP, most=_WORKERS_VP_MAX, points=workers)
+        if disc not in (0, DISC_VP):
+            raise RulesError("%(name)s: the 3-VP disc scores %(vp)d or nothing, not %(points)d.", "disc",
+                             name=name, vp=DISC_VP, points=disc)
+        if token not in (0, JOB_MARKET_TOKEN_VP):
+            raise RulesError("%(name)s: the job-market token scores %(vp)d or nothing, not %(points)d.",
+                             "job_market", name=name, vp=JOB_MARKET_TOKEN_VP, points=token)
+        if token:
+            holders.append(name)
+    if len(holders) > 1:
+        raise RulesError("Only one player holds the job-market token, not %(names)s.", "job_market",
+                         names=common.listed(holders, commas=False))
+
+
 # A tie shares the victory.
-final_tie_breakers = check_corrected_tally = check_typed_totals = common.no_tie_breakers
+final_tie_breakers = check_typed_totals = common.no_tie_breakers
 totals_tie_breakers = common.nothing_asked_for_ties
 
 

@@ -121,11 +121,11 @@ def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str,
 
 def corrected_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
                     final_payload: Mapping[str, Any] | None, table: TableState | None = None) -> FinalResult:
-    """``ranked_tally`` of a finished play's corrected rows; RulesError where the game's rules cannot rank
-    them from what its final tally recorded."""
+    """``ranked_tally`` of a finished play's corrected rows; RulesError where the game's rules refuse them
+    or cannot rank them from what its final tally recorded."""
     rules = RULES.get(game)
     if rules:
         rules.check_corrected_tally(table.game_state if table is not None else None, final_payload,
                                     [name for name, _ in breakdowns],
-                                    [sum(breakdown.values()) for _, breakdown in breakdowns])
+                                    [breakdown for _, breakdown in breakdowns])
     return ranked_tally(game, rows, breakdowns, final_payload, table)

@@ -8,8 +8,8 @@ from babel.numbers import parse_pattern
 from flask import Flask, g, request
 from flask_babel import Babel, format_date, format_datetime, format_decimal, get_locale, gettext
 
-from companion.messages import Message, Refused, Term
-from companion.web.labels import TERMS
+from companion.messages import Message, Refused, RowName, Term
+from companion.web.labels import ROW_LABELS, TERMS
 
 LANGUAGES = {"en": "English", "de": "Deutsch"}
 LANGUAGE_COOKIE = "lang"
@@ -84,6 +84,8 @@ def translated(message: Refused | str) -> str:
 def _shown(value: object) -> object:
     if isinstance(value, Message):
         return translated(value)
+    if isinstance(value, RowName):
+        return str(ROW_LABELS.get(value, value))
     if isinstance(value, Term):
         return str(TERMS.get(value, value))
     return value
