@@ -98,6 +98,8 @@ def test_scores_are_whole_points(score, points):
 @pytest.mark.parametrize(("date", "minutes"), [
     ("yesterday", 10), ("2024-02-30 20:00:00", 10), ("0001-01-01 00:30:00+05:00", 10),
     ("9999-12-31 23:00:00+00:00", 600), ("", 0),
+    # years no backup of the group could give back
+    ("1850-05-01 20:00:00", 10), ("9000-12-31 23:00:00+00:00", 120),
 ])
 def test_a_date_that_is_none_skips_the_play(date, minutes):
     document = sample()
@@ -131,6 +133,10 @@ REFUSALS = [
      "damaged at plays[0].playerScores[1].playerRefId"),
     (mutated(lambda d: d["plays"][0].__setitem__("playerScores", {"1": 87})),
      "damaged at plays[0].playerScores"),
+    # half a character, which JSON's escapes can write but no page can show
+    (mutated(lambda d: d["plays"][0].__setitem__("comments", "close \ud800 game")),
+     "damaged at plays[0].comments: it holds a broken character"),
+    (mutated(lambda d: d["players"][0].__setitem__("name", "An\udc00na")), "damaged at players[0].name"),
 ]
 
 

@@ -16,7 +16,7 @@ from companion import store
 from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
 from companion.forms import COLOURS
 from companion.games import GAMES
-from tests.conftest import create_group
+from tests.conftest import add_players, create_group
 
 TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
 GW = ("track", "largest_group", "offices", "wanted", "influence")
@@ -155,6 +155,30 @@ def test_a_reopened_tally_the_store_never_keeps_is_refused(db, group, game, reop
     assert refused.value.path == f"plays[{n}].{path}"
 
 
+def test_a_reopened_tally_of_values_no_play_had_starts_the_final_tally_from_the_ledger(app, client, db):
+    """Once the play went on, a reopened tally is not checked against it on import: the final-tally page
+    then starts from the ledger instead of failing on a hand-edited value."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    play = store.start_play(db, group_id, "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    store.append_event(db, play, "adjust", {"seat": 0, "points": 4, "note": ""})
+    finish(db, play, {"players": [{"wanted": 1, "supply_left": 2}] * 2}, [(0, 1, gw(40)), (1, 2, gw(35))])
+    store.undo_last_event(db, play)
+    store.append_event(db, play, "adjust", {"seat": 1, "points": 2, "note": ""})
+    document = valid_document(db, {"id": group_id})
+    [reopened] = [p for p in document["plays"] if p["reopened"]]
+    reopened["reopened"]["tally"]["players"][0]["wanted"] = "one"
+    phone = app.test_client()
+    data = io.BytesIO(json.dumps(document).encode())
+    imported = phone.post("/groups/import", data={"backup": (data, "backup.json")},
+                          content_type="multipart/form-data")
+    new_id = int(imported.headers["Location"].rsplit("/", 1)[1])
+    [(copy,)] = db.execute("SELECT id FROM plays WHERE group_id = ?", [new_id])
+    page = phone.get(f"/plays/{copy}/gold-west/final-tally")
+    assert page.status_code == 200 and "Final tally" in page.text
+
+
 def test_the_restored_group_works_like_the_original(db, group):
     restored = store.restore_group(db, backup.parse_backup(
         backup.backup_json(store.dump_group(db, group["id"]), store.now()), GAMES, COLOURS))
@@ -245,6 +269,17 @@ REFUSED = {
     "a log that does not replay": (_gold_west_play(lambda p: p["events"][0]["payload"].update(seat=9)),
                                    "does not replay"),
     "a score beyond any game": (_gold_west_play(lambda p: p["results"][0].update(total=10 ** 30)), "total"),
+    # JSON's escapes can write half a character, which no page or file could show again
+    "a broken character in a note": (_gold_west_play(lambda p: p["options"].update(note="close \ud800 game")),
+                                     "options.note: it holds a broken character (a lone surrogate)"),
+    "a broken character in an entry": (_gold_west_play(lambda p: p["events"][0]["payload"].update(
+        note="Boom\udc00town")), "events[0].payload.note: it holds a broken character"),
+    "a broken character in a key": (_set("plays.0.options", {"\ud800": 1}), "plays[0].options: it holds a"),
+    # what BG Stats knows a play or player by: two sharing it would be one there
+    "two players with one stable id": (lambda d: d["players"][1].update(uid=d["players"][0]["uid"]),
+                                       "players[1] has the uid of an earlier one"),
+    "two plays with one stable id": (lambda d: d["plays"][1].update(uid=d["plays"][0]["uid"]),
+                                     "plays[1] has the uid of an earlier one"),
 }
 
 

@@ -104,8 +104,10 @@ def test_history_filters(client, evening, query, expected):
     ("since=2024-05-03&until=2024-05-01", "The last day is before the first day."),
     ("page=two", "Not a valid integer value."),
     ("page=0", "Number must be between 1 and 100000."),
+    ("until=9999-12-31", "Give a day between the years 1900 and 9000."),
+    ("since=0001-01-01", "Give a day between the years 1900 and 9000."),
 ], ids=["unknown game", "unknown player", "player not a number", "no such month", "no date", "reversed",
-        "page not a number", "page zero"])
+        "page not a number", "page zero", "the calendar's last day", "the calendar's first day"])
 def test_bad_filter_values_are_a_clear_400(client, evening, query, message):
     group_id, _, _ = evening
     page = client.get(f"/groups/{group_id}/history?{query}")

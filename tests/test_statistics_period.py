@@ -172,6 +172,8 @@ def test_the_page_shows_the_period_chosen_and_keeps_it_for_each_game(client, mem
     ("period=custom&until=2026-03-01", "Give the first day of the period."),
     ("period=custom&since=2026-03-01", "Give the last day of the period."),
     ("period=decade", "Pick one from the list."),
+    ("period=custom&since=2026-03-01&until=9999-12-31", "Give a day between the years 1900 and 9000."),
+    ("period=custom&since=0001-01-01&until=2026-03-01", "Give a day between the years 1900 and 9000."),
     ("game=mayflower&period=custom&since=2026-03-01&until=2026-02-01",
      "The last day is before the first day."),
 ])

@@ -12,9 +12,9 @@ from jsonschema.exceptions import best_match
 
 from companion import store
 from companion.exchange.common import POINTS_LIMIT, known_time_zones
-from companion.exchange.validation import StrictValidator, json_path
+from companion.exchange.validation import StrictValidator, broken_text, first_bad, json_path
 from companion.games import custom, table_tools
-from companion.games.common import FINAL_EVENT, GameInfo, PlaySetup, RulesError, Seat
+from companion.games.common import FINAL_EVENT, FIRST_YEAR, LAST_YEAR, GameInfo, PlaySetup, RulesError, Seat
 from companion.games.table import TableState, check_final_tally, fold, ranked_tally
 from companion.names import BGG_ID_MAX, LOCATION_MAX, NAME_MAX, NameProblem, clean_name, refused_character
 from companion.store import CORRECTION_EVENT, GroupArchive, GroupSettings
@@ -26,7 +26,6 @@ MAX_EVENTS = 10_000  # in one play's log
 
 BACKUP_FORMAT = "game-night-companion/group-backup"
 BACKUP_VERSION = 1
-FIRST_YEAR, LAST_YEAR = 1900, 9000  # the years a backup's times may name
 
 
 class BackupError(RulesError):
@@ -153,25 +152,15 @@ def _load(data: bytes | str | IO[bytes]) -> Any:
                     else json.loads(data, **options))
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
-    where = _not_a_number(document)
-    if where is not None:
-        raise BackupError("The backup is damaged at %(where)s: NaN and Infinity are not numbers.",
-                          where or "the file", where=where or "the file")
+    bad = first_bad(document, lambda value: value is _NOT_A_NUMBER or broken_text(value))
+    if bad is not None:
+        where = bad[0] or "the file"
+        if bad[1] is _NOT_A_NUMBER:
+            raise BackupError("The backup is damaged at %(where)s: NaN and Infinity are not numbers.", where,
+                              where=where)
+        raise BackupError("The backup is damaged at %(where)s: it holds a broken character (a lone "
+                          "surrogate), which is not text.", where, where=where)
     return document
-
-
-def _not_a_number(document: Any) -> str | None:
-    """The path of the first NaN or Infinity in the document ("" for the document itself), or None."""
-    stack: list[tuple[Any, tuple]] = [(document, ())]
-    while stack:
-        value, path = stack.pop()
-        if value is _NOT_A_NUMBER:
-            return json_path(path)
-        if isinstance(value, dict):
-            stack.extend((item, (*path, key)) for key, item in value.items())
-        elif isinstance(value, list):
-            stack.extend((item, (*path, n)) for n, item in enumerate(value))
-    return None
 
 
 def _check_shape(document: Any) -> None:
@@ -205,7 +194,6 @@ def _utc_stamp(value: str, where: str) -> str:
     if moment.utcoffset() is None:
         raise BackupError("The backup is damaged at %(where)s: %(value)r has no UTC offset (like +00:00), so "
                           "it is not clear when that was.", where, where=where, value=value)
-    # far from the calendar's ends: a time zone or a play's length added to it must stay a date
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         raise BackupError("The backup is damaged at %(where)s: %(value)r is not between the years %(first)d "
                           "and %(last)d.", where, where=where, value=value, first=FIRST_YEAR, last=LAST_YEAR)
@@ -233,6 +221,18 @@ def _check_players(players: list[dict], colours: Collection[str]) -> None:
             raise BackupError("The backup gives %(name)s the colour %(colour)r, which the companion does not "
                               "have.", f"players[{n}].colour", name=player["name"], colour=player["colour"])
         player["created_at"] = _utc_stamp(player["created_at"], f"players[{n}].created_at")
+
+
+def _check_uids(document: dict) -> None:
+    """BG Stats knows a play or player by its uid: two records sharing one would be one there."""
+    for records in ("players", "plays"):
+        seen: set[str] = set()
+        for n, record in enumerate(document[records]):
+            if record.get("uid") in seen:
+                raise BackupError("%(record)s has the uid of an earlier one; each needs its own.",
+                                  f"{records}[{n}].uid", record=f"{records}[{n}]")
+            if record.get("uid") is not None:
+                seen.add(record["uid"])
 
 
 def _check_seats(play: dict, where: str, players: list[dict], colours: Collection[str],
@@ -437,6 +437,7 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
     _check_shape(document)
     players = document["players"]
     _check_players(players, colours)
+    _check_uids(document)
     own_games = _own_games(document.get("games", []))
     for n, play in enumerate(document["plays"]):
         where = f"plays[{n}]"

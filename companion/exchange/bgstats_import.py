@@ -12,8 +12,9 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from companion.exchange.common import POINTS_LIMIT, as_local
+from companion.exchange.validation import broken_text, first_bad
 from companion.games import RULES, custom, table_tools
-from companion.games.common import FinalResult, GameInfo, RulesError
+from companion.games.common import FIRST_YEAR, LAST_YEAR, FinalResult, GameInfo, RulesError
 from companion.games.table import ranked_tally
 from companion.messages import Message, Refused
 from companion.names import LOCATION_MAX, NAME_MAX, NEW_PLAYER, NameProblem, clean_name, name_key
@@ -212,6 +213,8 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     try:  # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
         start = as_local(datetime.fromisoformat(play["playDate"].strip()), zone).astimezone(UTC)
         end = start + timedelta(minutes=minutes)
+        if not FIRST_YEAR <= start.year <= end.year <= LAST_YEAR:
+            raise ValueError("beyond the years a play may name")
     except (ValueError, OverflowError, OSError):  # not a date, or beyond the calendar
         return Message("Its date %(date)r is not a date and time.", date=play["playDate"][:40])
     if play.get("incomplete") is True:
@@ -336,6 +339,10 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         document = json.loads(data)
     except (ValueError, RecursionError):
         raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
+    broken = first_bad(document, broken_text)
+    if broken is not None:
+        raise _damaged(broken[0] or "the file",
+                       Message("it holds a broken character (a lone surrogate), which is not text."))
     if not isinstance(document, dict) or not all(
             isinstance(document.get(key), list) for key in ("games", "players", "plays")):
         raise BgStatsError("This file is not a BG Stats export: it has no lists of games, players and "

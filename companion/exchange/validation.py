@@ -1,6 +1,6 @@
 """Strict JSON Schema checks shared by the scoring API and the file imports, and the path of a bad field."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -17,3 +17,31 @@ def json_path(parts: Iterable[Any]) -> str:
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
+
+
+def broken_text(value: Any) -> bool:
+    """A string with a lone surrogate: JSON's escapes can write one, but no page or file can hold it."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return True
+    return False
+
+
+def first_bad(document: Any, bad: Callable[[Any], bool]) -> tuple[str, Any] | None:
+    """The path and value of the first value ``bad`` picks ("" for the document itself), or None; a bad
+    key is given at the path of its object."""
+    stack: list[tuple[Any, tuple]] = [(document, ())]
+    while stack:
+        value, path = stack.pop()
+        if bad(value):
+            return json_path(path), value
+        if isinstance(value, dict):
+            key = next((key for key in value if bad(key)), None)
+            if key is not None:
+                return json_path(path), key
+            stack.extend((item, (*path, key)) for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, (*path, n)) for n, item in enumerate(value))
+    return None

@@ -20,7 +20,7 @@ from companion.forms import (
     collapse_spaces,
     listed,
 )
-from companion.games.common import GameInfo
+from companion.games.common import FIRST_YEAR, LAST_YEAR, GameInfo
 from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
 
 POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
@@ -33,9 +33,12 @@ def _day(value: str | None) -> date | None:
 
 def _a_day(_form, field: StringField) -> None:
     try:
-        _day(field.data)
+        day = _day(field.data)
     except ValueError:
         raise ValidationError(_l("Use a date like 2024-05-31.")) from None
+    if day is not None and not FIRST_YEAR <= day.year <= LAST_YEAR:  # no play lies beyond
+        raise ValidationError(_l("Give a day between the years %(first)d and %(last)d.", first=FIRST_YEAR,
+                                 last=LAST_YEAR))
 
 
 def _not_before_since(form: Form, field: StringField) -> None:

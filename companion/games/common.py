@@ -8,6 +8,10 @@ from companion.messages import Message, Refused
 # The event that closes a play: its payload is the final tally the results were computed from.
 FINAL_EVENT = "final"
 
+# The years a play's times may name: far from the calendar's ends, so that a time zone or a play's
+# length added to them stays a date, and every play kept can go round through a backup.
+FIRST_YEAR, LAST_YEAR = 1900, 9000
+
 # What "trimming spaces" removes from a player's name; spelled out because str.strip() also
 # removes control characters that a JSON client would count as part of the name.
 NAME_SPACE = " \t\n\r\f\v"

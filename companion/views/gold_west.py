@@ -126,7 +126,8 @@ def tally_start(play: store.Play, ledger: Sequence[gold_west.PlayerTally]) -> Se
         return ledger
     try:
         entered = gold_west.tallies_from_payload(kept.payload, [seat.name for seat in play.seats])
-    except RulesError:  # closed with totals only: nothing row by row to start from
+        gold_west.final_result(entered, stored=True)
+    except RulesError:  # closed with totals only, or values only a hand-edited backup holds
         return ledger
     if not kept.changed_since:
         return entered

@@ -7,11 +7,11 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
-from companion.exchange.backup import FIRST_YEAR
 from companion.exchange.common import group_zone
 from companion.forms.custom_games import PastPlayForm, moved_to_sheet, past_play_form, preselected_players
 from companion.games import RULES, custom
 from companion.games import table_tools as tools
+from companion.games.common import FIRST_YEAR
 from companion.games.table import ranked_tally
 from companion.messages import Refused
 from companion.views import common
