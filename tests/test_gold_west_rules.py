@@ -983,6 +983,25 @@ def test_a_supply_track_placement_beyond_the_turns_mining_token_is_asked_about(b
         gold_west.check_once_a_turn(state, before, "supply", 0)
 
 
+@pytest.mark.parametrize(("before", "trading_post", "offered"), [
+    pytest.param([], False, (True, True), id="camps-left"),
+    pytest.param([BEN_CAMP, ANNA_CAMP] * 12, False, (True, False), id="the-last-camps-token-is-due"),
+    pytest.param([*[BEN_CAMP, ANNA_CAMP] * 12, ANNA_SUPPLY], False, (False, False),
+                 id="the-last-camps-token-entered"),
+    pytest.param([ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, False, (False, True),
+                 id="entered-before-the-last-camp"),
+    pytest.param([*[ANNA_CAMP, BEN_CAMP] * 11, ANNA_CAMP, ("loot", {"seat": 1})], False, (False, True),
+                 id="the-last-loots-token-is-due"),
+    pytest.param([ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP] * 12, True, (True, True),
+                 id="the-trading-posts-resource-in-the-last-turn"),
+])
+def test_the_ledger_offers_the_supply_track_while_a_mining_token_is_due(before, trading_post, offered):
+    """Every turn with a camp left has a mining token, the last camp's or loot's too (entered after it, in
+    the rulebook's order); with the Trading Post the 1×1 space gives resources in the last turn as well."""
+    state = play(2, before, trading_post=trading_post)
+    assert gold_west.ledger_screen(state).supply_open == offered
+
+
 def test_open_shipping_bonuses_offer_the_next_tile_of_each_metal():
     state = play(3, [("shipping_bonus", {"seat": 0, "metal": "gold"}),
                      ("shipping_bonus", {"seat": 1, "metal": "silver"}),

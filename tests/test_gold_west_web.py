@@ -148,13 +148,20 @@ def test_shipping_bonuses_taken_are_shown_and_no_longer_offered(client, db, anna
     assert table(db, anna_ben).scores == (9, 6)
 
 
+def seat_row(page: str, seat: int) -> str:
+    """One seat's ledger row (open or folded) on the play page."""
+    return re.search(rf'id="gw-seat-{seat}".*?</(section|details)>', page, re.S).group(0)
+
+
 def test_the_last_turn_is_announced_and_camps_are_refused(client, db, anna_ben):
     for _ in range(12):
         for seat in ("0", "1"):
             assert tap(client, anna_ben, "camp", seat=seat).status_code == 302
     page = client.get(f"/plays/{anna_ben}").text
     assert "Last turn!" in page and "without the Build/Loot step" in page
-    assert 'aria-label="Camp in' not in page and "Supply section" not in page
+    assert 'aria-label="Camp in' not in page and "Supply section" not in seat_row(page, 0)
+    # Ben's last camp ended the round: its mining token may still go on the supply track
+    assert "Supply section" in seat_row(page, 1)
     response = tap(client, anna_ben, "loot", seat="0")
     assert response.status_code == 409
     assert "Anna has placed all 12 camps" in html.unescape(response.text)
@@ -174,6 +181,19 @@ def test_with_the_trading_post_the_last_turn_offers_the_supply_track_for_the_1x1
     assert 'aria-label="Supply section 2"' in page
     assert tap(client, play_id, "supply", again=False, seat="0", section="2").status_code == 302
     assert table(db, play_id).scores == (2, 0)
+
+
+def test_the_last_camps_mining_token_can_still_be_put_on_the_supply_track(client, db, anna_ben):
+    """The rulebook puts the mining token's resources on the supply track after the camp, the last one too."""
+    for _ in range(11):
+        for seat in ("0", "1"):
+            assert tap(client, anna_ben, "camp", again=False, seat=seat).status_code == 302
+    assert tap(client, anna_ben, "camp", again=False, seat="0").status_code == 302  # Anna's 12th camp
+    assert 'aria-label="Supply section 3"' in seat_row(client.get(f"/plays/{anna_ben}").text, 0)
+    assert tap(client, anna_ben, "supply", again=False, seat="0", section="3").status_code == 302
+    assert table(db, anna_ben).scores == (3, 0)
+    # that was her last mining token: no more supply track for her
+    assert "Supply section" not in seat_row(client.get(f"/plays/{anna_ben}").text, 0)
 
 
 def ledger_order(page: str) -> list[str]:

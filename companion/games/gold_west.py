@@ -608,6 +608,12 @@ EVENT_KINDS: tuple[str, ...] = ("camp", "settlement", "supply", "loot", "investm
                                 "boomtown_1x1", "shipping_line", "shipping_bonus")
 
 
+# What a seat entered since its own last turn ended, and whether that turn just ended (nobody else entered
+# since): then what it entered in that turn.
+OwnTurn = tuple[tuple[str, ...], bool]
+NO_TURN_YET: OwnTurn = ((), False)
+
+
 @dataclass(frozen=True)
 class PlayState:
     """The table state of a play in progress; tuples are per seat unless said otherwise."""
@@ -629,6 +635,7 @@ class PlayState:
     # (terrain, settlement?) of each building whose mining token's terrain the ledger recorded
     buildings: tuple[tuple[tuple[str, bool], ...], ...]
     office_tokens: tuple[tuple[str, ...], ...]  # the office of each influence token placed on one
+    own_turns: tuple[OwnTurn, ...]  # what each seat entered since its own last turn ended (``_own_turn``)
     note: str = ""  # what the players should know about the last event, if anything
 
     @property
@@ -689,7 +696,8 @@ def initial_state(setup: PlaySetup) -> PlayState:
         investment_tiles_left=INVESTMENT_BONUS_TILES[players], shipping_lines=frozenset(),
         shipping_bonus=((),) * len(METALS),
         **dict.fromkeys(("scores", "camps_placed", *_SEAT_COUNTS), (0,) * players),
-        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players))
+        **dict.fromkeys(("investment_tiles", "buildings", "office_tokens"), ((),) * players),
+        own_turns=(NO_TURN_YET,) * players)
 
 
 def running_scores(state: PlayState) -> tuple[int, ...]:
@@ -813,7 +821,9 @@ def apply_event(state: PlayState, kind: str, payload: Mapping) -> PlayState:
         raise RulesError("An event's details must be an object with named fields.", "payload")
     seat = common.seat_index(payload, len(state.setup.seats))
     # A note speaks of the event that set it only.
-    return handler(replace(state, note="") if state.note else state, seat, payload)
+    after = handler(replace(state, note="") if state.note else state, seat, payload)
+    return replace(after, own_turns=tuple(_next_own_turn(turn, kind, index == seat)
+                                          for index, turn in enumerate(state.own_turns)))
 
 
 # --- What the ledger screen offers each seat ----------------------------------------------------------------
@@ -1120,21 +1130,24 @@ def _turn_under_way(events: Sequence[tuple[str, Mapping[str, Any]]]) -> list[tup
     return since
 
 
-def _own_turn(events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> tuple[list[str], bool]:
+def _next_own_turn(turn: OwnTurn, kind: str, own: bool) -> OwnTurn:
+    """A seat's ``OwnTurn`` after one more tap, its own or not."""
+    kinds, ended = turn
+    if ended and not (own and kind == "supply"):
+        kinds, ended = (), False
+    if own:
+        kinds, ended = (*kinds, kind), ended or kind in TURN_ENDS
+    return kinds, ended
+
+
+def _own_turn(events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> OwnTurn:
     """What ``seat`` entered since its own last turn ended, and whether that turn just ended (nobody else
     entered since): then what it entered in that turn."""
-    kinds: list[str] = []
-    ended = False
+    turn = NO_TURN_YET
     for kind, payload in events:
-        if kind not in EVENT_KINDS:
-            continue
-        own = payload.get("seat") == seat
-        if ended and not (own and kind == "supply"):
-            kinds, ended = [], False
-        if own:
-            kinds.append(kind)
-            ended = ended or kind in TURN_ENDS
-    return kinds, ended
+        if kind in EVENT_KINDS:
+            turn = _next_own_turn(turn, kind, payload.get("seat") == seat)
+    return turn
 
 
 # What a player does at most once a turn (the investment in rules/gold-west.md, BoomTown in the game's
@@ -1148,6 +1161,24 @@ _AGAIN_THIS_TURN: Mapping[str, Message] = {  # each names the player as %(name)s
                       "Again?"),
     "supply without token": Message("%(name)s has placed every camp, so no mining token is left to put on "
                                     "the supply track. Record it anyway?")}
+
+
+def _supply_placements_left(state: PlayState, seat: int, turn: OwnTurn) -> tuple[bool, int]:
+    """Whether ``seat`` has a mining token for its turn (a camp left, or the camp or loot that just ended
+    the turn), and how many supply-track placements that turn has left: the token's, and one for each use
+    of the 1×1 space with the Trading Post."""
+    this_turn, ended = turn
+    has_camp = ended or state.camps_placed[seat] < state.camps_per_player
+    tokens = has_camp + (this_turn.count("boomtown_1x1") if state.trading_post else 0)
+    return has_camp, tokens - this_turn.count("supply")
+
+
+def supply_track_open(state: PlayState, seat: int) -> bool:
+    """Whether the ledger offers ``seat`` the supply track: while it has camps (a mining token each turn),
+    with the Trading Post (the 1×1 space's resource, in the last turn too), and after its last camp or loot
+    until that turn's token is entered (the rulebook puts it on the supply track after the Build/Loot)."""
+    return (state.camps_placed[seat] < state.camps_per_player or state.trading_post
+            or _supply_placements_left(state, seat, state.own_turns[seat])[1] > 0)
 
 
 class AgainThisTurn(RulesError):
@@ -1167,12 +1198,11 @@ def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str,
     its camp; one more for each use of the 1×1 space with the Trading Post)."""
     this_turn, ended = _own_turn(events, seat)
     if ended and kind != "supply":
-        this_turn = []  # the tap begins the player's next turn
+        this_turn = ()  # the tap begins the player's next turn
     name = state.setup.seats[seat].name
     if kind == "supply":
-        has_camp = ended or state.camps_placed[seat] < state.camps_per_player
-        tokens = has_camp + (this_turn.count("boomtown_1x1") if state.trading_post else 0)
-        if this_turn.count("supply") >= tokens:
+        has_camp, left = _supply_placements_left(state, seat, (this_turn, ended))
+        if left <= 0:
             raise AgainThisTurn(seat, name, "supply" if has_camp else "supply without token")
     limited = ONCE_A_TURN.get(kind)
     if limited is not None and any(ONCE_A_TURN.get(earlier) == limited for earlier in this_turn):
@@ -1253,6 +1283,7 @@ class LedgerScreen:
     bonus_tracks: tuple[BonusTrack, ...]
     offices_open: tuple[str, ...]
     majorities: tuple[TerrainMajority, ...]
+    supply_open: tuple[bool, ...]  # per seat: ``supply_track_open``
 
 
 def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
@@ -1265,4 +1296,5 @@ def ledger_screen(state: PlayState, own: int | None = None) -> LedgerScreen:
                         lines_open=tuple(shipping_lines_open(state, seat) for seat in seats),
                         bonuses_open=tuple(shipping_bonuses_open(state, seat) for seat in seats),
                         bonus_tracks=shipping_bonus_tracks(state), offices_open=offices_open(state),
-                        majorities=terrain_majorities(tallies_from_play(state)))  # as the ledger stands now
+                        majorities=terrain_majorities(tallies_from_play(state)),  # as the ledger stands now
+                        supply_open=tuple(supply_track_open(state, seat) for seat in seats))
