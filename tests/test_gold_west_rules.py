@@ -1187,3 +1187,38 @@ def test_typed_totals_say_which_tie_breaker_ranked_a_tie(payload, note):
     result = gold_west.typed_totals_result(None, payload, ["Anna", "Ben"], payload["totals"])
     assert [str(n) for n in result.tie_break_notes.values()] == ([note] if note else [])
     assert result.majorities == ()
+
+
+# --- corrections of a finished tally: rows an end scoring could give ---------------------------------------
+
+def sheet(**rows: int) -> dict[str, int]:
+    """A result's rows: worked example 7's Anna, changed where given."""
+    return {"track": 41, "largest_group": 10, "offices": 6, "wanted": -2, "influence": 8, **rows}
+
+
+@pytest.mark.parametrize(("anna", "ben", "path", "says"), [
+    pytest.param(sheet(), sheet(track=50), None, None, id="worked-example"),
+    pytest.param(sheet(track=-3, largest_group=0, offices=0, wanted=-12, influence=0), sheet(), None, None,
+                 id="a-track-below-0-and-rows-at-0"),
+    pytest.param({"total": 40}, {"total": 38}, None, None, id="totals-only"),
+    pytest.param(sheet(wanted=2), sheet(), "wanted",
+                 "Anna: the row “wanted” is a penalty and cannot be above 0.", id="a-wanted-bonus"),
+    pytest.param(sheet(), sheet(largest_group=9), "largest_group",
+                 "Ben: the row “largest_group” scores 2 VP per building, 0 or more, not 9.",
+                 id="an-odd-largest-group"),
+    pytest.param(sheet(largest_group=-2), sheet(), "largest_group", "0 or more, not -2.",
+                 id="a-negative-largest-group"),
+    pytest.param(sheet(), sheet(offices=-1), "offices", "Ben: the row “offices” cannot be below 0.",
+                 id="negative-offices"),
+    pytest.param(sheet(influence=-4), sheet(), "influence", "Anna: the row “influence” cannot be below 0.",
+                 id="negative-influence"),
+])
+def test_a_correction_gives_only_rows_some_end_scoring_could_give(anna, ben, path, says):
+    """The track has no floor; offices and majorities only add, Wanted only takes away, and the largest
+    group scores 2 VP per building."""
+    if says is None:
+        gold_west.check_corrected_tally(None, None, ["Anna", "Ben"], [anna, ben])
+        return
+    with pytest.raises(RulesError) as caught:
+        gold_west.check_corrected_tally(None, None, ["Anna", "Ben"], [anna, ben])
+    assert caught.value.path == path and says in str(caught.value)

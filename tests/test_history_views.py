@@ -281,6 +281,36 @@ def test_a_great_western_trail_correction_no_cards_could_give_is_refused(client,
     assert [(r.name, r.rank) for r in store.play_results(db, play_id)] == [("Ben", 1), ("Anna", 2)]
 
 
+# Worked example 7 of the Gold West rules: Anna 63, Ben 65
+GW_ANNA = {"track": 41, "largest_group": 10, "offices": 6, "wanted": -2, "influence": 8}
+GW_BEN = {"track": 50, "largest_group": 8, "offices": 3, "wanted": 0, "influence": 4}
+
+
+@pytest.mark.parametrize(("anna", "language", "says"), [
+    ({"wanted": 2}, "en", "Anna: the row “Wanted” is a penalty and cannot be above 0."),
+    ({"largest_group": 11}, "en",
+     "Anna: the row “Largest group” scores 2 VP per building, 0 or more, not 11."),
+    ({"influence": -8}, "en", "Anna: the row “Influence” cannot be below 0."),
+    ({"offices": -6}, "de", "Anna: Die Zeile „BoomTown-Büros“ kann nicht unter 0 liegen."),
+], ids=["a-wanted-bonus", "an-odd-largest-group", "negative-influence", "negative-offices-in-german"])
+def test_a_gold_west_correction_no_end_scoring_could_give_is_refused(client, db, table, anna, language, says):
+    group_id, ids = table
+    play_id = finish(db, group_id, "gold-west", [(ids["Anna"], "red"), (ids["Ben"], "blue")],
+                     [GW_ANNA, GW_BEN], [2, 1])
+    version = store.get_play(db, play_id).version
+    response = client.post(f"/plays/{play_id}/correct",
+                           data=correction_data(version, [{**GW_ANNA, **anna}, GW_BEN]),
+                           headers={"Accept-Language": language})
+    assert response.status_code == 400 and says in html.unescape(response.text)
+    assert [e.kind for e in store.list_events(db, play_id)] == ["final"]
+    # a penalty of one camp less is a Wanted row some tally gives: stored, and Anna's track ahead wins
+    response = client.post(f"/plays/{play_id}/correct", data=correction_data(version, [
+        {**GW_ANNA, "track": 44, "wanted": -1}, GW_BEN]))
+    assert response.status_code == 302
+    assert [(r.name, r.total, r.rank) for r in store.play_results(db, play_id)] == [("Anna", 67, 1),
+                                                                                     ("Ben", 65, 2)]
+
+
 def test_a_tie_without_recorded_tie_breakers_is_shared(client, db, evening):
     _, _, plays = evening
     play = store.get_play(db, plays["cara"])  # finished without a Gold West tally payload

@@ -7,7 +7,7 @@ from typing import Any
 
 from companion.games import common
 from companion.games.common import FinalResult, GameInfo, PlaySetup, RulesError, listed, whole_number
-from companion.messages import Message, Term
+from companion.messages import Message, RowName, Term
 
 GAME = GameInfo(slug="gold-west", name="Gold West", min_players=2, max_players=4,
                 rows=("track", "largest_group", "offices", "wanted", "influence"))
@@ -1050,10 +1050,35 @@ def typed_totals_result(state: PlayState | None, final_payload: Mapping[str, Any
         _recorded_winners(final_payload, len(names)), source if isinstance(source, str) else ""))
 
 
+# The end scoring's rows no tally makes negative: office formulas and majority values only count up. The
+# track is not among them: it has no floor (``LOWEST_SCORE``).
+_ROWS_NOT_BELOW_0 = ("offices", "influence")
+
+
+def _check_corrected_rows(names: Sequence[str], breakdowns: Sequence[Mapping[str, int]]) -> None:
+    """Refuse corrected rows no end scoring gives: offices or influence below 0, a Wanted penalty above 0,
+    a largest group off its steps of 2 VP per building."""
+    for name, rows in zip(names, breakdowns, strict=True):
+        for row in _ROWS_NOT_BELOW_0:
+            if rows.get(row, 0) < 0:
+                raise RulesError("%(name)s: the row “%(row)s” cannot be below 0.", row, name=name,
+                                 row=RowName(row))
+        if rows.get("wanted", 0) > 0:
+            raise RulesError("%(name)s: the row “%(row)s” is a penalty and cannot be above 0.", "wanted",
+                             name=name, row=RowName("wanted"))
+        group = rows.get("largest_group", 0)
+        if group < 0 or group % GROUP_BUILDING_POINTS:
+            raise RulesError("%(name)s: the row “%(row)s” scores %(vp)d VP per building, 0 or more, not "
+                             "%(points)d.", "largest_group", name=name, row=RowName("largest_group"),
+                             vp=GROUP_BUILDING_POINTS, points=group)
+
+
 def check_corrected_tally(state: PlayState | None, final_payload: Mapping[str, Any] | None,
                           names: Sequence[str], breakdowns: Sequence[Mapping[str, int]]) -> None:
-    """Refuse corrected totals that tie where the resources left decide and the final tally has none for
-    some of the tied: a correction changes rows only, and counted as 0 they would rank the tie unseen."""
+    """Refuse corrected rows no end scoring gives (``_check_corrected_rows``), and corrected totals that tie
+    where the resources left decide and the final tally has none for some of the tied: a correction changes
+    rows only, and counted as 0 they would rank the tie unseen."""
+    _check_corrected_rows(names, breakdowns)
     totals = [sum(breakdown.values()) for breakdown in breakdowns]
     recorded: Sequence[bool] = ()
     if isinstance(final_payload, Mapping) and "totals" in final_payload:
