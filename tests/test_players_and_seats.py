@@ -112,6 +112,20 @@ def test_an_empty_seat_or_two_seats_of_one_colour_are_refused(client, db, group)
     assert store.list_plays(db, group_id, "active") == []
 
 
+def test_a_new_play_form_naming_a_player_deleted_since_never_seats_the_player_added_after(client, db, group):
+    """A phone drew the new-play form with Cara in seat 2; meanwhile another deleted Cara (no plays) and
+    added Dora. Dora gets an id of her own, so the form is refused instead of seating her for Cara."""
+    group_id, ids = group
+    drawn = {"seat_count": "2", "seat_0-player": ids["Anna"], "seat_0-colour": "red",
+             "seat_1-player": ids["Cara"], "seat_1-colour": "green"}
+    assert client.post(f"/groups/{group_id}/players/{ids['Cara']}/delete").status_code == 302
+    add_players(client, group_id, ("Dora", "green"))
+    assert ids["Cara"] not in {p.id for p in store.list_players(db, group_id)}
+    refused = client.post(f"/groups/{group_id}/plays/new/gold-west", data=drawn)
+    assert refused.status_code == 400 and "Pick a player of the group." in refused.text
+    assert store.list_plays(db, group_id, "active") == []
+
+
 def test_two_phones_editing_one_player_do_not_lose_a_change_without_a_word(app, client, db):
     """Phone 1 changes Anna's colour while phone 2, its page open, renames her: phone 2 is told."""
     group_id = create_group(client)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from companion import store
@@ -139,6 +141,41 @@ def test_start_play_refuses_players_of_another_group(db):
     assert db.execute("SELECT COUNT(*) FROM plays").fetchone()[0] == 0
 
 
+def _player(db, group_id: int, name: str) -> int:
+    return store.add_player(db, group_id, name, "red")
+
+
+def _game(db, group_id: int, name: str) -> int:
+    return store.add_group_game(db, group_id, name, None, {"rows": []})
+
+
+def _sheet_version(db, group_id: int, name: str) -> int:
+    return store.get_group_game(db, group_id, _game(db, group_id, name)).version_id
+
+
+def _delete_game_of_version(db, group_id: int, version_id: int) -> None:
+    game_id = db.execute("SELECT game_id FROM group_game_versions WHERE id = ?", [version_id]).fetchone()[0]
+    store.delete_group_game(db, group_id, game_id)
+
+
+# What a page names by id and a phone can delete: how one is added, and the deletion
+_DELETED_BY_ID = {
+    "player": (_player, store.delete_player),
+    "group game": (_game, store.delete_group_game),
+    "score sheet version": (_sheet_version, _delete_game_of_version),
+}
+
+
+@pytest.mark.parametrize(("add", "delete"), _DELETED_BY_ID.values(), ids=_DELETED_BY_ID)
+def test_the_id_of_something_deleted_is_never_handed_out_again(db, add, delete):
+    """A page drawn before the deletion still names the id: it must never reach what was added since."""
+    group = store.create_group(db, "Club")
+    add(db, group.id, "Kept")
+    deleted = add(db, group.id, "Gone")
+    delete(db, group.id, deleted)
+    assert add(db, group.id, "New") > deleted
+
+
 def test_join_failures_are_counted_per_client_and_window(db):
     db["join_failures"].insert_all([{"client": "10.0.0.1", "at": at} for at in (100.0, 200.0, 300.0)]
                                    + [{"client": "10.0.0.2", "at": 300.0}])
@@ -196,17 +233,71 @@ def _schema(db) -> list[tuple]:
     return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").fetchall()
 
 
-@pytest.mark.parametrize("applied", range(1, len(store.MIGRATIONS)))
-def test_a_database_brought_up_to_date_has_the_schema_of_a_new_one(tmp_path, db, applied):
-    """A database made by the first ``applied`` migrations (of an older release) and upgraded."""
-    older = store.connect(tmp_path / "older.sqlite3")
-    try:
-        older.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+@pytest.fixture
+def older(tmp_path):
+    """A database of an older release, ``older(applied)``: made by the first ``applied`` migrations."""
+    connection = store.connect(tmp_path / "older.sqlite3")
+
+    def made_by(applied: int):
+        connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
         for number, migration in enumerate(store.MIGRATIONS[:applied], start=1):
-            migration(older)
-            older.execute("INSERT INTO migrations VALUES (?, ?, ?)",
-                          [number, migration.__name__, store.now()])
-        assert store.migrate(older) == list(range(applied + 1, len(store.MIGRATIONS) + 1))
-        assert _schema(older) == _schema(db)
-    finally:
-        older.close()
+            migration(connection)
+            connection.execute("INSERT INTO migrations VALUES (?, ?, ?)",
+                               [number, migration.__name__, store.now()])
+        return connection
+    yield made_by
+    connection.close()
+
+
+@pytest.mark.parametrize("applied", range(1, len(store.MIGRATIONS)))
+def test_a_database_brought_up_to_date_has_the_schema_of_a_new_one(db, older, applied):
+    """A database made by the first ``applied`` migrations (of an older release) and upgraded."""
+    upgraded = older(applied)
+    assert store.migrate(upgraded) == list(range(applied + 1, len(store.MIGRATIONS) + 1))
+    assert _schema(upgraded) == _schema(db)
+
+
+def _rows(db) -> dict[str, list[tuple]]:
+    tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                             "AND name NOT IN ('sqlite_sequence', 'migrations')")]
+    return {table: db.execute(f'SELECT * FROM "{table}" ORDER BY rowid').fetchall() for table in tables}
+
+
+_IDS_NEVER_REUSED = 22  # m022: players, group games and their sheet versions rebuilt with AUTOINCREMENT
+_REBUILT = ("players", "group_games", "group_game_versions")
+
+
+def _with_autoincrement(definition: str) -> str:
+    """A table's definition as the rebuild stores it: its name quoted, its id AUTOINCREMENT."""
+    definition = re.sub(r"^CREATE TABLE (\w+)", r'CREATE TABLE "\1"', definition)
+    return definition.replace("id INTEGER PRIMARY KEY,", "id INTEGER PRIMARY KEY AUTOINCREMENT,")
+
+
+def test_the_tables_rebuilt_for_ids_never_reused_keep_their_rows_keys_indexes_and_triggers(older):
+    db = older(_IDS_NEVER_REUSED - 1)
+    group = store.create_group(db, "Club")
+    anna, ben = (store.add_player(db, group.id, name, colour) for name, colour in (("Anna", "red"),
+                                                                                    ("Ben", "blue")))
+    store.start_play(db, group.id, "gold-west", [(anna, "red"), (ben, "blue")])
+    store.add_group_game(db, group.id, "Azul", None, {"rows": []})
+    schema, rows = _schema(db), _rows(db)
+
+    db.execute("PRAGMA foreign_keys = OFF")  # as ``migrate`` runs it
+    store.MIGRATIONS[_IDS_NEVER_REUSED - 1](db)
+    db.execute("PRAGMA foreign_keys = ON")
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    rebuilt = {("table", name) for name in _REBUILT}
+    assert _schema(db) == [(kind, name, table, _with_autoincrement(sql) if (kind, name) in rebuilt else sql)
+                           for kind, name, table, sql in schema]
+    assert _rows(db) == rows
+    # the other tables' keys still point at the rebuilt one, and its triggers fire
+    cara = store.add_player(db, group.id, "Cara", "green")
+    phone = store.create_membership(db, group.id)
+    db.execute("UPDATE memberships SET player_id = ? WHERE id = ?", [cara, phone.id])
+    store.delete_player(db, group.id, cara)
+    assert db.execute("SELECT player_id FROM memberships WHERE id = ?", [phone.id]).fetchone() == (None,)
+    group_version = "SELECT version FROM groups WHERE id = ?"
+    version = db.execute(group_version, [group.id]).fetchone()[0]
+    dora = store.add_player(db, group.id, "Dora", "green")
+    assert dora > cara and db.execute(group_version, [group.id]).fetchone()[0] == version + 1
+    assert db.execute("SELECT uid IS NOT NULL FROM players WHERE id = ?", [dora]).fetchone() == (1,)
