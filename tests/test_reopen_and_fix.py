@@ -11,7 +11,7 @@ import pytest
 
 from companion import store
 from companion.games import table_tools as tools
-from tests.conftest import add_players, create_group, start_play
+from tests.conftest import add_players, create_group, form_values, start_play
 
 
 @pytest.fixture
@@ -119,7 +119,32 @@ def test_the_result_and_history_pages_follow_the_play(client, db, play_id):
         assert f'data-state-url="/plays/{play_id}/state.json"' in page, url
 
 
-def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db):
+def _timer_and_note(client, db, play_id: int) -> None:
+    assert client.post(f"/plays/{play_id}/timer", data={"action": "start"}).status_code == 302
+    saved = client.post(f"/plays/{play_id}/notes", data={"note": "rematch", "variant": "", "version": "0"})
+    assert saved.status_code == 302
+    assert store.get_play(db, play_id).options["note"] == "rematch"
+
+
+def _a_player_renamed(client, db, play_id: int) -> None:
+    play = store.get_play(db, play_id)
+    seat = play.seats[1]
+    renamed = {"name": f"{seat.name}edikt", "colour": seat.colour, "shown": f"{seat.colour} {seat.name}"}
+    assert client.post(f"/groups/{play.group_id}/players/{seat.player_id}", data=renamed).status_code == 302
+
+
+def _the_time_zone_set(client, db, play_id: int) -> None:
+    group_id = store.get_play(db, play_id).group_id
+    assert client.post(f"/groups/{group_id}/settings",
+                       data={"time_zone": "Europe/Berlin", "location": ""}).status_code == 302
+
+
+# What changes a reopened play's page (and its version) but not its map: the final tally still fits
+_NOT_THE_MAP = (_timer_and_note, _a_player_renamed, _the_time_zone_set)
+
+
+@pytest.mark.parametrize("meanwhile", _NOT_THE_MAP, ids=lambda change: change.__name__.strip("_"))
+def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db, meanwhile):
     from tests.test_mayflower_web import (
         EXAMPLE_6,
         EXAMPLE_6_FEATURES,
@@ -135,19 +160,36 @@ def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db):
     play_steps(client, db, play_id, EXAMPLE_6)
     assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
     client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
-    # the timer and the note are no part of the map: the tally still fits it
-    assert client.post(f"/plays/{play_id}/timer", data={"action": "start"}).status_code == 302
-    saved = client.post(f"/plays/{play_id}/notes", data={"note": "rematch", "variant": "", "version": "0"})
-    assert saved.status_code == 302
-    assert store.get_play(db, play_id).options["note"] == "rematch"
+    reopened = store.get_play(db, play_id).version
+    meanwhile(client, db, play_id)
+    assert store.get_play(db, play_id).version > reopened  # the pages drawn before are stale
     page, _ = tally_page(client, play_id)
     words = text_of(page.text)
-    assert "city · Tiles 3 · Flags 1: Anna (sheriff, 2)" in words
-    assert "farm · Filled spaces around it (0–7) 5: Ben (farmer, 3)" in words
-    trappers = "Anna (trapper, 4), Ben (trapper, 2), Anna (trapper, 1), Ben (trapper, 1)"
+    anna, ben = (seat.name for seat in store.get_play(db, play_id).seats)
+    assert f"city · Tiles 3 · Flags 1: {anna} (sheriff, 2)" in words
+    assert f"farm · Filled spaces around it (0–7) 5: {ben} (farmer, 3)" in words
+    trappers = f"{anna} (trapper, 4), {ben} (trapper, 2), {anna} (trapper, 1), {ben} (trapper, 1)"
     assert f"plain · Animals 3: {trappers}" in words
     # every settler is on a feature again: one tap shows the result
     response = client.post(f"/plays/{play_id}/mayflower/final-tally", data={
         "version": str(store.get_play(db, play_id).version),
         "kept": [html.unescape(k) for k in re.findall(r'name="kept" value="([^"]*)"', page.text)]})
     assert response.status_code == 302
+
+
+@pytest.mark.parametrize("meanwhile", _NOT_THE_MAP, ids=lambda change: change.__name__.strip("_"))
+def test_a_reopened_gold_west_tally_comes_back_as_entered(client, db, meanwhile):
+    """A tally kept before its corrections of the ledger were (an older release, a backup): only while the
+    ledger is as it was does its track come back as typed rather than as the ledger counts it."""
+    from tests.test_gold_west_web import new_play, tap
+
+    play_id = new_play(client, db, "Anna", "Ben")
+    tap(client, play_id, "investment", seat="0", vp="7")  # 10 on the track with the bonus tile
+    players = [{"track_vp": 12, "largest_group": 5, "influence": {"forest": 4}}, {"largest_group": 4}]
+    store.finish_play(db, play_id, {"players": players},
+                      [store.ResultInput(seat, 0, seat + 1, {}) for seat in range(2)])
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    meanwhile(client, db, play_id)
+    values = form_values(client.get(f"/plays/{play_id}/gold-west/final-tally").text)
+    typed = ("p0-track_vp", "p0-largest_group", "p0-influence-forest", "p1-largest_group")
+    assert [values[name] for name in typed] == ["12", "5", "4", "4"]

@@ -126,6 +126,24 @@ def test_finish_stores_results_and_undo_reopens(db, play):
     assert store.play_results(db, play.id) == ()
 
 
+def test_a_change_only_the_play_page_shows_leaves_a_reopened_tally_as_current_as_it_was(db, play):
+    """A seated player renamed grows the play's version (its pages drawn before are stale) but not its
+    log: the kept tally still fits it until an entry is made."""
+    anna = play.seats[0].player_id
+
+    def renamed(name: str) -> bool:
+        version = store.get_play(db, play.id).version
+        store.update_player(db, play.group_id, anna, name, "red")
+        assert store.get_play(db, play.id).version == version + 1
+        return store.reopened_tally(db, play.id).changed_since
+
+    _finished(db, play)
+    store.undo_last_event(db, play.id)
+    assert renamed("Anne") is False
+    store.append_event(db, play.id, "loot", {"seat": 0})
+    assert renamed("Anna") is True
+
+
 def test_deleting_a_group_removes_everything_of_it(db, play):
     store.append_event(db, play.id, "loot", {"seat": 0})
     store.delete_group(db, play.group_id)
