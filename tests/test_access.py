@@ -188,6 +188,22 @@ def test_the_trash_is_emptied_after_30_days(app, client, db, clock):
     assert client.post(f"/groups/{group_id}/restore").status_code == 404
 
 
+@pytest.mark.parametrize("what", ["group", "play"])
+def test_a_restore_tapped_just_after_the_30_days_ran_out_is_a_404(client, db, clock, what):
+    """The home (or group) page, opened shortly before, still offers "Restore"; the tap comes just after:
+    the gate still finds the row, the restore clears the trash out first and finds nothing to restore."""
+    group_id, play_id = finished_table(client, db)
+    deleted, restore = {"group": (f"/groups/{group_id}/delete", f"/groups/{group_id}/restore"),
+                        "play": (f"/plays/{play_id}/delete",
+                                 f"/groups/{group_id}/trash/plays/{play_id}/restore")}[what]
+    assert client.post(deleted).status_code == 302
+    clock.now += timedelta(days=store.TRASH_DAYS, seconds=1)
+    response = client.post(restore)
+    assert response.status_code == 404 and "There is nothing here." in response.text
+    assert db.execute(f"SELECT COUNT(*) FROM {what}s WHERE id = ?",
+                      [group_id if what == "group" else play_id]).fetchone()[0] == 0
+
+
 def test_a_deleted_play_leaves_every_page_and_statistic_until_it_is_restored(app, client, db, clock):
     group_id, play_id = finished_table(client, db)
     assert "Delete the play" in client.get(f"/plays/{play_id}/delete").text

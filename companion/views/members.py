@@ -99,8 +99,8 @@ def new_invite(group_id: int):
 @restores("group")
 def restore_group(group_id: int):
     """Take a deleted group out of the trash; only a phone that was in the group can."""
-    common.purge_old_trash()
-    group = store.restore_trashed_group(get_db(), group_id)
+    common.purge_old_trash()  # what the gate let in may be gone for good now: 404
+    group = common.found_or_404(store.restore_trashed_group, group_id)
     flash(_("%(name)s is back, with all its plays.", name=group.name))
     return common.to_group(group.id)
 
