@@ -162,3 +162,15 @@ def test_the_language_switch_returns_to_a_page_that_can_be_opened(client, db):
     assert switched.status_code == 302 and switched.headers["Location"].endswith(f"/plays/{play_id}")
     for target in (f"/plays/{play_id}/adjust", "//elsewhere.example/", "https://elsewhere.example/"):
         assert client.post("/language", data={"lang": "de", "next": target}).headers["Location"] == "/"
+
+
+@pytest.mark.parametrize("character", ["%0A", "%0D", "%09", "%00"], ids=["line-feed", "return", "tab", "nul"])
+def test_the_language_switch_on_a_page_whose_address_holds_a_control_character_leads_home(client, character):
+    """An invite link broken in two by a chat opens the page saying it is not valid; its language switch
+    sends the page's address, decoded, which no Location header can hold."""
+    page = client.get(f"/join/abc{character}def")
+    assert page.status_code == 404
+    back = html.unescape(re.search(r'name="next" value="([^"]*)"', page.text).group(1))
+    switched = client.post("/language", data={"lang": "de", "next": back})
+    assert switched.status_code == 302 and switched.headers["Location"] == "/"
+    assert "lang=de" in switched.headers["Set-Cookie"]

@@ -1,6 +1,7 @@
 """The home page: my groups on this phone, create a group, join one by code or invite link."""
 
 import contextlib
+import re
 import time
 from urllib.parse import urlsplit
 
@@ -101,10 +102,14 @@ def join_by_link(token: str):
     return render_template("join.html", group=group, form=form)
 
 
+# control characters: a Location header cannot hold a line break (a page's address, decoded, can)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def _page_to_return_to(target: str) -> str:
     """``target`` if it is a page of this site a GET can show again (only paths, never another host; not
     a page shown in answer to a refused form: its address is the form's), else the home page."""
-    if target.startswith("/") and not target.startswith("//"):
+    if target.startswith("/") and not target.startswith("//") and not _CONTROL.search(target):
         with contextlib.suppress(HTTPException):
             current_app.url_map.bind("localhost").match(urlsplit(target).path, method="GET")
             return target
