@@ -197,6 +197,51 @@ def test_a_new_play_sent_twice_starts_one_play(client, db):
     assert len(store.list_plays(db, group_id, "active")) == 1
 
 
+def trashed_on_another_phone(db, play_id: int, what: str) -> None:
+    group_id = store.get_play(db, play_id).group_id
+    if what == "play":
+        store.trash_play(db, play_id, store.now())
+    else:
+        store.trash_group(db, group_id, store.now())
+
+
+# the write whose answer the phone lost, what went to the trash since, and the trash the answer leads to
+SENT_BEFORE_THE_TRASH = {
+    "delete the play": ("delete", None, "play"),
+    "delete the group": ("group-delete", None, "group"),
+    "an entry, then the play deleted": ("adjust", "play", "play"),
+    "an entry, then the group deleted": ("adjust", "group", "group"),
+}
+
+
+@pytest.mark.parametrize(("action", "deleted_since", "trash"), SENT_BEFORE_THE_TRASH.values(),
+                         ids=SENT_BEFORE_THE_TRASH.keys())
+def test_a_write_sent_again_to_what_is_in_the_trash_now_is_already_saved(app, client, db, table, action,
+                                                                        deleted_since, trash):
+    """The offline queue sends a write again whose answer it lost; what it went to is in the trash now,
+    by this very write or by another phone. Stored, it is answered "Already saved", with the way to the
+    trash; another phone of the group sending that id is told nothing it sent was saved, a stranger
+    learns nothing."""
+    group_id = store.get_play(db, table).group_id
+    address = f"/groups/{group_id}/delete" if action == "group-delete" else f"/plays/{table}/{action}"
+    sent = entry("sent-before-the-trash-01")
+    friend = app.test_client()
+    assert friend.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    assert client.post(address, data=sent).status_code == 302
+    if deleted_since:
+        trashed_on_another_phone(db, table, deleted_since)
+    again = client.post(address, data=sent)
+    assert again.status_code == 303
+    page = {"play": f"/groups/{group_id}#trash", "group": "/"}[trash]
+    assert again.headers["Location"] == page
+    assert "Already saved" in client.get(page).text
+    assert len(store.list_events(db, table)) == (1 if action == "adjust" else 0)
+    stranger = app.test_client()
+    for phone, says in ((friend, "nothing sent to it was saved"), (stranger, "There is nothing here")):
+        refused = phone.post(address, data=sent)
+        assert refused.status_code == 404 and says in refused.text
+
+
 @pytest.fixture(scope="module")
 def sample_site(tmp_path_factory):
     from tests.conftest import make_app

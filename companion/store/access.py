@@ -105,10 +105,19 @@ def reach(db: Database, tokens: Sequence[str], group_id: int | None = None, play
     return Reach(row)
 
 
+@dataclass(frozen=True)
+class Trashed:
+    """What lies in the trash ("group" or "play"), its group, and the membership of the phone asking."""
+
+    what: Restoring
+    group_id: int
+    membership_id: int
+
+
 def in_trash(db: Database, tokens: Sequence[str], group_id: int | None = None,
-             play_id: int | None = None) -> tuple[Restoring, int] | None:
-    """("group" or "play", the group's id) when what these tokens would reach lies in the trash: its
-    members may learn that, and that it can be restored."""
+             play_id: int | None = None) -> Trashed | None:
+    """What these tokens would reach when it lies in the trash, else None: its members may learn that it
+    is there, that it can be restored, and that what they sent before was stored."""
     row = _reached_row(db, tokens, group_id, play_id)
     trashed = row and _trashed(row, play_id)
-    return (trashed, row[_M]) if trashed else None
+    return Trashed(trashed, row[_M], row[0]) if trashed else None

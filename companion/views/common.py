@@ -20,6 +20,7 @@ from companion.games import table_tools as tools
 from companion.games.common import FinalResult, PlaySetup, Seat
 from companion.messages import Refused
 from companion.web.database import get_db
+from companion.web.gate import SentBeforeTrash
 from companion.web.i18n import translated
 
 bp = Blueprint("common", __name__)  # its hooks apply to every request
@@ -223,6 +224,8 @@ def release_request_id(_error: BaseException | None = None) -> None:
 def already_stored(seen: store.RepeatedRequest):
     """The answer to a write sent again after it was stored: the page it went to, and a note."""
     flash(_("Already saved: this phone had sent it before."))
+    if isinstance(seen, SentBeforeTrash):  # deleted since (by this very write, perhaps): where it is now
+        return redirect(seen.page, 303)
     if seen.play_id is not None:
         return redirect(url_for("plays.show", play_id=seen.play_id), 303)
     return redirect(url_for("groups.show", group_id=seen.group_id), 303)

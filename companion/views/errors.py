@@ -1,6 +1,6 @@
 """Error pages: a clear message and the right 4xx, an HTML page or, under /api, JSON."""
 
-from flask import Blueprint, abort, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, jsonify, render_template, request
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import BadHost, HTTPException
@@ -36,15 +36,13 @@ def handle_http_error(error: HTTPException):
         message = _("The form had expired or came from another site. Reload the page and send it again.")
     if isinstance(error, BadHost):  # a Host no address can be built for: no page with links either
         return message, code, {"Content-Type": "text/plain; charset=utf-8"}
-    next_url = None
+    next_url = error.page if isinstance(error, InTrash) else None
     if isinstance(error, InTrash) and error.what == "play":
         message = _("This play was deleted on a phone and is in the group's trash: nothing sent to it was "
                     "saved. It can be restored from the trash on the group's page.")
-        next_url = url_for("groups.show", group_id=error.group_id, _anchor="trash")
     elif isinstance(error, InTrash):
         message = _("This group was deleted on a phone and is in the trash: nothing sent to it was saved. "
                     "It can be restored from the trash on the start page.")
-        next_url = url_for("home.index")
     return render_template("error.html", code=code, message=message, next_url=next_url), code, headers
 
 

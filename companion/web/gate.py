@@ -1,13 +1,15 @@
 """The one hook that lets a phone onto the pages of a group or a play (``store.access.reach`` decides; the
-view finds what it reached on ``g``), or answers 404, not 403: a phone must not learn that a group exists."""
+view finds what it reached on ``g``), or answers 404, not 403: a phone must not learn that a group exists.
+Only a member learns that it went to the trash, or that a write it sends again was stored before."""
 
 from collections.abc import Callable
 
-from flask import Blueprint, Flask, abort, current_app, g, request
+from flask import Blueprint, Flask, abort, current_app, g, request, url_for
 from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from companion.store.access import Restoring, in_trash, reach
+from companion.store.request_ids import RepeatedRequest, RequestId, seen_request
 from companion.web.database import get_db
 from companion.web.security import membership_tokens
 
@@ -29,7 +31,10 @@ def open_gate() -> None:
     found = reach(get_db(), membership_tokens(), group_id, play_id, getattr(view, "restores", None))
     if found is None:
         trashed = in_trash(get_db(), membership_tokens(), group_id, play_id)
-        raise InTrash(*trashed) if trashed else NotFound()
+        if trashed is None:
+            raise NotFound()
+        trash = InTrash(trashed.what, trashed.group_id)
+        raise _sent_before(trashed.membership_id, play_id, trash) or trash
     g.membership, g.group, g.play, g.time_zone = found.membership, found.group, found.play, found.time_zone
 
 
@@ -39,6 +44,31 @@ class InTrash(NotFound):
     def __init__(self, what: Restoring, group_id: int) -> None:
         super().__init__()
         self.what, self.group_id = what, group_id
+
+    @property
+    def page(self) -> str:
+        """Where its phones find it: the group page's trash for a play, the home page for a group."""
+        if self.what == "play":
+            return url_for("groups.show", group_id=self.group_id, _anchor="trash")
+        return url_for("home.index")
+
+
+class SentBeforeTrash(RepeatedRequest):
+    """A write a member's phone sends again (its answer lost), stored before what it went to was deleted
+    (its own "Delete", say): already saved, and the phone goes to the trash it is in now."""
+
+    def __init__(self, seen: RepeatedRequest, trash: InTrash) -> None:
+        super().__init__(seen.group_id, seen.play_id)
+        self.page = trash.page
+
+
+def _sent_before(membership_id: int, play_id: int | None, trash: InTrash) -> SentBeforeTrash | None:
+    """The answer to a POST whose request id this member's phone had stored for the group or play."""
+    request_id = request.form.get("request_id") if request.method == "POST" else None
+    if request_id is None:
+        return None
+    seen = seen_request(get_db(), RequestId(request_id, membership_id, play_id))
+    return SentBeforeTrash(seen, trash) if seen else None
 
 
 def plays_of(bp: Blueprint, game_slug: str) -> None:
