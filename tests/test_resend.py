@@ -197,6 +197,63 @@ def test_a_new_play_sent_twice_starts_one_play(client, db):
     assert len(store.list_plays(db, group_id, "active")) == 1
 
 
+def groups_named(db, name: str) -> list[int]:
+    return [group_id for (group_id,) in db.execute("SELECT id FROM groups WHERE name = ?", [name])]
+
+
+@pytest.mark.parametrize("first_answer", ["arrived", "lost"])
+def test_a_new_group_sent_twice_makes_one_group(app, client, db, first_answer):
+    """A second tap on "Create the group", or the offline queue sending it again: one group. A phone
+    whose first answer was lost never got the cookie that lets it in: the second answer gives it."""
+    own_group = create_group(client, "Own table")
+    cookie = client.get_cookie("session", domain=app.config["SERVER_NAME"]).value
+    data = {"name": "Friday night", "request_id": "create-group-request-0001"}
+    assert client.post("/groups", data=data).status_code == 302
+    phone = client
+    if first_answer == "lost":  # the phone as it was before the first answer
+        phone = app.test_client()
+        phone.set_cookie("session", cookie, domain=app.config["SERVER_NAME"])
+    again = phone.post("/groups", data=data)
+    [group_id] = groups_named(db, "Friday night")
+    assert again.status_code == 303 and again.headers["Location"] == f"/groups/{group_id}"
+    assert "Already saved" in phone.get(again.headers["Location"]).text
+    assert phone.get(f"/groups/{own_group}").status_code == 200
+    assert len(store.list_memberships(db, group_id)) == 1
+    assert phone.post("/groups", data={**data, "request_id": "create-group-request-0002"}).status_code == 302
+    assert len(groups_named(db, "Friday night")) == 2  # another id: another group
+
+
+def test_a_new_group_with_a_request_id_the_companion_does_not_understand_is_refused(client, db):
+    refused = client.post("/groups", data={"name": "Friday night", "request_id": "short"})
+    assert refused.status_code == 400 and "request id" in refused.text
+    assert groups_named(db, "Friday night") == []
+
+
+def test_two_copies_of_a_new_group_sent_at_once_make_one_group(app, db):
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def create() -> None:
+        db = store.connect(app.config["DATABASE"])
+        try:
+            start.wait(120)
+            store.create_group_on_phone(db, "Friday night", "create-group-at-once-01")
+            outcomes.append("made")
+        except store.RepeatedCreation:
+            outcomes.append("repeated")
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=create) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+        assert not thread.is_alive()
+    assert sorted(outcomes) == ["made", "repeated"]
+    assert len(groups_named(db, "Friday night")) == 1
+
+
 def trashed_on_another_phone(db, play_id: int, what: str) -> None:
     group_id = store.get_play(db, play_id).group_id
     if what == "play":

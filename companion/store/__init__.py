@@ -55,6 +55,7 @@ from companion.store.groups import (
     check_distinct_names,
     count_join_failures,
     create_group,
+    create_group_on_phone,
     create_membership,
     delete_group,
     delete_membership,
@@ -135,6 +136,7 @@ from companion.store.plays import (
 from companion.store.ratings import player_ratings, rating_history, refresh_ratings
 from companion.store.request_ids import (
     REQUEST_IDS_KEPT_DAYS,
+    RepeatedCreation,
     RepeatedRequest,
     RequestId,
     expect_request,

@@ -9,7 +9,7 @@ from sqlite_utils import Database
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
 from companion.store.errors import NotFound, StaleVersion, StoreError, found
-from companion.store.request_ids import request_set_aside
+from companion.store.request_ids import RequestId, group_made_with, note_request, request_set_aside
 from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
 INVITE_TOKEN_BYTES = 24
@@ -87,6 +87,19 @@ def create_group(db: Database, name: str) -> Group:
     with write_transaction(db):
         group_id = insert_group(db, name)
     return get_group(db, group_id)
+
+
+def create_group_on_phone(db: Database, name: str, request_id: str | None = None) -> Membership:
+    """A new group and the membership of the phone that made it, in one write that notes the phone's
+    request id with them: ``RepeatedCreation`` for an id sent before, so that two copies make one group."""
+    with write_transaction(db):
+        if request_id is not None and (made := group_made_with(db, request_id)):
+            raise made
+        group_id = insert_group(db, name)
+        membership_id = _insert_membership(db, group_id)
+        if request_id is not None:
+            note_request(db, RequestId(request_id, membership_id, None), now())
+    return get_membership(db, group_id, membership_id)
 
 
 def new_invite(db: Database, group_id: int) -> Group:
@@ -272,13 +285,16 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
 
 def create_membership(db: Database, group_id: int) -> Membership:
     """Let a phone into a group: a new membership with a fresh random token."""
-    stamp = now()
     with write_transaction(db):
         found(_live_group(db, "id", group_id), "group")
-        membership_id = db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
-                                                  "group_id": group_id, "joined_at": stamp,
-                                                  "last_seen": stamp}).last_pk
+        membership_id = _insert_membership(db, group_id)
     return get_membership(db, group_id, membership_id)
+
+
+def _insert_membership(db: Database, group_id: int) -> int:
+    stamp = now()
+    return db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
+                                     "group_id": group_id, "joined_at": stamp, "last_seen": stamp}).last_pk
 
 
 def get_membership(db: Database, group_id: int, membership_id: int) -> Membership:

@@ -198,12 +198,9 @@ def claim_request_id():
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None
-    request_id = request.form.get("request_id")
+    request_id = sent_request_id()
     if request_id is None:
         return None
-    if not REQUEST_ID.fullmatch(request_id):
-        message = _("This form carries a request id the companion does not understand. Reload the page.")
-        return render_template("error.html", code=400, message=message), 400
     sent = store.RequestId(request_id, g.membership.id, args.get("play_id"))  # the phone the gate let in
     seen = store.seen_request(get_db(), sent)
     if seen is not None:
@@ -211,6 +208,15 @@ def claim_request_id():
     g.request_id = sent
     store.expect_request(get_db(), sent)
     return None
+
+
+def sent_request_id() -> str | None:
+    """The request id a form sent carries (None: a form without); a 400 for one not made by static/live.js."""
+    request_id = request.form.get("request_id")
+    if request_id is not None and not REQUEST_ID.fullmatch(request_id):
+        message = _("This form carries a request id the companion does not understand. Reload the page.")
+        abort(current_app.make_response((render_template("error.html", code=400, message=message), 400)))
+    return request_id
 
 
 @bp.teardown_app_request

@@ -42,15 +42,19 @@ def create_group():
     form = GroupForm()
     if not form.validate_on_submit():
         return _render_home(form, status=400)
+    request_id = common.sent_request_id()
     try:
-        security.room_for_another_group()
+        security.room_for_another_group()  # TooManyGroups before a group is made
+        made = store.create_group_on_phone(get_db(), form.name.data, request_id)
+        security.keep_membership(made)
     except security.TooManyGroups as error:
         form.name.errors = [str(error)]
         return _render_home(form, status=409)
-    group = store.create_group(get_db(), form.name.data)
-    security.join_group(group.id)
+    except store.RepeatedCreation as repeat:  # sent again: the phone may have missed the first's cookie
+        security.keep_membership(store.get_membership(get_db(), repeat.group_id, repeat.membership_id))
+        return common.already_stored(repeat)
     flash(_("Group created. Add the players, then invite the others with the code or QR code."))
-    return redirect(url_for("groups.show", group_id=group.id))
+    return redirect(url_for("groups.show", group_id=made.group_id))
 
 
 @bp.post("/join")

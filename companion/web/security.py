@@ -101,14 +101,22 @@ def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, st
 
 def join_group(group_id: int) -> None:
     """Let this phone into ``group_id`` (unless it is in already), leaving deleted groups to make room."""
-    if reach(get_db(), membership_tokens(), group_id) is not None:
+    if reach(get_db(), membership_tokens(), group_id) is None:
+        room_for_another_group()  # TooManyGroups before a membership is made
+        keep_membership(store.create_membership(get_db(), group_id))
+
+
+def keep_membership(membership: store.Membership) -> None:
+    """Put ``membership`` into this phone's cookie (unless it is in its group already), leaving deleted
+    groups to make room."""
+    if reach(get_db(), membership_tokens(), membership.group_id) is not None:
         return
     tokens, to_leave = room_for_another_group()
     for left, name in to_leave:
         store.delete_membership(get_db(), left.group_id, left.id)
         tokens.remove(left.token)
         flash(_("To make room, this phone left the deleted group %(name)s.", name=name))
-    _keep_tokens([store.create_membership(get_db(), group_id).token, *tokens])
+    _keep_tokens([membership.token, *tokens])
 
 
 def forget_membership(token: str) -> None:
