@@ -659,6 +659,23 @@ def test_final_tally_without_settlers_is_the_track(client, db, play_id):
     assert again.status_code == 302 and again.headers["Location"].endswith("/result")
 
 
+def test_the_log_of_a_finished_play_whose_result_was_corrected_tells_its_scorings(client, db, play_id):
+    play_steps(client, db, play_id, [("west", 2), ("place", BEN, "bandit", 1)])
+    complete(client, db, play_id, {"kind": "road", "tiles": 2, "settlers": [(BEN, "bandit", 1)]})
+    _, version = tally_page(client, play_id)
+    tally = client.post(f"/plays/{play_id}/mayflower/final-tally", data={"version": version})
+    assert tally.status_code == 302
+    corrected = {"version": str(store.get_play(db, play_id).version)}
+    for seat, track in enumerate([1, 2, 0]):
+        rows = {"track": track, "roads": 0, "cities": 0, "farms": 0, "plains": 0}
+        corrected.update({f"seat{seat}-{row}": str(points) for row, points in rows.items()})
+    assert client.post(f"/plays/{play_id}/correct", data=corrected).status_code == 302
+    assert [kind for kind, _ in events(db, play_id)][-2:] == ["final", "correction"]
+    log = client.get(f"/plays/{play_id}/log")
+    assert log.status_code == 200
+    assert "Scored: Road — tiles: 2, trading posts: 0 — worth 2: Ben +2." in text_of(log.text)
+
+
 def test_final_tally_from_an_outdated_page_stores_nothing(client, db, play_id):
     play_steps(client, db, play_id, [("west", 2), ("place", BEN, "trapper", 1)])
     page, _ = tally_page(client, play_id)

@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 from types import SimpleNamespace
 
 from flask import Blueprint, Flask, g, render_template, request
@@ -166,7 +167,8 @@ def scoring_history(play: store.Play, events: Sequence[store.Event]) -> dict[int
     history: dict[int, tuple[FeatureReport, ...]] = {}
     if events:
         table = app_tables().table_before(get_db(), play, common.play_setup(play), events[0].seq)
-        for event in (e for e in events if e.kind != FINAL_EVENT):
+        # the final tally ends the play: the corrections after it change results, not the map
+        for event in takewhile(lambda e: e.kind != FINAL_EVENT, events):
             table = apply(table, event.kind, event.payload)
             if event.kind == "complete":
                 history[event.seq] = feature_reports(table.game_state)
