@@ -107,6 +107,24 @@ def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_trap
     assert settlers(db, play_id)[-2:] == [(CARA, "trapper", 1), (ANNA, "trapper", 1)]
 
 
+def test_a_stale_page_whose_turn_came_round_again_asks_before_a_second_trapper(app, client, db, group_id):
+    """Two players: Anna's phone shows her turn; the shared phone enters her trapper, then Ben's bandit. Her
+    phone's trapper, not refreshed, is the same race, though the turn is hers again."""
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "mayflower", [(ids[0], "red"), (ids[1], "blue")])
+    anna = second_phone(app, db, group_id)
+    drawn = version_on(anna.get(f"/plays/{play_id}").text, "place")
+    assert place(client, play_id, ANNA, "trapper", 1).status_code == 302
+    assert place(client, play_id, BEN, "bandit", 1).status_code == 302
+    response = place(anna, play_id, ANNA, "trapper", 1, drawn)
+    assert response.status_code == 409
+    assert settlers(db, play_id) == [(ANNA, "trapper", 1), (BEN, "bandit", 1)]
+    assert "Anna just placed. Place this trapper for Anna?" in text_of(response.text)
+    yes = re.search(r'<button form="mf-place-form" name="place-pick" value="(\d:\w+)" class="primary">',
+                    response.text).group(1)
+    assert yes == "0:trapper" and "No, for" not in text_of(response.text)  # hers either way
+
+
 def test_this_phones_own_entries_sent_in_order_follow_the_turn(client, db, play_id):
     """Entries a phone kept offline were all drawn at one version, the page showing Anna's turn: sent
     in order, each is the next player's, not a second settler of Anna's."""

@@ -238,17 +238,22 @@ def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
         since = [e for e in events if e.version > drawn]
         others = [(e.kind, e.payload) for e in since if e.membership_id != g.membership.id]
         seat = payload["seat"]
+
+        def turn_now() -> int:
+            return mayflower.next_turn(table_of(play, events).game_state)
+
+        # another phone entered the turn shown: asked even when the turn came round to that player again
+        if seat in mayflower.turns_taken(others):
+            kind = next(k for k, data in reversed(others)
+                        if k in mayflower.TURN_EVENTS and data.get("seat") == seat)
+            raise TurnMovedOn(seat, seat if own else turn_now(), kind)
         if own:
-            if seat in mayflower.turns_taken(others):
-                kind = next(k for k, data in reversed(others)
-                            if k in mayflower.TURN_EVENTS and data.get("seat") == seat)
-                raise TurnMovedOn(seat, seat, kind)
             return
         ended = mayflower.turn_taken_since(others)
         mine = [(e.kind, e.payload) for e in since if e.membership_id == g.membership.id]
         if ended is None and seat not in mayflower.turns_taken(mine):
             return
-        turn = mayflower.next_turn(table_of(play, events).game_state)
+        turn = turn_now()
         if ended is None:
             payload["seat"] = turn
         elif seat != turn:
