@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import create_group
 from tests.test_mayflower_table_web import PLAYERS, REFERENCE, complete, place
-from tests.test_mayflower_web import events, new_play, text_of
+from tests.test_mayflower_web import events, new_play, set_west_edge, text_of
 
 
 @pytest.fixture
@@ -24,8 +24,7 @@ def play_up_to(client, db, play_id: int, last: int, tap_edges: bool = True, firs
             response = place(client, play_id, step["seat"], step["role"], step["column"],
                              **{"place-pick": f"{step['seat']}:{step['role']}"})
         elif step["action"] == "west_edge" and tap_edges:
-            response = client.post(f"/plays/{play_id}/mayflower/west-edge",
-                                   data={"west-column": step["column"]})
+            response = set_west_edge(client, db, play_id, step["column"])
         elif step["action"] == "complete":
             answers: list[str] = []
             while (response := complete(client, db, play_id, step["features"], answers)).status_code == 400:

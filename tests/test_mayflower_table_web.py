@@ -17,7 +17,7 @@ from companion import store
 from tests.conftest import add_players, create_group, start_play
 from tests.test_gold_west_web import new_play as new_gold_west_play
 from tests.test_gold_west_web import tap
-from tests.test_mayflower_web import events, set_west_edge, table, text_of, turn_of
+from tests.test_mayflower_web import edge_buttons, events, set_west_edge, table, text_of, turn_of
 
 ANNA, BEN, CARA = 0, 1, 2
 PLAYERS = (("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
@@ -38,7 +38,7 @@ def play_id(client, db, group_id) -> int:
 
 
 def version_on(page: str, form: str) -> str:
-    """The play version a form of the page carries (``place``, ``none``, ``complete``)."""
+    """The play version a form of the page carries (``place``, ``none``, ``complete``, ``west``)."""
     return re.search(rf'id="{form}-version" name="{form}-version" type="hidden" value="(\d+)"', page).group(1)
 
 
@@ -260,7 +260,7 @@ def test_a_scoring_asks_whether_a_tile_lies_west_and_stores_nothing_without_the_
 
 def test_a_map_end_said_in_an_earlier_turn_is_asked_again_when_scoring_before_the_tile(client, db, play_id):
     walk_to_shared_column_1(client, db, play_id)
-    assert set_west_edge(client, play_id, 1).status_code == 302
+    assert set_west_edge(client, db, play_id, 1).status_code == 302
     assert "The map ends at column 1." in text_of(client.get(f"/plays/{play_id}").text)
     assert place(client, play_id, BEN, "bandit", 1, **{"place-pick": "1:bandit"}).status_code == 302
     # Cara's tile in column 2, without a settler, completes Ben's road; the table scores before "No settler"
@@ -283,6 +283,23 @@ def test_a_garbled_answer_is_refused_and_stores_nothing(client, db, play_id, ans
     response = complete(client, db, play_id, [{**ROAD_OF, "settlers": ["1-1"]}], [answer])
     assert response.status_code == 400 and "Answer the question about the map again" in text_of(response.text)
     assert events(db, play_id) == before
+
+
+def test_a_stale_map_end_is_refused_with_409_and_keeps_the_tiles_another_phone_entered(app, client, db,
+                                                                                       group_id, play_id):
+    assert place(client, play_id, ANNA, "trapper", 1).status_code == 302
+    phone = second_phone(app, db, group_id)
+    stale = phone.get(f"/plays/{play_id}").text
+    assert edge_buttons(stale) == [("1", "Map ends at column 1"), ("2", "Tiles reach column 2")]
+    assert set_west_edge(client, db, play_id, 2).status_code == 302  # the shared phone
+    # the stale page's tap: its button and the version it was drawn at, no more taps than before
+    response = phone.post(f"/plays/{play_id}/mayflower/west-edge",
+                          data={"west-version": version_on(stale, "west"), "west-column": "1"})
+    assert response.status_code == 409
+    assert "Another phone changed this play" in text_of(response.text, "mf-west")
+    assert table(db, play_id).game_state.west_edge == 2
+    # the page refusing it shows the map as it is now, and taps from it are taken
+    assert version_on(response.text, "west") == str(store.get_play(db, play_id).version)
 
 
 def test_a_placement_far_west_of_the_known_map_is_accepted_and_extends_it(client, db, play_id):

@@ -80,8 +80,11 @@ def complete(client, db, play_id: int, *features, answers=()):
     return client.post(f"/plays/{play_id}/mayflower/complete", data=data)
 
 
-def set_west_edge(client, play_id: int, column) -> object:
-    return client.post(f"/plays/{play_id}/mayflower/west-edge", data={"west-column": str(column)})
+def set_west_edge(client, db, play_id: int, column) -> object:
+    """A tap on the map end's buttons, from a page drawn at the play as it is."""
+    version = str(store.get_play(db, play_id).version)
+    return client.post(f"/plays/{play_id}/mayflower/west-edge",
+                       data={"west-version": version, "west-column": str(column)})
 
 
 def play_steps(client, db, play_id: int, steps) -> None:
@@ -89,7 +92,7 @@ def play_steps(client, db, play_id: int, steps) -> None:
     for step in steps:
         kind, *args = step
         if kind == "west":
-            response = set_west_edge(client, play_id, *args)
+            response = set_west_edge(client, db, play_id, *args)
         elif kind == "place":
             response = place(client, play_id, *args)
         else:  # "walk": the seat scores one-tile roads until the surveyors took that many steps west
@@ -253,7 +256,7 @@ def test_a_refused_placement_says_why_next_to_the_field_and_stores_nothing(clien
 
 
 def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_id):
-    response = set_west_edge(client, play_id, 4)
+    response = set_west_edge(client, db, play_id, 4)
     assert response.status_code == 302 and response.headers["Location"].endswith("#mf-table")
     assert events(db, play_id) == [("west_edge", {"column": 4})]
     page = client.get(f"/plays/{play_id}").text
@@ -262,18 +265,21 @@ def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_
     assert "The map ends at column 4." in text_of(page, "mf-table")
     assert edge_buttons(page) == [("5", "Tiles reach column 5")]
     place(client, play_id, ANNA, "farmer", 4)
-    refused = set_west_edge(client, play_id, 2)
+    refused = set_west_edge(client, db, play_id, 2)
     assert refused.status_code == 409
     assert "at least as far west as column 4" in text_of(refused.text, "mf-west")
     assert 'id="west-column-error"' in refused.text
     assert len(events(db, play_id)) == 2
-    assert set_west_edge(client, play_id, "").status_code == 400
+    assert set_west_edge(client, db, play_id, "").status_code == 400
+    unversioned = client.post(f"/plays/{play_id}/mayflower/west-edge", data={"west-column": "5"})
+    assert unversioned.status_code == 400
+    assert "Reload the page and try again" in text_of(unversioned.text, "mf-west")
     assert len(events(db, play_id)) == 2
 
 
 def test_a_tile_without_a_settler_reopens_the_map_end_and_a_settler_gone_home_holds_it_west(client, db,
                                                                                            play_id):
-    set_west_edge(client, play_id, 4)
+    set_west_edge(client, db, play_id, 4)
     client.post(f"/plays/{play_id}/mayflower/no-settler", data={"none-seat": "0"})
     # the tile may lie west of column 4: the table is offered to say where the map ends again
     page = client.get(f"/plays/{play_id}").text
@@ -282,7 +288,7 @@ def test_a_tile_without_a_settler_reopens_the_map_end_and_a_settler_gone_home_ho
     place(client, play_id, BEN, "bandit", 4)
     assert complete(client, db, play_id, {"kind": "road", "tiles": 4,
                                           "settlers": [(BEN, "bandit", 4)]}).status_code == 302
-    refused = set_west_edge(client, play_id, 2)  # Ben's bandit went home; its tile is still in column 4
+    refused = set_west_edge(client, db, play_id, 2)  # Ben's bandit went home; its tile stays in column 4
     assert refused.status_code == 409
     assert "at least as far west as column 4" in text_of(refused.text, "mf-west")
     assert [kind for kind, _ in events(db, play_id)] == ["west_edge", "no_settler", "place", "complete"]
@@ -296,7 +302,7 @@ def test_running_scores_show_laps_past_50(client, db, play_id):
 
 
 def test_a_wide_map_has_a_column_for_every_tile_and_the_next_one(client, db, play_id):
-    set_west_edge(client, play_id, 30)
+    set_west_edge(client, db, play_id, 30)
     page = client.get(f"/plays/{play_id}").text
     assert strip_columns(page) == [*(f"Column {n}" for n in range(31, 0, -1)), "0 (the coast)"]
     assert page.count('class="mf-col mf-beyond"') == 1 and page.count('class="mf-col mf-coast"') == 1

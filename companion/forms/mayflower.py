@@ -105,9 +105,11 @@ place_form = _turn_form(PlaceForm, "place")
 no_settler_form = _turn_form(NoSettlerForm, "none")
 
 
-class WestEdgeForm(TableForm):
-    """How far west the map reaches (tiles placed without a settler on them)."""
+class WestEdgeForm(TableForm, VersionedForm):
+    """How far west the map reaches (tiles placed without a settler on them), from the play as drawn: a
+    stale tap would undo the tiles another phone entered since."""
 
+    version = HiddenField(validators=[InputRequired(_l("Reload the page and try again."))])
     column = WholeNumberField(_l("Westernmost column with a tile"), render_kw=NUMERIC,
                               validators=[InputRequired(_l("Enter the column of the westernmost tile."))])
 

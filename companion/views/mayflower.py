@@ -185,8 +185,9 @@ def play_screen(play: store.Play, table: TableState, given: Mapping[str, SiteFor
     turn = mayflower.next_turn(state) if own is None else own
     place = given.get("place") or forms.place_form(names, turn, formdata=None)
     none = given.get("no_settler") or forms.no_settler_form(names, mayflower.next_turn(state), formdata=None)
+    west_edge = given.get("west_edge") or forms.west_edge_form(state.west_edge, formdata=None)
     # a refused completion can be sent again as it is now; a turn ended since is asked about
-    for form in (complete, place, none):
+    for form in (complete, place, none, west_edge):
         form.version.data = str(play.version)
     marks = mayflower.track_marks(table.running_scores)
     seats = tuple(SeatView(s.seat, s.name, s.colour, marks[s.seat], state.on_map(s.seat),
@@ -197,7 +198,7 @@ def play_screen(play: store.Play, table: TableState, given: Mapping[str, SiteFor
         preview=completion_preview(state, complete) if "complete" in given and not complete.errors else None,
         pickable=tuple(forms.pickable_settlers(state.settlers)), place=place, complete=complete,
         no_settler=none, turn_moved=getattr(place, "turn_moved", None) or getattr(none, "turn_moved", None),
-        west_edge_form=given.get("west_edge") or forms.west_edge_form(state.west_edge, formdata=None))
+        west_edge_form=west_edge)
 
 
 def _record(play: store.Play, kind: str, form, guard=None):
