@@ -554,17 +554,21 @@ EXAMPLE_6 = [("west", 4), ("place", ANNA, "sheriff", 2), ("place", BEN, "farmer"
              ("place", BEN, "trapper", 2)]
 
 
+def tally_version(page: str) -> str:
+    """The play version the final tally page sends back."""
+    return re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1)
+
+
 def tally_page(client, play_id: int):
     page = client.get(f"/plays/{play_id}/mayflower/final-tally")
     assert page.status_code == 200
-    version = re.search(r'name="version" type="hidden" value="(\d+)"', page.text).group(1)
-    return page, version
+    return page, tally_version(page.text)
 
 
 def tally_tap(client, play_id: int, page: str, settlers=(), more: bool = True, **sizes):
     """One feature of the final tally as the page sends it: the features it carries, the settlers
     tapped, the sizes, and "and another feature" (``more``) or "Show the result"."""
-    data = {"version": re.search(r'name="version" type="hidden" value="(\d+)"', page).group(1),
+    data = {"version": tally_version(page),
             "kept": [html.unescape(v) for v in re.findall(r'name="kept" value="([^"]*)"', page)],
             "settlers": list(settlers), **{name: str(value) for name, value in sizes.items()}}
     if more:
@@ -682,13 +686,27 @@ def test_the_log_of_a_finished_play_whose_result_was_corrected_tells_its_scoring
     assert "Scored: Road — tiles: 2, trading posts: 0 — worth 2: Ben +2." in text_of(log.text)
 
 
-def test_final_tally_from_an_outdated_page_stores_nothing(client, db, play_id):
+@pytest.mark.parametrize("more", [False, True], ids=["show-the-result", "and-another-feature"])
+def test_final_tally_from_an_outdated_page_stores_nothing(client, db, play_id, more):
+    """Settler ids are reused: one tapped on an outdated page may name another settler now."""
     play_steps(client, db, play_id, [("west", 2), ("place", BEN, "trapper", 1)])
     page, _ = tally_page(client, play_id)
     place(client, play_id, ANNA, "trapper", 2)
-    response = tally_tap(client, play_id, page.text, ["1-1"], more=False, animals=2)
+    response = tally_tap(client, play_id, page.text, ["1-1"], more=more, animals=2)
     assert response.status_code == 409 and "Another phone changed this play" in text_of(response.text)
     assert store.get_play(db, play_id).status == "active"
+    # the refusal shows the map as it is now: taps from it are taken
+    assert tally_version(response.text) == str(store.get_play(db, play_id).version)
+
+
+def test_a_tally_step_keeps_the_version_its_page_was_drawn_at(client, db, play_id):
+    play_steps(client, db, play_id, [("west", 2), ("place", BEN, "trapper", 1)])
+    page, drawn = tally_page(client, play_id)
+    place(client, play_id, ANNA, "trapper", 2)  # another phone
+    response = tally_tap(client, play_id, page.text, ["1-1"], animals="lots")
+    assert response.status_code == 400 and tally_version(response.text) == drawn
+    response = tally_tap(client, play_id, response.text, ["1-1"], animals=2)
+    assert response.status_code == 409 and "Another phone changed this play" in text_of(response.text)
 
 
 # --- privacy ----------------------------------------------------------------------------------------------

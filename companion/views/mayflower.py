@@ -320,10 +320,12 @@ def _another_feature(play: store.Play, form, table: TableState) -> bool:
     features = form.features()
     on_them = {settler_id for feature in features for settler_id in feature.get("settlers", [])}
     try:
+        # settler ids are reused: tapped on an outdated page, they may name another phone's settlers
+        store.check_play_version(get_db(), play.id, form.version_number)
         mayflower.settle_final_features(_names(play), table.running_scores,
                                         [slot for slot in form.slots if slot.settler.id in on_them], features)
     except Refused as error:
-        form.show_rules_error(error)
+        common.refuse_on_form(form, play, error)
         return False
     form.keep(features)
     return True
@@ -338,6 +340,7 @@ def final_tally(play_id: int):
     form = forms.final_tally_form(mayflower.final_slots(table.game_state), formdata=common.sent_form())
     status = 200
     if request.method == "GET":
+        form.version.data = str(play.version)
         # a reopened play's final tally comes back as it was entered, unless the map changed since
         kept = store.reopened_tally(get_db(), play.id)
         if kept is not None and not kept.changed_since:
@@ -350,7 +353,7 @@ def final_tally(play_id: int):
         return common.to_result(play.id)
     else:
         status = 400
-    form.version.data = str(store.get_play(get_db(), play.id).version)
+    # sent on, the page keeps the version it was drawn at (a stale refusal above gave it the current one)
     return render_template("games/mayflower/final_tally.html", play=play, game=get_game(play.game), form=form,
                            marks=mayflower.track_marks(table.running_scores), words=WORDS), status
 
