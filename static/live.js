@@ -403,9 +403,14 @@
     return fields;
   }
 
+  // Where the tap sends the form: its button may send it elsewhere (formaction).
+  function actionOf(form, submitter) {
+    return submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
+  }
+
   function entryFrom(form, submitter) {
     var label = submitter ? squeezed(submitter.textContent || submitter.value) : "";
-    return withId({ action: form.action, fields: sentValues(form, submitter), page: window.location.href,
+    return withId({ action: actionOf(form, submitter), fields: sentValues(form, submitter), page: window.location.href,
                     what: label || document.title });
   }
 
@@ -544,7 +549,7 @@
     // offline, the companion out of reach, or older entries of a play still waiting: this one joins
     // the queue (other forms, such as the language switch, need not wait for them)
     var queued = isPost && window.crypto && form.enctype !== "multipart/form-data" &&
-      (navigator.onLine === false || unreachable || (waiting().length > 0 && form.action.indexOf("/plays/") > 0));
+      (navigator.onLine === false || unreachable || (waiting().length > 0 && actionOf(form, event.submitter).indexOf("/plays/") > 0));
     if (!queued) { stampRequestId(form, event.submitter); leave(); return; }
     event.preventDefault();
     var entries = unsent();

@@ -38,7 +38,7 @@ def play_id(client, db, group_id) -> int:
 
 
 def version_on(page: str, form: str) -> str:
-    """The play version a form of the page carries (``place``, ``none``, ``complete``, ``west``)."""
+    """The play version a form of the page carries (``place``, ``complete``, ``west``)."""
     return re.search(rf'id="{form}-version" name="{form}-version" type="hidden" value="(\d+)"', page).group(1)
 
 
@@ -73,13 +73,45 @@ def test_a_turn_without_a_settler_is_one_tap_and_passes_the_turn(client, db, pla
     page = client.get(f"/plays/{play_id}").text
     assert turn_of(page) == "Anna" and "No settler" in text_of(page)
     response = client.post(f"/plays/{play_id}/mayflower/no-settler",
-                           data={"none-seat": "0", "none-version": version_on(page, "none")})
+                           data={"place-seat": "0", "place-version": version_on(page, "place")})
     assert response.status_code == 302
     assert events(db, play_id) == [("no_settler", {"seat": ANNA})]
     page = client.get(response.headers["Location"]).text
     assert turn_of(page) == "Ben"
     assert "Anna: a tile without a settler" in text_of(page)  # the log says so
     assert table(db, play_id).running_scores == (0, 0, 0)
+
+
+def tapped(page: str, button_class: str, picked: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """Where a browser sends the form of the button of ``button_class`` (its formaction, else the form's
+    action) and what it sends: the form's inputs, the inputs naming it with form= (radios as checked on the
+    page, or as ``picked``) and the button's own name and value."""
+    button = re.search(rf'<button form="([\w-]+)"([^>]*) class="{button_class}">', page)
+    form_id, attributes = button.groups()
+    form = re.search(rf'<form id="{form_id}"[^>]* action="([^"]+)"[^>]*>(.*?)</form>', page, re.S)
+    action = (re.search(r'formaction="([^"]+)"', attributes) or form).group(1)
+    data = {}
+    naming_it = re.findall(rf'<input[^>]*form="{form_id}"[^>]*>', page)
+    for tag in re.findall(r"<input[^>]*>", form.group(2)) + naming_it:
+        name, value = (re.search(rf'{attribute}="([^"]*)"', tag).group(1) for attribute in ("name", "value"))
+        if 'type="radio"' not in tag or picked.get(name, value if " checked" in tag else None) == value:
+            data[name] = value
+    own = re.search(r'name="([^"]+)" value="([^"]*)"', attributes)
+    if own:
+        data[own.group(1)] = own.group(2)
+    return action, data
+
+
+@pytest.mark.parametrize(("picked", "stored", "turn_after"), [
+    pytest.param({}, ANNA, "Ben", id="the-turn-shown-in-one-tap"),
+    pytest.param({"place-seat": str(BEN)}, BEN, "Cara", id="another-player-picked-first"),
+])
+def test_no_settler_is_for_the_player_picked_under_whose_turn(client, db, play_id, picked, stored,
+                                                               turn_after):
+    action, data = tapped(client.get(f"/plays/{play_id}").text, "mf-none", picked)
+    assert client.post(action, data=data).status_code == 302
+    assert events(db, play_id) == [("no_settler", {"seat": stored})]
+    assert turn_of(client.get(f"/plays/{play_id}").text) == turn_after
 
 
 def test_the_two_phone_race_on_trapper_asks_instead_of_giving_cara_a_second_trapper(app, client, db, group_id,
@@ -144,7 +176,7 @@ def test_a_queued_entry_for_a_player_tapped_on_the_page_stays_theirs(client, db,
     for number, seat in enumerate((ANNA, CARA, ANNA)):
         place(client, play_id, seat, "bandit", 1, drawn, request_id=f"kept-offline-{number}-0001")
     client.post(f"/plays/{play_id}/mayflower/no-settler",
-                data={"none-seat": "0", "none-version": version_on(page, "none"),
+                data={"place-seat": "0", "place-version": version_on(page, "place"),
                       "request_id": "kept-offline-3-0001"})
     assert settlers(db, play_id) == [(ANNA, "bandit", 1), (CARA, "bandit", 1), (ANNA, "bandit", 1)]
     assert events(db, play_id)[-1] == ("no_settler", {"seat": BEN})
@@ -171,13 +203,16 @@ def test_a_broken_player_button_is_refused_and_stores_nothing(client, db, play_i
 
 
 def test_a_stale_no_settler_is_asked_about_too(app, client, db, group_id, play_id):
-    drawn = version_on(client.get(f"/plays/{play_id}").text, "none")
+    drawn = version_on(client.get(f"/plays/{play_id}").text, "place")
     assert place(client, play_id, ANNA, "bandit", 1).status_code == 302
     response = client.post(f"/plays/{play_id}/mayflower/no-settler",
-                           data={"none-seat": "0", "none-version": drawn})
+                           data={"place-seat": "0", "place-version": drawn})
     assert response.status_code == 409
     assert "Anna just placed. No settler for Ben?" in text_of(response.text)
     assert [kind for kind, _ in events(db, play_id)] == ["place"]
+    action, data = tapped(response.text, "primary", {})  # "Yes, for Ben"
+    assert client.post(action, data=data).status_code == 302
+    assert events(db, play_id)[-1] == ("no_settler", {"seat": BEN})
 
 
 # --- whose phone -----------------------------------------------------------------------------------------
@@ -270,7 +305,7 @@ def test_a_map_end_said_in_an_earlier_turn_is_asked_again_when_scoring_before_th
     assert response.status_code == 302
     state = table(db, play_id).game_state
     assert state.surveyors.as_list() == [2, 1] and state.west_edge == 2 and not state.map_ends
-    response = client.post(f"/plays/{play_id}/mayflower/no-settler", data={"none-seat": str(CARA)})
+    response = client.post(f"/plays/{play_id}/mayflower/no-settler", data={"place-seat": str(CARA)})
     assert response.status_code == 302
     assert turn_of(client.get(f"/plays/{play_id}").text) == "Anna"
 

@@ -280,7 +280,7 @@ def test_the_west_edge_is_stored_and_refused_east_of_a_settler(client, db, play_
 def test_a_tile_without_a_settler_reopens_the_map_end_and_a_settler_gone_home_holds_it_west(client, db,
                                                                                            play_id):
     set_west_edge(client, db, play_id, 4)
-    client.post(f"/plays/{play_id}/mayflower/no-settler", data={"none-seat": "0"})
+    client.post(f"/plays/{play_id}/mayflower/no-settler", data={"place-seat": "0"})
     # the tile may lie west of column 4: the table is offered to say where the map ends again
     page = client.get(f"/plays/{play_id}").text
     assert "The map ends at column 4." not in text_of(page, "mf-table")

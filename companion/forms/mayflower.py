@@ -86,7 +86,8 @@ class PlaceForm(DrawnAt):
 
 
 class NoSettlerForm(DrawnAt):
-    """A player laid a tile without a settler: the turn passes (prefix ``none-``)."""
+    """A player laid a tile without a settler: the turn passes. The place form's fields (prefix ``place-``):
+    its button sends that form, so the player is the one picked under "Whose turn"."""
 
     def payload(self) -> dict[str, Any]:
         return {"seat": self.seat.data}
@@ -102,7 +103,7 @@ def _turn_form(form_class: type[DrawnAt], prefix: str) -> Callable[..., DrawnAt]
 
 
 place_form = _turn_form(PlaceForm, "place")
-no_settler_form = _turn_form(NoSettlerForm, "none")
+no_settler_form = _turn_form(NoSettlerForm, "place")
 
 
 class WestEdgeForm(TableForm, VersionedForm):
