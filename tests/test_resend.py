@@ -54,7 +54,7 @@ def test_a_write_sent_again_after_a_lost_answer_is_stored_once(client, db, table
     ("gold-west", "adjust", {"seat": "0", "points": "5", "note": "kept offline"}),
     ("gold-west", "gold-west/ledger/camp", {"seat": "0", "again": "turn once"}),
     ("mayflower", "mayflower/place", {"place-seat": "0", "place-role": "bandit", "place-column": "1"}),
-    ("mayflower", "mayflower/no-settler", {"none-seat": "0"}),
+    ("mayflower", "mayflower/no-settler", {"place-seat": "0"}),
 ])
 def test_an_entry_for_a_play_another_phone_finished_is_a_409_and_stores_nothing(client, db, game, action,
                                                                                 fields):
