@@ -656,7 +656,8 @@ def test_bad_card_input_is_shown_next_to_the_field_and_stores_nothing(client, db
     assert store.list_events(db, table["play_id"]) == []
 
 
-@pytest.mark.parametrize("revision", ["", "x", "²", "-1"])
+@pytest.mark.parametrize("revision", ["", "x", "²", "-1", "9" * 21, "9" * 5000],
+                         ids=["empty", "letter", "superscript-two", "negative", "21-digits", "5000-digits"])
 def test_a_card_without_a_readable_revision_is_refused(client, db, table, revision):
     response = client.post(card_url(table["play_id"], 0), data=changed(ANNA_96, revision=revision))
     assert response.status_code == 400 and "Reload the page" in unescaped(response)

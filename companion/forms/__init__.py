@@ -180,14 +180,24 @@ def refused_tap() -> str:
     return gettext("That entry does not fit this play. Reload the page and try again.")
 
 
+VERSION_DIGITS = 15  # a play's or sheet's version, as a page keeps it
+
+
+def check_page_number(text: str | None, most_digits: int = VERSION_DIGITS) -> None:
+    """Refuse a number a page keeps in a hidden field (a version, a revision) that is not one of
+    ``most_digits`` digits at most: only a broken or forged page sends that."""
+    # not isdigit(): it takes "²"; and int() refuses thousands of digits
+    if not re.fullmatch(rf"[0-9]{{1,{most_digits}}}", text or ""):
+        raise ValidationError(_l("Reload the page and try again."))
+
+
 class VersionedForm(SiteForm):
     """A change to a play that must be based on the play as it is now."""
 
     version = HiddenField(validators=[InputRequired()])
 
     def validate_version(self, field: HiddenField) -> None:
-        if not re.fullmatch(r"[0-9]{1,15}", field.data or ""):  # not isdigit(): it takes "²"
-            raise ValidationError(_l("Reload the page and try again."))
+        check_page_number(field.data)
 
     @property
     def version_number(self) -> int:

@@ -4,13 +4,14 @@ from collections.abc import Mapping, Sequence
 
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, Form, HiddenField, RadioField, StringField
-from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional, ValidationError
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 from companion.forms import (
     OPTION_FORMS,
     Checklist,
     SiteForm,
     WholeNumberField,
+    check_page_number,
     choices,
     collapse_spaces,
 )
@@ -23,6 +24,8 @@ MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
 START_OBJECTIVE = gwt.Objective(vp=gwt.START_OBJECTIVE_VP, penalty=0)  # every player's start card (row 1)
 # Cattle card values a player counts (the starting herd's cards are worth 0).
 CATTLE_VALUES = tuple(value for value in sorted(gwt.CATTLE_CARD_VALUES) if value > 0)
+# a card's revision is two 32-bit fingerprints (``gwt.card_revision``): at most 20 digits
+REVISION_DIGITS = len(str(gwt.REVISION_CARDS_BASE ** 2 - 1))
 WORKER_LABELS = (_l("Cowboys"), _l("Craftsmen"), _l("Engineers"))  # in the order of the rules' WORKER_ROWS
 
 # What each row of the card asks for, with the rules' numbers.
@@ -122,8 +125,7 @@ class CardForm(SiteForm):
     wants_more_rows = False  # the player asked for more objective rows instead of saving
 
     def validate_revision(self, field: HiddenField) -> None:
-        if not (field.data or "").isascii() or not (field.data or "").isdigit():
-            raise ValidationError(_l("Reload the page and try again."))
+        check_page_number(field.data, REVISION_DIGITS)
 
     @property
     def revision_number(self) -> int:
