@@ -372,6 +372,9 @@ def test_a_solo_cooperative_loss_is_corrected_and_the_correction_undone(client, 
     (sheet_form(max_players="11"), "Number must be between 1 and 10."),
     (sheet_form(bgg_id="abc"), "Not a valid integer value."),
     (sheet_form(cooperative="y", teams="y"), "choose cooperative or teams"),
+    # rows numbered as no page numbers them: "²" is a digit to str.isdigit(), not to int()
+    (sheet_form(**{"rows-²-name": "Coins"}), "Reload the page and try again."),
+    (sheet_form(**{f"rows-{'1' * 5000}-name": "Coins"}), "Reload the page and try again."),
 ])
 def test_a_bad_sheet_is_refused_and_nothing_stored(client, db, table, form, message):
     group_id, _ = table

@@ -39,11 +39,30 @@ from companion.web.i18n import translated
 
 ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a few beyond its rows
 _ROW_NAME = re.compile(r"rows-[0-9]+-name")
+_ROW_INDEX = re.compile(r"[0-9]{1,4}")  # a row's number as SheetRows reads it
 _POINTS = re.compile(r"points-[0-9]+-[0-9]+")  # points_field_name's
 
 
 class BggIdField(WholeNumberField):
     max_digits = 9
+
+
+class SheetRows(FieldList):
+    """The sheet's rows as "rows-<n>-…": a page numbers them below MAX_ROWS. WTForms reads any number
+    isdigit() takes with int(), which fails on "²" or thousands of digits: such a row is left out and
+    noted (``misnumbered``), for the form to refuse."""
+
+    misnumbered = False
+
+    def _extract_indices(self, prefix, formdata):
+        self.misnumbered = False
+        for key in formdata:
+            if key.startswith(prefix):
+                index = key[len(prefix) + 1:].split(self._field_separator, 1)[0]
+                if _ROW_INDEX.fullmatch(index):
+                    yield int(index)
+                elif index.isdigit():  # what FieldList would have read
+                    self.misnumbered = True
 
 
 class SheetRowForm(Form):
@@ -84,7 +103,7 @@ class GroupGameForm(DrawnFromSheet):
     teams = BooleanField(_l("Played in teams"))
     tie_breaker_wins = SelectField(_l("The row that breaks ties counts"), default="", choices=choices([
         ("", _l("like the total")), ("most", _l("most of it wins")), ("fewest", _l("fewest of it wins"))]))
-    rows = FieldList(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
+    rows = SheetRows(FormField(SheetRowForm), min_entries=ROW_SLOTS, max_entries=custom.MAX_ROWS)
 
     def process(self, formdata=None, obj=None, data=None, extra_filters=None, **kwargs) -> None:
         super().process(formdata, obj, data, extra_filters, **kwargs)
@@ -94,6 +113,9 @@ class GroupGameForm(DrawnFromSheet):
 
     def validate(self, extra_validators=None) -> bool:
         valid = super().validate(extra_validators)
+        if self.rows.misnumbered:  # only a broken or forged page numbers its rows so
+            self.form_errors.append(gettext("Reload the page and try again."))
+            return False
         if self.rows_sent > custom.MAX_ROWS:
             self.form_errors.append(gettext("A score sheet has at most %(limit)d rows; this one has "
                                             "%(count)d.", limit=custom.MAX_ROWS, count=self.rows_sent))
