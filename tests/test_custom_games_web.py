@@ -372,6 +372,7 @@ def test_a_solo_cooperative_loss_is_corrected_and_the_correction_undone(client, 
     (sheet_form(max_players="11"), "Number must be between 1 and 10."),
     (sheet_form(bgg_id="abc"), "Not a valid integer value."),
     (sheet_form(cooperative="y", teams="y"), "choose cooperative or teams"),
+    (sheet_form(teams="y", min_players="1"), "A game of teams needs at least 2 players."),
     # rows numbered as no page numbers them: "²" is a digit to str.isdigit(), not to int()
     (sheet_form(**{"rows-²-name": "Coins"}), "Reload the page and try again."),
     (sheet_form(**{f"rows-{'1' * 5000}-name": "Coins"}), "Reload the page and try again."),
@@ -381,6 +382,20 @@ def test_a_bad_sheet_is_refused_and_nothing_stored(client, db, table, form, mess
     response = client.post(f"/groups/{group_id}/games/new", data=form)
     assert response.status_code == 400 and message in response.text
     assert store.list_group_games(db, group_id) == []
+
+
+def test_a_team_game_kept_as_playable_by_one_starts_with_two_seats_at_least(client, db, table):
+    """A sheet saved before a game of teams had to allow two players: a play of one could never finish."""
+    group_id, ids = table
+    game_id = store.add_group_game(db, group_id, "Spades", None,
+                                   {"min_players": 1, "max_players": 4, "teams": True})
+    url = f"/groups/{group_id}/plays/new/custom-{game_id}"
+    assert 'name="seat_1-player"' in client.get(f"{url}?players=1").text
+    alone = client.post(url, data={"seat_count": "1", "seat_0-player": str(ids["Anna"]),
+                                   "seat_0-colour": "red"})
+    assert alone.status_code == 400 and "Pick a player for every seat." in alone.text
+    assert store.list_plays(db, group_id, "active") == []
+    start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
 
 
 def test_names_are_unique_in_a_group_and_games_stay_in_their_group(app, client, db, table):

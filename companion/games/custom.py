@@ -142,6 +142,13 @@ def parse_sheet(data: object) -> ScoreSheet:
                       wins)
 
 
+def check_new_sheet(sheet: ScoreSheet) -> None:
+    """What a sheet saved now must meet besides what ``parse_sheet`` checks of every sheet, kept ones too."""
+    # two teams need two players; kept sheets may still say 1 (``game_info`` seats 2 at least)
+    if sheet.teams and sheet.min_players < 2:
+        raise RulesError("A game of teams needs at least 2 players.", "min_players")
+
+
 def check_sheet_change(old: ScoreSheet, new: ScoreSheet, plays: int) -> None:
     """Which way a game is won stays once it has plays: the statistics counted and read them that way."""
     if plays and new.lowest_wins != old.lowest_wins:
@@ -153,7 +160,10 @@ def check_sheet_change(old: ScoreSheet, new: ScoreSheet, plays: int) -> None:
 
 
 def game_info(game_id: int, name: str, sheet: ScoreSheet, bgg_id: int | None = None) -> GameInfo:
-    return GameInfo(slug=slug_for(game_id), name=name, min_players=sheet.min_players,
+    # a play of teams starts with two seats at least: one could never be finished (a sheet saved before
+    # check_new_sheet may allow one player)
+    fewest = max(sheet.min_players, 2) if sheet.teams else sheet.min_players
+    return GameInfo(slug=slug_for(game_id), name=name, min_players=fewest,
                     max_players=sheet.max_players, rows=sheet.row_keys, bgg_id=bgg_id,
                     lowest_wins=sheet.lowest_wins, cooperative=sheet.cooperative)
 

@@ -25,6 +25,7 @@ def edit(group_id: int, game_id: int | None = None):
     if form.validate_on_submit():
         try:
             sheet = custom.parse_sheet(form.sheet())
+            custom.check_new_sheet(sheet)
             if game is None:
                 store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet.to_json())
             else:
