@@ -11,6 +11,7 @@ import urllib.parse
 import pytest
 
 from companion import store
+from companion.games import custom
 from tests.conftest import add_players, create_group, form_values, start_play
 
 
@@ -396,6 +397,13 @@ def test_a_team_game_kept_as_playable_by_one_starts_with_two_seats_at_least(clie
     assert alone.status_code == 400 and "Pick a player for every seat." in alone.text
     assert store.list_plays(db, group_id, "active") == []
     start_play(client, group_id, f"custom-{game_id}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    # a play of one started before then still goes round through the group's backup
+    sheet = {custom.SHEET_OPTION: store.get_group_game(db, group_id, game_id).version_id}
+    store.start_play(db, group_id, f"custom-{game_id}", [(ids["Anna"], "red")], sheet)
+    data = client.get(f"/groups/{group_id}/export/backup.json").data
+    imported = client.post("/groups/import", data={"backup": (io.BytesIO(data), "backup.json")},
+                           content_type="multipart/form-data")
+    assert imported.status_code == 302, imported.text
 
 
 def test_names_are_unique_in_a_group_and_games_stay_in_their_group(app, client, db, table):

@@ -5,6 +5,7 @@ import io
 import json
 import math
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import IO, Any
 
@@ -452,7 +453,9 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
             timer["since"] = _utc_stamp(timer["since"], f"{where}.options.{table_tools.TIMER}.since")
         if play["ended_at"] is not None:
             play["ended_at"] = _utc_stamp(play["ended_at"], f"{where}.ended_at")
-        _check_seats(play, where, players, colours, game)
+        # a play of teams started with one seat, before teams needed two, is kept as its sheet allows
+        _check_seats(play, where, players, colours,
+                     game if sheet is None else replace(game, min_players=sheet.min_players))
         _check_events(play, where)
         _check_results(play, where, game)
         table = _check_log_replays(play, where, players)
