@@ -18,6 +18,7 @@ from companion.games import gold_west, great_western_trail, mayflower
 from companion.games.common import PlaySetup, RulesError, Seat
 from companion.messages import Message, Term
 from companion.views.common import translated
+from companion.web import i18n
 from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, start_play
 
@@ -407,3 +408,16 @@ def test_the_api_answers_in_english_whatever_the_phone_speaks(client):
     assert response.status_code == 400
     assert response.get_json()["error"].startswith(
         "Only one player holds the job-market token, and Anna already does.")
+
+
+@pytest.mark.parametrize(("language", "number", "decimal_shown", "share", "percent_shown"), [
+    ("en", 10.25, "10.3", 0.625, 63),  # halves up, as a table rounds by hand (5 wins in 8 plays)
+    ("en", 16.24, "16.2", 0.285, 29),  # 0.285 × 100 is 28.499… in floats: still a half
+    ("en", 69.0, "69", 1 / 3, 33),
+    ("de", 1234.25, "1.234,3", 0.0, 0),
+])
+def test_averages_and_win_rates_are_rounded_as_by_hand(app, language, number, decimal_shown, share,
+                                                       percent_shown):
+    with app.test_request_context(headers={"Accept-Language": language}):
+        assert i18n.decimal(number) == decimal_shown
+        assert i18n.percent(share) == percent_shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
@@ -11,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 from companion import store
 from companion.forms.history import Period, StatisticsFilterForm, days_period
 from companion.games import GAMES
-from tests.conftest import create_group
+from tests.conftest import add_players, create_group
 from tests.test_statistics import finish
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -193,3 +194,34 @@ def test_a_period_is_a_plain_value(app):
     assert tuple(period) == (datetime(2026, 3, 1, tzinfo=BERLIN), datetime(2026, 3, 2, tzinfo=BERLIN))
     assert [moment.astimezone(UTC).isoformat() for moment in period] == ["2026-02-28T23:00:00+00:00",
                                                                         "2026-03-01T23:00:00+00:00"]
+
+
+def shown_text(page: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+def test_a_win_rate_of_five_in_eight_is_shown_as_63_percent(client, db):
+    """5 wins of 8 plays are 62.5 %: a table rounding by hand writes 63 %, on both pages."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    for day in range(1, 9):
+        anna = 20 if day <= 5 else 10
+        log(db, group_id, f"2024-01-0{day}T20:00:00+00:00", [(ids["Anna"], anna), (ids["Ben"], 15)])
+    client.get(f"/groups/{group_id}")  # shows the pending messages
+    page = shown_text(client.get(f"/groups/{group_id}/statistics").text)
+    assert "Anna 8 5 63 %" in page
+    player = shown_text(client.get(f"/groups/{group_id}/players/{ids['Anna']}/statistics").text)
+    assert "Win rate 63 %" in player
+
+
+def test_an_average_of_10_25_is_shown_as_10_3(client, db):
+    """Scores 10, 10, 10 and 11 average 10.25: by hand 10.3."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = {p.name: p.id for p in store.list_players(db, group_id)}
+    for day, points in enumerate((10, 10, 10, 11), start=1):
+        log(db, group_id, f"2024-01-0{day}T20:00:00+00:00", [(ids["Anna"], points), (ids["Ben"], 5)])
+    client.get(f"/groups/{group_id}")  # shows the pending messages
+    page = shown_text(client.get(f"/groups/{group_id}/statistics").text)
+    assert "Anna 4 4 100 % 10.3" in page

@@ -2,6 +2,7 @@
 
 import zoneinfo
 from datetime import UTC, datetime, timedelta, tzinfo
+from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 
 from babel.numbers import parse_pattern
@@ -105,13 +106,24 @@ def moment(stamp: str | None) -> str:
 _ONE_DECIMAL = parse_pattern("#,##0.#")
 
 
+def _half_up(number: float, scale: int, places: str) -> Decimal:
+    """``number`` × ``scale`` rounded as a table checks it by hand, halves up (round() and Babel round halves
+    to even), from the number's shortest decimal form: 0.285 stays a half."""
+    return (Decimal(str(number)) * scale).quantize(Decimal(places), ROUND_HALF_UP)
+
+
 def decimal(number: float) -> str:
-    """A number with at most one decimal, none when it is whole: 69, 69.5 (German 69,5)."""
-    return format_decimal(number, format=_ONE_DECIMAL)
+    """A number with at most one decimal, none when it is whole: 69, 69.5 (German 69,5); 10.25 is 10.3."""
+    return format_decimal(_half_up(number, 1, "0.1"), format=_ONE_DECIMAL)
+
+
+def percent(share: float) -> int:
+    """A share in whole percent: 5 of 8 is 63."""
+    return int(_half_up(share, 100, "1"))
 
 
 def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale, timezone_selector=select_time_zone)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
-    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal)
+    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal, percent=percent)
