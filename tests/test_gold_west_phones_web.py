@@ -1,6 +1,6 @@
 """Gold West on several phones at once: a tap from a page drawn before another phone entered the same for
-the same player is asked about, not stored twice; this phone's own taps and taps with nothing entered
-since are one tap as before."""
+the same player is asked about, not stored twice, and so is one whose tile another phone's entry took
+meanwhile; this phone's own taps and taps with nothing entered since are one tap as before."""
 
 from __future__ import annotations
 
@@ -43,11 +43,14 @@ def hidden_fields(form: str) -> dict[str, str]:
 
 def tap_on(phone, page: str, kind: str, seat: int, **chosen):
     """The tap a phone sends from the ``page`` it shows: the form of ``kind`` for ``seat`` with all it
-    carries, and the button's value (``section``, ``terrain`` …) plus ``chosen`` extras (a request id)."""
+    carries, and the button's value (``section``, ``terrain`` …) plus ``chosen`` extras (a request id); of
+    several such forms (one per shipping bonus), the one with the button chosen."""
     forms = re.findall(rf'<form method="post" action="(/plays/\d+/gold-west/ledger/{kind})">(.*?)</form>',
                        page, re.S)
     [(action, fields)] = [(action, fields) for action, fields in forms
-                          if hidden_fields(fields).get("seat") == str(seat)]
+                          if hidden_fields(fields).get("seat") == str(seat)
+                          and all(f'<button name="{name}" value="{value}"' in fields
+                                  for name, value in chosen.items() if f'<button name="{name}"' in fields)]
     sent = hidden_fields(fields)
     assert sent.get("drawn_at", "").isdigit(), "the tap says which version of the play its page showed"
     return phone.post(action, data={**sent, **chosen})
@@ -186,6 +189,34 @@ def test_a_yes_to_out_of_turn_still_asks_about_a_second_placement_this_turn(clie
     assert events(db, play_id)[-1] == ("supply", {"seat": 2, "section": 3})
 
 
+@pytest.mark.parametrize(("kind", "chosen", "shown", "asked", "stored"), [
+    pytest.param("shipping_bonus", {"metal": "gold"}, "Bonus · +9",
+                 "Anna took the gold shipping bonus tile of +9 since this page was drawn. "
+                 "Record Ben's bonus for +6?", 6, id="the-first-gold-bonus-tile"),
+    pytest.param("investment", {"vp": "5"}, "Invest (+3 tile)",
+                 "Anna took the +3 investment tile since this page was drawn. "
+                 "Record Ben's investment with the +2 tile?", 5 + 2, id="the-highest-investment-tile"),
+])
+def test_a_tap_whose_tile_another_phone_took_since_is_asked_at_the_tile_it_takes_now(
+        app, client, db, anna_ben, kind, chosen, shown, asked, stored):
+    """Ben's own phone shows his tap's tile; the shared phone enters the same for Anna, who takes that tile.
+    Ben's tap from the older page says so and stores nothing; one "yes" records it with the next tile."""
+    bens = second_phone(app, db, anna_ben)
+    assert bens.post(f"/plays/{anna_ben}/phone-player", data={"phone-player": "1"}).status_code == 302
+    on_bens = play_page(bens, anna_ben)
+    assert shown in text(on_bens)
+    assert tap_on(client, play_page(client, anna_ben), kind, ANNA, **chosen).status_code == 302
+    anna_got = table(db, anna_ben).scores[ANNA]
+
+    response = tap_on(bens, on_bens, kind, BEN, **chosen)
+    assert response.status_code == 409
+    assert asked in text(response) and "Nothing was recorded yet." in text(response)
+    assert len(events(db, anna_ben)) == 1
+    action, fields = answer(response, "Yes, record it")
+    assert bens.post(action, data=fields).status_code == 302  # one answer, no second question
+    assert table(db, anna_ben).scores == (anna_got, stored)
+
+
 @pytest.mark.parametrize("again", ["y", "turn maybe", "once once turn x"])
 def test_a_tap_answering_a_question_no_page_asks_is_refused(client, db, anna_ben, again):
     response = client.post(f"/plays/{anna_ben}/gold-west/ledger/supply",
@@ -277,10 +308,10 @@ def test_what_counts_as_the_same_entry_since_the_page_was_drawn(since, kind, ask
     state = gold_west.initial_state(SETUP)
     before = [("supply", {"seat": 0, "section": 3}, 0, THERE)]  # entered before the page was drawn
     if asked is None:
-        gold_west.check_entered_since(state, before + since, 0, HERE, kind, 0)
+        gold_west.check_entered_since(state, before + since, 0, HERE, kind, {"seat": 0})
         return
     with pytest.raises(gold_west.EnteredByAnotherPhone) as question:
-        gold_west.check_entered_since(state, before + since, 0, HERE, kind, 0)
+        gold_west.check_entered_since(state, before + since, 0, HERE, kind, {"seat": 0})
     assert (question.value.seat, question.value.kind) == (0, asked)
     assert "Anna" in question.value.message and "since this page was drawn" in question.value.message
 
@@ -288,4 +319,53 @@ def test_what_counts_as_the_same_entry_since_the_page_was_drawn(since, kind, ask
 def test_a_tap_without_a_version_is_never_asked_about():
     state = gold_west.initial_state(SETUP)
     gold_west.check_entered_since(state, [("supply", {"seat": 0, "section": 3}, 1, THERE)], None, HERE,
-                                  "supply", 0)
+                                  "supply", {"seat": 0, "section": 3})
+
+
+THREE = PlaySetup("gold-west", (Seat("Anna", "red"), Seat("Ben", "blue"), Seat("Cara", "green")), {})
+ANNA_GOLD = ("shipping_bonus", {"seat": 0, "metal": "gold"})
+BEN_GOLD = ("shipping_bonus", {"seat": 1, "metal": "gold"})
+CARA_GOLD = ("shipping_bonus", {"seat": 2, "metal": "gold"})
+ANNAS_INVESTMENT = ("investment", {"seat": 0, "vp": 5})
+BENS_INVESTMENT = ("investment", {"seat": 1, "vp": 7})
+CARAS_INVESTMENT = ("investment", {"seat": 2, "vp": 5})
+
+
+@pytest.mark.parametrize(("before", "since", "tap", "asked"), [
+    pytest.param([], [(ANNA_GOLD, THERE)], BEN_GOLD,
+                 "Anna took the gold shipping bonus tile of +9 since this page was drawn. "
+                 "Record Ben's bonus for +6?", id="the-bonus-tile-shown"),
+    pytest.param([], [(ANNAS_INVESTMENT, THERE)], BENS_INVESTMENT,
+                 "Anna took the +4 investment tile since this page was drawn. "
+                 "Record Ben's investment with the +3 tile?", id="the-investment-tile-shown"),
+    pytest.param([], [(ANNAS_INVESTMENT, HERE), (CARAS_INVESTMENT, THERE)], BENS_INVESTMENT,
+                 "Cara took the +3 investment tile since this page was drawn. "
+                 "Record Ben's investment with the +2 tile?", id="the-tile-this-phones-own-entry-left"),
+    pytest.param([ANNAS_INVESTMENT], [(ANNAS_INVESTMENT, THERE), (CARAS_INVESTMENT, None)], BENS_INVESTMENT,
+                 "Anna took the +3 investment tile since this page was drawn. "
+                 "Record Ben's investment with the +1 tile?", id="several-taken-the-oldest-took-it"),
+    pytest.param([ANNAS_INVESTMENT], [(CARAS_INVESTMENT, THERE), (ANNAS_INVESTMENT, THERE),
+                                      (CARAS_INVESTMENT, THERE)], BENS_INVESTMENT,
+                 "Cara took the +3 investment tile since this page was drawn. "
+                 "Record Ben's investment without a tile?", id="the-last-investment-tile"),
+    pytest.param([], [(ANNA_GOLD, HERE)], BEN_GOLD, None, id="this-phones-own-entry"),
+    pytest.param([ANNA_GOLD], [], BEN_GOLD, None, id="taken-before-the-page-was-drawn"),
+    pytest.param([], [(("shipping_bonus", {"seat": 0, "metal": "silver"}), THERE)], BEN_GOLD, None,
+                 id="another-metals-tile"),
+    pytest.param([], [(ANNA_GOLD, THERE), (CARA_GOLD, THERE)], BEN_GOLD, None,
+                 id="no-bonus-tile-left-the-table-refuses"),
+    pytest.param([], [(ANNA_GOLD, THERE)], BENS_INVESTMENT, None, id="another-kind-of-tile"),
+])
+def test_which_tiles_taken_since_the_page_was_drawn_are_asked_about(before, since, tap, asked):
+    entries = [(kind, payload, 0, THERE) for kind, payload in before]
+    entries += [(kind, payload, version, phone) for version, ((kind, payload), phone) in enumerate(since, 1)]
+    state = gold_west.initial_state(THREE)
+    for kind, payload, _version, _phone in entries:
+        state = gold_west.apply_event(state, kind, payload)
+    kind, payload = tap
+    if asked is None:
+        gold_west.check_entered_since(state, entries, 0, HERE, kind, payload)
+        return
+    with pytest.raises(gold_west.TileTakenSince) as question:
+        gold_west.check_entered_since(state, entries, 0, HERE, kind, payload)
+    assert (question.value.seat, question.value.message) == (1, asked)

@@ -48,7 +48,8 @@ class LedgerForm(SiteForm):
     seat = SelectField(coerce=int, validate_choice=True)
     # the questions about this tap answered "yes" ("Ben again?" …): words of ``gw.ANSWERS``
     again = HiddenField(default="")
-    # another phone may have entered the same since the page was drawn (gold_west.check_entered_since)
+    # another phone may have entered the same, or taken its tile, since the page was drawn
+    # (gold_west.check_entered_since)
     drawn_at = HiddenField(validators=[VersionedForm.version_if_given])
 
     @property

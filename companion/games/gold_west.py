@@ -1280,21 +1280,83 @@ def same_entry(kind: str) -> str:
 # came from; None when unknown, as for a form sent without a request id).
 StoredEntry = tuple[str, Mapping[str, Any], int, int | None]
 
+# A tap that takes the next of some tiles, when another phone's entry took the tile its page showed.
+_TILE_TAKEN_SINCE: Mapping[str, Message] = {  # %(taker)s took it, %(name)s tapped
+    "shipping_bonus": Message("%(taker)s took the %(metal)s shipping bonus tile of +%(shown)d since this "
+                              "page was drawn. Record %(name)s's bonus for +%(now)d?"),
+    "investment": Message("%(taker)s took the +%(shown)d investment tile since this page was drawn. "
+                          "Record %(name)s's investment with the +%(now)d tile?")}
+_LAST_INVESTMENT_TILE_TAKEN_SINCE = Message("%(taker)s took the +%(shown)d investment tile since this page "
+                                            "was drawn. Record %(name)s's investment without a tile?")
+
+
+class TileTakenSince(RulesError):
+    """A tap whose tile another phone's entry took since the page was drawn, not yet confirmed with the
+    tile it takes now."""
+
+    answers: frozenset[str] = frozenset()  # a yes to the other tile says nothing about turn or repeats
+
+    def __init__(self, seat: int, message: Message) -> None:
+        super().__init__(message, "seat")
+        self.seat = seat
+
+
+def _tiles_taken(state: PlayState, kind: str, payload: Mapping[str, Any]
+                 ) -> tuple[tuple[int, ...], int] | None:
+    """The tiles, highest first, of which a tap of ``kind`` takes the next (the investment bonus tiles, or
+    its metal's shipping bonus tiles), and how many of them are taken; None for a tap that takes none."""
+    if kind == "investment":
+        tiles = INVESTMENT_BONUS_TILES[len(state.setup.seats)]
+        return tiles, len(tiles) - len(state.investment_tiles_left)
+    metal = payload.get("metal")
+    if kind == "shipping_bonus" and metal in SHIPPING_BONUS_VALUES:
+        return SHIPPING_BONUS_VALUES[metal], len(state.shipping_bonus[METALS.index(metal)])
+    return None
+
+
+def _check_tile_taken_since(state: PlayState, since: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
+                            payload: Mapping[str, Any]) -> None:
+    """Refuse (asked once) a tap that would take another tile than its page showed, because entries of other
+    phones ``since`` (newest first) took tiles of the same ones."""
+    pool = _tiles_taken(state, kind, payload)
+    # the same tiles: every investment's, or the shipping bonus of the same metal (investments name none)
+    takers = [entered["seat"] for earlier, entered in since
+              if earlier == kind and entered.get("metal") == payload.get("metal")]
+    if pool is None or not takers:
+        return
+    tiles, taken = pool
+    now = tiles[taken] if taken < len(tiles) else None
+    if now is None and kind == "shipping_bonus":
+        return  # both tiles gone: the table refuses the tap
+    seats, seat = state.setup.seats, payload["seat"]
+    # the tile the page showed went to the oldest of them
+    params = {"taker": seats[takers[-1]].name, "name": seats[seat].name, "shown": tiles[taken - len(takers)],
+              "now": now}
+    if kind == "shipping_bonus":
+        params["metal"] = Term(payload["metal"])
+    # an investment without a tile still scores its card
+    message = _TILE_TAKEN_SINCE[kind] if now is not None else _LAST_INVESTMENT_TILE_TAKEN_SINCE
+    raise TileTakenSince(seat, Message(message.template, **params))
+
 
 def check_entered_since(state: PlayState, events: Sequence[StoredEntry], drawn: int | None, phone: int | None,
-                        kind: str, seat: int) -> None:
-    """Refuse (asked once) a tap for ``seat`` when another phone entered the same for it after version
-    ``drawn``; the phone's own entries (an offline queue) and a tap without a version are not asked about."""
+                        kind: str, payload: Mapping[str, Any]) -> None:
+    """Refuse (asked once) a tap for the ``payload``'s seat when another phone entered the same for it after
+    version ``drawn``, or took the tile the tap's page showed it; the phone's own entries (an offline queue)
+    and a tap without a version are not asked about."""
     if drawn is None:
         return
-    entry = same_entry(kind)
-    for earlier, payload, version, sent_by in reversed(events):
+    since = []  # other phones' entries after the page was drawn, newest first
+    for earlier, entered, version, sent_by in reversed(events):
         if version <= drawn:  # versions only grow along the log
-            return
-        if phone is not None and sent_by == phone:
-            continue
-        if earlier in EVENT_KINDS and payload.get("seat") == seat and same_entry(earlier) == entry:
+            break
+        if phone is None or sent_by != phone:
+            since.append((earlier, entered))
+    seat, entry = payload["seat"], same_entry(kind)
+    for earlier, entered in since:
+        if earlier in EVENT_KINDS and entered.get("seat") == seat and same_entry(earlier) == entry:
             raise EnteredByAnotherPhone(seat, state.setup.seats[seat].name, earlier)
+    _check_tile_taken_since(state, since, kind, payload)
 
 
 @dataclass(frozen=True)

@@ -42,11 +42,12 @@ def record(play_id: int, kind: str):
 
     def check(events: list[store.Event]) -> None:
         table = table_of(play, events)
-        # the same tap on two phones, asked first: it is also why such a tap comes out of turn; a tap answered
-        # "yes" comes with the version of the page that asked, so only what was entered since is asked about
+        # the same tap on two phones (or its tile taken by another), asked first: it is also why such a tap
+        # comes out of turn; a tap answered "yes" comes with the version of the page that asked, so only what
+        # was entered since is asked about
         gold_west.check_entered_since(
             table.game_state, [(e.kind, e.payload, e.version, e.membership_id) for e in events],
-            form.drawn, g.membership.id, kind, payload["seat"])
+            form.drawn, g.membership.id, kind, payload)
         entered = [(e.kind, e.payload) for e in events]
         # a player's own phone enters that player's points whatever the turn
         if not gold_west.OutOfTurn.answers <= confirmed and phone_seat(play) != payload["seat"]:
@@ -63,7 +64,7 @@ def record(play_id: int, kind: str):
         return _ask(play, kind, _("It is %(turn)s's turn. %(name)s again?", turn=turn, name=seat),
                     confirmed | question.answers, [(question.seat, _("Yes, for %(name)s", name=seat), True),
                                                    (question.turn, _("No, for %(name)s", name=turn), False)])
-    except (gold_west.EnteredByAnotherPhone, gold_west.AgainThisTurn) as question:
+    except (gold_west.EnteredByAnotherPhone, gold_west.TileTakenSince, gold_west.AgainThisTurn) as question:
         return _ask(play, kind, translated(question), confirmed | question.answers,
                     [(question.seat, _("Yes, record it"), True)])
     except Refused as error:
