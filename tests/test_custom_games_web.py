@@ -93,6 +93,35 @@ def test_a_correction_from_a_stale_page_neither_undoes_the_other_phones_nor_lose
     assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == [4, 9]
 
 
+@pytest.mark.parametrize(("typed", "sent_again", "note"), [
+    pytest.param(None, "17", "Another phone changed this (it was 12).", id="left-as-drawn"),
+    pytest.param("20", "20", "Another phone changed this to 17; what you typed is kept: check it.",
+                 id="typed-over"),
+])
+def test_a_stale_tally_of_totals_comes_back_with_the_points_another_phone_entered(client, db, table, typed,
+                                                                                 sent_again, note):
+    """A sheet of totals starts from the running scores. Refused as stale because another phone entered
+    points meanwhile, its boxes left as drawn take the running scores now, and a box typed in stays."""
+    group_id, ids = table
+    skat = add_game(client, group_id, name="Skat")
+    play_id = start_play(client, group_id, f"custom-{skat}", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    for seat, points in ((0, 12), (1, 14)):
+        client.post(f"/plays/{play_id}/adjust", data={"seat": str(seat), "points": str(points)})
+    drawn = form_values(client.get(f"/plays/{play_id}/sheet").text)
+    assert (drawn["points-0-0"], drawn["points-1-0"]) == ("12", "14")
+    client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "5"})  # as from another phone
+
+    sent = {**drawn, "points-0-0": typed} if typed else drawn
+    refused = client.post(f"/plays/{play_id}/sheet", data=sent)
+    assert refused.status_code == 409 and "Another phone changed this play" in refused.text
+    again = form_values(refused.text)
+    assert (again["points-0-0"], again["points-1-0"]) == (sent_again, "14")
+    assert note in html.unescape(refused.text)
+    assert client.post(f"/plays/{play_id}/sheet", data=again).status_code == 302
+    assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == [
+        int(sent_again), 14]
+
+
 def test_a_game_with_rows_is_played_finished_corrected_and_kept(client, db, table):
     group_id, ids = table
     game_id = add_game(client, group_id, rows=WONDERS_ROWS, bgg_id="173346")

@@ -22,6 +22,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Val
 
 from companion.forms import (
     NUMERIC,
+    DrawnForm,
     SiteForm,
     TypedName,
     VersionedForm,
@@ -151,6 +152,21 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
         "tie_breaker_wins": sheet.tie_breaker_wins or ""})
 
 
+class ChoiceBox:
+    """A choice of the tally that DrawnForm compares like its number boxes, by the value it shows."""
+
+    def _value(self) -> str:
+        return "" if self.data is None else str(self.data)
+
+
+class TeamField(ChoiceBox, SelectField):
+    pass
+
+
+class OutcomeField(ChoiceBox, RadioField):
+    pass
+
+
 def points_field_name(seat: int, row: int) -> str:
     return f"points-{seat}-{row}"
 
@@ -173,12 +189,12 @@ def _score_fields(sheet: custom.ScoreSheet, labels: Mapping[str, str], names: Se
                 render_kw=NUMERIC)
         if sheet.teams:
             label = gettext("Team") if name is None else gettext("Team of %(name)s", name=name)
-            fields[f"team-{seat}"] = SelectField(label, default=None if teams is None else teams[seat],
-                                                 choices=team_choices)
+            fields[f"team-{seat}"] = TeamField(label, default=None if teams is None else teams[seat],
+                                               choices=team_choices)
     if sheet.cooperative:
-        fields["won"] = RadioField(_l("How did it end?"), choices=choices([("yes", _l("We won")),
-                                                                         ("no", _l("We lost"))]),
-                                   validators=[InputRequired(_l("Say whether the table won or lost."))])
+        fields["won"] = OutcomeField(_l("How did it end?"), choices=choices([("yes", _l("We won")),
+                                                                           ("no", _l("We lost"))]),
+                                     validators=[InputRequired(_l("Say whether the table won or lost."))])
     return fields
 
 
@@ -204,12 +220,12 @@ class SheetScores:
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
                      reopened: Mapping[str, Any] | None = None,
-                     running_scores: Callable[[], Sequence[int]] | None = None) -> SiteForm:
+                     running_scores: Callable[[], Sequence[int]] | None = None) -> DrawnForm:
     """A number per row of ``sheet`` (or a total) per player, teams or outcome where asked. Unsent, it starts
     as a ``reopened`` play's tally was entered, else (a sheet of totals) from the ``running_scores``."""
     labels = {} if sheet.rows else {custom.TOTAL_ROW: gettext("Total")}
     fields = {"seated": lambda self: list(range(len(names))), **_score_fields(sheet, labels, names)}
-    form_class = type("SheetTallyForm", (VersionedForm, SheetScores), fields)
+    form_class = type("SheetTallyForm", (DrawnForm, SheetScores), fields)
     if formdata is not None:
         return form_class(formdata=formdata)
     current = (reopened or {}).get("breakdowns")
@@ -227,7 +243,9 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
         data |= {f"team-{seat}": team for seat, team in enumerate(teams or custom.default_teams(len(names)))}
     if sheet.cooperative and won is not None:
         data["won"] = "yes" if won else "no"
-    return form_class(formdata=None, data=data)
+    form = form_class(formdata=None, data=data)
+    form.remember_drawn()
+    return form
 
 
 # --- a play logged afterwards ----------------------------------------------------------------------

@@ -4,6 +4,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
+from companion.forms import DrawnForm
 from companion.forms.custom_games import group_game_form, sheet_tally_form
 from companion.games import custom
 from companion.messages import Refused
@@ -92,19 +93,26 @@ def final_tally(play_id: int):
     if custom.game_id_of(play.game) is None:
         abort(404)
     game, sheet = play_sheet(play)
-    names = [seat.name for seat in play.seats]
     if request.method == "GET":
-        kept = store.reopened_tally(get_db(), play.id)
-        form = sheet_tally_form(sheet, names, reopened=kept.payload if kept else None,
-                                running_scores=lambda: table_of(play).running_scores)
-        form.version.data = str(play.version)
+        form = drawn_tally(play, sheet)
     else:
-        form = sheet_tally_form(sheet, names, formdata=request.form)
+        form = sheet_tally_form(sheet, [seat.name for seat in play.seats], formdata=request.form)
         if form.validate_on_submit():
             breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
             payload = {"breakdowns": breakdowns, "teams": teams, "won": won}
             if common.finish_tally(play, form, lambda: ({k: v for k, v in payload.items() if v is not None},
-                                                        rank_by_sheet(play, breakdowns, teams, won))):
+                                                        rank_by_sheet(play, breakdowns, teams, won)),
+                                   lambda now: drawn_tally(now, sheet)):
                 return common.to_result(play.id)
     page = render_template("custom_games/tally.html", play=play, game=game, sheet=sheet, form=form)
     return page, common.form_status()
+
+
+def drawn_tally(play: store.Play, sheet: custom.ScoreSheet) -> DrawnForm:
+    """The tally as drawn from the play as it is (a sheet of totals starts from its running scores)."""
+    kept = store.reopened_tally(get_db(), play.id)
+    names = [seat.name for seat in play.seats]
+    form = sheet_tally_form(sheet, names, reopened=kept.payload if kept else None,
+                            running_scores=lambda: table_of(play).running_scores)
+    form.version.data = str(play.version)
+    return form
