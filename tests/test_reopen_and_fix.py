@@ -193,3 +193,63 @@ def test_a_reopened_gold_west_tally_comes_back_as_entered(client, db, meanwhile)
     values = form_values(client.get(f"/plays/{play_id}/gold-west/final-tally").text)
     typed = ("p0-track_vp", "p0-largest_group", "p0-influence-forest", "p1-largest_group")
     assert [values[name] for name in typed] == ["12", "5", "4", "4"]
+
+
+def _points_for_anna(client, db, play_id: int) -> None:
+    assert client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "5"}).status_code == 302
+
+
+def _bens_points_undone(client, db, play_id: int) -> None:
+    undone = client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    assert undone.status_code == 302 and store.get_play(db, play_id).status == "active"
+
+
+def _nothing(client, db, play_id: int) -> None:
+    pass
+
+
+KEPT_BEFORE = "kept before"  # a tally kept before the running scores it was entered at were (a backup)
+
+
+@pytest.mark.parametrize(("anna_typed", "meanwhile", "shown", "note"), [
+    pytest.param(None, _points_for_anna, ["17", "14"], None, id="points-entered-since"),
+    pytest.param("20", _points_for_anna, ["25", "14"], None, id="points-entered-since-a-typed-total"),
+    pytest.param("20", _nothing, ["20", "14"], None, id="nothing-entered-since"),
+    pytest.param(None, _bens_points_undone, ["12", "0"], None, id="an-entry-undone-since"),
+    pytest.param(KEPT_BEFORE, _points_for_anna, ["17", "14"],
+                 "Points were entered since the play was reopened: this is the running score now (the tally "
+                 "had 12).", id="a-tally-kept-without-its-running-scores"),
+])
+def test_a_reopened_tally_of_totals_counts_the_points_entered_since(client, db, anna_typed, meanwhile, shown,
+                                                                   note):
+    """A group game scored as one total per player, finished at 12 : 14 and reopened: what is entered (or
+    undone) on the play page since counts on top of the totals as they were typed. Where the running
+    scores the tally was entered at are not known, it starts from the running scores now, saying so."""
+    from tests.test_custom_games_web import add_game
+
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    ids = [p.id for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, f"custom-{add_game(client, group_id, name='Skat')}",
+                         [(ids[0], "red"), (ids[1], "blue")])
+    for seat, points in ((0, 12), (1, 14)):
+        client.post(f"/plays/{play_id}/adjust", data={"seat": str(seat), "points": str(points)})
+    if anna_typed == KEPT_BEFORE:
+        store.finish_play(db, play_id, {"breakdowns": [{"total": 12}, {"total": 14}]},
+                          [store.ResultInput(seat, total, 2 - seat, {"total": total})
+                           for seat, total in enumerate((12, 14))])
+    else:
+        drawn = form_values(client.get(f"/plays/{play_id}/sheet").text)
+        sent = {**drawn, "points-0-0": anna_typed} if anna_typed else drawn
+        assert client.post(f"/plays/{play_id}/sheet", data=sent).status_code == 302
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    meanwhile(client, db, play_id)
+
+    page = client.get(f"/plays/{play_id}/sheet").text
+    values = form_values(page)
+    assert [values["points-0-0"], values["points-1-0"]] == shown
+    notes = re.findall(r'<p class="changed">([^<]*)</p>', page)
+    assert [html.unescape(text) for text in notes] == ([note] if note else [])
+    assert client.post(f"/plays/{play_id}/sheet", data=values).status_code == 302
+    assert [r.total for r in sorted(store.play_results(db, play_id), key=lambda r: r.seat)] == list(
+        map(int, shown))

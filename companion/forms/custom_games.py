@@ -219,19 +219,27 @@ class SheetScores:
 
 
 def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=None,
-                     reopened: Mapping[str, Any] | None = None,
+                     reopened: Mapping[str, Any] | None = None, changed_since: bool = False,
                      running_scores: Callable[[], Sequence[int]] | None = None) -> DrawnForm:
     """A number per row of ``sheet`` (or a total) per player, teams or outcome where asked. Unsent, it starts
-    as a ``reopened`` play's tally was entered, else (a sheet of totals) from the ``running_scores``."""
+    as a ``reopened`` play's tally was entered (a sheet of totals whose log ``changed_since``: with what was
+    entered since), else (a sheet of totals) from the ``running_scores``."""
     labels = {} if sheet.rows else {custom.TOTAL_ROW: gettext("Total")}
     fields = {"seated": lambda self: list(range(len(names))), **_score_fields(sheet, labels, names)}
     form_class = type("SheetTallyForm", (DrawnForm, SheetScores), fields)
     if formdata is not None:
         return form_class(formdata=formdata)
     current = (reopened or {}).get("breakdowns")
+    replaced = None  # the kept totals the running scores replace, to say so by their boxes
     if (isinstance(current, list) and len(current) == len(names)
             and all(isinstance(breakdown, dict) for breakdown in current)):
         teams, won = custom.outcome_from_payload(reopened, len(names))
+        if changed_since and not sheet.rows and running_scores is not None:
+            now = running_scores()
+            totals = custom.totals_since(current, reopened.get(custom.RUNNING_SCORES), now)
+            if totals is None:  # how the running scores stood is not kept: start from them as they are
+                replaced, totals = [breakdown.get(custom.TOTAL_ROW) for breakdown in current], now
+            current = [{custom.TOTAL_ROW: n} for n in totals]
     else:
         teams, won = None, None
         current = None if sheet.rows or running_scores is None else [
@@ -244,6 +252,11 @@ def sheet_tally_form(sheet: custom.ScoreSheet, names: Sequence[str], formdata=No
     if sheet.cooperative and won is not None:
         data["won"] = "yes" if won else "no"
     form = form_class(formdata=None, data=data)
+    for seat, was in enumerate(replaced or ()):
+        box = form[points_field_name(seat, 0)]
+        if box.data != was:
+            box.description = gettext("Points were entered since the play was reopened: this is the running "
+                                      "score now (the tally had %(was)s).", was=was)
     form.remember_drawn()
     return form
 

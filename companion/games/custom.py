@@ -13,6 +13,7 @@ from companion.names import NameProblem, clean_name
 SLUG_PREFIX = "custom-"
 SHEET_OPTION = "sheet"  # a play's option: the id of the sheet version it is scored with
 TOTAL_ROW = "total"  # the breakdown of a sheet without rows: one total per player
+RUNNING_SCORES = "running_scores"  # a sheet of totals' final tally: the running scores it was entered at
 MAX_ROWS = 20
 ROW_NAME_MAX = 30
 GAME_NAME_MAX = 60
@@ -241,3 +242,17 @@ def outcome_from_payload(payload: Mapping[str, Any] | None,
     if not (isinstance(teams, list) and len(teams) == count and all(isinstance(t, str) for t in teams)):
         teams = None
     return teams, won if type(won) is bool else None
+
+
+def totals_since(kept: Sequence[Mapping[str, Any]], then: object, now: Sequence[int]) -> list[int] | None:
+    """Where a reopened sheet of totals starts once its log changed: each kept total plus what the player's
+    running score gained since (``then``: the running scores the tally was entered at). None where those
+    are not known: a tally kept before they were, or entered afterwards."""
+    totals = [breakdown.get(TOTAL_ROW) for breakdown in kept]
+    if not (_whole_numbers(totals, len(now)) and _whole_numbers(then, len(now))):
+        return None
+    return [total + score - was for total, was, score in zip(totals, then, now, strict=True)]
+
+
+def _whole_numbers(values: object, count: int) -> bool:
+    return isinstance(values, list) and len(values) == count and all(type(value) is int for value in values)

@@ -1,12 +1,15 @@
 """Any other game: the group defines its score sheet once; its plays end with that sheet's tally."""
 
+from typing import Any
+
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from companion import store
 from companion.forms import DrawnForm
-from companion.forms.custom_games import group_game_form, sheet_tally_form
+from companion.forms.custom_games import SheetScores, group_game_form, sheet_tally_form
 from companion.games import custom
+from companion.games.common import FinalResult
 from companion.messages import Refused
 from companion.views import common
 from companion.views.catalogue import play_sheet, rank_by_sheet
@@ -97,15 +100,21 @@ def final_tally(play_id: int):
         form = drawn_tally(play, sheet)
     else:
         form = sheet_tally_form(sheet, [seat.name for seat in play.seats], formdata=request.form)
-        if form.validate_on_submit():
-            breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
-            payload = {"breakdowns": breakdowns, "teams": teams, "won": won}
-            if common.finish_tally(play, form, lambda: ({k: v for k, v in payload.items() if v is not None},
-                                                        rank_by_sheet(play, breakdowns, teams, won)),
-                                   lambda now: drawn_tally(now, sheet)):
-                return common.to_result(play.id)
+        if form.validate_on_submit() and common.finish_tally(play, form, lambda: _scored(play, sheet, form),
+                                                             lambda now: drawn_tally(now, sheet)):
+            return common.to_result(play.id)
     page = render_template("custom_games/tally.html", play=play, game=game, sheet=sheet, form=form)
     return page, common.form_status()
+
+
+def _scored(play: store.Play, sheet: custom.ScoreSheet,
+            form: SheetScores) -> tuple[dict[str, Any], FinalResult]:
+    """The tally sent as the play keeps it, and its result. A sheet of totals keeps the running scores it
+    was entered at too: reopened, the points entered after add to the totals as they were typed."""
+    breakdowns, teams, won = form.breakdowns(), form.teams_chosen(), form.won_chosen()
+    running = None if sheet.rows else list(table_of(play).running_scores)
+    payload = {"breakdowns": breakdowns, "teams": teams, "won": won, custom.RUNNING_SCORES: running}
+    return {k: v for k, v in payload.items() if v is not None}, rank_by_sheet(play, breakdowns, teams, won)
 
 
 def drawn_tally(play: store.Play, sheet: custom.ScoreSheet) -> DrawnForm:
@@ -113,6 +122,7 @@ def drawn_tally(play: store.Play, sheet: custom.ScoreSheet) -> DrawnForm:
     kept = store.reopened_tally(get_db(), play.id)
     names = [seat.name for seat in play.seats]
     form = sheet_tally_form(sheet, names, reopened=kept.payload if kept else None,
+                            changed_since=kept is not None and kept.changed_since,
                             running_scores=lambda: table_of(play).running_scores)
     form.version.data = str(play.version)
     return form
