@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from openskill.models import PlackettLuce
@@ -11,6 +12,7 @@ from companion import store
 from companion.games import ratings
 from tests.conftest import add_players, create_group
 from tests.test_custom_games_web import add_game
+from tests.test_group_time_zone import set_zone
 
 MODEL = PlackettLuce()
 
@@ -72,6 +74,23 @@ def test_ratings_are_openskills_own_per_game_and_overall_with_ties(client, db, g
     page = client.get(f"/groups/{group_id}/statistics").text
     shown = f"{a.ordinal():.1f}".removesuffix(".0")
     assert "Ratings" in page and f">{shown}<" in page and "ratings-chart" in page
+
+
+@pytest.mark.parametrize(("language", "days"), [
+    ("en", ["Mar 2, 2024", "Mar 9, 2024"]),
+    ("de", ["02.03.2024", "09.03.2024"]),
+])
+def test_the_ratings_chart_dates_each_play_on_the_groups_day_in_the_readers_language(client, db, group,
+                                                                                       language, days):
+    """Played until 00:30 in Berlin, a play is one of that day (still the day before in UTC)."""
+    group_id, ids = group
+    set_zone(client, group_id, "Europe/Berlin")
+    for day in ("2024-03-02", "2024-03-09"):
+        log(client, group_id, "great-western-trail", day, (ids["Anna"], 88), (ids["Ben"], 91),
+            ended_at="00:30")
+    page = client.get(f"/groups/{group_id}/statistics", headers={"Accept-Language": language}).text
+    chart = re.search(r'<svg class="chart [^"]*" id="ratings-chart".*?</svg>', page, re.S).group(0)
+    assert re.findall(r'<text class="date [a-z]+"[^>]*>([^<]*)</text>', chart) == days
 
 
 def spades(client, group_id, ids, *plays: tuple[int, int, int, int]) -> int:

@@ -134,7 +134,7 @@ def ratings_of(group_id: int, stats: store.Statistics, found: dict[str, Markup])
             "ratings-chart", _("Ratings over time"),
             _("Each player's rating after each of the latest %(count)d rated plays; the table above lists "
               "the ratings now.", count=len(history)),
-            [play.ended_at[:10] for play in history],
+            [day(play.ended_at) for play in history],
             [charts.Line(p.name, p.colour, [play.shown.get(p.player_id) for play in history])
              for p, _ in rated])
     return rated
