@@ -99,6 +99,29 @@ def test_a_correction_sent_after_another_phone_reopened_the_play_says_it_was_not
     assert reopened.status == "active" and store.list_events(db, play_id) == []
 
 
+def test_a_correction_sent_after_another_phone_finished_the_play_again_with_other_rows_is_a_409(client, db,
+                                                                                               play_id):
+    """Drawn with a total per player; meanwhile the play was reopened and finished with the features'
+    rows: refused as stale (not judged by boxes the page never had), the form shows the rows as they are."""
+    assert client.post(f"/plays/{play_id}/finish",
+                       data={"version": "0", "total_0": "40", "total_1": "38"}).status_code == 302
+    drawn = form_values(client.get(f"/plays/{play_id}/correct").text)
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    store.finish_play(db, play_id, {}, [store.ResultInput(seat, total, seat + 1,
+                                                          {"roads": total - 10, "farms": 10})
+                                        for seat, total in enumerate((50, 30))])
+    response = client.post(f"/plays/{play_id}/correct", data={**drawn, "seat0-total": "45"})
+    assert response.status_code == 409
+    assert "Another phone changed this play" in response.text
+    assert "Enter Anna" not in html.unescape(response.text)
+    assert [r.total for r in store.play_results(db, play_id)] == [50, 30]
+    redrawn = form_values(response.text)
+    assert {name: redrawn[name] for name in redrawn if name.startswith("seat")} == {
+        "seat0-roads": "40", "seat0-farms": "10", "seat1-roads": "20", "seat1-farms": "10"}
+    assert client.post(f"/plays/{play_id}/correct", data={**redrawn, "seat0-roads": "45"}).status_code == 302
+    assert [r.total for r in store.play_results(db, play_id)] == [55, 30]
+
+
 def test_a_stale_totals_form_keeps_what_was_typed(client, db, play_id):
     client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "3"})
     response = client.post(f"/plays/{play_id}/finish",

@@ -242,7 +242,9 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
                 label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
                 render_kw=NUMERIC))
-    form = CorrectionForm(formdata=formdata, data=None if formdata is not None else {
+    # sent, a box the page did not have (another phone finished the play again since, with other rows)
+    # shows the number recorded now; still empty to the checks, it is never taken as typed
+    form = CorrectionForm(formdata=formdata, data={
         "version": str(version), **{correction_field_name(seat, row): breakdown.get(row, 0)
                                     for seat, breakdown in enumerate(current) for row in rows}})
     if formdata is None:

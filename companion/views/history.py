@@ -199,19 +199,22 @@ def correct(play_id: int):
     db = get_db()
     form = correction_of(play, common.sent_form())
     status = common.form_status()
-    if form.validate_on_submit():
+    if request.method == "POST":
         try:
-            # stale first: the rules would judge numbers another phone may have changed since
-            store.check_play_version(db, play.id, form.version_number)
-            # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
-            result = corrected_result(play, form.rows, form.breakdowns(), store.final_payload(db, play.id))
-            store.correct_results(db, play.id, common.result_inputs(result), form.version_number)
+            # stale first, before the boxes are checked: the page may lack rows another phone's final tally
+            # has added since, and the rules would judge numbers another phone may have changed
+            if form.version.validate(form):
+                store.check_play_version(db, play.id, form.version_number)
+            if form.validate():
+                # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
+                result = corrected_result(play, form.rows, form.breakdowns(),
+                                          store.final_payload(db, play.id))
+                store.correct_results(db, play.id, common.result_inputs(result), form.version_number)
+                flash(_("Corrected. The totals and ranks were computed again."))
+                return redirect(url_for("history.play", play_id=play.id))
         except Refused as error:
             common.refuse_on_form(form, play, error, correction_of)
             status = 400 if isinstance(error, RulesError) else 409
-        else:
-            flash(_("Corrected. The totals and ranks were computed again."))
-            return redirect(url_for("history.play", play_id=play.id))
     return render_template("history/correct.html", play=play, game=play_game(play), form=form), status
 
 
