@@ -351,6 +351,26 @@ def test_a_correction_from_a_stale_page_is_refused_and_keeps_what_was_typed(clie
     assert again.status_code == 302
 
 
+@pytest.mark.parametrize(("button", "data", "message"), [
+    ("counted", {"counted": "0"}, "Another phone reopened this play, so the statistics were not changed."),
+    ("correct/undo", {}, "Another phone reopened this play, so no correction was undone."),
+], ids=["leave out of the statistics", "undo the last correction"])
+def test_a_button_of_the_plays_page_sent_after_another_phone_reopened_it_is_refused_with_409(
+        client, db, evening, button, data, message):
+    """Not a redirect to the play: the phone's offline queue would count that as sent."""
+    _, _, plays = evening
+    play = store.get_play(db, plays["gold"])
+    client.post(f"/plays/{play.id}/correct", data=correction_data(play.version, [gw(10), gw(20)]))
+    drawn = store.get_play(db, play.id).version  # the play's page with "Undo the last correction"
+    for _ in range(2):  # another phone undoes the correction, then the final tally
+        client.post(f"/plays/{play.id}/undo", data={"version": str(store.get_play(db, play.id).version)})
+    reopened = store.get_play(db, play.id)
+    assert reopened.status == "active"
+    response = client.post(f"/plays/{play.id}/{button}", data={"version": str(drawn), **data})
+    assert response.status_code == 409 and message in html.unescape(response.text)
+    assert store.get_play(db, play.id).version == reopened.version and store.play_counted(db, play.id)
+
+
 def test_undoing_a_correction_restores_the_scores(client, db, evening):
     _, _, plays = evening
     play = store.get_play(db, plays["gold"])

@@ -180,6 +180,13 @@ def _render_record(play: store.Play, status: int = 200):
                                                store.group_settings(db, play.group_id))), status
 
 
+def _reopened_meanwhile(play: store.Play, message: str):
+    """The answer to a finished play's form sent after another phone reopened the play: nothing to change
+    now. A 409, not a redirect to the play, which would pass for saved (static/live.js)."""
+    return render_template("error.html", code=409, message=message,
+                           next_url=url_for("plays.show", play_id=play.id)), 409
+
+
 @bp.get("/plays/<int:play_id>/record")
 def play(play_id: int):
     return _render_record(g.play)
@@ -190,10 +197,8 @@ def correct(play_id: int):
     """Correct a finished play's tally row by row; totals and ranks are computed again."""
     play = g.play
     if play.status != "finished" and request.method == "POST":
-        # another phone reopened the play since this form was drawn: nothing to correct now
-        return render_template("error.html", code=409, next_url=url_for("plays.show", play_id=play.id),
-                               message=_("Another phone reopened this play, so the correction was not "
-                                         "saved. Finish the play again to change its result.")), 409
+        return _reopened_meanwhile(play, _("Another phone reopened this play, so the correction was not "
+                                           "saved. Finish the play again to change its result."))
     if play.status != "finished":
         return common.to_play(play.id)
     db = get_db()
@@ -229,6 +234,9 @@ def correction_of(play: store.Play, formdata=None) -> DrawnForm:
 @bp.post("/plays/<int:play_id>/correct/undo")
 def undo_correction(play_id: int):
     play = g.play
+    if play.status != "finished":
+        return _reopened_meanwhile(play, _("Another phone reopened this play, so no correction was undone. "
+                                           "Finish the play again to change its result."))
     form = VersionedForm()
     if not form.validate_on_submit():
         common.reload_and_try_again()
@@ -249,15 +257,18 @@ def undo_correction(play_id: int):
 @bp.post("/plays/<int:play_id>/counted")
 def counted(play_id: int):
     play = g.play
+    reopened = _("Another phone reopened this play, so the statistics were not changed. Finish the play "
+                 "again to leave it out of them or count it.")
+    if play.status != "finished":
+        return _reopened_meanwhile(play, reopened)
     form = forms.CountedForm()
     if not form.validate_on_submit():
         common.reload_and_try_again()
         return _render_record(play, 400)
     try:
         store.set_play_counted(get_db(), play.id, form.counted.data == "1")
-    except Refused as error:
-        common.flash_rules_error(error)
-        return common.to_play(play.id)
+    except Refused:  # only a finished play is counted or left out: reopened since the check above
+        return _reopened_meanwhile(play, reopened)
     flash(_("This play counts in the statistics again.") if form.counted.data == "1"
           else _("This play no longer counts in the statistics."))
     return redirect(url_for("history.play", play_id=play.id))
