@@ -204,6 +204,23 @@ def test_a_restore_tapped_just_after_the_30_days_ran_out_is_a_404(client, db, cl
                       [group_id if what == "group" else play_id]).fetchone()[0] == 0
 
 
+@pytest.mark.parametrize("what", ["group", "play"])
+def test_a_restore_tapped_after_another_phone_restored_it_leads_to_it(app, client, db, clock, what):
+    """Both phones show it in the trash; one restores it, then the other taps "Restore" too."""
+    group_id, play_id = finished_table(client, db)
+    friend = joined(app, db, group_id)
+    deleted, restore, page = {
+        "group": (f"/groups/{group_id}/delete", f"/groups/{group_id}/restore", f"/groups/{group_id}"),
+        "play": (f"/plays/{play_id}/delete", f"/groups/{group_id}/trash/plays/{play_id}/restore",
+                 f"/plays/{play_id}")}[what]
+    assert client.post(deleted).status_code == 302
+    assert client.post(restore).status_code == 302
+    response = friend.post(restore)
+    assert response.status_code == 302 and response.headers["Location"] == page
+    shown = friend.get(page, follow_redirects=True)  # a finished play shows its result
+    assert shown.status_code == 200 and "Another phone restored it already." in shown.text
+
+
 def test_a_deleted_play_leaves_every_page_and_statistic_until_it_is_restored(app, client, db, clock):
     group_id, play_id = finished_table(client, db)
     assert "Delete the play" in client.get(f"/plays/{play_id}/delete").text

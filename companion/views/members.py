@@ -1,5 +1,7 @@
 """Who is in a group: its phones, leaving and removing, a new invite, and the group's trash."""
 
+from collections.abc import Callable
+
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
@@ -100,15 +102,38 @@ def new_invite(group_id: int):
 def restore_group(group_id: int):
     """Take a deleted group out of the trash; only a phone that was in the group can."""
     common.purge_old_trash()  # what the gate let in may be gone for good now: 404
-    group = common.found_or_404(store.restore_trashed_group, group_id)
-    flash(_("%(name)s is back, with all its plays.", name=group.name))
-    return common.to_group(group.id)
+    if _live(store.get_group, group_id):  # the gate lets a restore reach a group out of the trash too
+        _say_restored_already()
+    else:
+        group = common.found_or_404(store.restore_trashed_group, group_id)
+        flash(_("%(name)s is back, with all its plays.", name=group.name))
+    return common.to_group(group_id)
 
 
 @bp.post("/trash/plays/<int:play_id>/restore")
 @restores("play")
 def restore_play(group_id: int, play_id: int):
     common.purge_old_trash()
-    common.found_or_404(store.restore_trashed_play, group_id, play_id)
-    flash(_("The play is back in the group's history."))
+    try:
+        store.restore_trashed_play(get_db(), group_id, play_id)
+    except store.NotFound:  # not in the trash: back in the group already, or else gone for good
+        if not _live(store.get_play, play_id):
+            abort(404)
+        _say_restored_already()
+    else:
+        flash(_("The play is back in the group's history."))
     return common.to_play(play_id)
+
+
+def _say_restored_already() -> None:
+    """For a restore tapped on a page drawn before another phone restored the same group or play."""
+    flash(_("Another phone restored it already."))
+
+
+def _live(get: Callable[..., object], *args: object) -> bool:
+    """Whether ``get(db, *args)`` finds it outside the trash."""
+    try:
+        get(get_db(), *args)
+    except store.NotFound:
+        return False
+    return True
