@@ -145,6 +145,8 @@ def test_edition_2_tiles_and_none_twice():
     pytest.param((("players", 0, "dollars"), True), "players[0].dollars", id="bool-dollars"),
     pytest.param((("players", 0, "cattle_vp"), 1000), "players[0].cattle_vp", id="cattle-1000"),
     pytest.param((("players", 0, "cities_vp"), -101), "players[0].cities_vp", id="cities-minus-101"),
+    # a player has 10 private building tiles: 95 is a typing slip for 9, as the card page says
+    pytest.param((("players", 0, "buildings"), 11), "players[0].buildings", id="buildings-11"),
     pytest.param((("players", 1, "hazards"), 96), "players[1].hazards", id="hazards-96"),
     pytest.param((("players", 0, "workers", "cowboys"), 7), "players[0].workers.cowboys", id="cowboys-7"),
     pytest.param((("players", 0, "workers", "engineers"), 0), "players[0].workers.engineers",

@@ -31,7 +31,10 @@ PLAYER_SCHEMA = {"type": "object", "required": ["name"], "additionalProperties":
                        "edition's five; 5 of the 2nd edition's 9, the two none copies included), so all "
                        "players together hold at most 5, each key once, none at most twice."},
     "workers": WORKERS_SCHEMA,
-    **{name: count(gwt.PIECES_MAX, default=0) for name in gwt.PIECE_COUNTS if name != "hazards"},
+    **{name: count(gwt.PIECES_MAX, default=0) for name in gwt.PIECE_COUNTS
+       if name not in ("hazards", "buildings")},
+    "buildings": count(len(gwt.BUILDING_NUMBERS), default=0, description=(
+        "The player's private buildings on the map, for the buildings station master: each player has 10.")),
     "hazards": count(gwt.PIECES_MAX, default=0, description=(
         "Hazard tiles, for the hazards station master: its holder's hazards_vp is 2 to 4 VP a tile.")),
     **{name: {"type": "boolean", "default": False} for name in _FLAG_FIELDS}}}
