@@ -74,7 +74,7 @@ bench: bench-tools $(VENV)/.installed
 # translations/de/LC_MESSAGES/messages.po, then run this again to compile.
 MESSAGE_KEYWORDS := -k _l -k lazy_gettext -k Message -k RulesError -k UnknownGame -k StaleVersion \
 	-k DuplicateName -k StaleCard -k RepeatedCard -k SecondDisc -k BackupError -k StoreError -k NameProblem \
-	-k BgStatsError
+	-k BgStatsError -k DuplicateGame -k TooManyWrongCodes
 translations: $(VENV)/.installed
 	mkdir -p translations
 	@# Babel warns about each f-string beside a message (the rules' field paths); show only other warnings.

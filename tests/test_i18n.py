@@ -88,6 +88,18 @@ def test_the_extraction_and_the_catalogue_hold_the_same_sentences(tmp_path, monk
     assert not dropped, f"`make translations` would drop these (and their German): {dropped}"
 
 
+def test_every_refusal_raised_with_its_sentence_is_extracted():
+    """A refusal class raised as ``SomeError("…")`` is a keyword of the extraction, else its sentence stays
+    English on every page. The JSON API's errors stay English by contract."""
+    source = "".join(path.read_text() for path in (ROOT / "companion").rglob("*.py"))
+    refusals = {"Refused", "RulesError", "StoreError"}
+    for _ in range(5):  # subclasses of subclasses
+        refusals |= {name for name, base in re.findall(r"^class (\w+)\((\w+)", source, re.M) if base in refusals}
+    raised = {name for name in refusals - {"ApiError"} if re.search(rf"\b{name}\(\s*[\"']", source)}
+    keywords = {word for word in extraction_keywords() if word != "-k"}
+    assert sorted(raised - keywords) == []
+
+
 def test_every_entry_is_translated_and_keeps_its_placeholders():
     for message in read_catalogue():
         if not message.id:
