@@ -361,8 +361,9 @@
 
   // Each kept entry has its own request id, so that sending it again (after a lost answer) stores it
   // once, and two entries never share one. The queue lives in localStorage: a reload, or a phone
-  // on plain http (no service worker), keeps it. An entry the companion refuses stays in the queue,
-  // marked with the companion's message, until the person dismisses it.
+  // on plain http (no service worker), keeps it. An entry the companion refuses, or asks about, stays
+  // in the queue, marked with the companion's answer, until the person dismisses it or opens the page
+  // that asks.
   var unreachable = false;  // the last question to the companion got no answer
   var sending = false;
 
@@ -378,7 +379,10 @@
     } catch (e) { return false; }
   }
 
-  function waiting() { return unsent().filter(function (entry) { return !entry.refused; }); }
+  // refused: what the companion said ("" for a page that asks without saying what)
+  function answered(entry) { return typeof entry.refused === "string"; }
+
+  function waiting() { return unsent().filter(function (entry) { return !answered(entry); }); }
 
   function withoutEntry(id) {
     saveUnsent(unsent().filter(function (entry) { return entry.id !== id; }));
@@ -408,10 +412,15 @@
     return submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
   }
 
+  // What the entry is called in the notes: its button's name, after whom or what it is for where the
+  // page says so (data-entry on the form or around it: a player's card, the final tally).
   function entryFrom(form, submitter) {
-    var label = submitter ? squeezed(submitter.textContent || submitter.value) : "";
+    var label = submitter ?
+      squeezed(submitter.getAttribute("aria-label") || submitter.textContent || submitter.value) : "";
+    var owner = form.closest("[data-entry]");
+    var what = [owner && owner.getAttribute("data-entry"), label].filter(Boolean).join(" · ");
     return withId({ action: actionOf(form, submitter), fields: sentValues(form, submitter), page: window.location.href,
-                    what: label || document.title });
+                    what: what || document.title });
   }
 
   // An entry keeps the request id its form had (one the service worker carried was stamped before it
@@ -423,23 +432,52 @@
     return entry;
   }
 
-  // What the companion said when it refused an entry: the page it answered with carries the message.
-  function refusal(response) {
-    return response.text().then(function (html) {
+  // What the companion answered an entry it did not store. A page that asks something (its question
+  // marked data-question, or any 2xx: a page to go on from) needs the person, who answers it on that
+  // page; any other page refuses the entry and says why.
+  function answerTo(response) {
+    return response.text().catch(function () { return ""; }).then(function (html) {
       var page = new DOMParser().parseFromString(html, "text/html");
+      var question = page.querySelector("main [data-question]");
+      if (question || response.ok) {
+        return { asks: true, message: question ? squeezed(question.textContent) : "" };
+      }
       var said = [];
       Array.prototype.forEach.call(page.querySelectorAll("main .flash.error, main .error"), function (element) {
         var text = squeezed(element.textContent);
         if (text && said.indexOf(text) < 0) { said.push(text); }
       });
-      var lead = page.querySelector("main h1 + p");
-      if (!said.length && lead) { said.push(lead.textContent.trim()); }
-      return said.join(" ") || "HTTP " + response.status;
-    }, function () { return "HTTP " + response.status; });
+      var lead = page.querySelector("main h1 + p");  // an error page's message
+      if (!said.length && lead) { said.push(squeezed(lead.textContent)); }
+      return { asks: false, message: said.join(" ") || "HTTP " + response.status };
+    });
+  }
+
+  // The page that asks: the entry sent again as the form it came from, so that the browser shows the
+  // companion's answer, with its question, its one-tap answers and the values typed. Nothing was
+  // stored, so the same request id asks again.
+  function openAnswer(entry) {
+    if (navigator.onLine === false) { announce(t("still_offline")); showUnsent(t("still_offline")); return; }
+    var form = document.createElement("form");
+    form.method = "post";
+    form.action = entry.action;
+    form.hidden = true;
+    entry.fields.forEach(function (pair) {
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = pair[0];
+      input.value = pair[1];
+      form.appendChild(input);
+    });
+    document.body.appendChild(form);
+    saveUnsent(unsent().filter(function (e) { return e.id !== entry.id; }));
+    leave();
+    form.submit();  // not a submit event: the queue lets it go
   }
 
   // One entry to the companion. A stored entry is answered with a redirect (not followed: the page
-  // it leads to keeps its message for the page shown next); a refused one with a page that says why.
+  // it leads to keeps its message for the page shown next), and only a stored one: any other answer is
+  // a page that refuses the entry or asks something first.
   function post(entry) {
     var body = new URLSearchParams();
     entry.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
@@ -460,15 +498,17 @@
       var entry = waiting()[0];
       if (!entry) { return finish(true); }
       post(entry).then(function (response) {
-        if (response.type === "opaqueredirect" || response.ok) {
+        if (response.type === "opaqueredirect") {
           sent += 1;
           lastPage = entry.page;
           saveUnsent(unsent().filter(function (e) { return e.id !== entry.id; }));
           return next();
         }
         if (response.status >= 500 || response.status === 429) { return finish(false); }  // try again later
-        return refusal(response).then(function (message) {
-          saveUnsent(unsent().map(function (e) { return e.id === entry.id ? Object.assign(e, { refused: message }) : e; }));
+        return answerTo(response).then(function (answer) {
+          saveUnsent(unsent().map(function (e) {
+            return e.id === entry.id ? Object.assign(e, { refused: answer.message, asks: answer.asks }) : e;
+          }));
           next();
         });
       }, function () { unreachable = true; finish(false); });
@@ -486,14 +526,19 @@
 
   function showUnsent(lead) {
     var entries = unsent();
-    var queue = entries.filter(function (entry) { return !entry.refused; });
+    var queue = entries.filter(function (entry) { return !answered(entry); });
     Array.prototype.forEach.call(notes.querySelectorAll('[data-note^="refused-"]'), function (note) {
       var id = note.getAttribute("data-note").slice(8);
-      if (!entries.some(function (e) { return e.id === id && e.refused; })) { note.remove(); }
+      if (!entries.some(function (e) { return e.id === id && answered(e); })) { note.remove(); }
     });
-    entries.filter(function (entry) { return entry.refused; }).forEach(function (entry) {
-      var note = showNote("refused-" + entry.id, t("refused").replace("{what}", entry.what || "")
-        .replace("{message}", entry.refused), [{ label: t("dismiss"), run: function () { withoutEntry(entry.id); } }]);
+    entries.filter(answered).forEach(function (entry) {
+      var said = entry.asks ? t(entry.refused ? "asks" : "asks_more") : t("refused");
+      var actions = [{ label: t("dismiss"), run: function () { withoutEntry(entry.id); } }];
+      if (entry.asks) {
+        actions.unshift({ label: t("answer"), primary: true, run: function () { openAnswer(entry); } });
+      }
+      var note = showNote("refused-" + entry.id,
+                          said.replace("{what}", entry.what || "").replace("{message}", entry.refused), actions);
       note.classList.add("refused");
     });
     if (!queue.length) { hideNote("unsent"); return; }

@@ -1,8 +1,10 @@
-"""Carcassonne – Mayflower on a phone that loses the network: every entry kept is stored once, in order.
+"""Carcassonne – Mayflower (and a Gold West tally) on a phone that loses the network: every entry kept is
+stored once, in order.
 
 The page keeps what is tapped while offline in a queue on the phone (no service worker needed, as on
 plain http from a LAN address), sends it by itself once back online, and shows what the companion
-refused. A completion refused as stale leaves the page following the play.
+refused. An entry the companion asks about first waits with its question until the person answers it on
+the companion's page. A completion refused as stale leaves the page following the play.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ def place(page: Page, column: int, role: str) -> None:
 
 def waiting(page: Page):
     return page.locator('[data-note="unsent"]')
+
+
+def kept_entries(page: Page) -> list[dict]:
+    return page.evaluate("JSON.parse(localStorage.getItem('companion.unsent') || '[]')")
 
 
 def test_entries_kept_offline_and_one_made_online_are_stored_once_in_order(table, phone):
@@ -132,6 +138,40 @@ def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table,
     expect(refused).to_have_count(0)
     assert page.evaluate("localStorage.getItem('companion.unsent')") is None
     assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
+
+
+@pytest.fixture
+def gold_west(tmp_path: Path):
+    """A Gold West play of Anna and Ben with its offices dealt, no camp placed yet."""
+    with served_play(tmp_path, "gold-west", (("Anna", "red"), ("Ben", "blue")),
+                     {"offices": ["saloon", "mayor", "frontier", "deeds"], "trading_post": False}) as served:
+        yield served
+
+
+def test_a_final_tally_the_companion_asks_about_waits_and_opens_with_its_values(gold_west, phone):
+    """With no camp placed, the tally is answered with "Really finish it?" (a 200 page): nothing is stored,
+    so the entry is not "sent"; it waits with the question, and opens as the page asking it."""
+    page = open_play(phone, gold_west)
+    page.goto(f"{gold_west.server.url}/plays/{gold_west.play_id}/gold-west/final-tally")
+    largest_group = page.get_by_role("group", name="Anna").get_by_label("Buildings in the largest group")
+    largest_group.fill("6")
+    phone.set_offline(True)
+    page.get_by_role("button", name="Show the result").click()
+    expect(waiting(page)).to_contain_text("1 entry waiting.")
+
+    phone.set_offline(False)
+    asked = page.locator(".live-note.refused")
+    expect(asked).to_contain_text("Not stored yet: Final tally · Show the result. The companion asks: "
+                                  "No camp has been placed yet", timeout=LIVE_TIMEOUT_MS)
+    assert len(kept_entries(page)) == 1 and gold_west.events() == []
+    page.reload()  # still there until the person answers it
+    asked.get_by_role("button", name="Answer").click()
+    expect(page.locator("#gw-confirm")).to_contain_text("Really finish it?")
+    expect(largest_group).to_have_value("6")
+    page.get_by_role("button", name="Yes, finish the play").click()
+    expect(page).to_have_url(f"{gold_west.server.url}/plays/{gold_west.play_id}/result")
+    assert [event.kind for event in gold_west.events()] == ["final"]
+    assert kept_entries(page) == []
 
 
 def test_a_stale_completion_shows_why_and_the_page_keeps_following_the_play(table, phone):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -84,6 +85,25 @@ def test_a_refused_write_does_not_use_up_its_request_id(client, db, table):
 
 def seen_request_ids(db) -> list[str]:
     return [value for (value,) in db.execute("SELECT request_id FROM seen_requests")]
+
+
+@pytest.mark.parametrize(("action", "fields", "meanwhile", "status", "question"), [
+    pytest.param("gold-west/final-tally", {"version": "0", "p0-largest_group": "6"}, None, 200,
+                 "No camp has been placed yet", id="a-final-tally-in-the-first-round"),
+])
+def test_an_entry_the_companion_asks_about_asks_again_when_sent_again(client, db, table, action, fields,
+                                                                      meanwhile, status, question):
+    """Nothing is stored before the answer: the offline queue (static/live.js) shows the question it reads
+    from data-question, and opens the page asking it by sending the entry again under its request id."""
+    if meanwhile:
+        store.append_event(db, table, *meanwhile)
+    events = store.list_events(db, table)
+    sent = {**fields, "request_id": "asked-000000000000001"}
+    for _ in range(2):
+        asked = client.post(f"/plays/{table}/{action}", data=sent)
+        assert asked.status_code == status
+        assert re.search(r"<[^>]* data-question>([^<]*)<", asked.text).group(1).startswith(question)
+        assert store.list_events(db, table) == events and seen_request_ids(db) == []
 
 
 def test_a_refused_restore_does_not_use_up_its_request_id(client, db, table):
