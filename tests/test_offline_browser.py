@@ -140,6 +140,26 @@ def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table,
     assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
 
 
+def test_a_kept_tap_the_companion_asks_about_shows_its_question_and_opens_its_answers(table, phone):
+    page = open_play(phone, table)
+    phone.set_offline(True)
+    place(page, 1, "bandit")  # for Anna, whose turn it is
+    expect(waiting(page)).to_contain_text("1 entry waiting.")
+    table.place(0, "trapper", 1)  # meanwhile another phone places for Anna
+
+    phone.set_offline(False)
+    asked = page.locator(".live-note.refused")
+    expect(asked).to_contain_text("Not stored yet: Bandit. The companion asks: Anna just placed. "
+                                  "Place this bandit for Ben?", timeout=LIVE_TIMEOUT_MS)
+    expect(waiting(page)).to_have_count(0)
+    assert table.placements() == [(0, "trapper", 1)]
+    asked.get_by_role("button", name="Answer").click()  # the companion's page, with its one-tap answers
+    page.locator("#mf-turn-moved").get_by_role("button", name="Yes, for Ben").click()
+    expect(page.locator(".mf-strip")).to_contain_text("Ben · bandit · column 1")
+    assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
+    assert kept_entries(page) == []
+
+
 @pytest.fixture
 def gold_west(tmp_path: Path):
     """A Gold West play of Anna and Ben with its offices dealt, no camp placed yet."""

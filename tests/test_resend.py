@@ -90,6 +90,10 @@ def seen_request_ids(db) -> list[str]:
 @pytest.mark.parametrize(("action", "fields", "meanwhile", "status", "question"), [
     pytest.param("gold-west/final-tally", {"version": "0", "p0-largest_group": "6"}, None, 200,
                  "No camp has been placed yet", id="a-final-tally-in-the-first-round"),
+    pytest.param("gold-west/ledger/camp", {"seat": "0", "terrain": "silver", "drawn_at": "0"},
+                 ("camp", {"seat": 0, "terrain": "gold"}), 409,
+                 "Another phone entered a camp for Anna since this page was drawn. Record this tap as well?",
+                 id="a-tap-another-phone-entered-meanwhile"),
 ])
 def test_an_entry_the_companion_asks_about_asks_again_when_sent_again(client, db, table, action, fields,
                                                                       meanwhile, status, question):
