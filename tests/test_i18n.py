@@ -232,7 +232,7 @@ def tables(client, db) -> dict:
     add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
     ids = [player.id for player in store.list_players(db, group_id)]
     seats = list(zip(ids, ("red", "blue", "green"), strict=True))
-    found = {"group": group_id}
+    found = {"group": group_id, "players": ids}
     for game in ("mayflower", "great-western-trail", "gold-west"):
         found[game] = start_play(client, group_id, game, seats)
     found["totals"] = start_play(client, group_id, "mayflower", seats[:2])
@@ -397,6 +397,47 @@ def test_a_broken_end_scoring_is_explained_in_german(client, db, tables):
     assert ("Die zweitgrößte Gruppe von Ben (5) kann nicht größer sein als die größte Gruppe (3)."
             in page_text(response.text))
     assert store.list_events(db, play_id) == []
+
+
+def seats_of(tables) -> dict[str, str]:
+    return {"seat_0-player": str(tables["players"][0]), "seat_1-player": str(tables["players"][1])}
+
+
+# WTForms' own messages, from forms inside another (a FormField) or read from a page's query
+@pytest.mark.parametrize(("request_of", "english", "german"), [
+    pytest.param(lambda t: ("post", f"/plays/{t['gold-west']}/gold-west/final-tally",
+                            {"confirmed": "y", "version": "0", "p0-track_vp": "30", "p0-wanted": "150"}),
+                 "Number must be between 0 and 99.", "Zahl muss zwischen 0 und 99 liegen.",
+                 id="gold-west-tally"),
+    pytest.param(lambda t: ("post", f"/groups/{t['group']}/plays/new/gold-west",
+                            {**seats_of(t), "seat_1-player": "Ben"}),
+                 "Invalid Choice: could not coerce.", "Ungültige Auswahl: Konnte nicht umwandeln.",
+                 id="new-play-seat"),
+    pytest.param(lambda t: ("post", f"/groups/{t['group']}/plays/new/great-western-trail",
+                            {**seats_of(t), "options-edition": "3"}),
+                 "Not a valid choice.", "Keine gültige Auswahl.", id="new-play-options"),
+    pytest.param(lambda t: ("get", f"/groups/{t['group']}/history?page=x", {}),
+                 "Not a valid integer value.", "Keine gültige, ganze Zahl.", id="history-page"),
+])
+def test_the_forms_own_messages_are_in_german_inside_other_forms(client, tables, request_of, english, german):
+    method, url, data = request_of(tables)
+    response = getattr(client, method)(url, data=data, headers=GERMAN)
+    assert response.status_code == 400
+    text = page_text(response.text)
+    assert german in text and english not in text
+
+
+def test_a_mayflower_feature_count_out_of_range_is_explained_in_german(client, tables):
+    play_id = tables["mayflower"]
+    assert place_bandit(client, play_id, GERMAN).status_code == 302
+    page = client.get(f"/plays/{play_id}", headers=GERMAN).text
+    version = re.search(r'name="complete-version" type="hidden" value="(\d+)"', page).group(1)
+    response = client.post(f"/plays/{play_id}/mayflower/complete", headers=GERMAN, data={
+        "complete-version": version, "complete-feature_1-settlers": "0-1", "complete-feature_1-tiles": "2",
+        "complete-feature_1-trading_posts": "-3"})
+    assert response.status_code == 400
+    text = page_text(response.text)
+    assert "Zahl muss zwischen 0 und 999 liegen." in text and "Number must be between" not in text
 
 
 def test_cards_that_disagree_are_explained_in_german(client, db, tables):

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
+from flask_wtf.i18n import translations as wtforms_translations
 from wtforms import Field, Form, FormField, HiddenField, IntegerField, SelectChoice, SelectField, StringField
 from wtforms.fields import SelectMultipleField
 from wtforms.validators import (
@@ -109,6 +110,15 @@ class SiteForm(FlaskForm):
 
     class Meta:
         csrf = False
+
+
+class PlainForm(Form):
+    """A form Flask-WTF does not make: a sub-form in a FormField, or one read from a page's query. WTForms'
+    own messages ("Not a valid integer value.") in the reader's language, as a FlaskForm has them."""
+
+    class Meta:
+        def get_translations(self, form: Form):
+            return wtforms_translations
 
 
 class GroupForm(SiteForm):
@@ -273,7 +283,7 @@ class AdjustForm(SiteForm):
     note = StringField(_l("Note"), filters=[collapse_spaces], validators=[Optional(), Length(max=80)])
 
 
-class SeatForm(Form):
+class SeatForm(PlainForm):
     player = SelectField(_l("Player"), coerce=int, default=0, validate_choice=False,
                          validators=[listed(_l("Pick a player of the group."))])
     # empty: the seat takes its player's colour

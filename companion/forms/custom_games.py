@@ -11,7 +11,6 @@ from werkzeug.datastructures import MultiDict
 from wtforms import (
     BooleanField,
     FieldList,
-    Form,
     FormField,
     HiddenField,
     RadioField,
@@ -23,6 +22,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Val
 from companion.forms import (
     NUMERIC,
     DrawnForm,
+    PlainForm,
     SiteForm,
     TypedName,
     VersionedForm,
@@ -66,7 +66,7 @@ class SheetRows(FieldList):
                     self.misnumbered = True
 
 
-class SheetRowForm(Form):
+class SheetRowForm(PlainForm):
     name = StringField(_l("Row"), validators=[TypedName(None, most=custom.ROW_NAME_MAX)])
     negative = BooleanField(_l("can go below zero"))
     tie_breaker = BooleanField(_l("breaks ties"))

@@ -12,6 +12,7 @@ from companion.forms import (
     OPTION_FORMS,
     Checklist,
     DrawnForm,
+    PlainForm,
     SiteForm,
     VersionedForm,
     WholeNumberField,
@@ -23,7 +24,7 @@ from companion.games.common import RulesError
 from companion.web.i18n import translated
 
 
-class GoldWestOptionsForm(Form):
+class GoldWestOptionsForm(PlainForm):
     """The offices dealt at setup and the Trading Post mini expansion."""
 
     offices = Checklist(_l("BoomTown offices dealt"),
@@ -143,7 +144,7 @@ def _board_count(label) -> WholeNumberField:
     return WholeNumberField(label, validators=[Optional(), NumberRange(0, COUNT_MAX)], default=None)
 
 
-class TerrainCounts(Form):
+class TerrainCounts(PlainForm):
     """One number per terrain."""
 
     forest, gold, silver, copper = map(_count, (_l("Forest"), _l("Gold"), _l("Silver"), _l("Copper")))
@@ -155,7 +156,7 @@ class TerrainCounts(Form):
 def _office_form(office: gw.Office) -> type[Form]:
     """The tokens on one office, plus the counts its formula needs from the map."""
 
-    class OfficeEntry(Form):
+    class OfficeEntry(PlainForm):
         tokens = _count(_l("Tokens"), high=gw.MAX_TOKENS_PER_OFFICE)
 
         def claim(self) -> gw.OfficeClaim | None:
@@ -172,7 +173,7 @@ def _office_form(office: gw.Office) -> type[Form]:
 
 def _player_form(offices: Sequence[gw.Office]) -> type[Form]:
 
-    class PlayerEntry(Form):
+    class PlayerEntry(PlainForm):
         track_vp = _count(_l("Score track"), low=gw.TRACK_VP_LOWEST, high=gw.TRACK_VP_HIGHEST)
         wanted = _count(_l("Camps in the Wanted area"))
         influence = FormField(TerrainCounts, label=_l("Influence"))

@@ -3,12 +3,13 @@
 from collections.abc import Mapping, Sequence
 
 from flask_babel import lazy_gettext as _l
-from wtforms import BooleanField, Form, HiddenField, RadioField, StringField
+from wtforms import BooleanField, HiddenField, RadioField, StringField
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 from companion.forms import (
     OPTION_FORMS,
     Checklist,
+    PlainForm,
     SiteForm,
     WholeNumberField,
     check_page_number,
@@ -45,7 +46,7 @@ ROW_HINTS = {
 }
 
 
-class GreatWesternTrailOptionsForm(Form):
+class GreatWesternTrailOptionsForm(PlainForm):
     """The options of a new play: the edition."""
 
     edition = RadioField(_l("Edition"), coerce=int, default=gwt.DEFAULT_EDITION,

@@ -14,6 +14,7 @@ from companion.forms import (
     NUMERIC,
     DrawnForm,
     GroupPlayer,
+    PlainForm,
     SiteForm,
     WholeNumberField,
     choices,
@@ -47,7 +48,7 @@ def _not_before_since(form: Form, field: StringField) -> None:
         raise ValidationError(_l("The last day is before the first day."))
 
 
-class HistoryFilterForm(Form):
+class HistoryFilterForm(PlainForm):
     """The history's filter, read from the query string (a GET form: no CSRF token)."""
 
     game = SelectField(_l("Game"), default="", validate_choice=False,
@@ -109,7 +110,7 @@ def _year_before(day: date) -> date:
         return day.replace(year=day.year - 1, day=28)
 
 
-class StatisticsFilterForm(Form):
+class StatisticsFilterForm(PlainForm):
     """Which game the statistics are about ('' for all games) and over which period (a GET form)."""
 
     game = SelectField(_l("Game"), default="", validate_choice=False,

@@ -7,10 +7,10 @@ from typing import Any
 
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
-from wtforms import Form, FormField, HiddenField, SelectField, SelectMultipleField, StringField
+from wtforms import FormField, HiddenField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional, ValidationError
 
-from companion.forms import NUMERIC, SiteForm, VersionedForm, WholeNumberField, choices
+from companion.forms import NUMERIC, PlainForm, SiteForm, VersionedForm, WholeNumberField, choices
 from companion.games import mayflower
 from companion.games.common import RulesError
 from companion.web.i18n import translated
@@ -129,7 +129,7 @@ def _sizes(*names: str) -> Iterator[WholeNumberField]:
                              render_kw=NUMERIC, default=mayflower.FINAL_PRESETS[name]) for name in names)
 
 
-class FeatureEntry(Form):
+class FeatureEntry(PlainForm):
     """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes."""
 
     kind = SelectField(_l("Kind"), choices=KIND_CHOICES, default="")
