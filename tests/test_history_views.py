@@ -10,6 +10,7 @@ import pytest
 
 from companion import store
 from tests.conftest import add_players, create_group
+from tests.test_i18n import GERMAN
 
 GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
 
@@ -432,6 +433,19 @@ def test_statistics_of_one_game_show_scores_over_time_and_where_points_come_from
     assert "<polyline" in page.text and 'class="part part-0"' in page.text
     table = page.text[page.text.index('id="breakdown-table"'):]
     assert "Score track" in table and "27.5" in table  # Anna's track: (30 + 25) / 2
+
+
+def test_rating_changes_are_written_with_a_german_decimal_comma(client, evening):
+    group_id, ids, _ = evening
+    page = client.get(f"/groups/{group_id}/statistics", headers=GERMAN).text
+    ratings = page[page.index('id="ratings-table"'):]
+    ratings = ratings[:ratings.index("</table>")]
+    # the column before the count of plays
+    changes = re.findall(r'<td class="num">([^<]*)</td><td class="num">\d+</td></tr>', ratings)
+    assert len(changes) == 3 and all(re.fullmatch(r"[+-]\d+(,\d)?", change) for change in changes), changes
+    assert any("," in change for change in changes), changes
+    player = client.get(f"/groups/{group_id}/players/{ids['Anna']}/statistics", headers=GERMAN).text
+    assert re.search(r"<dd>-?\d+(,\d)? \([+-]\d+,\d\)</dd>", player), player
 
 
 def test_statistics_for_an_unknown_game_is_a_clear_400(client, evening):

@@ -468,6 +468,7 @@ def test_the_api_answers_in_english_whatever_the_phone_speaks(client):
     ("en", 10.25, "10.3", 0.625, 63),  # halves up, as a table rounds by hand (5 wins in 8 plays)
     ("en", 16.24, "16.2", 0.285, 29),  # 0.285 × 100 is 28.499… in floats: still a half
     ("en", 69.0, "69", 1 / 3, 33),
+    ("en", -0.04, "0", 0.0, 0),  # not "-0"
     ("de", 1234.25, "1.234,3", 0.0, 0),
 ])
 def test_averages_and_win_rates_are_rounded_as_by_hand(app, language, number, decimal_shown, share,
@@ -475,3 +476,16 @@ def test_averages_and_win_rates_are_rounded_as_by_hand(app, language, number, de
     with app.test_request_context(headers={"Accept-Language": language}):
         assert i18n.decimal(number) == decimal_shown
         assert i18n.percent(share) == percent_shown
+
+
+@pytest.mark.parametrize(("language", "change", "shown"), [
+    ("en", 2.65, "+2.7"),  # halves up, as ``decimal``
+    ("en", -3.05, "-3.1"),
+    ("de", 2.65, "+2,7"),
+    ("de", -1234.25, "-1.234,3"),
+    ("de", 3.0, "+3"),
+    ("de", -0.04, "+0"),  # no "-0" for a loss too small to show
+])
+def test_rating_changes_are_signed_and_rounded_as_by_hand(app, language, change, shown):
+    with app.test_request_context(headers={"Accept-Language": language}):
+        assert i18n.signed_decimal(change) == shown

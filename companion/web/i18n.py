@@ -104,17 +104,24 @@ def moment(stamp: str | None) -> str:
 
 # parsed once: given as text, Babel parses the pattern again for every number (a statistics page has hundreds)
 _ONE_DECIMAL = parse_pattern("#,##0.#")
+_SIGNED_ONE_DECIMAL = parse_pattern("+#,##0.#;-#,##0.#")
 
 
 def _half_up(number: float, scale: int, places: str) -> Decimal:
     """``number`` × ``scale`` rounded as a table checks it by hand, halves up (round() and Babel round halves
     to even), from the number's shortest decimal form: 0.285 stays a half."""
-    return (Decimal(str(number)) * scale).quantize(Decimal(places), ROUND_HALF_UP)
+    rounded = (Decimal(str(number)) * scale).quantize(Decimal(places), ROUND_HALF_UP)
+    return rounded if rounded else abs(rounded)  # -0.04 is 0, not "-0"
 
 
 def decimal(number: float) -> str:
     """A number with at most one decimal, none when it is whole: 69, 69.5 (German 69,5); 10.25 is 10.3."""
     return format_decimal(_half_up(number, 1, "0.1"), format=_ONE_DECIMAL)
+
+
+def signed_decimal(number: float) -> str:
+    """A change, signed, rounded as ``decimal``: +2.7, -3.1 (German +2,7), +0."""
+    return format_decimal(_half_up(number, 1, "0.1"), format=_SIGNED_ONE_DECIMAL)
 
 
 def percent(share: float) -> int:
@@ -126,4 +133,5 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale, timezone_selector=select_time_zone)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
-    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal, percent=percent)
+    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal, signed_decimal=signed_decimal,
+                                 percent=percent)
