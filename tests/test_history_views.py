@@ -448,6 +448,14 @@ def test_rating_changes_are_written_with_a_german_decimal_comma(client, evening)
     assert re.search(r"<dd>-?\d+(,\d)? \([+-]\d+,\d\)</dd>", player), player
 
 
+def test_the_breakdown_chart_writes_averages_with_a_german_decimal_comma(client, evening):
+    group_id, _, _ = evening
+    page = client.get(f"/groups/{group_id}/statistics?game=gold-west", headers=GERMAN).text
+    chart = page[page.index('id="breakdown-chart"'):]
+    titles = [html.unescape(t) for t in re.findall(r"<title>([^<]*)</title>", chart[:chart.index("</svg>")])]
+    assert "Wertungsleiste: 27,5" in titles, titles  # Anna's track: (30 + 25) / 2
+
+
 def test_statistics_for_an_unknown_game_is_a_clear_400(client, evening):
     group_id, _, _ = evening
     page = client.get(f"/groups/{group_id}/statistics?game=chess")

@@ -12,6 +12,7 @@ from companion import store
 from companion.games.common import FINAL_EVENT, PlaySetup, Seat, rank_players, winners_and_others
 from companion.games.table import score_race
 from companion.store.migrations.m019_winner_row_points import m019_winner_row_points
+from companion.views import charts
 from tests.conftest import add_players, create_group, start_play
 from tests.test_gold_west_web import new_play as new_gold_west_play
 from tests.test_gold_west_web import tap
@@ -53,6 +54,13 @@ INVEST = ("investment", {"seat": 1, "vp": 9})  # 9 + the top bonus tile's 3 for 
 ])
 def test_score_race(game, seats, events, race):
     assert score_race(setup(game, seats), events) == race
+
+
+@pytest.mark.parametrize(("language", "ticks"), [("en", ["0", "0.5", "1"]), ("de", ["0", "0,5", "1"])])
+def test_a_line_charts_axis_is_written_in_the_readers_language(app, language, ticks):
+    with app.test_request_context(headers={"Accept-Language": language}):
+        chart = charts.line_chart("c", "Scores", "", ["1 May", "2 May"], [charts.Line("Anna", "red", [0, 1])])
+    assert re.findall(r'<text class="tick"[^>]*>([^<]*)</text>', chart) == ticks
 
 
 @pytest.mark.parametrize(("row_points", "results", "wins", "averages"), [

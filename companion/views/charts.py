@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from companion import store
 from companion.games.table import score_race
 from companion.views import common
+from companion.web.i18n import decimal
 
 WIDTH = 360  # the drawing's own units; CSS scales it to the screen's width
 LABEL_WIDTH = 92  # room for a name at the left of a horizontal bar
@@ -52,7 +53,7 @@ def _name(top: float, name: str) -> str:
 
 
 def _number(value: float) -> str:
-    """Coordinates with at most one decimal, so the markup stays small."""
+    """Coordinates with at most one decimal, so the markup stays small (text a reader sees: ``decimal``)."""
     text = f"{value:.1f}"
     return text[:-2] if text.endswith(".0") else text
 
@@ -109,7 +110,7 @@ def line_chart(chart_id: str, title: str, description: str, x_labels: Sequence[s
     x = _scale(0, count - 1, left, right) if count > 1 else lambda n: (left + right) / 2
     parts = [f'<line class="grid" x1="{left}" x2="{right}" y1="{_number(y(tick))}" y2="{_number(y(tick))}"/>'
              f'<text class="tick" text-anchor="end" x="{left - 4}" y="{_number(y(tick) + 4)}">'
-             f'{_number(tick)}</text>' for tick in nice_ticks(low, high)]
+             f'{decimal(tick)}</text>' for tick in nice_ticks(low, high)]
     if count:
         parts.append(f'<text class="date start" x="{left}" y="{height - 12}">{escape(x_labels[0])}</text>')
     if count > 1:
@@ -152,7 +153,7 @@ def stacked_bar_chart(chart_id: str, title: str, description: str, part_labels: 
             label = part_labels[index] if index < len(part_labels) else ""
             parts.append(f'<rect class="part part-{index % PARTS}" x="{_number(x1)}" y="{top}" '
                          f'width="{_number(max(x2 - x1, 0.5))}" height="{BAR_HEIGHT}">'
-                         f'<title>{escape(label)}: {_number(value)}</title></rect>')
+                         f'<title>{escape(label)}: {decimal(value)}</title></rect>')
     parts.append(f'<line class="axis" x1="{zero}" x2="{zero}" y1="0" y2="{height - 20}"/>'
                  f'<text class="tick" text-anchor="middle" x="{zero}" y="{height - 6}">0</text>')
     return _svg(chart_id, height, title, description, "stacks", parts)
