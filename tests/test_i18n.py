@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+from datetime import UTC, datetime
 from io import BytesIO
 from pathlib import Path
 
@@ -304,6 +305,17 @@ def test_pages_speak_german_to_a_german_phone(client, tables, url, german, engli
         assert words in text
     for words in english:
         assert words not in text
+
+
+@pytest.mark.parametrize(("delete", "shown_on"), [
+    pytest.param(lambda t: f"/plays/{t['mayflower']}/delete", lambda t: f"/groups/{t['group']}", id="play"),
+    pytest.param(lambda t: f"/groups/{t['group']}/delete", lambda t: "/", id="group"),
+])
+def test_the_trash_writes_the_day_of_deletion_in_german(app, client, tables, delete, shown_on):
+    app.config["CLOCK"] = lambda: datetime(2026, 3, 1, 12, 0, tzinfo=UTC)  # that day the world over
+    assert client.post(delete(tables)).status_code == 302
+    text = page_text(client.get(shown_on(tables), headers=GERMAN).text)
+    assert "gelöscht am 01.03.2026" in text and "2026-03-01" not in text
 
 
 def test_the_same_pages_stay_english_for_an_english_phone(client, tables):
