@@ -86,3 +86,23 @@ def test_the_log_is_shown_only_to_the_group_s_phones(app, client, play_id):
     assert client.get(f"/plays/{play_id}/log").status_code == 200
     assert app.test_client().get(f"/plays/{play_id}/log").status_code == 404
     assert client.get("/plays/999999/log").status_code == 404
+
+
+@pytest.mark.parametrize("game", ["gold-west", "mayflower", "great-western-trail"])
+@pytest.mark.parametrize(("language", "final", "corrected"), [
+    ("en", "Final tally", "Scores corrected on "),
+    ("de", "Schlusswertung", "Punkte korrigiert am "),
+], ids=["english", "german"])
+def test_a_finished_plays_log_names_its_final_tally_and_correction_in_words(client, db, game, language, final,
+                                                                           corrected):
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    seats = [(p.id, p.colour) for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, game, seats)
+    enter_points(client, play_id, 1)
+    results = [store.ResultInput(0, 30, 1, {"total": 30}), store.ResultInput(1, 20, 2, {"total": 20})]
+    store.finish_play(db, play_id, {}, results)
+    store.correct_results(db, play_id, results[::-1])
+    lines = log_lines(client.get(f"/plays/{play_id}/log", headers={"Accept-Language": language}).text)
+    assert lines[1:] == [(2, final), (1, "Anna +1")]
+    assert lines[0][0] == 3 and lines[0][1].startswith(corrected), lines
