@@ -239,7 +239,7 @@ def test_comments_longer_than_a_note_are_cut_and_the_confirmation_says_so(client
     page = upload(client, group, mutated(lambda d: d["plays"][0].__setitem__("comments", long)))
     said = re.search(r'<p class="hint" id="shortened-notes">(.*?)</p>', page.text, re.S)
     assert said and "cut to their first 500" in said.group(1)
-    assert "Great Western Trail (2024-01-05)" in said.group(1) and "Azul" not in said.group(1)
+    assert "Great Western Trail (Jan 5, 2024)" in said.group(1) and "Azul" not in said.group(1)
     assert client.post(f"/groups/{group}/import/bg-stats/confirm",
                        data=confirmation_fields(page.text)).status_code == 302
     [gwt] = [finished for finished in store.recent_finished(db, group)
@@ -259,7 +259,7 @@ def test_the_confirmation_names_the_plays_whose_bg_stats_winners_the_points_do_n
     page = upload(client, group, mutated(other_winners))
     said = re.search(r'<p class="hint" id="other-winners">(.*?)</p>', html.unescape(page.text), re.S)
     assert said and "BG Stats marks other winners than the points give in these 2 plays" in said.group(1)
-    assert ("Great Western Trail (2024-01-05), New World: A Carcassonne Game (2024-02-16)."
+    assert ("Great Western Trail (Jan 5, 2024), New World: A Carcassonne Game (Feb 16, 2024)."
             in " ".join(said.group(1).split()))
     assert client.post(f"/groups/{group}/import/bg-stats/confirm",
                        data=confirmation_fields(page.text)).status_code == 302
@@ -369,7 +369,7 @@ def test_plays_of_the_groups_own_games_come_in_ranked_by_their_sheet(client, db,
     page = upload(client, group, SAMPLE.read_bytes())
     assert "5 plays to import" in page.text and "Azul" not in page.text.split('id="skipped-h"')[1]
     # BG Stats marks Eve the winner with 58 points to ben's 41: the sheet ranks ben first, and says so
-    assert "Azul (2024-03-01)" in page.text.split('id="other-winners"')[1]
+    assert "Azul (Mar 1, 2024)" in page.text.split('id="other-winners"')[1]
     fields = confirmation_fields(page.text)
     assert fields["player_5"] == "0"  # Eve, who played Azul only, is a new player
     assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302

@@ -22,6 +22,7 @@ from companion.views.common import translated
 from companion.web import i18n
 from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, start_play
+from tests.test_bgstats_import import mutated
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "translations" / "de" / "LC_MESSAGES" / "messages.po"
@@ -316,6 +317,28 @@ def test_the_trash_writes_the_day_of_deletion_in_german(app, client, tables, del
     assert client.post(delete(tables)).status_code == 302
     text = page_text(client.get(shown_on(tables), headers=GERMAN).text)
     assert "gelöscht am 01.03.2026" in text and "2026-03-01" not in text
+
+
+@pytest.mark.parametrize(("date", "shown"), [
+    pytest.param("2024-02-23 19:45:00", "23.02.24, 19:45", id="on-the-groups-clocks"),
+    pytest.param("2024-02-23T10:45:00+00:00", "23.02.24, 11:45", id="with-a-zone"),  # Berlin: UTC+1
+    pytest.param("Friday evening", "Friday evening", id="no-date"),
+])
+def test_the_bg_stats_confirmation_writes_the_files_days_in_german(client, db, date, shown):
+    group_id = create_group(client, "Freitagsrunde")
+    store.save_group_settings(db, group_id, store.GroupSettings("Europe/Berlin", "", {}))
+
+    def changed(document):
+        document["plays"][0]["playerScores"][1]["winner"] = True  # winners the points do not give
+        document["plays"][4]["playDate"] = date  # El Paso: not one of the companion's games
+
+    page = client.post(f"/groups/{group_id}/import/bg-stats", headers=GERMAN,
+                       data={"export": (BytesIO(mutated(changed)), "BGStatsExport.json")},
+                       content_type="multipart/form-data")
+    assert page.status_code == 200
+    text = page_text(page.text)
+    assert "Great Western Trail (05.01.2024)" in text
+    assert re.search(rf"Great Western Trail: El Paso {re.escape(shown)} \S", text), text
 
 
 def test_the_same_pages_stay_english_for_an_english_phone(client, tables):

@@ -102,6 +102,16 @@ def moment(stamp: str | None) -> str:
     return format_datetime(datetime.fromisoformat(stamp), "short") if stamp else ""
 
 
+def file_moment(text: str) -> str:
+    """A date and time as an imported file writes it, in the reader's language, short: one without a zone
+    is already on the group's clocks (BG Stats writes them so); text that is none stays as written."""
+    try:
+        written = datetime.fromisoformat(text.strip())
+        return format_datetime(written, "short", rebase=written.tzinfo is not None)
+    except (ValueError, OverflowError):
+        return text
+
+
 # parsed once: given as text, Babel parses the pattern again for every number (a statistics page has hundreds)
 _ONE_DECIMAL = parse_pattern("#,##0.#")
 _SIGNED_ONE_DECIMAL = parse_pattern("+#,##0.#;-#,##0.#")
@@ -133,5 +143,5 @@ def init_app(app: Flask) -> None:
     Babel(app, locale_selector=select_locale, timezone_selector=select_time_zone)
     app.jinja_env.globals.update(languages=LANGUAGES, current_locale=lambda: str(get_locale()),
                                  page_to_return_to=page_to_return_to)
-    app.jinja_env.filters.update(day=day, moment=moment, decimal=decimal, signed_decimal=signed_decimal,
-                                 percent=percent)
+    app.jinja_env.filters.update(day=day, moment=moment, file_moment=file_moment, decimal=decimal,
+                                 signed_decimal=signed_decimal, percent=percent)
