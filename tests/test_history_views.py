@@ -9,7 +9,7 @@ import re
 import pytest
 
 from companion import store
-from tests.conftest import add_players, create_group
+from tests.conftest import add_players, create_group, errors_on
 from tests.test_i18n import GERMAN
 
 GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
@@ -333,6 +333,20 @@ def test_a_bad_correction_is_shown_next_to_the_field_and_stores_nothing(client, 
     response = client.post(f"/plays/{play.id}/correct", data=data)
     assert response.status_code == 400 and message in html.unescape(response.text)
     assert [e.kind for e in store.list_events(db, play.id)] == ["final"]
+
+
+@pytest.mark.parametrize("version", ["abc", "-1", "9" * 4301])
+@pytest.mark.parametrize("page", ["correct", "finish"])
+def test_a_hand_made_form_with_a_broken_version_says_to_reload_the_page(client, db, evening, page, version):
+    group_id, ids, plays = evening
+    play_id = plays["gold"] if page == "correct" else store.start_play(
+        db, group_id, "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    events = store.list_events(db, play_id)
+    response = client.post(f"/plays/{play_id}/{page}", data={
+        "version": version, "seat0-track": "33", "total_0": "3", "total_1": "4"})
+    assert response.status_code == 400
+    assert "Reload the page and try again." in errors_on(response.text)
+    assert store.list_events(db, play_id) == events
 
 
 def test_a_correction_from_a_stale_page_is_refused_and_keeps_what_was_typed(client, db, evening):

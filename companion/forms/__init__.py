@@ -213,6 +213,10 @@ class VersionedForm(SiteForm):
     def version_number(self) -> int:
         return int(self.version.data)
 
+    def version_is_valid(self) -> bool:
+        """The version alone checked, as ``validate`` checks it (a page number), before the boxes are."""
+        return self.version.validate(self, [VersionedForm.validate_version])
+
     def show_rules_error(self, error: Refused) -> None:
         """Say at the top of the form why it was refused (a game's form may put it by the field it names)."""
         self.form_errors.append(translated(error))

@@ -208,7 +208,7 @@ def correct(play_id: int):
         try:
             # stale first, before the boxes are checked: the page may lack rows another phone's final tally
             # has added since, and the rules would judge numbers another phone may have changed
-            if form.version.validate(form):
+            if form.version_is_valid():
                 store.check_play_version(db, play.id, form.version_number)
             if form.validate():
                 # the sheet's rules may refuse a value the form allows (a row that cannot go below 0)
