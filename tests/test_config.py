@@ -12,7 +12,9 @@ import pytest
 
 from app import create_app
 from companion import config, store
+from companion.store.migrations import UnknownDatabase
 from tests.conftest import make_app
+from tests.test_database import newer_database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,6 +142,17 @@ def test_healthz_is_503_for_a_database_that_was_never_initialised(tmp_path):
     assert answer.json["schema"] == 0 and "init-db" in answer.json["reason"]
 
 
+def test_healthz_is_503_for_a_database_of_a_newer_companion(tmp_path):
+    path = tmp_path / "companion.sqlite3"
+    newer_database(path)
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(path)})
+    answer = app.test_client().get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json["status"] == "unavailable" and answer.json["schema"] == len(store.MIGRATIONS) + 1
+    assert answer.json["reason"].startswith("The database was made by a newer companion")
+    assert str(tmp_path) not in answer.json["reason"]  # where the data is stays the server's
+
+
 def test_healthz_is_503_for_a_file_that_is_no_database(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("not a database " * 100)
@@ -171,6 +184,14 @@ def test_a_server_started_before_init_db_migrates_first(tmp_path, monkeypatch):
     client = create_app().test_client()
     assert client.get("/", headers={"Accept-Language": "en"}).status_code == 200
     assert client.get("/healthz").json == {"status": "ok", "schema": len(store.MIGRATIONS)}
+
+
+def test_a_server_does_not_start_on_a_database_of_a_newer_companion(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.delenv("FLASK_RUN_FROM_CLI", raising=False)
+    newer_database(tmp_path / "companion.sqlite3")
+    with pytest.raises(UnknownDatabase, match=r"made by a newer companion .* upgrade the companion"):
+        create_app()
 
 
 def test_workers_starting_at_once_migrate_the_new_database_once(tmp_path):

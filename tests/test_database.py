@@ -1,11 +1,18 @@
-"""One connection per worker thread: reused, never reading an old snapshot, fresh after a fork."""
+"""One connection per worker thread: reused, never reading an old snapshot, fresh after a fork; and the
+``init-db`` and ``backup`` commands, which touch no file that is not the companion's database."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import sqlite3
 import threading
+from pathlib import Path
 
-from companion import store
+import pytest
+from click.testing import CliRunner
+
+from companion import cli, store
 from companion.web.database import get_db
 from tests.conftest import add_players, create_group
 
@@ -81,3 +88,41 @@ def test_a_forked_worker_opens_its_own_connection(app, client):
     with app.app_context():
         assert get_db() is parents  # the parent's connection is untouched
         assert get_db().execute("SELECT name FROM groups").fetchone()[0] == "Shared"
+
+
+# --- init-db and backup -----------------------------------------------------------------------------
+
+@pytest.fixture
+def data(tmp_path, monkeypatch) -> Path:
+    """The database's path in the data folder the commands below use (not made yet)."""
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "data"))
+    monkeypatch.delenv("COMPANION_REPLICA_URL", raising=False)
+    return tmp_path / "data" / "companion.sqlite3"
+
+
+def command(*arguments: str):
+    return CliRunner().invoke(cli.cli, list(arguments))
+
+
+def newer_database(path: Path) -> None:
+    """A database a newer companion brought up to date: it holds a migration this one does not know."""
+    with contextlib.closing(store.connect(path)) as db:
+        store.migrate(db)
+        db.execute("INSERT INTO migrations VALUES (?, 'm999_of_a_newer_release', '2030-01-01')",
+                   [len(store.MIGRATIONS) + 1])
+
+
+def migrations(path: Path) -> list[int]:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        return [number for (number,) in connection.execute("SELECT number FROM migrations ORDER BY number")]
+
+
+def test_init_db_refuses_a_database_of_a_newer_companion(data):
+    data.parent.mkdir()
+    newer_database(data)
+    result = command("init-db")
+    assert result.exit_code == 1, result.output
+    assert (f"{data} was made by a newer companion (migration {len(store.MIGRATIONS) + 1}; this one knows "
+            f"{len(store.MIGRATIONS)}): upgrade the companion to serve it.") in result.output
+    assert "up to date" not in result.output
+    assert migrations(data) == list(range(1, len(store.MIGRATIONS) + 2))

@@ -10,6 +10,7 @@ from companion import config as settings
 from companion.store import MIGRATIONS, schema_version
 from companion.store import replica as replicas
 from companion.store.connection import connect_read_only
+from companion.store.migrations import UnknownDatabase, check_known
 from companion.web.security import csrf
 
 bp = Blueprint("health", __name__)
@@ -25,14 +26,18 @@ def _remember_the_start(setup) -> None:
 @bp.get("/healthz")
 @csrf.exempt
 def healthz():
-    """200 "ok" when the database opens (never created here) and is up to date, else 503 "unavailable";
-    no session, so no cookie. A folder replica too far behind makes it 503 "degraded" (200 with
-    ``?replica=ignore``, for a proxy that should keep sending phones to a site whose replica fails)."""
+    """200 "ok" when the database opens (never created here) and is up to date, else 503 "unavailable"
+    (a newer companion's database too); no session, so no cookie. A folder replica too far behind makes
+    it 503 "degraded" (200 with ``?replica=ignore``, for a proxy that should keep sending phones to a site
+    whose replica fails)."""
     try:
         with contextlib.closing(connect_read_only(current_app.config["DATABASE"])) as db:
             version = schema_version(db)
+            check_known(db)
     except sqlite3.Error as error:
         return _answer(503, "unavailable", f"The database cannot be opened: {error}.")
+    except UnknownDatabase as error:
+        return _answer(503, "unavailable", f"The database {error.why}", schema=version)
     if version < len(MIGRATIONS):
         return _answer(503, "unavailable", "The database is not up to date: run `game-night-companion "
                                            "init-db` (or `flask --app app init-db`).", schema=version)

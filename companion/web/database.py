@@ -11,6 +11,7 @@ from flask.cli import with_appcontext
 from sqlite_utils import Database
 
 from companion import store
+from companion.store.migrations import UnknownDatabase
 
 
 def connections_of(app: Flask) -> store.ThreadConnections:
@@ -38,13 +39,16 @@ def end_request(_error: BaseException | None = None) -> None:
 def init_db_command() -> None:
     """Create the database or bring it up to date (safe to run again)."""
     # the data folder is its owner's alone, as the files in it (``store.connect``)
-    os.makedirs(os.path.dirname(os.path.abspath(current_app.config["DATABASE"])), mode=0o700, exist_ok=True)
-    with contextlib.closing(store.connect(current_app.config["DATABASE"])) as db:
-        applied = store.migrate(db)
+    where = current_app.config["DATABASE"]
+    os.makedirs(os.path.dirname(os.path.abspath(where)), mode=0o700, exist_ok=True)
+    with contextlib.closing(store.connect(where)) as db:
+        try:
+            applied = store.migrate(db)
+        except UnknownDatabase as error:
+            raise click.ClickException(str(error)) from None
         # what has waited in a trash for longer than it is kept goes when the site starts
         cutoff = datetime.now(UTC) - timedelta(days=store.TRASH_DAYS)
         store.purge_trash(db, cutoff.replace(microsecond=0).isoformat())
-    where = current_app.config["DATABASE"]
     click.echo(f"Applied migrations {', '.join(map(str, applied))} to {where}." if applied
                else f"{where} is up to date.")
 

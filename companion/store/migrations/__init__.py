@@ -22,9 +22,28 @@ class MigrationError(RuntimeError):
     """A migration that would leave rows pointing at rows that do not exist."""
 
 
+class UnknownDatabase(RuntimeError):
+    """A database this companion must not bring up to date: a newer companion's."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where} {why}")
+        self.why = why  # without the file's name, for /healthz
+
+
+def check_known(db: Database) -> None:
+    """UnknownDatabase unless the database is new or one this companion's migrations made: a newer
+    companion's would be served with a schema this code does not know."""
+    where = db.execute("PRAGMA database_list").fetchone()[2]
+    if (version := schema_version(db)) > len(MIGRATIONS):
+        raise UnknownDatabase(where, f"was made by a newer companion (migration {version}; this one knows "
+                                     f"{len(MIGRATIONS)}): upgrade the companion to serve it.")
+
+
 def migrate(db: Database) -> list[int]:
     """Apply the migrations not yet applied, in order; returns their numbers. Foreign keys are off while
-    one runs (a table can only be rebuilt so) and checked in full before it commits."""
+    one runs (a table can only be rebuilt so) and checked in full before it commits. A database that
+    ``check_known`` refuses is left as it is."""
+    check_known(db)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("CREATE TABLE IF NOT EXISTS migrations (number INTEGER PRIMARY KEY, name TEXT, "
                "applied_at TEXT)")
