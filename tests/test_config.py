@@ -14,7 +14,7 @@ from app import create_app
 from companion import config, store
 from companion.store.migrations import UnknownDatabase
 from tests.conftest import make_app
-from tests.test_database import newer_database
+from tests.test_database import another_programs_database, newer_database
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,14 +142,18 @@ def test_healthz_is_503_for_a_database_that_was_never_initialised(tmp_path):
     assert answer.json["schema"] == 0 and "init-db" in answer.json["reason"]
 
 
-def test_healthz_is_503_for_a_database_of_a_newer_companion(tmp_path):
+@pytest.mark.parametrize(("made_by", "schema", "reason"), [
+    (newer_database, len(store.MIGRATIONS) + 1, "The database was made by a newer companion"),
+    (another_programs_database, 0, "The database holds another program's tables"),
+])
+def test_healthz_is_503_for_a_database_this_companion_does_not_know(tmp_path, made_by, schema, reason):
     path = tmp_path / "companion.sqlite3"
-    newer_database(path)
+    made_by(path)
     app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(path)})
     answer = app.test_client().get("/healthz")
     assert answer.status_code == 503
-    assert answer.json["status"] == "unavailable" and answer.json["schema"] == len(store.MIGRATIONS) + 1
-    assert answer.json["reason"].startswith("The database was made by a newer companion")
+    assert answer.json["status"] == "unavailable" and answer.json["schema"] == schema
+    assert answer.json["reason"].startswith(reason)
     assert str(tmp_path) not in answer.json["reason"]  # where the data is stays the server's
 
 
@@ -186,11 +190,16 @@ def test_a_server_started_before_init_db_migrates_first(tmp_path, monkeypatch):
     assert client.get("/healthz").json == {"status": "ok", "schema": len(store.MIGRATIONS)}
 
 
-def test_a_server_does_not_start_on_a_database_of_a_newer_companion(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("made_by", "refusal"), [
+    (newer_database, "made by a newer companion .* upgrade the companion"),
+    (another_programs_database, "holds another program's tables"),
+])
+def test_a_server_does_not_start_on_a_database_this_companion_does_not_know(tmp_path, monkeypatch,
+                                                                            made_by, refusal):
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
     monkeypatch.delenv("FLASK_RUN_FROM_CLI", raising=False)
-    newer_database(tmp_path / "companion.sqlite3")
-    with pytest.raises(UnknownDatabase, match=r"made by a newer companion .* upgrade the companion"):
+    made_by(tmp_path / "companion.sqlite3")
+    with pytest.raises(UnknownDatabase, match=refusal):
         create_app()
 
 

@@ -112,6 +112,13 @@ def newer_database(path: Path) -> None:
                    [len(store.MIGRATIONS) + 1])
 
 
+def another_programs_database(path: Path) -> None:
+    """A database of another program, put in the companion's place by mistake."""
+    with contextlib.closing(sqlite3.connect(path)) as connection, connection:
+        connection.execute("CREATE TABLE kept_plays (name TEXT)")
+        connection.execute("INSERT INTO kept_plays VALUES ('Mayflower')")
+
+
 def migrations(path: Path) -> list[int]:
     with contextlib.closing(sqlite3.connect(path)) as connection:
         return [number for (number,) in connection.execute("SELECT number FROM migrations ORDER BY number")]
@@ -126,3 +133,15 @@ def test_init_db_refuses_a_database_of_a_newer_companion(data):
             f"{len(store.MIGRATIONS)}): upgrade the companion to serve it.") in result.output
     assert "up to date" not in result.output
     assert migrations(data) == list(range(1, len(store.MIGRATIONS) + 2))
+
+
+def test_init_db_leaves_a_database_of_another_program_alone(data):
+    data.parent.mkdir()
+    another_programs_database(data)
+    result = command("init-db")
+    assert result.exit_code == 1, result.output
+    assert (f"{data} holds another program's tables, and no record of the companion's migrations: move it "
+            "away, or set COMPANION_INSTANCE_PATH to another data folder.") in result.output
+    with contextlib.closing(sqlite3.connect(data)) as connection:
+        assert connection.execute("SELECT name FROM sqlite_master").fetchall() == [("kept_plays",)]
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("delete",)  # not switched to WAL

@@ -32,6 +32,7 @@ from click.testing import CliRunner
 from app import create_app
 from companion import cli, store
 from companion.store import replica as replicas
+from tests.conftest import new_database as companion_database
 from tests.test_concurrency import Phone, free_port, integrity
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +47,9 @@ def litestream() -> str:
 
 
 def new_database(path: Path, *plays: str) -> None:
-    """A database in WAL mode, as the site keeps its own, with a table of play names."""
+    """The companion's database (in WAL mode, as the site keeps it), with a table of play names added."""
+    if not path.exists():
+        path.write_bytes(companion_database())
     connection = sqlite3.connect(path)
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("CREATE TABLE IF NOT EXISTS kept_plays (name TEXT)")

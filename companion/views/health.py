@@ -27,9 +27,9 @@ def _remember_the_start(setup) -> None:
 @csrf.exempt
 def healthz():
     """200 "ok" when the database opens (never created here) and is up to date, else 503 "unavailable"
-    (a newer companion's database too); no session, so no cookie. A folder replica too far behind makes
-    it 503 "degraded" (200 with ``?replica=ignore``, for a proxy that should keep sending phones to a site
-    whose replica fails)."""
+    (another program's database or a newer companion's too); no session, so no cookie. A folder replica
+    too far behind makes it 503 "degraded" (200 with ``?replica=ignore``, for a proxy that should keep
+    sending phones to a site whose replica fails)."""
     try:
         with contextlib.closing(connect_read_only(current_app.config["DATABASE"])) as db:
             version = schema_version(db)

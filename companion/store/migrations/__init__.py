@@ -23,7 +23,7 @@ class MigrationError(RuntimeError):
 
 
 class UnknownDatabase(RuntimeError):
-    """A database this companion must not bring up to date: a newer companion's."""
+    """A database this companion must not bring up to date: another program's, or a newer companion's."""
 
     def __init__(self, where: str, why: str) -> None:
         super().__init__(f"{where} {why}")
@@ -31,9 +31,16 @@ class UnknownDatabase(RuntimeError):
 
 
 def check_known(db: Database) -> None:
-    """UnknownDatabase unless the database is new or one this companion's migrations made: a newer
-    companion's would be served with a schema this code does not know."""
+    """UnknownDatabase unless the database is new or one this companion's migrations made: another
+    program's would get the companion's tables, and a newer companion's would be served with a schema
+    this code does not know."""
     where = db.execute("PRAGMA database_list").fetchone()[2]
+    if not db["migrations"].exists():  # the first table migrate creates, before any other
+        if db.table_names():
+            raise UnknownDatabase(where, "holds another program's tables, and no record of the companion's "
+                                         "migrations: move it away, or set COMPANION_INSTANCE_PATH to "
+                                         "another data folder.")
+        return
     if (version := schema_version(db)) > len(MIGRATIONS):
         raise UnknownDatabase(where, f"was made by a newer companion (migration {version}; this one knows "
                                      f"{len(MIGRATIONS)}): upgrade the companion to serve it.")
