@@ -145,3 +145,14 @@ def test_init_db_leaves_a_database_of_another_program_alone(data):
     with contextlib.closing(sqlite3.connect(data)) as connection:
         assert connection.execute("SELECT name FROM sqlite_master").fetchall() == [("kept_plays",)]
         assert connection.execute("PRAGMA journal_mode").fetchone() == ("delete",)  # not switched to WAL
+
+
+def test_init_db_on_a_file_that_is_no_database_says_so_without_a_traceback(data):
+    data.parent.mkdir()
+    backup = '{"format": "game-night-companion-backup", "version": 1}'  # a group's backup, saved there
+    data.write_text(backup)
+    result = command("init-db")
+    assert result.exit_code == 1
+    assert isinstance(result.exception, SystemExit), repr(result.exception)  # a message, no traceback
+    assert f"Cannot open {data} as a database: file is not a database." in result.output
+    assert data.read_text() == backup

@@ -41,7 +41,11 @@ def init_db_command() -> None:
     # the data folder is its owner's alone, as the files in it (``store.connect``)
     where = current_app.config["DATABASE"]
     os.makedirs(os.path.dirname(os.path.abspath(where)), mode=0o700, exist_ok=True)
-    with contextlib.closing(store.connect(where)) as db:
+    try:
+        db = store.connect(where)
+    except sqlite3.DatabaseError as error:  # say, a group backup saved in its place
+        raise click.ClickException(f"Cannot open {where} as a database: {error}.") from None
+    with contextlib.closing(db):
         try:
             applied = store.migrate(db)
         except UnknownDatabase as error:
