@@ -138,6 +138,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         # Behind a reverse proxy (nginx, Caddy …) that sets X-Forwarded-For/-Proto/-Host?
         COMPANION_BEHIND_PROXY=False,
         LIVE_POLL_MS=settings.LIVE_POLL_MS,
+        COMPANION_REPLICA_MAX_LAG=settings.REPLICA_MAX_LAG_SECONDS,
         BABEL_TRANSLATION_DIRECTORIES=settings.site_folder("translations"),
     )
     settings.load_environment(app)  # COMPANION_* variables; instance/config.py has the last word

@@ -26,7 +26,10 @@ from companion.web.lan import print_addresses
 def _create_app():
     from app import create_app  # the top-level module of the checkout, installed beside the package
     with settings.for_a_command():
-        return create_app()
+        try:
+            return create_app()
+        except settings.SettingError as error:  # a message, not a traceback
+            raise click.ClickException(str(error)) from None
 
 
 # A worker per core the site may use (at most 8: each keeps its own caches), two threads each: the second

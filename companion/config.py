@@ -5,8 +5,9 @@ import math
 import os
 from collections.abc import Iterator
 from contextvars import ContextVar
+from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask
@@ -67,18 +68,67 @@ def load_environment(app: Flask) -> None:
             app.config[full_name] = typed(app.config.pop(short))
 
 
+class Numeric(NamedTuple):
+    """What a setting that must hold a number holds: a whole number of ``unit``, ``least`` or more; or
+    (not ``whole``) any number of them above ``least``."""
+
+    unit: str
+    least: int
+    whole: bool = True
+
+    def described(self) -> str:
+        return (f"a whole number of {self.unit}, {self.least} or more" if self.whole
+                else f"a number of {self.unit} above {self.least}")
+
+    def read(self, value: Any) -> float | None:
+        """``value`` as such a number (an int when ``whole``), however it was written; None if it is none."""
+        if isinstance(value, timedelta):  # PERMANENT_SESSION_LIFETIME, as Flask takes it too
+            value = value.total_seconds()
+        if isinstance(value, bool):  # a yes/no is no number, though Python counts it as one
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        if not math.isfinite(number):
+            return None
+        if self.whole:
+            return int(number) if number.is_integer() and number >= self.least else None
+        return number if number > self.least else None
+
+
+# Every setting that must hold a number (app.py gives the defaults): text that is no number would stop
+# the site only at the first request that reads it, with a 500.
+NUMERIC_SETTINGS = {
+    "MAX_CONTENT_LENGTH": Numeric("bytes", 1),
+    "BACKUP_MAX_BYTES": Numeric("bytes", 1),
+    "PERMANENT_SESSION_LIFETIME": Numeric("seconds", 1),
+    "JOIN_FAILURES_ALLOWED": Numeric("wrong codes", 0),
+    "JOIN_FAILURES_ALLOWED_IN_ALL": Numeric("wrong codes", 0),
+    "JOIN_FAILURES_FROM_NEW_ADDRESSES": Numeric("wrong codes", 0),
+    "JOIN_NEW_ADDRESS_DAYS": Numeric("days", 0),
+    "JOIN_FAILURE_WINDOW_SECONDS": Numeric("seconds", 1),
+    "IMPORTS_ALLOWED": Numeric("backups", 0),
+    "IMPORT_WINDOW_SECONDS": Numeric("seconds", 1),
+    "LIVE_POLL_MS": Numeric("milliseconds", 1),
+    "COMPANION_REPLICA_MAX_LAG": Numeric("seconds", 0, whole=False),
+}
+
+
+class SettingError(ValueError):
+    """A setting the site cannot start with."""
+
+
 def check_settings(app: Flask) -> None:
-    """Settings that must hold a number, however they were set (environment or instance/config.py):
-    ValueError naming the setting, so that the site does not start on a typing slip."""
-    lag = app.config.get("COMPANION_REPLICA_MAX_LAG", REPLICA_MAX_LAG_SECONDS)
-    try:
-        seconds = math.nan if isinstance(lag, bool) else float(lag)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if not 0 < seconds < math.inf:
-        raise ValueError(f"COMPANION_REPLICA_MAX_LAG must be a number of seconds above 0, such as 60, "
-                         f"not {lag!r}.")
-    app.config["COMPANION_REPLICA_MAX_LAG"] = seconds
+    """SettingError naming the setting, however it was set (environment or instance/config.py), so that
+    the site does not start on a typing slip; a numeric setting is kept as the number it reads as."""
+    for name, numeric in NUMERIC_SETTINGS.items():
+        value = app.config.get(name)
+        number = numeric.read(value)
+        if number is None:
+            full_name = name if name.startswith(f"{ENV_PREFIX}_") else f"{ENV_PREFIX}_{name}"
+            raise SettingError(f"{full_name} must be {numeric.described()}, not {value!r}.")
+        app.config[name] = number
 
 
 def serving() -> bool:

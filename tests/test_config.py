@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from flask import Flask
 
 from app import create_app
 from companion import config, store
@@ -75,6 +78,44 @@ def test_a_replica_lag_in_the_instance_config_is_checked_too(tmp_path, monkeypat
         file.write("COMPANION_REPLICA_MAX_LAG = '1 minute'\n")
     with pytest.raises(ValueError, match="not '1 minute'"):
         create_app()
+
+
+@pytest.mark.parametrize(("name", "value", "wanted"), [
+    ("JOIN_FAILURES_ALLOWED", "five", "a whole number of wrong codes, 0 or more"),  # else: wrong codes 500
+    ("MAX_CONTENT_LENGTH", "256k", "a whole number of bytes, 1 or more"),  # else: every POST 500
+    ("IMPORTS_ALLOWED", "ten", "a whole number of backups, 0 or more"),  # else: every import 500
+    ("JOIN_FAILURE_WINDOW_SECONDS", "2.5", "a whole number of seconds, 1 or more"),
+    ("BACKUP_MAX_BYTES", "0", "a whole number of bytes, 1 or more"),
+    ("JOIN_NEW_ADDRESS_DAYS", "-1", "a whole number of days, 0 or more"),
+    ("PERMANENT_SESSION_LIFETIME", "400d", "a whole number of seconds, 1 or more"),
+    ("LIVE_POLL_MS", "true", "a whole number of milliseconds, 1 or more"),
+])
+def test_a_numeric_setting_that_is_no_number_stops_the_start(tmp_path, monkeypatch, name, value, wanted):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv(f"COMPANION_{name}", value)
+    with pytest.raises(ValueError, match=re.escape(f"COMPANION_{name} must be {wanted}, not ")):
+        create_app()
+
+
+@pytest.mark.parametrize(("name", "value", "kept"), [
+    ("JOIN_FAILURES_ALLOWED", "7", 7),  # as text in instance/config.py
+    ("JOIN_FAILURES_ALLOWED", 0, 0),
+    ("MAX_CONTENT_LENGTH", 1e6, 1_000_000),
+    ("PERMANENT_SESSION_LIFETIME", timedelta(days=30), 30 * 86400),  # as Flask takes it
+    ("COMPANION_REPLICA_MAX_LAG", 5, 5.0),
+])
+def test_a_numeric_setting_is_kept_as_the_number_it_reads_as(tmp_path, name, value, kept):
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(tmp_path / "c.sqlite3"),
+                      name: value})
+    assert app.config[name] == kept and type(app.config[name]) is type(kept)
+
+
+def test_every_number_the_site_is_set_up_with_is_checked(tmp_path):
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE": str(tmp_path / "c.sqlite3")})
+    numbers = {name for name, value in app.config.items()
+               if isinstance(value, int | float) and not isinstance(value, bool)
+               and value != Flask.default_config.get(name)}
+    assert numbers == set(config.NUMERIC_SETTINGS)
 
 
 @pytest.mark.parametrize(("value", "expected"), [

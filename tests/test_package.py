@@ -93,6 +93,19 @@ def test_backup_without_a_database_says_so_and_creates_nothing(tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_setting_that_is_no_number_stops_each_command_with_a_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "data"))
+    monkeypatch.setenv("COMPANION_MAX_CONTENT_LENGTH", "256k")
+    started = []
+    monkeypatch.setattr(cli.os, "execv", lambda path, arguments: started.append(arguments))
+    for command in (["run"], ["init-db"], ["backup", str(tmp_path / "copy.sqlite3")]):
+        result = CliRunner().invoke(cli.cli, command)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), repr(result.exception)
+        assert ("COMPANION_MAX_CONTENT_LENGTH must be a whole number of bytes, 1 or more, not '256k'."
+                in result.output)
+    assert started == [] and list(tmp_path.iterdir()) == []
+
+
 def test_the_pinned_gunicorn_knows_every_option_run_gives_it():
     arguments = cli.gunicorn_arguments("127.0.0.1", 8000, 1, 1)
     help_text = subprocess.run([*arguments[:3], "--help"], capture_output=True, text=True, check=True).stdout
