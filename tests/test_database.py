@@ -156,3 +156,12 @@ def test_init_db_on_a_file_that_is_no_database_says_so_without_a_traceback(data)
     assert isinstance(result.exception, SystemExit), repr(result.exception)  # a message, no traceback
     assert f"Cannot open {data} as a database: file is not a database." in result.output
     assert data.read_text() == backup
+
+
+def test_the_readmes_backup_command_makes_its_folder(data, tmp_path, monkeypatch):
+    assert command("init-db").exit_code == 0
+    monkeypatch.chdir(tmp_path)  # a checkout without backups/
+    result = command("backup", "backups/companion-2025-01-01.sqlite3")
+    assert result.exit_code == 0, repr(result.exception)
+    assert migrations(tmp_path / "backups" / "companion-2025-01-01.sqlite3") == migrations(data)
+    assert (tmp_path / "backups").stat().st_mode & 0o777 == 0o700

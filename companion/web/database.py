@@ -65,6 +65,8 @@ def backup_command(target: str) -> None:
     if not os.path.isfile(current_app.config["DATABASE"]):
         raise click.ClickException(f"There is no database at {current_app.config['DATABASE']} to back up "
                                    "(COMPANION_INSTANCE_PATH chooses the data folder).")
+    # the first of a folder of dated copies (the README: backups/companion-$(date +%F).sqlite3) makes it
+    os.makedirs(os.path.dirname(os.path.abspath(target)), mode=0o700, exist_ok=True)
     with (contextlib.closing(store.connect(current_app.config["DATABASE"])) as source,
           contextlib.closing(sqlite3.connect(target)) as destination):
         source.conn.backup(destination)
