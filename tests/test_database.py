@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -165,3 +166,15 @@ def test_the_readmes_backup_command_makes_its_folder(data, tmp_path, monkeypatch
     assert result.exit_code == 0, repr(result.exception)
     assert migrations(tmp_path / "backups" / "companion-2025-01-01.sqlite3") == migrations(data)
     assert (tmp_path / "backups").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_backup_is_readable_by_its_owner_only(data, tmp_path):
+    """The database is its owner's alone (it holds every group's invite token); so is its copy."""
+    assert command("init-db").exit_code == 0
+    usual = os.umask(0o022)  # a usual login's: new files readable by everyone unless the command says not
+    try:
+        result = command("backup", str(tmp_path / "copy.sqlite3"))
+    finally:
+        os.umask(usual)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "copy.sqlite3").stat().st_mode & 0o077 == 0

@@ -11,6 +11,7 @@ from flask.cli import with_appcontext
 from sqlite_utils import Database
 
 from companion import store
+from companion.store.connection import owner_only_files
 from companion.store.migrations import UnknownDatabase
 
 
@@ -65,11 +66,13 @@ def backup_command(target: str) -> None:
     if not os.path.isfile(current_app.config["DATABASE"]):
         raise click.ClickException(f"There is no database at {current_app.config['DATABASE']} to back up "
                                    "(COMPANION_INSTANCE_PATH chooses the data folder).")
-    # the first of a folder of dated copies (the README: backups/companion-$(date +%F).sqlite3) makes it
-    os.makedirs(os.path.dirname(os.path.abspath(target)), mode=0o700, exist_ok=True)
-    with (contextlib.closing(store.connect(current_app.config["DATABASE"])) as source,
-          contextlib.closing(sqlite3.connect(target)) as destination):
-        source.conn.backup(destination)
+    # the copy holds every group's invite token: its owner's alone, as the database (``store.connect``)
+    with owner_only_files():
+        # the first of a folder of dated copies (the README: backups/companion-$(date +%F).sqlite3) makes it
+        os.makedirs(os.path.dirname(os.path.abspath(target)), mode=0o700, exist_ok=True)
+        with (contextlib.closing(store.connect(current_app.config["DATABASE"])) as source,
+              contextlib.closing(sqlite3.connect(target)) as destination):
+            source.conn.backup(destination)
     click.echo(f"Backed up {current_app.config['DATABASE']} to {target}.")
 
 
