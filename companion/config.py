@@ -12,6 +12,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from flask import Flask
 
+from companion.store import replica as replicas
+
 APP_NAME = "game-night-companion"
 ENV_PREFIX = "COMPANION"
 LIVE_POLL_MS = 1500  # how often an open play page asks whether the play changed (the default)
@@ -121,7 +123,8 @@ class SettingError(ValueError):
 
 def check_settings(app: Flask) -> None:
     """SettingError naming the setting, however it was set (environment or instance/config.py), so that
-    the site does not start on a typing slip; a numeric setting is kept as the number it reads as."""
+    the site does not start on a typing slip (a number that is none, a folder replica's URL that names
+    another folder than Litestream's); a numeric setting is kept as the number it reads as."""
     for name, numeric in NUMERIC_SETTINGS.items():
         value = app.config.get(name)
         number = numeric.read(value)
@@ -129,6 +132,11 @@ def check_settings(app: Flask) -> None:
             full_name = name if name.startswith(f"{ENV_PREFIX}_") else f"{ENV_PREFIX}_{name}"
             raise SettingError(f"{full_name} must be {numeric.described()}, not {value!r}.")
         app.config[name] = number
+    if url := app.config.get("COMPANION_REPLICA_URL"):
+        try:
+            replicas.replica_folder(url)
+        except ValueError as error:
+            raise SettingError(f"COMPANION_REPLICA_URL: {error}") from None
 
 
 def serving() -> bool:

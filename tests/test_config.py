@@ -118,6 +118,24 @@ def test_every_number_the_site_is_set_up_with_is_checked(tmp_path):
     assert numbers == set(config.NUMERIC_SETTINGS)
 
 
+@pytest.mark.parametrize(("url", "refusal"), [
+    # Litestream reads the first as the folder /mnt/usb/companion, a path as /usb/companion
+    ("file://mnt/usb/companion", "file:///mnt/usb/companion: with two, 'mnt' is taken for the name"),
+    ("file://localhost/mnt/usb/companion", "file:///localhost/mnt/usb/companion: with two, 'localhost'"),
+    ("file:///mnt/usb/companion", None),
+    ("s3://games-bucket/companion", None),
+])
+def test_a_folder_replicas_url_with_two_slashes_stops_the_start(tmp_path, monkeypatch, url, refusal):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    monkeypatch.setenv("COMPANION_REPLICA_URL", url)
+    if refusal is None:
+        assert create_app().config["COMPANION_REPLICA_URL"] == url
+        return
+    refused = f"COMPANION_REPLICA_URL: a folder's URL has three slashes, as {refusal}"
+    with pytest.raises(ValueError, match=re.escape(refused)):
+        create_app()
+
+
 @pytest.mark.parametrize(("value", "expected"), [
     (True, True), (1, True), ("1", True), ("Yes", True), (" on ", True), ("true", True),
     (False, False), (0, False), ("", False), ("0", False), ("no", False), ("off", False),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -191,6 +192,20 @@ def test_a_database_beside_an_empty_replica_becomes_its_first_copy(tmp_path, env
     result, started = run_in_process(monkeypatch)
     assert result.exit_code == 0, result.output
     assert len(started) == 1
+
+
+def test_a_folder_url_with_two_slashes_cannot_copy_a_new_database_over_the_replicas_history(
+        tmp_path, environment, history, rebuilt_box, monkeypatch):
+    # a typing slip for the replica's file:///… URL, which Litestream reads as that very folder …
+    slip = "file://" + str(history).lstrip("/")
+    subprocess.run([litestream(), "restore", "-o", str(tmp_path / "restored.sqlite3"), slip], check=True,
+                   capture_output=True)
+    assert names(tmp_path / "restored.sqlite3") == PLAYS
+    # … but whose path alone names another folder, where run's checks would find no replica
+    monkeypatch.setenv("COMPANION_REPLICA_URL", slip)
+    result, started = run_in_process(monkeypatch)
+    assert result.exit_code == 1 and started == []
+    assert f"COMPANION_REPLICA_URL: a folder's URL has three slashes, as {history.as_uri()}" in result.output
 
 
 # --- other replicas than a folder: Litestream is asked ----------------------------------------------

@@ -55,9 +55,16 @@ class _Batch:
 
 
 def replica_folder(url: str) -> Path | None:
-    """The folder of a ``file://`` replica URL (None for any other kind of replica)."""
+    """The folder of a ``file://`` replica URL (None for any other kind of replica); ValueError for one
+    with a host, as ``file://mnt/usb``: Litestream takes the host for the folder's first part (/mnt/usb),
+    the path alone is another folder (/usb), and the checks of ``run`` and /healthz would look there."""
     parts = urlsplit(url)
-    return Path(unquote(parts.path)) if parts.scheme == "file" else None
+    if parts.scheme != "file":
+        return None
+    if parts.netloc:
+        raise ValueError(f"a folder's URL has three slashes, as file:///{parts.netloc}{parts.path}: with "
+                         f"two, {parts.netloc!r} is taken for the name of a machine.")
+    return Path(unquote(parts.path))
 
 
 def log_position(database: str | Path) -> LogPosition | None:
