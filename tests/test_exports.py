@@ -16,7 +16,7 @@ from companion import store
 from companion.exchange import backup, bgg_xml, bgstats_link, common, plays_csv
 from companion.forms import COLOURS
 from companion.games import GAMES
-from tests.conftest import add_players, create_group
+from tests.conftest import add_players, create_group, start_play
 
 TABLES = ("groups", "players", "plays", "seats", "events", "results", "row_points", "rivalries")
 GW = ("track", "largest_group", "offices", "wanted", "influence")
@@ -530,6 +530,27 @@ def bg_stats_data(db, play_id: int) -> tuple[str, dict]:
                                store.stable_ids(db, play.id), store.group_settings(db, play.group_id))
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}{parts.path}", json.loads(parse_qs(parts.query)["data"][0])
+
+
+def gold_west_with_ben_starting(client, db) -> tuple[int, int]:
+    """Anna, Ben and Cara at the table; the table picked Ben (seat 2) to start; Cara won."""
+    group_id = create_group(client)
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"), ("Cara", "green"))
+    seats = [(p.id, p.colour) for p in store.list_players(db, group_id)]
+    play_id = start_play(client, group_id, "gold-west", seats)
+    assert client.post(f"/plays/{play_id}/first-player", data={"seat": "1"}).status_code == 302
+    finish(db, play_id, {"totals": [40, 50, 60]}, [(0, 3, {"total": 40}), (1, 2, {"total": 50}),
+                                                   (2, 1, {"total": 60})])
+    return group_id, play_id
+
+
+def test_the_exports_start_with_the_player_the_table_picked(client, db):
+    group_id, play_id = gold_west_with_ben_starting(client, db)
+    _, data = bg_stats_data(db, play_id)
+    assert [p["name"] for p in data["players"] if p["startPlayer"]] == ["Ben"]
+    root = ET.fromstring(bgg_xml.bgg_plays_xml(store.dump_group(db, group_id), GAMES, None))
+    assert {p.get("name"): p.get("startposition") for p in root.iter("player")} == {
+        "Ben": "1", "Cara": "2", "Anna": "3"}
 
 
 def test_bg_stats_link_checked_field_by_field_against_the_documented_format(db, group):

@@ -5,7 +5,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from datetime import tzinfo
 
-from companion.exchange.common import bgg_id, finished_plays, local_time, play_comments, play_minutes
+from companion.exchange.common import (
+    bgg_id,
+    finished_plays,
+    local_time,
+    play_comments,
+    play_minutes,
+    start_seat,
+)
 from companion.games.common import GameInfo
 from companion.store import GroupArchive
 
@@ -35,9 +42,11 @@ def bgg_plays_xml(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tz
         ET.SubElement(ET.SubElement(item, "subtypes"), "subtype", value="boardgame")
         ET.SubElement(element, "comments").text = xml_safe(play_comments(play.options))
         players = ET.SubElement(element, "players")
+        first, seats = start_seat(play.options, len(play.results)), len(play.results)
         for seat, result in enumerate(play.results):
             ET.SubElement(players, "player", username="", userid="0",
-                          name=xml_safe(archive.players[result.player].name), startposition=str(seat + 1),
+                          name=xml_safe(archive.players[result.player].name),
+                          startposition=str((seat - first) % seats + 1),
                           color=xml_safe(play.seats[seat].colour), score=str(result.total), new="0",
                           rating="0", win="1" if result.rank == 1 else "0")
     ET.indent(root)

@@ -28,6 +28,7 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
                  **({"cooperative": True} if game.cooperative else {}),
                  **({"bggId": object_id} if object_id is not None else {})}
     started = common.local_time(play.started_at, common.group_zone(settings.time_zone))
+    first = common.start_seat(play.options, len(results))
     data: dict[str, Any] = {
         "sourceName": common.SOURCE_NAME, "sourcePlayId": ids.play,
         # The local wall-clock time the play started, without a zone, as BG Stats' documentation shows it
@@ -35,7 +36,7 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
         "playDate": started.strftime("%Y-%m-%d %H:%M:%S"),
         "game": game_data,
         "players": [{"name": r.name, "sourcePlayerId": ids.players.get(r.player_id, str(r.player_id)),
-                     "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == 0}
+                     "score": r.total, "winner": r.rank == 1, "rank": r.rank, "startPlayer": r.seat == first}
                     for r in sorted(results, key=lambda r: r.seat)]}
     optional = {"durationMin": common.play_minutes(play.started_at, play.ended_at, play.options),
                 "location": settings.location, "comments": common.play_comments(play.options),

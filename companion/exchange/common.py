@@ -103,6 +103,11 @@ def option_text(options: Mapping[str, Any], key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
+def start_seat(options: Mapping[str, Any], seats: int) -> int:
+    """The seat that began the play: the one the table picked (table tools), else seat 1."""
+    return table_tools.first_seat(options, seats) or 0
+
+
 def play_comments(options: Mapping[str, Any]) -> str:
     """The play's expansions or variant and its note, one per line (BGG's and BG Stats' comments)."""
     texts = (option_text(options, table_tools.VARIANT), option_text(options, table_tools.NOTE))
