@@ -14,7 +14,14 @@ import pytest
 
 from companion import store
 from companion.exchange import backup, bgstats_import, bgstats_link
-from companion.exchange.bgstats_import import BgStatsError, BgStatsGame, GameChoice, known_game, read_export
+from companion.exchange.bgstats_import import (
+    BgStatsError,
+    BgStatsGame,
+    GameChoice,
+    History,
+    known_game,
+    read_export,
+)
 from companion.forms import COLOURS
 from companion.games import GAMES
 from tests.conftest import add_players, create_group
@@ -468,6 +475,22 @@ def test_a_play_sent_to_bg_stats_and_imported_back_keeps_its_date_and_time(clien
                                           for n, p in enumerate(data["players"], start=1)]}]}
     back = read_export(json.dumps(export), GAMES, zone=ZoneInfo(zone) if zone else None).plays[0]
     assert (back.started_at, back.ended_at) == (play.started_at, play.ended_at)
+
+
+@pytest.mark.parametrize("started_at", ["2024-10-27T00:30:00+00:00", "2024-10-27T01:30:00+00:00"],
+                         ids=["the first 02:30", "the second 02:30"])
+def test_a_play_begun_in_the_hour_that_comes_twice_is_known_when_it_comes_back(started_at):
+    """Berlin, 27 October 2024: the clocks show 02:00 to 03:00 twice, and BG Stats writes no zone."""
+    history = History([("gold-west", started_at, {"Anna": 60, "Ben": 50})], ["Anna", "Ben"])
+    export = {"games": [{"id": 1, "name": "Gold West", "bggId": 0}],
+              "players": [{"id": 1, "name": "Anna"}, {"id": 2, "name": "Ben"}],
+              "plays": [{"uuid": "B6A1C0DE-0000-4000-8000-000000000001", "gameRefId": 1,
+                         "playDate": "2024-10-27 02:30:00", "durationMin": 70,
+                         "playerScores": [{"playerRefId": 1, "score": "60", "winner": True},
+                                          {"playerRefId": 2, "score": "50", "winner": False}]}]}
+    file = read_export(json.dumps(export), GAMES, zone=ZoneInfo("Europe/Berlin"), in_history=history)
+    assert file.plays == ()
+    assert [str(skipped.reason) for skipped in file.skipped] == ["The group's history already has this play."]
 
 
 def test_a_players_name_from_the_file_is_shown_as_text(client, group):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from companion.exchange.common import POINTS_LIMIT, as_local
+from companion.exchange.common import POINTS_LIMIT, as_local, other_reading
 from companion.exchange.validation import broken_text, first_bad
 from companion.games import RULES, custom, table_tools
 from companion.games.common import FIRST_YEAR, LAST_YEAR, FinalResult, GameInfo, RulesError
@@ -115,6 +115,9 @@ class ImportablePlay:
     teams: tuple[str, ...] | None = None  # a game of teams: each seat's team (custom.TEAM_NAMES)
     location: str = ""  # where BG Stats says it was played
     board: str = ""  # the board or variant BG Stats noted
+    # the other moment its start names where the clocks go back (BG Stats writes no zone): the history may
+    # hold the play at either
+    other_start: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,7 +214,8 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
     duration = play.get("durationMin")
     minutes = duration if type(duration) is int and 0 <= duration <= LONGEST_PLAY_MINUTES else 0
     try:  # BG Stats writes the local wall-clock time the play started (see bgstats_link): the group's
-        start = as_local(datetime.fromisoformat(play["playDate"].strip()), zone).astimezone(UTC)
+        written = datetime.fromisoformat(play["playDate"].strip())
+        start, other = as_local(written, zone).astimezone(UTC), other_reading(written, zone)
         end = start + timedelta(minutes=minutes)
         if not FIRST_YEAR <= start.year <= end.year <= LAST_YEAR:
             raise ValueError("beyond the years a play may name")
@@ -251,6 +255,7 @@ def _importable(play: Mapping, game: BgStatsGame, choice: GameChoice, info: Game
         scores.append(PlayerScore(ref, points, entry.get("winner") is True))
     return ImportablePlay(
         key=_play_key(play, game), game=choice, game_name=game.name, started_at=start.isoformat(),
+        other_start=other and other.astimezone(UTC).isoformat(),
         ended_at=end.isoformat(), minutes=minutes, counted=play.get("ignored") is not True,
         won=any(entry.get("winner") is True for entry in entries) if cooperative else None, teams=teams,
         comments=text if isinstance(text := play.get("comments"), str) else "", scores=tuple(scores),
@@ -406,7 +411,8 @@ def _unless_in_history(play: ImportablePlay, names: Mapping[int, str], history: 
     # each seat's BG Stats id → name, in seat order (an anonymous seat's guest: Guest 1 …)
     seats = {score.player: names.get(score.player, GUEST_NAME % -score.player) for score in play.scores}
     signature = play_signature(play.game.slug, play.started_at, seats.values())
-    if signature in history:
+    if signature in history or (play.other_start is not None and play_signature(
+            play.game.slug, play.other_start, seats.values()) in history):
         return Message("The group's history already has this play.")
     # (a play listing two players of one name has fewer names than seats: it is compared by names only)
     there = history.under_other_names(signature) if len(signature[2]) == len(seats) else None

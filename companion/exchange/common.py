@@ -82,6 +82,15 @@ def as_local(moment: datetime, zone: tzinfo | None) -> datetime:
     return moment.replace(tzinfo=zone) if zone is not None else moment.astimezone()
 
 
+def other_reading(moment: datetime, zone: tzinfo | None) -> datetime | None:
+    """The other moment a time without a zone names where the clocks go back (the hour that comes twice) or
+    forward, else None."""
+    if moment.tzinfo is not None:
+        return None
+    first, second = (as_local(moment.replace(fold=fold), zone) for fold in (0, 1))
+    return second if first.utcoffset() != second.utcoffset() else None
+
+
 def local_time(stamp: str, zone: tzinfo | None) -> datetime:
     """The moment in ``zone`` (None: the server's, with its summer time)."""
     return datetime.fromisoformat(stamp).astimezone(zone)
