@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -146,33 +147,42 @@ def test_a_request_id_the_companion_does_not_understand_is_refused(client, db, t
     assert store.list_events(db, table) == []
 
 
-@WAYS_OF_STORING
-def test_two_copies_sent_at_once_are_stored_once(app, db, table, points):
-    """Two server threads (their own connections) write the same request at the same moment."""
-    phone = store.list_memberships(db, store.get_play(db, table).group_id)[0]
+def at_once(app, write: Callable, repeated: type[Exception]) -> list[str]:
+    """What two server threads (their own connections) doing ``write(db)`` at the same moment came to:
+    "stored", or "repeated" when ``write`` raised ``repeated``."""
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
-    def write() -> None:
+    def run() -> None:
         db = store.connect(app.config["DATABASE"])
         try:
-            store.expect_request(db, store.RequestId("same-request-id-0001", phone.id, table))
-            start.wait(120)
-            store.append_event(db, table, "adjust", {"seat": 0, "points": int(points), "note": "once"},
-                               check=None if int(points) > 0 else lambda _log: None)
+            write(db, start)
             outcomes.append("stored")
-        except store.RepeatedRequest:
+        except repeated:
             outcomes.append("repeated")
         finally:
             db.close()
 
-    threads = [threading.Thread(target=write) for _ in range(2)]
+    threads = [threading.Thread(target=run) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(300)
         assert not thread.is_alive()
-    assert sorted(outcomes) == ["repeated", "stored"]
+    return sorted(outcomes)
+
+
+@WAYS_OF_STORING
+def test_two_copies_sent_at_once_are_stored_once(app, db, table, points):
+    phone = store.list_memberships(db, store.get_play(db, table).group_id)[0]
+
+    def write(db, start: threading.Barrier) -> None:
+        store.expect_request(db, store.RequestId("same-request-id-0001", phone.id, table))
+        start.wait(120)
+        store.append_event(db, table, "adjust", {"seat": 0, "points": int(points), "note": "once"},
+                           check=None if int(points) > 0 else lambda _log: None)
+
+    assert at_once(app, write, store.RepeatedRequest) == ["repeated", "stored"]
     assert [e.payload["note"] for e in store.list_events(db, table)] == ["once"]
 
 
@@ -254,27 +264,11 @@ def test_a_new_group_with_a_request_id_the_companion_does_not_understand_is_refu
 
 
 def test_two_copies_of_a_new_group_sent_at_once_make_one_group(app, db):
-    start = threading.Barrier(2)
-    outcomes: list[str] = []
+    def create(db, start: threading.Barrier) -> None:
+        start.wait(120)
+        store.create_group_on_phone(db, "Friday night", "create-group-at-once-01")
 
-    def create() -> None:
-        db = store.connect(app.config["DATABASE"])
-        try:
-            start.wait(120)
-            store.create_group_on_phone(db, "Friday night", "create-group-at-once-01")
-            outcomes.append("made")
-        except store.RepeatedCreation:
-            outcomes.append("repeated")
-        finally:
-            db.close()
-
-    threads = [threading.Thread(target=create) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-        assert not thread.is_alive()
-    assert sorted(outcomes) == ["made", "repeated"]
+    assert at_once(app, create, store.RepeatedCreation) == ["repeated", "stored"]
     assert len(groups_named(db, "Friday night")) == 1
 
 
