@@ -92,11 +92,9 @@ class Numeric(NamedTuple):
             number = float(value)
         except (TypeError, ValueError):
             return None
-        if not math.isfinite(number):
-            return None
-        if self.whole:
+        if self.whole:  # inf and nan are no whole number
             return int(number) if number.is_integer() and number >= self.least else None
-        return number if number > self.least else None
+        return number if math.isfinite(number) and number > self.least else None
 
 
 # Every setting that must hold a number (app.py gives the defaults): text that is no number would stop
