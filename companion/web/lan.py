@@ -38,12 +38,11 @@ def hostname_addresses() -> list[str]:
 def reachable_from_lan(text: str) -> bool:
     """Whether phones on the local network could open this address."""
     try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
+        address = ipaddress.IPv4Address(text)
+    except ValueError:  # IPv6 too
         return False
-    return (address.version == 4 and not (address.is_loopback or address.is_link_local
-                                          or address.is_unspecified or address.is_multicast)
-            and not any(address in network for network in SKIPPED_NETWORKS))
+    return not (address.is_loopback or address.is_link_local or address.is_unspecified or address.is_multicast
+                or any(address in network for network in SKIPPED_NETWORKS))
 
 
 def lan_addresses(route: Callable[[str], str | None] = route_address,
