@@ -85,10 +85,8 @@ def translated(message: Refused | str) -> str:
 def _shown(value: object) -> object:
     if isinstance(value, Message):
         return translated(value)
-    if isinstance(value, RowName):
-        return str(ROW_LABELS.get(value, value))
-    if isinstance(value, Term):
-        return str(TERMS.get(value, value))
+    if isinstance(value, Term):  # a RowName is shown as its row's label
+        return str((ROW_LABELS if isinstance(value, RowName) else TERMS).get(value, value))
     return value
 
 
