@@ -49,7 +49,6 @@ def _static_response(response: Response) -> Response:
 
 
 def gzip_response(response: Response) -> Response:
-    """Compress the body when the client accepts gzip and the body is text worth compressing."""
     if request.endpoint == "static":
         # "inline; filename=…": what a browser does with a file it loads for a page anyway, on every file
         response.headers.pop("Content-Disposition", None)
