@@ -53,7 +53,6 @@ def lan_addresses(route: Callable[[str], str | None] = route_address,
 
 
 def print_addresses(port: int | str, addresses: list[str] | None = None) -> None:
-    """Tell the host which addresses the phones at the table should open."""
     addresses = lan_addresses() if addresses is None else addresses
     print("\nGame-Night Companion")
     if addresses:
