@@ -35,18 +35,16 @@ COLOURS: dict[str, str] = {
     "grey": _l("grey"), "pink": _l("pink"),
 }
 NUMERIC = {"inputmode": "numeric"}
+RELOAD = _l("Reload the page and try again.")  # what a stale, broken or forged page's sender is told
 
 
 class GroupPlayer(Protocol):
-    """What the forms read of a group's player."""
-
     id: int
     name: str
     colour: str
 
 
 def choices(pairs) -> list[SelectChoice]:
-    """Select options from (value, label) pairs."""
     return [SelectChoice(value, label) for value, label in pairs]
 
 
@@ -54,7 +52,6 @@ COLOUR_CHOICES = choices(COLOURS.items())
 
 
 def collapse_spaces(value: str | None) -> str | None:
-    """Trim a typed text and fold runs of spaces into one."""
     return " ".join(value.split()) if isinstance(value, str) else value
 
 
@@ -150,14 +147,10 @@ class ConfirmForm(SiteForm):
 
 
 class RetireForm(SiteForm):
-    """Retire a player ("1") or bring them back ("0")."""
-
-    retired = HiddenField(validators=[AnyOf(("0", "1"))])
+    retired = HiddenField(validators=[AnyOf(("0", "1"))])  # "1" retires the player, "0" brings them back
 
 
 class PhoneNameForm(SiteForm):
-    """What this phone is called in its group's list of phones."""
-
     name = StringField(_l("This phone's name"), validators=[TypedName(_l("Type a name for this phone."))],
                        render_kw={"maxlength": NAME_MAX, "placeholder": _l("e.g. Anna's phone")})
 
@@ -180,8 +173,6 @@ class PlayerForm(SiteForm):
 
 
 class PhonePlayerForm(SiteForm):
-    """Whose phone this is: one of the play's players, or shared."""
-
     player = SelectField(_l("Whose phone is this?"), validate_choice=True)
 
 
@@ -190,15 +181,12 @@ def refused_tap() -> str:
     return gettext("That entry does not fit this play. Reload the page and try again.")
 
 
-VERSION_DIGITS = 15  # a play's or sheet's version, as a page keeps it
-
-
-def check_page_number(text: str | None, most_digits: int = VERSION_DIGITS) -> None:
-    """Refuse a number a page keeps in a hidden field (a version, a revision) that is not one of
-    ``most_digits`` digits at most: only a broken or forged page sends that."""
+def check_page_number(text: str | None, most_digits: int = 15) -> None:
+    """Refuse a number a page keeps in a hidden field (a play's or sheet's version, a revision) that is not
+    one of ``most_digits`` digits at most: only a broken or forged page sends that."""
     # not isdigit(): it takes "²"; and int() refuses thousands of digits
     if not re.fullmatch(rf"[0-9]{{1,{most_digits}}}", text or ""):
-        raise ValidationError(_l("Reload the page and try again."))
+        raise ValidationError(RELOAD)
 
 
 class VersionedForm(SiteForm):
@@ -214,7 +202,7 @@ class VersionedForm(SiteForm):
         return int(self.version.data)
 
     def version_is_valid(self) -> bool:
-        """The version alone checked, as ``validate`` checks it (a page number), before the boxes are."""
+        """The version alone checked, before the boxes are."""
         return self.version.validate(self, [VersionedForm.validate_version])
 
     def show_rules_error(self, error: Refused) -> None:
@@ -223,13 +211,12 @@ class VersionedForm(SiteForm):
 
     @staticmethod
     def version_if_given(form: Form, field: HiddenField) -> None:
-        """Validator of the version a page was drawn at, which older pages lack."""
-        if field.data:
+        if field.data:  # older pages lack the version they were drawn at
             VersionedForm.validate_version(form, field)
 
 
 def _boxes(fields) -> Iterator[Field]:
-    """The boxes of a form, its sub-forms' included; hidden fields are not boxes."""
+    """The boxes of a form, its sub-forms' included."""
     for field in fields:
         if isinstance(field, FormField):
             yield from _boxes(field)
@@ -279,8 +266,6 @@ class Checklist(SelectMultipleField):
 
 
 class AdjustForm(SiteForm):
-    """A manual correction of one player's running score."""
-
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
     points = WholeNumberField(_l("Points"), validators=[InputRequired(_l("Enter the points, e.g. 3 or -2.")),
                                                      NumberRange(-999, 999)], render_kw=NUMERIC)
@@ -359,17 +344,15 @@ def tie_breaker_field(label: str) -> WholeNumberField:
 
 def entered_tie_breakers(form: Form, keys: Sequence[str], field_name: Callable[[str, int], str],
                          seats: Sequence[int]) -> dict[str, list[int | None]]:
-    """The tie-breakers entered per seat, as the final tally keeps them: a key nobody entered is left out,
-    a seat not entered is None."""
+    """The tie-breakers entered per seat (None where not entered); a key nobody entered is left out."""
     entered = {key: [form[field_name(key, seat)].data for seat in seats] for key in keys}
     return {key: values for key, values in entered.items() if any(v is not None for v in values)}
 
 
 def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | None = None,
                tie_breakers: Sequence[tuple[str, Message, Sequence[int | None]]] = ()) -> DrawnForm:
-    """The generic final tally: one total per player and the game's ``tie_breakers`` (payload key, label,
-    the counts the table recorded) per player, starting from a reopened play's ``kept`` tally where it
-    fits, else from the counts recorded."""
+    """One total per player and the game's ``tie_breakers`` (payload key, label, the counts recorded) per
+    player, starting from a reopened play's ``kept`` tally where it fits, else from the counts recorded."""
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
         name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),

@@ -12,6 +12,7 @@ from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Option
 
 from companion.forms import (
     NUMERIC,
+    RELOAD,
     DrawnForm,
     GroupPlayer,
     PlainForm,
@@ -80,7 +81,7 @@ class HistoryFilterForm(PlainForm):
         return self.page.data or 1
 
     def query(self, page: int) -> dict[str, str | int]:
-        """The query string of another page of the same filter."""
+        """Another page of the same filter."""
         values = {name: getattr(self, name).data for name in ("game", "player", "since", "until")}
         return {**{k: v for k, v in values.items() if v}, "page": page}
 
@@ -156,20 +157,17 @@ class StatisticsFilterForm(PlainForm):
 class CountedForm(SiteForm):
     """Count a finished play in the statistics, or leave it out."""
 
-    counted = HiddenField(validators=[AnyOf(["0", "1"], message=_l("Reload the page and try again."))])
+    counted = HiddenField(validators=[AnyOf(["0", "1"], message=RELOAD)])
 
 
 class ExportSettings(Protocol):
-    """What the settings form shows of a group's settings."""
-
     time_zone: str | None  # None: the server's
     location: str
     bgg_ids: Mapping[str, int]
 
 
 class GroupSettingsForm(SiteForm):
-    """Where and in which time zone the group plays, and BoardGameGeek ids for its exports (built by
-    ``group_settings_form``, with an id field for each of its ``games``)."""
+    """Built by ``group_settings_form``, with a BoardGameGeek id field for each of its ``games``."""
 
     time_zone = SelectField(_l("Time zone"), default="", validate_choice=False,
                             validators=[listed(_l("Pick a time zone from the list."))])

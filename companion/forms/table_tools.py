@@ -4,7 +4,7 @@ from flask_babel import lazy_gettext as _l
 from wtforms import HiddenField, StringField, TextAreaField
 from wtforms.validators import AnyOf, Length, Optional, Regexp
 
-from companion.forms import SiteForm, VersionedForm, collapse_spaces
+from companion.forms import RELOAD, SiteForm, VersionedForm, collapse_spaces
 from companion.games import table_tools as tools
 
 
@@ -13,19 +13,16 @@ def _trimmed(value: str | None) -> str | None:
 
 
 class TimerForm(SiteForm):
-    action = HiddenField(validators=[AnyOf(tools.TIMER_ACTIONS,
-                                           message=_l("Reload the page and try again."))])
+    action = HiddenField(validators=[AnyOf(tools.TIMER_ACTIONS, message=RELOAD)])
 
 
 class FirstPlayerForm(SiteForm):
     """Without a seat the companion draws; the page script draws on the phone (and animates) and sends it."""
 
     # blank counts as not given (Optional lets spaces through unchecked)
-    seat = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(
-        r"^[0-9]$", message=_l("Reload the page and try again."))])
+    seat = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(r"^[0-9]$", message=RELOAD)])
     # who the page showed starting ("" for nobody yet): another phone may have picked since
-    shown = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(
-        r"^[0-9]$", message=_l("Reload the page and try again."))])
+    shown = HiddenField(filters=[_trimmed], validators=[Optional(), Regexp(r"^[0-9]$", message=RELOAD)])
 
     @property
     def shown_seat(self) -> int | bool | None:
