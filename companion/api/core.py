@@ -118,7 +118,6 @@ def count(maximum: int = 999, minimum: int = 0, **more: object) -> dict:
 
 
 def final_score_response(rows: Iterable[str], slug: str) -> dict:
-    """Schema of the final-score response shared by every game."""
     rows = list(rows)
     player = {"type": "object", "required": ["name", "total", "rank", "breakdown"], "properties": {
         "name": {"type": "string"}, "total": {"type": "integer"}, "rank": {"type": "integer", "minimum": 1},
@@ -140,9 +139,8 @@ def checked_player_names(names: list[str], path: str = "players[{index}]") -> li
             raise ApiError(f"{where}: {problem.message}", [(where, str(problem.message))]) from None
     repeated = duplicate_name(cleaned)
     if repeated is not None:
-        where = path.format(index=repeated)
         raise ApiError(f"Player names must be unique: {cleaned[repeated]!r} appears twice.",
-                       [(where, "repeats an earlier player's name")])
+                       [(path.format(index=repeated), "repeats an earlier player's name")])
     return cleaned
 
 

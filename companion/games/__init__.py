@@ -54,7 +54,6 @@ GAMES: dict[str, GameInfo] = {slug: module.GAME for slug, module in RULES.items(
 
 
 def get_game(slug: str) -> GameInfo:
-    """The game with this slug; raises UnknownGame for any other."""
     try:
         return GAMES[slug]
     except KeyError:

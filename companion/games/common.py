@@ -107,13 +107,13 @@ def rank_players(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str,
                                    for (name, points), total, rank in zip(full, totals, ranks, strict=True)))
 
 
-# What the registry asks of a game whose ties are shared: nothing breaks one, so no tally lacks a tie-breaker.
+# What the registry asks of a game whose ties are shared: nothing breaks one, so no tally lacks a tie-breaker
+# (None as the tie-breakers, nothing to refuse for want of one), and typed totals ask nothing besides.
 def no_tie_breakers(*_: object) -> None:
-    """None as the tie-breakers, and nothing to refuse for want of one."""
+    pass
 
 
 def nothing_asked_for_ties(_state: object) -> tuple[()]:
-    """Typed totals ask nothing besides."""
     return ()
 
 
@@ -136,8 +136,6 @@ def whole_number(value: object, path: str, low: int, high: int, what: str) -> in
 
 @dataclass(frozen=True)
 class Seat:
-    """A player at the table, in seat (turn) order."""
-
     name: str
     colour: str
 
@@ -152,7 +150,6 @@ class PlaySetup:
 
 
 def seat_index(payload: Mapping[str, object], seats: int) -> int:
-    """The seat an event names, checked against the ``seats`` at the table."""
     seat = payload.get("seat")
     if type(seat) is not int or not 0 <= seat < seats:
         raise RulesError("Pick one of the players at the table.", "seat")

@@ -38,7 +38,6 @@ def initial_table(setup: PlaySetup) -> TableState:
 
 
 def adjustment(payload: Mapping[str, Any], setup: PlaySetup) -> tuple[int, int]:
-    """The seat and points of an ``adjust`` event, checked."""
     seat = seat_index(payload, len(setup.seats))
     points = payload.get("points")
     if type(points) is not int or not -ADJUST_LIMIT <= points <= ADJUST_LIMIT:
