@@ -58,9 +58,8 @@ def _describe(error: ValidationError) -> tuple[str, str]:
         missing = next((name for name in limit if repr(name) in error.message), limit[0])
         return json_path([*error.absolute_path, missing]), "is required"
     if kind == "additionalProperties":
-        known = set(error.schema.get("properties", {}))
-        extra = sorted(name for name in error.instance if name not in known)
-        return json_path([*error.absolute_path, extra[0]]), "is not a known field"
+        extra = set(error.instance) - set(error.schema.get("properties", {}))
+        return json_path([*error.absolute_path, min(extra)]), "is not a known field"
     if kind == "enum":
         return path, "must be one of " + ", ".join(map(_json_word, limit))
     if kind == "const":

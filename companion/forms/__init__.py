@@ -110,8 +110,7 @@ class SiteForm(FlaskForm):
 
 
 class PlainForm(Form):
-    """A form Flask-WTF does not make: a sub-form in a FormField, or one read from a page's query. WTForms'
-    own messages ("Not a valid integer value.") in the reader's language, as a FlaskForm has them."""
+    """A sub-form, or a page's query: WTForms' own messages in the reader's language, as in a FlaskForm."""
 
     class Meta:
         def get_translations(self, form: Form):
@@ -182,8 +181,7 @@ def refused_tap() -> str:
 
 
 def check_page_number(text: str | None, most_digits: int = 15) -> None:
-    """Refuse a number a page keeps in a hidden field (a play's or sheet's version, a revision) that is not
-    one of ``most_digits`` digits at most: only a broken or forged page sends that."""
+    """Refuse a page's version or revision of over ``most_digits`` digits: a broken or forged page."""
     # not isdigit(): it takes "²"; and int() refuses thousands of digits
     if not re.fullmatch(rf"[0-9]{{1,{most_digits}}}", text or ""):
         raise ValidationError(RELOAD)
@@ -236,8 +234,7 @@ class DrawnForm(VersionedForm):
         self.drawn.data = json.dumps({box.name: box._value() for box in _boxes(self)})
 
     def bring_up_to_date(self, now: "DrawnForm") -> None:
-        """Take from ``now`` (the form drawn from the table as it is now) its version and the boxes still
-        as drawn; mark each box changed, and each typed in that the table changed too."""
+        """Take ``now``'s version (the table as it is now) and its values of the boxes still as drawn."""
         try:
             drawn = json.loads(self.drawn.data or "{}")
         except (ValueError, RecursionError):
@@ -292,8 +289,7 @@ def seat_count(game: GameInfo, players: Sequence[GroupPlayer], asked: str | None
 
 
 def new_play_form(game: GameInfo, players: Sequence[GroupPlayer], seats: int, formdata=None) -> SiteForm:
-    """The form that starts a play: the game's options, then a player and colour for each of ``seats``
-    (seat n starts with the n-th player; left at "the player's colour", a seat takes its player's)."""
+    """The game's options, then a player and colour for each of ``seats``; seat n starts with player n."""
     colour_of = {player.id: player.colour for player in players}
 
     class NewPlayForm(SiteForm):

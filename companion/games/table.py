@@ -120,8 +120,7 @@ def ranked_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str,
 
 def corrected_tally(game: str, rows: Sequence[str], breakdowns: Sequence[tuple[str, Mapping[str, int]]],
                     final_payload: Mapping[str, Any] | None, table: TableState | None = None) -> FinalResult:
-    """``ranked_tally`` of a finished play's corrected rows; RulesError where the game's rules refuse them
-    or cannot rank them from what its final tally recorded."""
+    """``ranked_tally`` of a finished play's corrected rows, which its game's rules may refuse."""
     rules = RULES.get(game)
     if rules:
         rules.check_corrected_tally(table.game_state if table is not None else None, final_payload,
