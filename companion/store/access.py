@@ -16,6 +16,7 @@ from typing import Literal
 
 from sqlite_utils import Database
 
+from companion.store.errors import marks
 from companion.store.groups import Group, Membership
 from companion.store.plays import Play, SeatRow, _play_of
 
@@ -82,10 +83,8 @@ def _reached_row(db: Database, tokens: Sequence[str], group_id: int | None,
                  play_id: int | None) -> tuple | None:
     if not tokens or (group_id is None and play_id is None):
         return None
-    marks = ",".join("?" * len(tokens))
-    if play_id is None:
-        return db.conn.execute(_OF_GROUP.format(marks=marks), [*tokens, group_id]).fetchone()
-    return db.conn.execute(_OF_PLAY.format(marks=marks), [*tokens, play_id, group_id, group_id]).fetchone()
+    sql, params = (_OF_GROUP, [group_id]) if play_id is None else (_OF_PLAY, [play_id, group_id, group_id])
+    return db.conn.execute(sql.format(marks=marks(tokens)), [*tokens, *params]).fetchone()
 
 
 def _trashed(row: tuple, play_id: int | None) -> Restoring:

@@ -30,8 +30,7 @@ def owner_only_files() -> Iterator[None]:
 
 
 def connect(path: str | Path) -> Database:
-    """Open the database with the settings every connection needs; a new file (and so its ``-wal`` and
-    ``-shm`` files) is its owner's only."""
+    """Open the database as every connection needs it; a new file (and its -wal, -shm) is its owner's only."""
     with owner_only_files() if not os.path.exists(path) else contextlib.nullcontext():
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False,
                                isolation_level=None)
@@ -93,11 +92,10 @@ class ThreadConnections:
 
     def get(self) -> Database:
         local = self._local
-        db = getattr(local, "db", None)
-        if db is not None and local.pid == os.getpid():
-            return db
-        if db is not None:
-            _inherited.append(db)
+        if getattr(local, "pid", None) == os.getpid():
+            return local.db
+        if hasattr(local, "db"):
+            _inherited.append(local.db)  # opened before a fork
         local.db, local.pid = connect(self.path), os.getpid()
         if self.replicated:
             LOG_KEPT_BY_REPLICA.add(local.db)
@@ -105,6 +103,6 @@ class ThreadConnections:
 
     def end_request(self) -> None:
         """Roll back a transaction a failed request left open, so it holds no lock and no snapshot."""
-        db = getattr(self._local, "db", None)
-        if db is not None and self._local.pid == os.getpid() and db.conn.in_transaction:
-            db.rollback()
+        local = self._local
+        if getattr(local, "pid", None) == os.getpid() and local.db.conn.in_transaction:
+            local.db.rollback()

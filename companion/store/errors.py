@@ -1,6 +1,6 @@
-"""What the store refuses, the rows it cannot find, and the rows it finds grouped."""
+"""What the store refuses, the rows it cannot find, the rows it finds grouped, and a list's ``?`` marks."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 from companion.messages import Refused
@@ -31,3 +31,8 @@ def grouped(rows: Iterable[tuple], make: Callable[..., Any] | None = None) -> di
     for key, *rest in rows:
         groups.setdefault(key, []).append(tuple(rest) if make is None else make(*rest))
     return groups
+
+
+def marks(values: Sized) -> str:
+    """The ``?`` of each value, for ``IN (…)``."""
+    return ",".join("?" * len(values))

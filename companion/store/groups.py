@@ -8,7 +8,7 @@ from sqlite_utils import Database
 
 from companion.messages import Message
 from companion.names import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH, duplicate_name, name_key
-from companion.store.errors import NotFound, StaleVersion, StoreError, found
+from companion.store.errors import NotFound, StaleVersion, StoreError, found, marks
 from companion.store.request_ids import RequestId, group_made_with, note_request, request_set_aside
 from companion.store.transactions import execute_write, now, write_in_steps, write_transaction
 
@@ -121,10 +121,6 @@ def get_group(db: Database, group_id: int) -> Group:
 
 def group_by_token(db: Database, token: str) -> Group:
     return Group(*found(_live_group(db, "token", token), "group"))
-
-
-def _marks(values: Sequence[object]) -> str:
-    return ",".join("?" * len(values))
 
 
 def rename_group(db: Database, group_id: int, name: str) -> None:
@@ -243,11 +239,11 @@ def check_free_name(db: Database, group_id: int, name: str, except_id: int | Non
             raise DuplicateName("The group already has a player called %(name)s.", "name", name=other)
 
 
-def check_distinct_names(names: Sequence[str], path: str = "players") -> None:
+def check_distinct_names(names: Sequence[str]) -> None:
     """Refuse a list of new players in which two are the same player (the key of check_free_name)."""
     index = duplicate_name(list(names))
     if index is not None:
-        raise DuplicateName("%(name)s appears twice among the players.", f"{path}[{index}].name",
+        raise DuplicateName("%(name)s appears twice among the players.", f"players[{index}].name",
                             name=names[index])
 
 
@@ -305,7 +301,7 @@ def get_membership(db: Database, group_id: int, membership_id: int) -> Membershi
 
 def existing_tokens(db: Database, tokens: Sequence[str]) -> set[str]:
     """Which of ``tokens`` still belong to a membership (removed phones and purged groups drop out)."""
-    rows = db.execute(f"SELECT token FROM memberships WHERE token IN ({_marks(tokens)})", list(tokens))
+    rows = db.execute(f"SELECT token FROM memberships WHERE token IN ({marks(tokens)})", list(tokens))
     return {token for (token,) in rows}
 
 
@@ -314,7 +310,7 @@ def trashed_memberships(db: Database, tokens: Sequence[str]) -> list[tuple[Membe
     columns = ", ".join(f"m.{name}" for name in _MEMBERSHIP_COLUMNS.split(", "))
     rows = db.execute(
         f"SELECT {columns}, g.name FROM memberships m JOIN groups g ON g.id = m.group_id "
-        f"WHERE m.token IN ({_marks(tokens)}) AND g.deleted_at IS NOT NULL ORDER BY g.deleted_at, g.id",
+        f"WHERE m.token IN ({marks(tokens)}) AND g.deleted_at IS NOT NULL ORDER BY g.deleted_at, g.id",
         list(tokens)).fetchall()
     return [(Membership(*row[:-1]), row[-1]) for row in rows]
 
@@ -329,7 +325,7 @@ def _groups_of_tokens(db: Database, tokens: Sequence[str], where: str, order: st
     """The groups these membership tokens were made for, where ``where`` holds: their columns, deleted_at."""
     return db.execute(
         "SELECT g.id, g.name, g.token, g.join_code, g.created_at, g.deleted_at FROM memberships m JOIN "
-        f"groups g ON g.id = m.group_id WHERE m.token IN ({_marks(tokens)}) AND {where} ORDER BY {order}",
+        f"groups g ON g.id = m.group_id WHERE m.token IN ({marks(tokens)}) AND {where} ORDER BY {order}",
         list(tokens)).fetchall()
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import grouped
+from companion.store.errors import grouped, marks
 from companion.store.transactions import write_transaction
 
 HISTORY_PAGE_SIZE = 30
@@ -86,7 +86,7 @@ def history(db: Database, group_id: int, game: str | None = None, player_id: int
     standings = grouped(db.execute(
         "SELECT r.play_id, r.player_id, pl.name, s.colour, s.seat, r.total, r.rank FROM results r "
         "JOIN seats s ON s.play_id = r.play_id AND s.player_id = r.player_id JOIN players pl ON "
-        f"pl.id = r.player_id WHERE r.play_id IN ({','.join('?' * len(rows))}) ORDER BY r.rank, s.seat",
+        f"pl.id = r.player_id WHERE r.play_id IN ({marks(rows)}) ORDER BY r.rank, s.seat",
         [row[0] for row in rows]), Standing)
     entries = tuple(HistoryEntry(play_id, slug, ended_at, bool(counted), tuple(standings.get(play_id, ())))
                     for play_id, slug, ended_at, counted in rows)

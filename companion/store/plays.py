@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+from collections import UserList
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -10,7 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from companion.store.errors import NotFound, StaleVersion, StoreError, found, grouped
+from companion.store.errors import NotFound, StaleVersion, StoreError, found, grouped, marks
 from companion.store.request_ids import expected_request, request_noted, seen_request
 from companion.store.transactions import execute_write, now, write_one_statement, write_transaction
 
@@ -152,7 +153,7 @@ def _plays(db: Database, rows: Sequence[tuple]) -> list[Play]:
     """The plays of these rows with their seats, read in one query."""
     seats = grouped(db.execute(
         "SELECT s.play_id, s.seat, s.player_id, p.name, s.colour FROM seats s JOIN players p ON p.id = "
-        f"s.player_id WHERE s.play_id IN ({','.join('?' * len(rows))}) ORDER BY s.play_id, s.seat",
+        f"s.player_id WHERE s.play_id IN ({marks(rows)}) ORDER BY s.play_id, s.seat",
         [row[0] for row in rows]), SeatRow)
     return [_play_of(row, tuple(seats.get(row[0], ()))) for row in rows]
 
@@ -222,8 +223,7 @@ def trash_play(db: Database, play_id: int, at: str) -> None:
 
 
 def restore_trashed_play(db: Database, group_id: int, play_id: int) -> None:
-    """Take a play of the group out of the trash; NotFound (nothing written) if the trash holds no such
-    play."""
+    """Take the group's play out of the trash; NotFound (nothing written) if the trash has no such play."""
     with write_transaction(db):
         if not db.execute("UPDATE plays SET deleted_at = NULL, ended_at = ended_at WHERE id = ? AND "
                           "group_id = ? AND deleted_at IS NOT NULL", [play_id, group_id]).rowcount:
@@ -274,22 +274,15 @@ def check_play_version(db: Database, play_id: int, expected: int) -> None:
     _current_version(db, play_id, expected)
 
 
-class EventLog(Sequence[Event]):
-    """A play's event log as of ``version``, read only when its events are asked for (a check may need
-    only the version)."""
+class EventLog(UserList[Event]):
+    """A play's event log as of ``version``, read when first used (a check may need only the version)."""
 
     def __init__(self, db: Database, play_id: int, version: int) -> None:
         self.db, self.play_id, self.version = db, play_id, version
 
     @cached_property
-    def _events(self) -> list[Event]:
+    def data(self) -> list[Event]:  # type: ignore[override]
         return list_events(self.db, self.play_id)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        return self._events[index]
-
-    def __len__(self) -> int:
-        return len(self._events)
 
 
 def _insert_event(db: Database, play_id: int, kind: str, payload: Mapping[str, Any],

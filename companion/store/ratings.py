@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from companion.store.errors import grouped
+from companion.store.errors import grouped, marks
 from companion.store.plays import FINAL_EVENT
 from companion.store.transactions import write_transaction
 
@@ -106,6 +106,6 @@ def rating_history(db: Database, group_id: int, scope: str = OVERALL, limit: int
                        "ORDER BY ended_at DESC, play_id DESC LIMIT ?", [group_id, scope, limit]).fetchall()
     shown = grouped(db.execute(
         "SELECT play_id, player_id, mu - 3 * sigma FROM ratings WHERE scope = ? AND play_id IN "
-        f"({','.join('?' * len(plays))})", [scope, *(play_id for play_id, _ in plays)]))
+        f"({marks(plays)})", [scope, *(play_id for play_id, _ in plays)]))
     return [RatedPlay(play_id, ended_at, dict(shown.get(play_id, ())))
             for play_id, ended_at in reversed(plays)]

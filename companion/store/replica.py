@@ -77,15 +77,11 @@ def log_position(database: str | Path) -> LogPosition | None:
                 return None
             _magic, _version, page_size, _checkpoint, salt1, salt2 = WAL_HEADER.unpack_from(header)
             end = offset = WAL_HEADER_BYTES
-            while True:
-                log.seek(offset)
-                frame = log.read(FRAME_HEADER.size)
-                if len(frame) < FRAME_HEADER.size:
+            while len(frame := log.read(FRAME_HEADER.size)) == FRAME_HEADER.size:
+                _page, commit, *frame_salts = FRAME_HEADER.unpack(frame)
+                if frame_salts != [salt1, salt2]:
                     break
-                _page, commit, frame_salt1, frame_salt2 = FRAME_HEADER.unpack(frame)
-                if (frame_salt1, frame_salt2) != (salt1, salt2):
-                    break
-                offset += FRAME_HEADER_BYTES + page_size
+                offset = log.seek(offset + FRAME_HEADER_BYTES + page_size)
                 if commit:
                     end = offset
     except FileNotFoundError:

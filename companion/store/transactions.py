@@ -74,7 +74,6 @@ def write_transaction(db: Database) -> Iterator[Database]:
 
 
 def execute_write(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlite3.Cursor:
-    """One statement in a write transaction of its own (``write_transaction``)."""
     with write_transaction(db):
         return db.execute(sql, parameters)
 
@@ -98,18 +97,16 @@ def write_in_steps(db: Database, items: Iterable[Any], write: Callable[[Any], An
     import) never keeps other writers waiting long; what ``write`` returned for the items of a committed
     step goes to ``written`` (what a write that fails on the way must remove)."""
     pending = iter(items)
+    written = [] if written is None else written
     item = next(pending, _NO_MORE)  # looked at ahead: no pause and no empty step after the last item
     while item is not _NO_MORE:
         step = []
         with write_transaction(db):
             ends = time.monotonic() + STEP_SECONDS
-            while item is not _NO_MORE:
+            while item is not _NO_MORE and (not step or time.monotonic() < ends):
                 step.append(write(item))
                 item = next(pending, _NO_MORE)
-                if time.monotonic() >= ends:
-                    break
-        if written is not None:
-            written.extend(step)
+        written.extend(step)
         if item is not _NO_MORE:
             between_steps(db)
 
@@ -142,8 +139,7 @@ def _while_busy(db: Database, sql: str, parameters: Sequence[Any] = ()) -> sqlit
 
 
 def after_commit(db: Database) -> None:
-    """Every CHECKPOINT_EVERY commits, forget old request ids and copy the log (here no writer waits on
-    it); a step that fails is left to the next time."""
+    """Every CHECKPOINT_EVERY commits, forget old request ids and copy the log (no writer waits on it)."""
     if next(_commits) % CHECKPOINT_EVERY:
         return
     with contextlib.suppress(sqlite3.OperationalError):
