@@ -233,8 +233,7 @@ def delete_player(db: Database, group_id: int, player_id: int) -> None:
 def check_free_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
     """Refuse a name the group already has (as ``names.name_key`` compares them); inside the write."""
     key = name_key(name)
-    taken = db.execute("SELECT id, name FROM players WHERE group_id = ?", [group_id]).fetchall()
-    for player_id, other in taken:
+    for player_id, other in db.execute("SELECT id, name FROM players WHERE group_id = ?", [group_id]):
         if player_id != except_id and name_key(other) == key:
             raise DuplicateName("The group already has a player called %(name)s.", "name", name=other)
 
@@ -248,8 +247,7 @@ def check_distinct_names(names: Sequence[str]) -> None:
 
 
 def insert_player(db: Database, group_id: int, name: str, colour: str, **columns: str | bool | None) -> int:
-    """A new player's row inside a write (its name checked by the caller); ``columns``: created_at, uid,
-    retired."""
+    """A new player's row inside a write (its name checked before); ``columns``: created_at, uid, retired."""
     return db["players"].insert({"group_id": group_id, "name": name, "colour": colour, "created_at": now(),
                                  **columns}).last_pk
 
@@ -267,11 +265,10 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
     ``shown`` on the page that changes them (another phone changed them since)."""
     with write_transaction(db):
         if shown is not None:
-            stored = found(db.execute("SELECT name, colour FROM players WHERE id = ? AND group_id = ?",
-                                      [player_id, group_id]).fetchone(), "player")
-            if tuple(stored) != tuple(shown):
+            stored = get_player(db, group_id, player_id)
+            if (stored.name, stored.colour) != tuple(shown):
                 raise StaleVersion("Another phone changed this player since you opened the page (now "
-                                   "called %(name)s). Check what you typed and save again.", name=stored[0])
+                                   "called %(name)s). Check what you typed and save again.", name=stored.name)
         check_free_name(db, group_id, name, except_id=player_id)
         db.execute("UPDATE players SET name = ?, colour = ? WHERE id = ? AND group_id = ?",
                    [name, colour, player_id, group_id])

@@ -174,8 +174,7 @@ def list_plays(db: Database, group_id: int, status: str, limit: int = 20) -> lis
 
 def group_plays(db: Database, group_id: int, active_limit: int = 20, finished_limit: int = 10,
                 with_trash: bool = True) -> GroupPlays:
-    """The group's plays going on, its latest finished ones and (``with_trash``) those in its trash, with
-    their seats and results, in one query; the trash most recently deleted first."""
+    """The group's active, latest finished and (``with_trash``) trashed plays, with results, in one query."""
     selects = [_LISTED, _LISTED, *([_TRASHED] if with_trash else [])]
     params = [group_id, "active", active_limit, group_id, "finished", finished_limit,
               *([group_id] if with_trash else [])]
@@ -523,8 +522,7 @@ def save_play_note(db: Database, play_id: int, fields: Mapping[str, str], expect
 def log_past_play(db: Database, group_id: int, game: str, seats: Sequence[tuple[int, str]],
                   options: Mapping[str, Any], payload: Mapping[str, Any], results: Sequence[ResultInput],
                   started_at: str, ended_at: str, check: Callable[[Database], None] | None = None) -> int:
-    """Keep a play that was played earlier, finished, in one transaction; returns its id. ``check`` runs
-    under the write lock first and may refuse."""
+    """Keep an earlier play, finished, in one transaction; its id. ``check`` runs first, under the lock."""
     with write_transaction(db):
         if check is not None:
             check(db)
