@@ -185,8 +185,11 @@ def _check_shape(document: Any) -> None:
                           where=where, problem=error.message)
 
 
-def _utc_stamp(value: str, where: str) -> str:
-    """The moment in the companion's own form (UTC, ``+00:00``), so that stamps sort as times do."""
+def _to_utc(record: dict, key: str, where: str) -> None:
+    """The record's moment, if any, in the companion's own form (UTC, ``+00:00``): stamps sort as times do."""
+    value, where = record.get(key), f"{where}.{key}"
+    if value is None:
+        return
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
@@ -198,7 +201,7 @@ def _utc_stamp(value: str, where: str) -> str:
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         raise BackupError("The backup is damaged at %(where)s: %(value)r is not between the years %(first)d "
                           "and %(last)d.", where, where=where, value=value, first=FIRST_YEAR, last=LAST_YEAR)
-    return moment.astimezone(UTC).isoformat()
+    record[key] = moment.astimezone(UTC).isoformat()
 
 
 def _clean_name(name: str, where: str, most: int = NAME_MAX) -> str:
@@ -221,7 +224,7 @@ def _check_players(players: list[dict], colours: Collection[str]) -> None:
         if player["colour"] not in colours:
             raise BackupError("The backup gives %(name)s the colour %(colour)r, which the companion does not "
                               "have.", f"players[{n}].colour", name=player["name"], colour=player["colour"])
-        player["created_at"] = _utc_stamp(player["created_at"], f"players[{n}].created_at")
+        _to_utc(player, "created_at", f"players[{n}]")
 
 
 def _check_uids(document: dict) -> None:
@@ -263,7 +266,7 @@ def _check_events(play: dict, where: str) -> None:
         if event["seq"] != n + 1:
             raise BackupError("%(event)s is number %(seq)d; the events must be numbered 1, 2, 3 … in order.",
                               f"{where}.events[{n}].seq", event=f"{where}.events[{n}]", seq=event["seq"])
-        event["created_at"] = _utc_stamp(event["created_at"], f"{where}.events[{n}].created_at")
+        _to_utc(event, "created_at", f"{where}.events[{n}]")
     kinds = [event["kind"] for event in events]
     finals = [n for n, kind in enumerate(kinds) if kind == FINAL_EVENT]
     if play["status"] == "finished":
@@ -352,8 +355,7 @@ def _check_final_tally(table: TableState, tally: Any, where: str, path: str) -> 
 
 def _check_reopened(play: dict, where: str, table: TableState) -> None:
     """A reopened play's kept tally: from a version the play going on had, allowed while it is unchanged."""
-    if play.get("first_ended_at") is not None:
-        play["first_ended_at"] = _utc_stamp(play["first_ended_at"], f"{where}.first_ended_at")
+    _to_utc(play, "first_ended_at", where)
     reopened = play.pop("reopened", None)
     play["reopened_tally"] = reopened and reopened["tally"]
     play["reopened_at_version"] = reopened and reopened["at_version"]
@@ -447,12 +449,10 @@ def parse_backup(data: bytes | str | IO[bytes], games: Mapping[str, GameInfo],
         if game is None:
             raise BackupError("%(play)s is a play of %(game)r, a game the companion does not serve.",
                               f"{where}.game", play=where, game=play["game"])
-        play["started_at"] = _utc_stamp(play["started_at"], f"{where}.started_at")
-        timer = play["options"].get(table_tools.TIMER)
-        if timer is not None and timer.get("since") is not None:
-            timer["since"] = _utc_stamp(timer["since"], f"{where}.options.{table_tools.TIMER}.since")
-        if play["ended_at"] is not None:
-            play["ended_at"] = _utc_stamp(play["ended_at"], f"{where}.ended_at")
+        _to_utc(play, "started_at", where)
+        if (timer := play["options"].get(table_tools.TIMER)) is not None:
+            _to_utc(timer, "since", f"{where}.options.{table_tools.TIMER}")
+        _to_utc(play, "ended_at", where)
         # a play of teams started with one seat, before teams needed two, is kept as its sheet allows
         _check_seats(play, where, players, colours,
                      game if sheet is None else replace(game, min_players=sheet.min_players))

@@ -307,9 +307,8 @@ class History:
         return signature in self.signatures
 
     def under_other_names(self, signature: PlaySignature) -> Mapping[str, int | None] | None:
-        """The players (name keys) of the one history play that this one is under other names, with their
-        totals: the same game, start and number of players, where everyone the file names as a player of the
-        group played."""
+        """The players (name keys) and totals of the one history play this one is under other names: the same
+        game, start and number of players, with everyone the file names as the group's player in it."""
         game, started_at, keys = signature
         known = keys & self.names.keys()
         fits = [kept for kept in self._at.get((game, started_at), ())
@@ -547,8 +546,7 @@ def _ranked(play: ImportablePlay, scores: Sequence[tuple[str, Mapping[str, int]]
 
 
 def other_winners(plays: Sequence[ImportablePlay]) -> list[ImportablePlay]:
-    """The plays in which BG Stats marks other winners than the players ranked first by the points and
-    the game's rules (a tie they share, say): the confirmation says so."""
+    """The plays where BG Stats marks other winners than the points and rules rank first: the page says so."""
     differing = []
     for play in plays:
         marked = {seat for seat, score in enumerate(play.scores) if score.winner}

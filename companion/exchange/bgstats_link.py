@@ -21,7 +21,7 @@ def bg_stats_play(play: Play, game: GameInfo, results: Sequence[ResultRow], ids:
                   settings: GroupSettings) -> dict[str, Any]:
     """The play with stable ids, so that BG Stats matches one sent again (even from a restored backup); each
     edition of a game is its own game in BG Stats."""
-    edition = common.gwt_edition(play.options) if play.game == gwt.GAME.slug else None
+    edition = common.gwt_edition(play.game, play.options)
     object_id = common.bgg_id(play.game, play.options, game, settings.bgg_ids)
     game_data = {"name": game.name, "sourceGameId": _source_game_id(game, edition),
                  "highestWins": not game.lowest_wins, "noPoints": False,

@@ -30,8 +30,8 @@ def known_time_zones() -> frozenset[str]:
 def bgg_id(game: str, options: Mapping[str, Any], info: GameInfo | None = None,
            group_ids: Mapping[str, int] | None = None) -> int | None:
     """The game's BoardGameGeek id: the verified one, a group's own game's, the one the group set, or None."""
-    if game == gwt.GAME.slug and (edition := gwt_edition(options)) is not None:
-        return GWT_BGG_IDS.get(edition)
+    if (edition := gwt_edition(game, options)) is not None:
+        return GWT_BGG_IDS[edition]
     if info is not None and info.bgg_id is not None:
         return info.bgg_id
     return (group_ids or {}).get(game)
@@ -41,15 +41,15 @@ def needs_bgg_id(game: GameInfo) -> bool:
     return game.slug != gwt.GAME.slug
 
 
-def gwt_edition(options: Mapping[str, Any]) -> int | None:
+def gwt_edition(game: str, options: Mapping[str, Any]) -> int | None:
+    """A Great Western Trail play's edition; None for other games."""
     edition = options.get("edition", gwt.DEFAULT_EDITION)
-    return edition if type(edition) is int and edition in GWT_BGG_IDS else None
+    return edition if game == gwt.GAME.slug and type(edition) is int and edition in GWT_BGG_IDS else None
 
 
 def play_numbers(plays: Sequence[ArchivedPlay]) -> list[int]:
-    """Each play's number in the exports (the CSV's play column, BoardGameGeek's play id), in order: drawn
-    from its ``uid`` (which trash, backup and restore keep), so other plays never change it. Two plays
-    drawing the same number (about once in 200,000 groups of 1,000 plays) take the next free ones."""
+    """Each play's number in the exports, drawn from its ``uid`` (which trash, backup and restore keep) so
+    that other plays never change it; two drawing one number (rarely) take the next free ones."""
     # a play without a uid (an archive not read from the store) is known by its game, start and seats
     keys = [play.uid if play.uid is not None else json.dumps(
         [play.game, play.started_at, [[seat.player, seat.colour] for seat in play.seats]]) for play in plays]
@@ -71,7 +71,7 @@ def finished_plays(archive: GroupArchive) -> Iterator[tuple[int, ArchivedPlay]]:
 
 
 def group_zone(name: str | None) -> zoneinfo.ZoneInfo | None:
-    """The group's time zone; None (the server's own) when it set none."""
+    """None (the server's own) when the group set none."""
     return zoneinfo.ZoneInfo(name) if name else None
 
 
@@ -83,8 +83,7 @@ def as_local(moment: datetime, zone: tzinfo | None) -> datetime:
 
 
 def other_reading(moment: datetime, zone: tzinfo | None) -> datetime | None:
-    """The other moment a time without a zone names where the clocks go back (the hour that comes twice) or
-    forward, else None."""
+    """The other moment a time without a zone names where the clocks go back or forward, else None."""
     if moment.tzinfo is not None:
         return None
     first, second = (as_local(moment.replace(fold=fold), zone) for fold in (0, 1))

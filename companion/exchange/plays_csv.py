@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import tzinfo
 
 from companion.exchange.common import finished_plays, gwt_edition, local_time, option_text, play_minutes
-from companion.games import custom, great_western_trail, table_tools
+from companion.games import custom, table_tools
 from companion.games.common import GameInfo
 from companion.store import FINAL_EVENT, ArchivedPlay, GroupArchive
 
@@ -23,8 +23,8 @@ def _spreadsheet_safe(cell: object) -> object:
 
 def _teams(play: ArchivedPlay) -> list[str]:
     """Each seat's team as the final tally recorded it; empty texts for a play not played in teams."""
-    finals = [event.payload for event in play.events if event.kind == FINAL_EVENT]
-    teams, _ = custom.outcome_from_payload(finals[-1] if finals else None, len(play.seats))
+    final = next((event.payload for event in reversed(play.events) if event.kind == FINAL_EVENT), None)
+    teams, _ = custom.outcome_from_payload(final, len(play.seats))
     if teams is None or any(team not in custom.TEAM_NAMES for team in teams):
         return [""] * len(play.seats)
     return teams
@@ -48,7 +48,7 @@ def plays_csv(archive: GroupArchive, games: Mapping[str, GameInfo], zone: tzinfo
            "seat", "player", "colour", "rank", "total", "winner", "team",
            *(ROW_PREFIX + row for row in rows)])
     for number, play in finished_plays(archive):
-        edition = gwt_edition(play.options) if play.game == great_western_trail.GAME.slug else None
+        edition = gwt_edition(play.game, play.options)
         started, ended = (local_time(stamp, zone).strftime("%Y-%m-%d %H:%M")
                           for stamp in (play.started_at, play.ended_at or play.started_at))
         about = [number, started, ended, play_minutes(play.started_at, play.ended_at, play.options),

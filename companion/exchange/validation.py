@@ -1,5 +1,6 @@
 """Strict JSON Schema checks shared by the scoring API and the file imports, and the path of a bad field."""
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -19,14 +20,12 @@ def json_path(parts: Iterable[Any]) -> str:
     return text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def broken_text(value: Any) -> bool:
     """A string with a lone surrogate: JSON's escapes can write one, but no page or file can hold it."""
-    if isinstance(value, str):
-        try:
-            value.encode()
-        except UnicodeEncodeError:
-            return True
-    return False
+    return isinstance(value, str) and _SURROGATE.search(value) is not None
 
 
 def first_bad(document: Any, bad: Callable[[Any], bool]) -> tuple[str, Any] | None:
