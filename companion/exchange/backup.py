@@ -293,8 +293,7 @@ def _check_results(play: dict, where: str, game: GameInfo) -> None:
     known = {*game.rows, "total"}  # "total": a play closed with the plain total per player
     for n, result in enumerate(results):
         at = f"{where}.results[{n}]"
-        unknown = sorted(set(result["breakdown"]) - known)
-        if unknown:
+        if unknown := sorted(set(result["breakdown"]) - known):
             raise BackupError("%(result)s has the row %(row)r, which %(game)s does not score.",
                               f"{at}.breakdown", result=at, row=unknown[0], game=game.name)
         if set(result["breakdown"]) != set(results[0]["breakdown"]):
@@ -425,8 +424,7 @@ def _settings(group: dict, games: Mapping[str, GameInfo]) -> GroupSettings:
         raise BackupError("The backup is damaged at %(where)s: the place holds a control character.",
                           "group.location", where="group.location")
     bgg_ids = group.get("bgg_ids", {})
-    unknown = sorted(set(bgg_ids) - set(games))
-    if unknown:
+    if unknown := sorted(set(bgg_ids) - set(games)):
         raise BackupError("The backup sets a BoardGameGeek id for %(game)r, a game the companion does not "
                           "serve.", "group.bgg_ids", game=unknown[0])
     return GroupSettings(zone, " ".join(location.split()), bgg_ids)

@@ -343,8 +343,7 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
         document = json.loads(data)
     except (ValueError, RecursionError):
         raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
-    broken = first_bad(document, broken_text)
-    if broken is not None:
+    if (broken := first_bad(document, broken_text)) is not None:
         raise _damaged(broken[0] or "the file",
                        Message("it holds a broken character (a lone surrogate), which is not text."))
     if not isinstance(document, dict) or not all(
