@@ -1301,30 +1301,24 @@ class TileTakenSince(RulesError):
         self.seat = seat
 
 
-def _tiles_taken(state: PlayState, kind: str, payload: Mapping[str, Any]
-                 ) -> tuple[tuple[int, ...], int] | None:
-    """The tiles, highest first, of which a tap of ``kind`` takes the next (the investment bonus tiles, or
-    its metal's shipping bonus tiles), and how many of them are taken; None for a tap that takes none."""
-    if kind == "investment":
-        tiles = INVESTMENT_BONUS_TILES[len(state.setup.seats)]
-        return tiles, len(tiles) - len(state.investment_tiles_left)
-    metal = payload.get("metal")
-    if kind == "shipping_bonus" and metal in SHIPPING_BONUS_VALUES:
-        return SHIPPING_BONUS_VALUES[metal], len(state.shipping_bonus[METALS.index(metal)])
-    return None
-
-
 def _check_tile_taken_since(state: PlayState, since: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
                             payload: Mapping[str, Any]) -> None:
     """Refuse (asked once) a tap that would take another tile than its page showed, because entries of other
-    phones ``since`` (newest first) took tiles of the same ones."""
-    pool = _tiles_taken(state, kind, payload)
+    phones ``since`` (newest first) took tiles of the same ones: the investment bonus tiles, or its metal's
+    shipping bonus tiles (highest first)."""
+    metal = payload.get("metal")
+    if kind == "investment":
+        tiles = INVESTMENT_BONUS_TILES[len(state.setup.seats)]
+        taken = len(tiles) - len(state.investment_tiles_left)
+    elif kind == "shipping_bonus" and metal in SHIPPING_BONUS_VALUES:
+        tiles, taken = SHIPPING_BONUS_VALUES[metal], len(state.shipping_bonus[METALS.index(metal)])
+    else:
+        return
     # the same tiles: every investment's, or the shipping bonus of the same metal (investments name none)
     takers = [entered["seat"] for earlier, entered in since
-              if earlier == kind and entered.get("metal") == payload.get("metal")]
-    if pool is None or not takers:
+              if earlier == kind and entered.get("metal") == metal]
+    if not takers:
         return
-    tiles, taken = pool
     now = tiles[taken] if taken < len(tiles) else None
     if now is None and kind == "shipping_bonus":
         return  # both tiles gone: the table refuses the tap
@@ -1333,7 +1327,7 @@ def _check_tile_taken_since(state: PlayState, since: Sequence[tuple[str, Mapping
     params = {"taker": seats[takers[-1]].name, "name": seats[seat].name, "shown": tiles[taken - len(takers)],
               "now": now}
     if kind == "shipping_bonus":
-        params["metal"] = Term(payload["metal"])
+        params["metal"] = Term(metal)
     # an investment without a tile still scores its card
     message = _TILE_TAKEN_SINCE[kind] if now is not None else _LAST_INVESTMENT_TILE_TAKEN_SINCE
     raise TileTakenSince(seat, Message(message.template, **params))
