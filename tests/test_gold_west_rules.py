@@ -934,10 +934,10 @@ def test_a_second_investment_or_boomtown_use_in_a_turn_is_asked_about(before, ki
     state = play(2, before)
     if asked:
         with pytest.raises(gold_west.AgainThisTurn) as caught:
-            gold_west.check_once_a_turn(state, before, kind, 0)
+            gold_west.check_once_a_turn(state, kind, 0)
         assert caught.value.seat == 0 and "Anna has" in str(caught.value)
     else:
-        gold_west.check_once_a_turn(state, before, kind, 0)
+        gold_west.check_once_a_turn(state, kind, 0)
 
 
 ANNA_SUPPLY, ANNA_CAMP, BEN_CAMP = (("supply", {"seat": 0, "section": 2}), ("camp", {"seat": 0}),
@@ -977,10 +977,10 @@ def test_a_supply_track_placement_beyond_the_turns_mining_token_is_asked_about(b
     state = play(2, before, trading_post=trading_post)
     if asked:
         with pytest.raises(gold_west.AgainThisTurn) as caught:
-            gold_west.check_once_a_turn(state, before, "supply", 0)
+            gold_west.check_once_a_turn(state, "supply", 0)
         assert caught.value.seat == 0 and asked in str(caught.value)
     else:
-        gold_west.check_once_a_turn(state, before, "supply", 0)
+        gold_west.check_once_a_turn(state, "supply", 0)
 
 
 @pytest.mark.parametrize(("before", "trading_post", "offered"), [

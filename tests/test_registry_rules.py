@@ -87,6 +87,8 @@ def test_gold_west_seats_in_turn_order(players, camps, turn, others):
 ])
 def test_gold_west_refuses_a_tap_out_of_turn_once(events, seat, kind, refused):
     state = gold_west_state(3, {})
+    for entered, payload in events:
+        state = gold_west.apply_event(state, entered, payload)
     if refused:
         with pytest.raises(gold_west.OutOfTurn) as caught:
             gold_west.check_turn(state, events, seat, kind)

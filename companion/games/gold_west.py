@@ -635,7 +635,7 @@ class PlayState:
     # (terrain, settlement?) of each building whose mining token's terrain the ledger recorded
     buildings: tuple[tuple[tuple[str, bool], ...], ...]
     office_tokens: tuple[tuple[str, ...], ...]  # the office of each influence token placed on one
-    own_turns: tuple[OwnTurn, ...]  # what each seat entered since its own last turn ended (``_own_turn``)
+    own_turns: tuple[OwnTurn, ...]  # what each seat entered since its own last turn ended
     note: str = ""  # what the players should know about the last event, if anything
 
     @property
@@ -1135,7 +1135,7 @@ def check_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]]
     """Refuse a tap out of turn (asked once) unless the player entered in this turn (in the last: anybody)
     or it puts the mining token of the player's turn just ended on the supply track."""
     turn = state.next_seat
-    if turn is None or seat == turn or (kind == "supply" and _own_turn(events, seat)[1]):
+    if turn is None or seat == turn or (kind == "supply" and state.own_turns[seat][1]):
         return
     if not any(payload.get("seat") == seat for _, payload in _turn_under_way(events)):
         raise OutOfTurn(seat, turn)
@@ -1165,16 +1165,6 @@ def _next_own_turn(turn: OwnTurn, kind: str, own: bool) -> OwnTurn:
     return kinds, ended
 
 
-def _own_turn(events: Sequence[tuple[str, Mapping[str, Any]]], seat: int) -> OwnTurn:
-    """What ``seat`` entered since its own last turn ended, and whether that turn just ended (nobody else
-    entered since): then what it entered in that turn."""
-    turn = NO_TURN_YET
-    for kind, payload in events:
-        if kind in EVENT_KINDS:
-            turn = _next_own_turn(turn, kind, payload.get("seat") == seat)
-    return turn
-
-
 # What a player does at most once a turn (the investment in rules/gold-west.md, BoomTown in the game's
 # description): a second tap in the same turn is asked about, as a double tap would be.
 ONCE_A_TURN: Mapping[str, str] = {"investment": "investment", "boomtown": "boomtown",
@@ -1188,11 +1178,11 @@ _AGAIN_THIS_TURN: Mapping[str, Message] = {  # each names the player as %(name)s
                                     "the supply track. Record it anyway?")}
 
 
-def _supply_placements_left(state: PlayState, seat: int, turn: OwnTurn) -> tuple[bool, int]:
+def _supply_placements_left(state: PlayState, seat: int) -> tuple[bool, int]:
     """Whether ``seat`` has a mining token for its turn (a camp left, or the camp or loot that just ended
     the turn), and how many supply-track placements that turn has left: the token's, and one for each use
     of the 1×1 space with the Trading Post."""
-    this_turn, ended = turn
+    this_turn, ended = state.own_turns[seat]
     has_camp = ended or state.camps_placed[seat] < state.camps_per_player
     tokens = has_camp + (this_turn.count("boomtown_1x1") if state.trading_post else 0)
     return has_camp, tokens - this_turn.count("supply")
@@ -1203,7 +1193,7 @@ def supply_track_open(state: PlayState, seat: int) -> bool:
     with the Trading Post (the 1×1 space's resource, in the last turn too), and after its last camp or loot
     until that turn's token is entered (the rulebook puts it on the supply track after the Build/Loot)."""
     return (state.camps_placed[seat] < state.camps_per_player or state.trading_post
-            or _supply_placements_left(state, seat, state.own_turns[seat])[1] > 0)
+            or _supply_placements_left(state, seat)[1] > 0)
 
 
 class AgainThisTurn(RulesError):
@@ -1216,17 +1206,16 @@ class AgainThisTurn(RulesError):
         self.seat = seat
 
 
-def check_once_a_turn(state: PlayState, events: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
-                      seat: int) -> None:
+def check_once_a_turn(state: PlayState, kind: str, seat: int) -> None:
     """Refuse (asked once) a second investment or BoomTown use of ``seat`` since its own last Build/Loot, and
     a supply-track placement beyond the turn's mining token (the Build/Loot step's, entered before or after
     its camp; one more for each use of the 1×1 space with the Trading Post)."""
-    this_turn, ended = _own_turn(events, seat)
+    this_turn, ended = state.own_turns[seat]
     if ended and kind != "supply":
         this_turn = ()  # the tap begins the player's next turn
     name = state.setup.seats[seat].name
     if kind == "supply":
-        has_camp, left = _supply_placements_left(state, seat, (this_turn, ended))
+        has_camp, left = _supply_placements_left(state, seat)
         if left <= 0:
             raise AgainThisTurn(seat, name, "supply" if has_camp else "supply without token")
     limited = ONCE_A_TURN.get(kind)

@@ -53,7 +53,7 @@ def record(play_id: int, kind: str):
         if not gold_west.OutOfTurn.answers <= confirmed and phone_seat(play) != payload["seat"]:
             gold_west.check_turn(table.game_state, entered, payload["seat"], kind)
         if not gold_west.AgainThisTurn.answers <= confirmed:
-            gold_west.check_once_a_turn(table.game_state, entered, kind, payload["seat"])
+            gold_west.check_once_a_turn(table.game_state, kind, payload["seat"])
         gold_west.check_line_order(table.game_state, kind, payload)
         apply(table, kind, payload)
 
