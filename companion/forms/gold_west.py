@@ -25,8 +25,6 @@ from companion.web.i18n import translated
 
 
 class GoldWestOptionsForm(PlainForm):
-    """The offices dealt at setup and the Trading Post mini expansion."""
-
     offices = Checklist(_l("BoomTown offices dealt"),
                         choices=choices((office.key, _l(office.label)) for office in gw.OFFICES))
     trading_post = BooleanField(_l("Trading Post mini expansion"))
@@ -145,8 +143,6 @@ def _board_count(label) -> WholeNumberField:
 
 
 class TerrainCounts(PlainForm):
-    """One number per terrain."""
-
     forest, gold, silver, copper = map(_count, (_l("Forest"), _l("Gold"), _l("Silver"), _l("Copper")))
 
     def counts(self) -> dict[str, int]:
