@@ -57,8 +57,7 @@ def score_great_western_trail(body: dict) -> dict:
     players = body["players"]
     names = checked_player_names([player["name"] for player in players], "players[{index}].name")
     tallies = [tally_from_player(player, name) for player, name in zip(players, names, strict=True)]
-    problems = gwt.tally_problems(edition, tallies)
-    if problems:
+    if problems := gwt.tally_problems(edition, tallies):
         sentence, more = problems[0][1], len(problems) - 1
         if more:
             sentence += f" ({more} more problem{'s' if more > 1 else ''} below.)"

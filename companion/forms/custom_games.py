@@ -2,6 +2,7 @@
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from datetime import MINYEAR, UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
@@ -145,11 +146,8 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
             for row in sheet.rows]
     rows += [{}] * max(0, min(custom.MAX_ROWS, max(ROW_SLOTS, len(rows) + 4)) - len(rows))
     return GroupGameForm(formdata=None, data={
-        "sheet_version": str(game.version_id), "shown_name": game.name, "name": game.name,
-        "bgg_id": game.bgg_id,
-        "min_players": sheet.min_players, "max_players": sheet.max_players, "lowest_wins": sheet.lowest_wins,
-        "cooperative": sheet.cooperative, "teams": sheet.teams, "rows": rows,
-        "tie_breaker_wins": sheet.tie_breaker_wins or ""})
+        **asdict(sheet), "rows": rows, "tie_breaker_wins": sheet.tie_breaker_wins or "", "name": game.name,
+        "bgg_id": game.bgg_id, "sheet_version": str(game.version_id), "shown_name": game.name})
 
 
 class ChoiceBox:

@@ -1,6 +1,7 @@
 """Great Western Trail forms: the edition when a play starts, delivered herds, and each player's card."""
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 
 from flask_babel import lazy_gettext as _l
 from wtforms import BooleanField, HiddenField, RadioField, StringField
@@ -326,13 +327,10 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
         return data | {"cities_vp": gwt.cities_vp_from_deliveries(state, seat)}
     tally = card.tally
     behind = gwt.cities_behind_deliveries(state, seat)
-    data.update(
-        dollars=tally.dollars, cities_vp=tally.cities_vp if behind is None else behind,
-        stations_vp=tally.stations_vp,
-        hazards_vp=tally.hazards_vp, station_masters=list(tally.station_masters),
-        disc_cleared=tally.disc_cleared, job_market_token=tally.job_market_token,
-        **{row: getattr(tally.workers, row) for row in gwt.WORKER_ROWS},
-    )
+    data.update(dollars=tally.dollars, cities_vp=tally.cities_vp if behind is None else behind,
+                stations_vp=tally.stations_vp, hazards_vp=tally.hazards_vp,
+                station_masters=list(tally.station_masters), disc_cleared=tally.disc_cleared,
+                job_market_token=tally.job_market_token, **asdict(tally.workers))
     for key in tally.station_masters:
         counts = gwt.STATION_MASTER_BY_KEY[key].counts
         if counts in gwt.PIECE_COUNTS and not (counts == "buildings" and card.building_tiles is not None):
@@ -344,9 +342,8 @@ def card_data(state: gwt.PlayState, seat: int) -> dict:
     if card.cattle_cards is None:
         data["cattle_vp"] = tally.cattle_vp
     else:
-        data.update({f"cattle_{value}": 0 for value in CATTLE_VALUES})
-        data.update({f"cattle_{value}": number for value, number in card.cattle_cards})
+        owned = dict(card.cattle_cards)
+        data.update({f"cattle_{value}": owned.get(value, 0) for value in CATTLE_VALUES})
     for row, objective in enumerate(tally.objectives):
-        data.update({f"objective_{row}_vp": objective.vp, f"objective_{row}_penalty": objective.penalty,
-                     f"objective_{row}_fulfilled": objective.fulfilled})
+        data.update({f"objective_{row}_{key}": value for key, value in asdict(objective).items()})
     return data

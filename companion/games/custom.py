@@ -104,8 +104,7 @@ def parse_sheet(data: object) -> ScoreSheet:
     """A score sheet from its JSON form (a form's answers, a stored version, a backup), checked."""
     if not isinstance(data, Mapping):
         raise RulesError("A score sheet needs a set of named values.")
-    unknown = sorted(set(data) - {field.name for field in fields(ScoreSheet)})
-    if unknown:
+    if unknown := sorted(set(data) - {field.name for field in fields(ScoreSheet)}):
         raise RulesError("A score sheet has no field %(field)s.", unknown[0], field=unknown[0])
     low, high = _count(data, "min_players", 1), _count(data, "max_players", 6)
     if low > high:

@@ -160,8 +160,7 @@ def worker_row_vp(filled: int) -> int:
 
 
 def breakdown(tally: Tally) -> dict[str, int]:
-    """The 11 rows of one player's final tally, keyed like ``GAME.rows``: 1 VP per full 5 $, and each
-    objective card's VP if fulfilled, minus its penalty if not."""
+    """The 11 rows of one player's final tally, keyed like ``GAME.rows``."""
     return {"money": tally.dollars // DOLLARS_PER_VP, "buildings": tally.buildings_vp,
             "cities": tally.cities_vp, "stations": tally.stations_vp, "hazards": tally.hazards_vp,
             "cattle": tally.cattle_vp,
@@ -247,8 +246,7 @@ def _too_many_masters_sentence(edition: int, holders: Mapping[str, Sequence[str]
 
 
 def _number_problems(tally: Tally, where: str, strict: bool = True) -> list[tuple[str, Message]]:
-    """Negative counts, impossible worker rows, negative objectives; and (``strict``) objective cards no
-    card fits, a second start card, hazards worth too much or too little for their count."""
+    """What one tally breaks on its own; ``strict`` adds the checks plays closed before them may fail."""
     problems = [(f"{where}.{name}", Message("%(what)s cannot be negative.",
                                             what=Term(name.replace("_", " ").capitalize())))
                 for name in _NON_NEGATIVE if getattr(tally, name) < 0]
@@ -295,17 +293,14 @@ def objective_vp_problem(card: Objective) -> Message | None:
 
 
 def objective_penalty_problem(card: Objective) -> Message | None:
-    """Why the card's penalty fits no objective card, or None: a start card (3 VP) has none, every other
-    2 or 3, which it costs when not fulfilled (a fulfilled card's may be left at 0)."""
+    """Why the card's penalty fits no objective card, or None (a fulfilled card's may be left at 0)."""
     low, high = OBJECTIVE_PENALTIES
-    if card.penalty in OBJECTIVE_PENALTIES or (card.penalty == 0 and card.vp == START_OBJECTIVE_VP):
-        return None
-    if card.penalty == 0:
-        if card.fulfilled:
-            return None
+    if card.penalty == 0 and not card.fulfilled and card.vp != START_OBJECTIVE_VP:
         return Message("A %(vp)d-VP objective card that is not fulfilled costs its penalty, %(low)d or "
                        "%(high)d; only a start card (%(start)d VP) has none.",
                        vp=card.vp, low=low, high=high, start=START_OBJECTIVE_VP)
+    if card.penalty == 0 or card.penalty in OBJECTIVE_PENALTIES:
+        return None
     return Message("An objective card's penalty is %(low)d or %(high)d (a start card, %(start)d VP, has "
                    "none), not %(penalty)d.", low=low, high=high, start=START_OBJECTIVE_VP,
                    penalty=card.penalty)
@@ -560,9 +555,6 @@ _CARD_FIELDS = frozenset((*_CARD_REQUIRED, "buildings_vp", "building_tiles", "ca
                           "buildings"))
 _OBJECTIVE_FIELDS = frozenset({"vp", "penalty", "fulfilled"})
 _CATTLE_VALUE_BY_KEY: Mapping[str, int] = {str(value): value for value in sorted(CATTLE_CARD_VALUES)}
-_CATTLE_CARDS_OF_VALUE = {value: Message("The number of %(vp)d-VP cattle cards", vp=value)
-                          for value in sorted(CATTLE_CARD_VALUES)}
-_WORKER_ROW = {row: Message("A row of %(row)s", row=Term(row)) for row in WORKER_ROWS}
 
 
 class StaleCard(RulesError):
@@ -653,7 +645,7 @@ def _cattle_row(payload: Mapping[str, object]) -> tuple[tuple[tuple[int, int], .
         if value is None:
             raise _no_cattle_value(key, "cattle_cards")
         counts[value] = whole_number(number, f"cattle_cards.{key}", 0, CATTLE_CARDS_MAX,
-                                     _CATTLE_CARDS_OF_VALUE[value])
+                                     Message("The number of %(vp)d-VP cattle cards", vp=value))
     owned = tuple(sorted((value, number) for value, number in counts.items() if number))
     return owned, cattle_vp_from_cards(counts)
 
@@ -699,7 +691,7 @@ def _workers(value: object) -> Workers:
     if not isinstance(value, Mapping) or set(value) != set(WORKER_ROWS):
         raise RulesError("Give the workers of each row: %(rows)s.", "workers", rows=", ".join(WORKER_ROWS))
     return Workers(**{row: whole_number(value[row], f"workers.{row}", WORKER_ROW_MIN, WORKER_ROW_MAX,
-                                        _WORKER_ROW[row]) for row in WORKER_ROWS})
+                                        Message("A row of %(row)s", row=Term(row))) for row in WORKER_ROWS})
 
 
 # A card page's revision packs two fingerprints: of the seat's card (its last 32 bits; 0: none) and of the
@@ -735,14 +727,11 @@ def cities_behind_deliveries(state: PlayState, seat: int) -> int | None:
 
 def cards_behind_deliveries(state: PlayState) -> list[Message]:
     """For each card in whose cities row a delivery entered or undone since leaves behind: what to do."""
-    told = []
-    for seat, card in enumerate(state.cards):
-        if card is not None and (vp := cities_behind_deliveries(state, seat)) is not None:
-            told.append(Message(
-                "%(name)s's deliveries changed after %(name)s's card was handed in: they give %(vp)d VP for "
-                "the cities row now, the card %(card)d. Change %(name)s's card.",
-                name=state.setup.seats[seat].name, vp=vp, card=card.tally.cities_vp))
-    return told
+    return [Message("%(name)s's deliveries changed after %(name)s's card was handed in: they give %(vp)d VP "
+                    "for the cities row now, the card %(card)d. Change %(name)s's card.",
+                    name=state.setup.seats[seat].name, vp=vp, card=card.tally.cities_vp)
+            for seat, card in enumerate(state.cards)
+            if card is not None and (vp := cities_behind_deliveries(state, seat)) is not None]
 
 
 def check_new_card(state: PlayState, payload: Mapping[str, object], based_on: int) -> None:
@@ -814,8 +803,7 @@ def _cards_problems(state: PlayState, strict: bool = True) -> list[Message]:
 
 def result_from_cards(state: PlayState) -> FinalResult:
     """The final result once every card is in and the cards agree; RulesError says what is missing."""
-    missing = [state.setup.seats[seat].name for seat in state.missing_cards]
-    if missing:
+    if missing := [state.setup.seats[seat].name for seat in state.missing_cards]:
         raise RulesError("Waiting for the final-tally card of %(names)s.", "cards",
                          names=common.listed(missing, commas=False))
     _refuse_conflicts(card_conflicts(state))

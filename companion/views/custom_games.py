@@ -39,8 +39,8 @@ def edit(group_id: int, game_id: int | None = None):
                     check=lambda current: _check_edit(current, sheet, drawn, shown))
         except Refused as error:
             common.note_stale(error)  # a sheet another phone changed since the page was drawn: nothing saved
-            field = form.name if isinstance(error, store.DuplicateGame) else None
-            (field.errors if field is not None else form.form_errors).append(translated(error))
+            (form.name.errors if isinstance(error, store.DuplicateGame) else form.form_errors).append(
+                translated(error))
             if isinstance(error, store.StaleVersion) and game is not None:  # sent again, it replaces that
                 now = common.found_or_404(store.get_group_game, group_id, game.id)
                 if now.version_id != form.drawn_version:
@@ -56,8 +56,7 @@ def edit(group_id: int, game_id: int | None = None):
 
 def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None,
                 shown: str | None) -> None:
-    """The edit as the game is under the write lock: drawn from its newest sheet and name, allowed by its
-    plays."""
+    """The edit under the write lock: drawn from the game's newest sheet and name, allowed by its plays."""
     store.check_sheet_version(current, drawn)
     store.check_shown_name(current, shown)
     custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet, current.plays)
