@@ -20,7 +20,7 @@ from companion.forms import (
 from companion.games import great_western_trail as gwt
 from companion.web.i18n import translated
 
-EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}
+EDITION_LABELS = {2: _l("2nd edition (2021)"), 1: _l("1st edition (2016)")}  # newest first, as offered
 OBJECTIVE_ROWS = 5  # objective rows a new card offers (most players end with 2 to 4 cards)
 MORE_OBJECTIVE_ROWS = 4  # rows the "more rows" button adds
 START_OBJECTIVE = gwt.Objective(vp=gwt.START_OBJECTIVE_VP, penalty=0)  # every player's start card (row 1)
@@ -51,8 +51,7 @@ class GreatWesternTrailOptionsForm(PlainForm):
     """The options of a new play: the edition."""
 
     edition = RadioField(_l("Edition"), coerce=int, default=gwt.DEFAULT_EDITION,
-                         choices=choices((edition, EDITION_LABELS[edition])
-                                         for edition in sorted(gwt.EDITIONS, reverse=True)))
+                         choices=choices(EDITION_LABELS.items()))
     # Read by the new-play page, which shows each seat's starting money.
     starting_money = gwt.STARTING_MONEY
 
