@@ -26,8 +26,8 @@ def group_game(slug: str) -> store.GroupGame | None:
     return known[game_id]
 
 
-def info_of(game: store.GroupGame) -> GameInfo:
-    return custom.game_info(game.id, game.name, custom.parse_sheet(game.sheet), game.bgg_id)
+def info_of(game: store.GroupGame, sheet: custom.ScoreSheet | None = None) -> GameInfo:
+    return custom.game_info(game.id, game.name, sheet or custom.parse_sheet(game.sheet), game.bgg_id)
 
 
 def get_game(slug: str) -> GameInfo:
@@ -57,8 +57,7 @@ def play_game(play: store.Play) -> GameInfo:
     """The game as the play is scored: a group's game with the sheet version the play keeps."""
     if play.game in GAMES:
         return GAMES[play.game]
-    game, sheet = play_sheet(play)
-    return custom.game_info(game.id, game.name, sheet, game.bgg_id)
+    return info_of(*play_sheet(play))
 
 
 def rank_by_sheet(play: store.Play, breakdowns: Sequence[Mapping[str, int]], teams: list[str] | None,

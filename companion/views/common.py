@@ -45,7 +45,6 @@ def purge_old_trash() -> None:
 
 
 def found_or_404(get: Callable[..., Any], *args: Any) -> Any:
-    """``get(db, *args)`` from the store; a 404 for what it does not find."""
     try:
         return get(get_db(), *args)
     except store.NotFound:
@@ -61,7 +60,6 @@ def confirm_first(title: str, message: str, action: str, back: str) -> None:
 
 
 def sent_form():
-    """The form data sent, or None for a form drawn anew (a GET)."""
     return request.form if request.method == "POST" else None
 
 
@@ -76,10 +74,9 @@ def reload_and_try_again() -> None:
 
 def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused,
                    redraw: Callable[[store.Play], DrawnForm] | None = None) -> None:
-    """Say on the form why it was refused. A stale form then carries the play's version as it is now, for
-    when it is sent again, and, given how to ``redraw`` it, the numbers recorded now in its boxes left as
-    drawn; any other keeps the version it was drawn at, so that, mended and sent again after another
-    phone's change, it is refused as stale instead of undoing that change."""
+    """Say on the form why it was refused. A stale form takes the play's version now (and, given how to
+    ``redraw`` it, the numbers recorded now in boxes left as drawn); any other keeps its version, so that,
+    mended and sent again after another phone's change, it is refused as stale instead of undoing it."""
     note_stale(error)
     if isinstance(error, store.StaleVersion):
         now = store.get_play(get_db(), play.id)
@@ -91,7 +88,6 @@ def refuse_on_form(form: VersionedForm, play: store.Play, error: Refused,
 
 
 def result_inputs(result: FinalResult) -> list[store.ResultInput]:
-    """The rules' final result as the rows the store keeps, in seat order."""
     return [store.ResultInput(seat, player.total, player.rank, player.breakdown)
             for seat, player in enumerate(result.players)]
 
@@ -106,9 +102,8 @@ def finish_play(play_id: int, payload: Mapping[str, Any], result: FinalResult,
 def finish_tally(play: store.Play, form: VersionedForm,
                  score: Callable[[], tuple[Mapping[str, Any], FinalResult]],
                  redraw: Callable[[store.Play], DrawnForm] | None = None) -> bool:
-    """Close the play with the tally ``score`` gives (payload, result); False, with the reason on the form
-    (``refuse_on_form``), if refused. A stale tally is refused before it is scored: scored, it could ask
-    for what the table has changed since."""
+    """Close the play with the tally ``score`` gives (payload, result); False, the reason on the form, if
+    refused. A stale tally is refused before it is scored, which could ask for what the table changed."""
     try:
         store.check_play_version(get_db(), play.id, form.version_number)
         payload, result = score()
@@ -192,9 +187,8 @@ def final_tally_url(play: store.Play) -> str:
 
 @bp.before_app_request
 def claim_request_id():
-    """A write whose request id this phone sent before answers "already saved"; else the store notes the
-    id with the write, so that of two copies sent at once one is stored. (A form without an id, from a page
-    without JavaScript, is stored as it comes.)"""
+    """A write whose request id this phone sent before answers "already saved"; else the store notes the id
+    with the write, so that of two copies sent at once one is stored (a form without one: as it comes)."""
     args = request.view_args or {}
     if request.method != "POST" or not ({"group_id", "play_id"} & args.keys()):
         return None

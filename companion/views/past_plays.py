@@ -79,9 +79,8 @@ def new(group_id: int, game_slug: str):
         form.form_errors += [translated(error), _(
             "The form below has the score sheet's rows as they are now: points typed for a row it still "
             "has are kept, its new rows are empty. Check the points and keep the play again.")]
-    page = render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
-                           by_rows=by_rows, builtin=custom.game_id_of(game.slug) is None)
-    return page, common.form_status()
+    return render_template("custom_games/past_play.html", group=group, game=game, sheet=sheet, form=form,
+                           by_rows=by_rows, builtin=own is None), common.form_status()
 
 
 def _version_sheet(game_id: int, version_id: int) -> custom.ScoreSheet | None:

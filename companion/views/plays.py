@@ -1,16 +1,7 @@
 """A play: seats, scoreboard, event log with undo, the final tally and the result."""
 
-from flask import (
-    Blueprint,
-    abort,
-    flash,
-    g,
-    get_flashed_messages,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask.helpers import get_flashed_messages
 from flask_babel import gettext as _
 
 from companion import store
@@ -88,10 +79,9 @@ def adjust(play_id: int):
     form = _adjust_form(play)
     if not form.validate_on_submit():
         return render_play(play, form, 400)
-    note = form.note.data or ""
     try:  # refused (nothing stored) unless the rules accept it on the play's table as stored
         app_tables().append(get_db(), play, common.play_setup(play), ADJUST,
-                            {"seat": form.seat.data, "points": form.points.data, "note": note})
+                            dict(seat=form.seat.data, points=form.points.data, note=form.note.data or ""))
     except Refused as error:
         common.flash_rules_error(error)
         return render_play(store.get_play(get_db(), play.id), form, 409)
@@ -125,14 +115,12 @@ def finish(play_id: int):
     table = table_of(play, store.list_events(get_db(), play.id))
     tie_breakers = table.rules.totals_tie_breakers(table.game_state) if table.rules else ()
     keys = [key for key, _, _ in tie_breakers]
-    status = common.form_status()
     # the tie-breakers show open where a tie asked for them, or where a reopened tally has them
-    tie_open = request.method == "POST"
     if request.method == "GET":
         form, kept = drawn_totals(play, table)
         tie_open = kept is not None and any(key in kept.payload for key in keys)
     else:
-        form = tally_form(names, formdata=request.form, tie_breakers=tie_breakers)
+        form, tie_open = tally_form(names, formdata=request.form, tie_breakers=tie_breakers), True
     if form.validate_on_submit():
         totals = [form[f"total_{seat}"].data for seat in range(len(names))]
         payload = {"totals": totals, **form.tie_breakers()}
@@ -146,13 +134,12 @@ def finish(play_id: int):
         if common.finish_tally(play, form, score, lambda now: drawn_totals(now)[0]):
             return common.to_result(play.id)
     return render_template("tally.html", play=play, game=play_game(play), form=form,
-                           tie_breakers=keys, tie_open=tie_open), status
+                           tie_breakers=keys, tie_open=tie_open), common.form_status()
 
 
 def drawn_totals(play: store.Play, table: TableState | None = None
                  ) -> tuple[DrawnForm, store.ReopenedTally | None]:
-    """The typed totals as drawn from the table (its ``table``, else the one stored) and the reopened tally
-    they start from, if any."""
+    """The totals form drawn from ``table`` (else the stored one), and the reopened tally it starts from."""
     if table is None:
         table = table_of(play, store.list_events(get_db(), play.id))
     kept = store.reopened_tally(get_db(), play.id)
