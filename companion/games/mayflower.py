@@ -194,8 +194,7 @@ def majority(counts: Mapping[int, int]) -> frozenset[int]:
 
 
 def move_surveyor(surveyors: Surveyors, west_edge: int | None) -> tuple[Surveyors, str | None]:
-    """Move the surveyor nearer the coast one column west, else the north one unless no tile lies west of
-    their column (``west_edge``; None: tiles lie further west)."""
+    """Move the surveyor nearer the coast a column west, else the north one unless at ``west_edge``."""
     if surveyors.south < surveyors.north:
         return Surveyors(surveyors.north, surveyors.south + 1), "south"
     # No column lies beyond the last of the 95 tiles, even when the table did not say where the edge is.
@@ -254,15 +253,13 @@ class TileScoring:
 
 
 def _points(scorings: Sequence[FeatureScoring]) -> tuple[int, ...]:
-    """Points per seat over all the features."""
     return tuple(map(sum, zip(*(s.points for s in scorings), strict=True)))
 
 
 def score_tile_completions(completions: Sequence[tuple[CompletedFeature, Sequence[str]]],
                            settlers: Sequence[Settler], surveyors: Surveyors, west_edge: int | None,
                            seat_count: int) -> TileScoring:
-    """Score the features one tile completed (each with its settlers' ids) in order: a later one sees
-    the moved surveyors, and not the settlers an earlier one evicted."""
+    """Score a tile's features in order: a later one sees the moved surveyors, not the settlers evicted."""
     by_id = {settler.id: settler for settler in settlers}
     if len(by_id) != len(settlers):
         raise RulesError("Two settlers on the map share an id.", "settlers")
@@ -343,8 +340,7 @@ class FinalFeature:
 
 def final_result(players: Sequence[str], track_vp: Sequence[int],
                  features: Sequence[FinalFeature]) -> FinalResult:
-    """Track points plus the incomplete features and the plains, ranked (a tie shares the victory); majorities
-    as during play, without surveyor bonus, move or eviction."""
+    """Track points plus unfinished features and plains, ranked; majorities without surveyor bonus."""
     seat_count = len(players)
     if len(track_vp) != seat_count:
         raise RulesError("Give the track points of all %(players)d players.", "track_vp", players=seat_count)
@@ -609,10 +605,10 @@ class FinalTally:
             for settled in self.features]}
 
 
-def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> FinalResult:
-    """Score a stored final tally (:meth:`FinalTally.payload`) again; RulesError if the rules refuse it."""
-    track_vp = payload.get("track_vp") if isinstance(payload, Mapping) else None
-    features = payload.get("features") if isinstance(payload, Mapping) else None
+def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
+    """Score a stored final tally (:meth:`FinalTally.payload`) again: what an imported play must pass."""
+    payload = final_payload if isinstance(final_payload, Mapping) else {}
+    track_vp, features = payload.get("track_vp"), payload.get("features")
     if not isinstance(track_vp, list) or not isinstance(features, list):
         raise RulesError("A final tally lists the track points and the features.", "features")
     settled = []
@@ -628,12 +624,7 @@ def result_from_payload(payload: Mapping[str, Any], players: Sequence[str]) -> F
             settled.append(FinalFeature(item.get("kind"), dict(Counter(seats)), **sizes))
         except RulesError as error:
             raise RulesError(error.message, f"features[{index}].{error.path}") from None
-    return final_result(players, track_vp, settled)
-
-
-def check_final_tally(state: PlayState, final_payload: Mapping[str, Any], names: Sequence[str]) -> None:
-    """Refuse a stored final tally the rules do not allow (what an imported play must pass)."""
-    result_from_payload(final_payload, names)
+    final_result(names, track_vp, settled)
 
 
 # A tie shares the victory.
@@ -641,7 +632,7 @@ final_tie_breakers = check_corrected_tally = check_typed_totals = common.no_tie_
 totals_tie_breakers = common.nothing_asked_for_ties
 
 
-def _described(settler: Settler, players: Sequence[str]) -> Message:
+def described(settler: Settler, players: Sequence[str]) -> Message:
     """``Anna's bandit in column 3``."""
     return Message("%(name)s's %(role)s in column %(column)d", name=players[settler.seat],
                    role=Term(settler.role), column=settler.column)
@@ -650,8 +641,7 @@ def _described(settler: Settler, players: Sequence[str]) -> Message:
 def settle_final_tally(players: Sequence[str], track_vp: Sequence[int], slots: Sequence[FinalSlot],
                        assignment: Mapping[str, object],
                        sizes: Mapping[str, Mapping[str, object]]) -> FinalTally:
-    """The final scoring from each settler's letter (``assignment``; a letter keeps its first settler's
-    kind) and each letter's sizes (FINAL_SIZES of its kind)."""
+    """The final scoring from each settler's letter (``assignment``) and each letter's FINAL_SIZES."""
     kind_of = {slot.letter: slot.kind for slot in slots}
     on_letter: dict[str, list[Settler]] = {}
     for slot in slots:
@@ -662,23 +652,20 @@ def settle_final_tally(players: Sequence[str], track_vp: Sequence[int], slots: S
         letter = assignment.get(settler.id)
         if type(letter) is not str or letter not in kind_of:
             raise RulesError("Pick the feature %(settler)s stands on.", where,
-                             settler=_described(settler, players))
+                             settler=described(settler, players))
         if kind_of[letter] != slot.kind:
             raise RulesError("Feature %(letter)s is a %(kind)s, and a %(kind)s holds %(roles)s only: "
                              "%(settler)s cannot be on it. Pick the letter of a %(other)s.", where,
                              letter=letter, kind=Term(kind_of[letter]),
                              roles=Term(ROLE_OF_KIND[kind_of[letter]] + "s"),
-                             settler=_described(settler, players), other=Term(slot.kind))
+                             settler=described(settler, players), other=Term(slot.kind))
         on_letter.setdefault(letter, []).append(settler)
     settled = []
     for letter in sorted(on_letter, key=FEATURE_LETTERS.index):
         kind = kind_of[letter]
-        given = sizes.get(letter, {})
         values = {}
         for name in FINAL_SIZES[kind]:
-            value = given.get(name)
-            if value is None and name in OPTIONAL_SIZES:
-                value = 0
+            value = sizes.get(letter, {}).get(name, 0 if name in OPTIONAL_SIZES else None)
             low, high = SIZE_LIMITS[name]
             if type(value) is not int or not low <= value <= high:
                 raise RulesError("Give the %(size)s of %(kind)s %(letter)s: a whole number from %(low)d to "
@@ -805,7 +792,6 @@ def turns_taken(events: Sequence[tuple[str, Mapping[str, Any]]]) -> list[int]:
 
 
 def turn_taken_since(events: Sequence[tuple[str, Mapping[str, Any]]]) -> int | None:
-    """The seat whose turn ended last among ``events``, or None."""
     return (turns_taken(events) or [None])[-1]
 
 
@@ -836,12 +822,12 @@ def settle_final_features(players: Sequence[str], track_vp: Sequence[int], slots
                 raise RulesError("Settler %(id)s is not on the map.", where, id=repr(settler_id))
             if settler_id in assignment:
                 raise RulesError("%(settler)s is on two features; a settler stands on one.", where,
-                                 settler=_described(slot.settler, players))
+                                 settler=described(slot.settler, players))
             first = slot_of[ids[0]]
             if slot.kind != first.kind:
                 raise RulesError("%(one)s and %(other)s cannot share a feature: a %(kind)s holds %(roles)s "
-                                 "only.", where, one=_described(first.settler, players),
-                                 other=_described(slot.settler, players), kind=Term(first.kind),
+                                 "only.", where, one=described(first.settler, players),
+                                 other=described(slot.settler, players), kind=Term(first.kind),
                                  roles=Term(ROLE_OF_KIND[first.kind] + "s"))
         # the feature keeps the letter of its settler that comes first on the tally (west to east)
         letter = min((slot_of[settler_id].letter for settler_id in ids), key=FEATURE_LETTERS.index)
@@ -864,7 +850,7 @@ def settle_final_features(players: Sequence[str], track_vp: Sequence[int], slots
     missing = [slot.settler for slot in slots if slot.settler.id not in assignment]
     if missing:
         raise RulesError("%(settler)s is on no feature yet: tap the settlers of every unfinished feature.",
-                         "features", settler=_described(missing[0], players))
+                         "features", settler=described(missing[0], players))
     return tally
 
 
