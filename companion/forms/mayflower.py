@@ -14,15 +14,14 @@ from companion.forms import NUMERIC, PlainForm, SiteForm, VersionedForm, WholeNu
 from companion.games import mayflower
 from companion.games.common import RulesError
 from companion.web.i18n import translated
+from companion.web.labels import TERMS
 
-# Words for the rules' keys. The letters mark the settlers on the map strip.
-ROLE_NAMES = {"bandit": _l("bandit"), "sheriff": _l("sheriff"), "trapper": _l("trapper"),
-              "farmer": _l("farmer")}
+# Words for the rules' keys, as in the rules' messages. The letters mark the settlers on the map strip.
+ROLE_NAMES, KIND_NAMES, SURVEYOR_NAMES = ({key: TERMS[key] for key in keys} for keys in (
+    mayflower.ROLES, mayflower.FINAL_KINDS, mayflower.SURVEYOR_NAMES))
 ROLE_LETTERS = {"bandit": _l("B"), "sheriff": _l("S"), "trapper": _l("T"), "farmer": _l("F")}
 ROLE_BUTTONS = {"bandit": _l("Bandit"), "sheriff": _l("Sheriff"), "trapper": _l("Trapper"),
                 "farmer": _l("Farmer")}
-KIND_NAMES = {"road": _l("road"), "city": _l("city"), "farm": _l("farm"), "plain": _l("plain")}
-SURVEYOR_NAMES = {"north": _l("north"), "south": _l("south")}
 # Arrows, not letters: "S" already marks a sheriff on the strip.
 SURVEYOR_MARKS = {"north": "▲", "south": "▼"}
 SIZE_LABELS = {"tiles": _l("Tiles"), "trading_posts": _l("Trading posts"), "flags": _l("Flags"),
@@ -54,12 +53,6 @@ class DrawnAt(TableForm):
 
     version = HiddenField(validators=[VersionedForm.version_if_given])
     seat = SelectField(_l("Player"), coerce=int, validate_choice=True)
-
-
-def settler_words(settler: mayflower.Settler, names: Sequence[str]) -> str:
-    """``Anna's bandit in column 3``, translated, for messages about one settler (names are user input)."""
-    return gettext("%(name)s's %(role)s in column %(column)d", name=names[settler.seat],
-                   role=ROLE_NAMES[settler.role], column=settler.column)
 
 
 class PlaceForm(DrawnAt):
@@ -211,11 +204,12 @@ class CompleteForm(VersionedForm):
                                   "try again.")
             elif settler.role != mayflower.ROLE_OF_KIND[kind]:
                 message = gettext("%(who)s cannot stand on a %(kind)s; only a %(role)s can.",
-                                  who=settler_words(settler, self.names), kind=KIND_NAMES[kind],
-                                  role=ROLE_NAMES[mayflower.ROLE_OF_KIND[kind]])
+                                  who=translated(mayflower.described(settler, self.names)),
+                                  kind=KIND_NAMES[kind], role=ROLE_NAMES[mayflower.ROLE_OF_KIND[kind]])
             elif settler_id in ticked:
                 message = gettext("%(who)s is ticked in feature %(first)d and feature %(second)d; a settler "
-                                  "stands on one feature only.", who=settler_words(settler, self.names),
+                                  "stands on one feature only.",
+                                  who=translated(mayflower.described(settler, self.names)),
                                   first=ticked[settler_id], second=number)
             else:
                 ticked[settler_id] = number
