@@ -265,7 +265,6 @@ def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
 
 @bp.post("/place")
 def place(play_id: int):
-    """A settler from a player's supply onto the tile just placed."""
     play = g.play
     form = forms.place_form(_names(play))
     own = phone_seat(play)
@@ -276,7 +275,6 @@ def place(play_id: int):
 
 @bp.post("/no-settler")
 def no_settler(play_id: int):
-    """A tile laid without a settler: the turn passes to the next player."""
     play = g.play
     form = forms.no_settler_form(_names(play))
     return _record(play, mayflower.NO_SETTLER, form, guard=turn_guard(play, form, False))
@@ -284,7 +282,6 @@ def no_settler(play_id: int):
 
 @bp.post("/complete")
 def complete(play_id: int):
-    """The features one tile completed, scored in the order listed."""
     play = g.play
     return _record(play, "complete", forms.complete_form(table_of(play).game_state.settlers, _names(play)))
 
@@ -302,7 +299,6 @@ def preview(play_id: int):
 
 @bp.post("/west-edge")
 def west_edge(play_id: int):
-    """How far west the map reaches."""
     play = g.play
     return _record(play, "west_edge", forms.west_edge_form(table_of(play).game_state.west_edge))
 
