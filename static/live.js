@@ -453,14 +453,27 @@
     });
   }
 
+  // An entry opened with Answer leaves the queue once its page is on screen, not on the tap: the
+  // connection may drop on the way. That page has the entry's id in its address (#answer-…), which a
+  // redirect keeps unless it has an anchor of its own; the offline page (the service worker could not
+  // send it) is not that page.
+  function dropAnswered() {
+    var hash = window.location.hash;
+    if (hash.indexOf("#answer-") !== 0) { return; }
+    window.history.replaceState(null, "", window.location.href.split("#")[0]);
+    if (!document.querySelector("[data-offline-page]")) { withoutEntry(hash.slice(8)); }
+  }
+
   // The page that asks: the entry sent again as the form it came from, so that the browser shows the
   // companion's answer, with its question, its one-tap answers and the values typed. Nothing was
   // stored, so the same request id asks again.
   function openAnswer(entry) {
     if (navigator.onLine === false) { announce(t("still_offline")); showUnsent(t("still_offline")); return; }
+    // answered meanwhile in another tab: sent again, it could be stored twice
+    if (!unsent().some(function (e) { return e.id === entry.id; })) { showUnsent(); return; }
     var form = document.createElement("form");
     form.method = "post";
-    form.action = entry.action;
+    form.action = entry.action.split("#")[0] + "#answer-" + entry.id;
     form.hidden = true;
     entry.fields.forEach(function (pair) {
       var input = document.createElement("input");
@@ -470,7 +483,6 @@
       form.appendChild(input);
     });
     document.body.appendChild(form);
-    saveUnsent(unsent().filter(function (e) { return e.id !== entry.id; }));
     leave();
     form.submit();  // not a submit event: the queue lets it go
   }
@@ -622,7 +634,9 @@
           return Promise.all(keys.map(function (key) {
             return cache.match(key).then(function (response) { return response.json(); }).then(function (entry) {
               var entries = unsent();
-              entries.push(entry.id ? entry : withId(entry));
+              entry = entry.id ? entry : withId(entry);
+              // an Answer the worker kept is in the queue already
+              if (!entries.some(function (e) { return e.id === entry.id; })) { entries.push(entry); }
               return saveUnsent(entries) ? cache.delete(key) : null;
             });
           }));
@@ -669,6 +683,7 @@
   window.addEventListener("resize", hintWideTables);
   new MutationObserver(function () { hintWideTables(); }).observe(main, { childList: true, subtree: false });
 
+  dropAnswered();
   adoptUnsentFromWorker().then(function () {
     showUnsent();
     if (!region) { sendWaiting(); }  // a play page sends them once its first question is answered

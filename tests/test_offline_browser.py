@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from companion import store
+from tests.conftest import new_phone
 from tests.test_live_browser import ANNA_BEN_CARA, LIVE_TIMEOUT_MS, Table, open_play, served_play
 
 pytestmark = pytest.mark.browser
@@ -158,6 +159,71 @@ def test_a_kept_tap_the_companion_asks_about_shows_its_question_and_opens_its_an
     expect(page.locator(".mf-strip")).to_contain_text("Ben · bandit · column 1")
     assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
     assert kept_entries(page) == []
+
+
+@pytest.fixture
+def lan_phone(browser):
+    """A phone on plain http from a LAN address: no service worker keeps what the network loses."""
+    context = new_phone(browser, service_workers="block")
+    yield context
+    context.close()
+
+
+def test_an_answer_whose_page_never_came_still_waits_and_is_stored_once(table, lan_phone):
+    """The connection drops the moment Answer is tapped: the browser shows its own error page. Back
+    online, the entry still waits with its Answer, which stores it once."""
+    page = open_play(lan_phone, table)
+    lan_phone.set_offline(True)
+    place(page, 1, "bandit")  # for Anna, whose turn it is
+    expect(waiting(page)).to_contain_text("1 entry waiting.")
+    table.place(0, "trapper", 1)  # meanwhile another phone places for Anna
+    lan_phone.set_offline(False)
+    asked = page.locator(".live-note.refused")
+    expect(asked).to_contain_text("The companion asks: Anna just placed.", timeout=LIVE_TIMEOUT_MS)
+
+    def connection_drops(route: Route) -> None:  # the page saw the phone online; the form is lost
+        route.abort("internetdisconnected")
+        lan_phone.set_offline(True)
+
+    page.route("**/mayflower/place", connection_drops)
+    with page.expect_event("requestfailed"):
+        asked.get_by_role("button", name="Answer").click()
+    page.unroute("**/mayflower/place")
+    lan_phone.set_offline(False)
+
+    page.goto(f"{table.server.url}/plays/{table.play_id}")
+    expect(asked).to_contain_text("Not stored yet: Bandit. The companion asks: Anna just placed.")
+    assert len(kept_entries(page)) == 1 and table.placements() == [(0, "trapper", 1)]
+    asked.get_by_role("button", name="Answer").click()
+    page.locator("#mf-turn-moved").get_by_role("button", name="Yes, for Ben").click()
+    expect(page.locator(".mf-strip")).to_contain_text("Ben · bandit · column 1")
+    expect(asked).to_have_count(0)
+    assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
+    assert kept_entries(page) == []
+
+
+def test_an_answer_the_service_worker_keeps_is_still_one_entry_waiting(table, phone):
+    """With a service worker, an Answer that cannot reach the companion ends on the offline page, and the
+    worker keeps the form: it is the entry already waiting, not a second one."""
+    page = open_play(phone, table)
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    phone.set_offline(True)
+    place(page, 1, "bandit")
+    expect(waiting(page)).to_contain_text("1 entry waiting.")
+    table.place(0, "trapper", 1)
+    phone.set_offline(False)
+    asked = page.locator(".live-note.refused")
+    expect(asked).to_contain_text("The companion asks: Anna just placed.", timeout=LIVE_TIMEOUT_MS)
+
+    phone.route("**/mayflower/place", lambda route: route.abort("internetdisconnected"))  # the worker's send
+    asked.get_by_role("button", name="Answer").click()
+    expect(page.get_by_role("link", name="Try again")).to_be_visible()
+    phone.unroute("**/mayflower/place")
+    expect(asked).to_contain_text("Not stored yet: Bandit. The companion asks: Anna just placed.")
+    page.get_by_role("link", name="Try again").click()
+    expect(page).to_have_url(f"{table.server.url}/plays/{table.play_id}")
+    expect(asked).to_contain_text("Not stored yet: Bandit. The companion asks: Anna just placed.")
+    assert len(kept_entries(page)) == 1 and table.placements() == [(0, "trapper", 1)]
 
 
 @pytest.fixture
