@@ -1,4 +1,5 @@
 """Connections: one per thread, kept (opening one reads the whole schema), and snapshots for long reads.
+
 A connection runs in autocommit mode, so a kept one never reads an old snapshot."""
 
 import contextlib

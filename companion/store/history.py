@@ -315,7 +315,8 @@ def _kept_sources(db: Database, group_id: int, game: str | None, periods: int) -
 
 def _bounds(period: tuple[datetime, datetime]) -> dict[str, str]:
     """A period's start and end as the end times are stored (ISO 8601 in UTC), for a range query."""
-    return dict(zip(("start", "end"), map(_as_stored, period), strict=True))
+    start, end = map(_as_stored, period)
+    return {"start": start, "end": end}
 
 
 def _period_sources(db: Database, group_id: int, game: str | None, period: tuple[datetime, datetime],
