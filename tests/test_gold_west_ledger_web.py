@@ -13,6 +13,7 @@ from companion.exchange import backup
 from companion.forms import COLOURS
 from companion.games import GAMES
 from companion.games.common import FINAL_EVENT
+from tests.test_gold_west_phones_web import second_phone
 from tests.test_gold_west_web import form_values, new_play, table, tap
 
 
@@ -106,6 +107,20 @@ def test_camps_entered_before_terrains_are_named_apart(client, db, anna_ben_cara
     tap(client, anna_ben_cara, "camp", seat="1", terrain="gold")
     page = text(client.get(f"/plays/{anna_ben_cara}"))
     assert "Camps entered without their terrain are not counted: 1." in page
+
+
+def test_a_stale_investment_tap_after_more_cards_than_tiles_asks_about_the_tile(app, client, db):
+    """A page drawn before another phone entered 7 investment cards for Ben, 2 players and 3 tiles: Anna's
+    tap from it is asked about the tile it showed (and stores nothing), not a server error."""
+    play_id = new_play(client, db, "Anna", "Ben")
+    other = second_phone(app, db, play_id)
+    for _ in range(7):
+        assert tap(other, play_id, "investment", seat="1", vp="5").status_code == 302
+    response = tap(client, play_id, "investment", seat="0", vp="5", drawn_at="0")
+    assert response.status_code == 409
+    assert ("Ben took the +3 investment tile since this page was drawn. "
+            "Record Anna's investment without a tile?") in text(response)
+    assert len(store.list_events(db, play_id)) == 7
 
 
 # --------------------------------------------------------------------------------------------------

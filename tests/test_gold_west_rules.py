@@ -1023,6 +1023,33 @@ def test_next_investment_tile_until_they_run_out():
     assert taken == [3, 2, 1]
 
 
+BENS_CARD = ("investment", {"seat": 1, "vp": 5})
+ANNAS_PHONE, OTHER_PHONE = 7, 8
+
+
+@pytest.mark.parametrize(("before", "since", "asked"), [
+    pytest.param(0, 1, "Ben took the +3 investment tile since this page was drawn. "
+                 "Record Anna's investment with the +2 tile?", id="the-first-tile"),
+    pytest.param(2, 2, "Ben took the +1 investment tile since this page was drawn. "
+                 "Record Anna's investment without a tile?", id="the-last-tile-then-a-card-alone"),
+    pytest.param(0, 7, "Ben took the +3 investment tile since this page was drawn. "
+                 "Record Anna's investment without a tile?", id="more-cards-since-than-tiles"),
+    pytest.param(3, 1, None, id="the-page-showed-no-tile-left"),
+])
+def test_an_investment_tap_is_asked_about_the_tile_its_page_showed(before, since, asked):
+    """2 players, tiles +3, +2, +1: Ben bought ``before`` cards before Anna's page was drawn and ``since``
+    after, from another phone; her tap is asked about only when her page showed a tile she no longer gets."""
+    entries = [(*BENS_CARD, version, OTHER_PHONE) for version in range(1, before + since + 1)]
+    state = play(2, [(kind, payload) for kind, payload, _version, _phone in entries])
+    tap = ("investment", {"seat": 0, "vp": 5})
+    if asked is None:
+        gold_west.check_entered_since(state, entries, before, ANNAS_PHONE, *tap)
+        return
+    with pytest.raises(gold_west.TileTakenSince) as question:
+        gold_west.check_entered_since(state, entries, before, ANNAS_PHONE, *tap)
+    assert question.value.message == asked
+
+
 @pytest.mark.parametrize(
     ("dealt", "keys"),
     [

@@ -1290,31 +1290,37 @@ class TileTakenSince(RulesError):
         self.seat = seat
 
 
+def _tile_at(tiles: Sequence[int], taken: int) -> int | None:
+    """The tile the next of them takes after ``taken`` were taken; None once they are gone."""
+    return tiles[taken] if taken < len(tiles) else None
+
+
 def _check_tile_taken_since(state: PlayState, since: Sequence[tuple[str, Mapping[str, Any]]], kind: str,
                             payload: Mapping[str, Any]) -> None:
     """Refuse (asked once) a tap that would take another tile than its page showed, because entries of other
     phones ``since`` (newest first) took tiles of the same ones: the investment bonus tiles, or its metal's
     shipping bonus tiles (highest first)."""
     metal = payload.get("metal")
+    # entries so far: investments go on once their tiles are gone, shipping bonuses do not
     if kind == "investment":
-        tiles = INVESTMENT_BONUS_TILES[len(state.setup.seats)]
-        taken = len(tiles) - len(state.investment_tiles_left)
+        tiles, so_far = INVESTMENT_BONUS_TILES[len(state.setup.seats)], sum(state.investments)
     elif kind == "shipping_bonus" and metal in SHIPPING_BONUS_VALUES:
-        tiles, taken = SHIPPING_BONUS_VALUES[metal], len(state.shipping_bonus[METALS.index(metal)])
+        tiles, so_far = SHIPPING_BONUS_VALUES[metal], len(state.shipping_bonus[METALS.index(metal)])
     else:
         return
     # the same tiles: every investment's, or the shipping bonus of the same metal (investments name none)
     takers = [entered["seat"] for earlier, entered in since
               if earlier == kind and entered.get("metal") == metal]
-    if not takers:
+    # the page may have shown no tile already: then the tap takes none either way
+    shown = _tile_at(tiles, so_far - len(takers))
+    if not takers or shown is None:
         return
-    now = tiles[taken] if taken < len(tiles) else None
+    now = _tile_at(tiles, so_far)
     if now is None and kind == "shipping_bonus":
         return  # both tiles gone: the table refuses the tap
     seats, seat = state.setup.seats, payload["seat"]
     # the tile the page showed went to the oldest of them
-    params = {"taker": seats[takers[-1]].name, "name": seats[seat].name, "shown": tiles[taken - len(takers)],
-              "now": now}
+    params = {"taker": seats[takers[-1]].name, "name": seats[seat].name, "shown": shown, "now": now}
     if kind == "shipping_bonus":
         params["metal"] = Term(metal)
     # an investment without a tile still scores its card
