@@ -299,6 +299,25 @@ def test_a_decided_tie_is_explained_once_for_the_whole_group():
     }
 
 
+@pytest.mark.parametrize(("rows", "note"), [
+    pytest.param([("Anna", 1, 3), ("Ben", 1, 3), ("Cara", 2, 5), ("Dan", 2, 5)],
+                 "Anna, Ben, Cara and Dan tied on 20 VP; by fewest camps in the Wanted area (Anna 1, Ben 1, "
+                 "Cara 2, Dan 2): Anna and Ben 1st; Cara and Dan 3rd.", id="each-pair-still-level-after"),
+    pytest.param([("Anna", 1, 3), ("Ben", 1, 5), ("Cara", 2, 5), ("Dan", 2, 5)],
+                 "Anna, Ben, Cara and Dan tied on 20 VP; by fewest camps in the Wanted area (Anna 1, Ben 1, "
+                 "Cara 2, Dan 2), then most resources left on the supply track (Anna 3, Ben 5): "
+                 "Ben 1st; Anna 2nd; Cara and Dan 3rd.", id="only-the-pair-it-ranked-apart"),
+    pytest.param([("Anna", 1, 3), ("Ben", 1, 5), ("Cara", 2, 4), ("Dan", 2, 6)],
+                 "Anna, Ben, Cara and Dan tied on 20 VP; by fewest camps in the Wanted area (Anna 1, Ben 1, "
+                 "Cara 2, Dan 2), then most resources left on the supply track (Anna 3, Ben 5, Cara 4, "
+                 "Dan 6): Ben 1st; Anna 2nd; Dan 3rd; Cara 4th.", id="both-pairs-ranked-apart"),
+])
+def test_a_tie_breaker_is_named_only_for_the_players_it_ranked_apart(rows, note):
+    """A later tie-breaker lists only the groups the earlier ones left level and it told apart: resources
+    left compared across groups already ranked by their Wanted camps decided nothing."""
+    assert final_result(tied_players(*rows)).tie_break_notes == {"Anna": note}
+
+
 def test_no_tie_break_note_for_a_full_tie_or_different_totals():
     assert final_result(tied_players(("Anna", 0, 4), ("Ben", 0, 4))).tie_break_notes == {}
     players = [PlayerTally("Anna", track_vp=5, wanted=3), PlayerTally("Ben", track_vp=9)]

@@ -587,12 +587,15 @@ def tie_break_notes(results: Sequence[common.PlayerResult], wanted: Sequence[int
         ranks = sorted({results[j].rank for j in tied})
         if len(ranks) < 2:
             continue
-        # each tie-breaker that decided, among the players the earlier ones left level
-        reasons, level = [], tied
+        # each tie-breaker that decided, named with the groups the earlier ones left level where it did
+        reasons, level_groups = [], [tied]
         for values, reason in breakers:
-            if len({values[j] for j in level}) > 1:
-                reasons.append(reason(level))
-            level = [j for j in level if sum(values[k] == values[j] for k in level) > 1]
+            decided = [j for group in level_groups if len({values[k] for k in group}) > 1 for j in group]
+            if decided:
+                reasons.append(reason(sorted(decided)))
+            split = [[j for j in group if values[j] == value] for group in level_groups for value in
+                     dict.fromkeys(values[j] for j in group)]
+            level_groups = [group for group in split if len(group) > 1]
         order = [Message("%(names)s %(rank)s", rank=Message(_ORDINALS.get(rank, _NTH).template, rank=rank),
                          names=listed([results[j].name for j in tied if results[j].rank == rank]))
                  for rank in ranks]
