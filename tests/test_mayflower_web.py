@@ -469,6 +469,36 @@ def test_a_completion_from_an_outdated_page_is_refused(client, db, play_id):
                        data={**data, "complete-version": version}).status_code == 302
 
 
+def test_a_completion_whose_bandit_is_now_a_trapper_is_refused_as_outdated_with_its_input_kept(client, db,
+                                                                                               play_id):
+    """Settler ids are reused: the placement undone and entered again as a trapper, the bandit ticked on
+    the page drawn before is a trapper now. Score says another phone changed the play."""
+    play_steps(client, db, play_id, [("west", 3), ("place", ANNA, "bandit", 1)])
+    data = completion_data(db, play_id, [{"tiles": 7, "settlers": [(ANNA, "bandit", 1)]}])
+    drawn = data["complete-version"]
+    assert client.post(f"/plays/{play_id}/undo", data={"version": drawn}).status_code == 302
+    place(client, play_id, ANNA, "trapper", 1)  # another phone, meanwhile
+    stored = events(db, play_id)
+    response = client.post(f"/plays/{play_id}/mayflower/complete", data=data)
+    assert response.status_code == 409 and "Another phone changed this play" in text_of(response.text)
+    assert re.search(r'<input [^>]*name="complete-feature_1-tiles"[^>]*value="7"', response.text)
+    assert events(db, play_id) == stored
+
+
+@pytest.mark.parametrize("sent_by", ["score", "preview"])
+def test_a_ticked_trapper_is_refused_with_a_reason_and_stores_nothing(client, db, play_id, sent_by):
+    """The page offers no trapper to tick: a plain is never completed. One sent all the same is refused."""
+    play_steps(client, db, play_id, [("west", 3), ("place", ANNA, "trapper", 1)])
+    stored = events(db, play_id)
+    data = completion_data(db, play_id, [{"tiles": 2, "settlers": [(ANNA, "trapper", 1)]}])
+    response = (client.post(f"/plays/{play_id}/mayflower/complete", data=data) if sent_by == "score"
+                else client.get(f"/plays/{play_id}/mayflower/preview", query_string=data))
+    assert response.status_code == 400
+    assert ("Anna's trapper in column 1 is on a plain, which is scored only at the end of the game: "
+            "untick it.") in text_of(response.text)
+    assert events(db, play_id) == stored
+
+
 def test_the_settlers_a_feature_can_hold_are_tapped_on_the_strip_or_ticked_in_a_list(client, db, play_id):
     play_steps(client, db, play_id, [("west", 3), ("place", ANNA, "bandit", 1), ("place", BEN, "sheriff", 2),
                                      ("place", CARA, "trapper", 3)])

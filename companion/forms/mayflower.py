@@ -180,14 +180,22 @@ class CompleteForm(VersionedForm):
         """A feature's kind follows from its settlers' role when nobody picked it (bandits: a road)."""
         if entry.kind.data or not entry.settlers.data:
             return True
-        roles = {self.on_map[i].role for i in entry.settlers.data if i in self.on_map}
+        on_it = [self.on_map[i] for i in entry.settlers.data if i in self.on_map]
+        roles = {settler.role for settler in on_it}
         if len(roles) > 1:
             entry.settlers.errors.append(gettext(
                 "Feature %(n)d has settlers of different roles, but a feature holds one role only: score "
                 "the others as another feature.", n=number))
             return False
-        if roles:
-            entry.kind.data = mayflower.KIND_OF_ROLE[roles.pop()]
+        if not roles:
+            return True
+        kind = mayflower.KIND_OF_ROLE[roles.pop()]
+        if kind not in mayflower.COMPLETABLE_KINDS:  # a trapper: not offered, but a stale page may send one
+            entry.settlers.errors.append(gettext(
+                "%(who)s is on a %(kind)s, which is scored only at the end of the game: untick it.",
+                who=translated(mayflower.described(on_it[0], self.names)), kind=KIND_NAMES[kind]))
+            return False
+        entry.kind.data = kind
         return True
 
     def _check_entry(self, number: int, entry: FeatureEntry, ticked: dict[str, int]) -> bool:

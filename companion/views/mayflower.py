@@ -201,23 +201,15 @@ def play_screen(play: store.Play, table: TableState, given: Mapping[str, SiteFor
         west_edge_form=west_edge)
 
 
-def _record(play: store.Play, kind: str, form, guard=None):
-    """Store the form's event if the rules and the ``guard`` (seeing the stored log) allow it."""
-    if not form.validate_on_submit():
-        return render_play(play, status=400, mayflower_forms={kind: form})
-    payload = form.payload()
-
-    def check(events) -> None:
-        if guard is not None:
-            guard(events, payload)
-        table = table_of(play, events)
-        apply(table, kind, payload)
-        # the table answers what the rules must not assume (whether tiles lie further west)
-        mayflower.check_entry(table.game_state, kind, payload)
-
+def _record(play: store.Play, kind: str, form, guard=None, stale_first: bool = False):
+    """Store the form's event if the rules and the ``guard`` allow it; ``stale_first``: a page another phone
+    outdated is refused before its boxes are checked against the play as it is now."""
     try:
-        store.append_event(get_db(), play.id, kind, payload, check=check,
-                           expected_version=getattr(form, "version_number", None))
+        if stale_first and form.version_is_valid():
+            store.check_play_version(get_db(), play.id, form.version_number)
+        if not form.validate_on_submit():
+            return render_play(play, status=400, mayflower_forms={kind: form})
+        _append(play, kind, form.payload(), guard, getattr(form, "version_number", None))
     except Refused as error:
         if isinstance(error, TurnMovedOn):
             form.turn_moved = error  # the page asks whom the entry is for
@@ -226,6 +218,19 @@ def _record(play: store.Play, kind: str, form, guard=None):
         status = 400 if isinstance(error, mayflower.WestQuestion) else 409
         return render_play(store.get_play(get_db(), play.id), status=status, mayflower_forms={kind: form})
     return common.to_play(play.id, TABLE_ANCHOR)
+
+
+def _append(play: store.Play, kind: str, payload: dict, guard, expected_version: int | None) -> None:
+    """Store the event if the rules and the ``guard`` (seeing the stored log) allow it."""
+    def check(events) -> None:
+        if guard is not None:
+            guard(events, payload)
+        table = table_of(play, events)
+        apply(table, kind, payload)
+        # the table answers what the rules must not assume (whether tiles lie further west)
+        mayflower.check_entry(table.game_state, kind, payload)
+
+    store.append_event(get_db(), play.id, kind, payload, check=check, expected_version=expected_version)
 
 
 def turn_guard(play: store.Play, form, explicit: bool, own: bool = False):
@@ -283,7 +288,9 @@ def no_settler(play_id: int):
 @bp.post("/complete")
 def complete(play_id: int):
     play = g.play
-    return _record(play, "complete", forms.complete_form(table_of(play).game_state.settlers, _names(play)))
+    # settler ids are reused: those ticked on an outdated page may name other settlers now
+    return _record(play, "complete", forms.complete_form(table_of(play).game_state.settlers, _names(play)),
+                   stale_first=True)
 
 
 @bp.get("/preview")
