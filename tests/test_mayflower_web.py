@@ -655,6 +655,9 @@ def test_final_tally_example_6(client, db):
 @pytest.mark.parametrize(("features", "field", "message"), [
     pytest.param([(["0-1", "0-2"], {"tiles": 3})], "settlers",
                  "cannot share a feature: a city holds sheriffs", id="sheriff-and-trapper-on-one-feature"),
+    # empty, it would be listed as "Tiles 0" yet scored as one tile
+    pytest.param([(["0-1"], {"tiles": "", "flags": 0})], "tiles", "Enter how many tiles the city has",
+                 id="tiles-emptied"),
     pytest.param([(["1-1"], {"neighbours": 8})], "neighbours", "from 0 to 7", id="eight-neighbours"),
     pytest.param([(["0-1"], {"tiles": 1, "flags": 2})], "flags", "at most 1 flags",
                  id="more-flags-than-tiles"),

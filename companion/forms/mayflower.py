@@ -122,6 +122,12 @@ def _sizes(*names: str) -> Iterator[WholeNumberField]:
                              render_kw=NUMERIC, default=mayflower.FINAL_PRESETS[name]) for name in names)
 
 
+def _ask_for_tiles(field: WholeNumberField, kind: str) -> None:
+    """A road's or city's Tiles box left empty: asked for, not taken as a size nobody saw."""
+    if field.data is None:
+        field.errors.append(gettext("Enter how many tiles the %(kind)s has.", kind=KIND_NAMES[kind]))
+
+
 class FeatureEntry(PlainForm):
     """One feature the tile completed: its settlers (they give its kind, else it is asked for), its sizes."""
 
@@ -201,9 +207,8 @@ class CompleteForm(VersionedForm):
     def _check_entry(self, number: int, entry: FeatureEntry, ticked: dict[str, int]) -> bool:
         """The sizes a kind needs, and settlers that are on the map, fit the kind and stand on one feature."""
         kind = entry.kind.data
-        if kind and kind != "farm" and entry.tiles.data is None:
-            entry.tiles.errors.append(gettext("Enter how many tiles the %(kind)s has.",
-                                              kind=KIND_NAMES[kind]))
+        if kind and kind != "farm":
+            _ask_for_tiles(entry.tiles, kind)
         # Without a kind none of its settlers is on the map (their role would give it): say that once.
         for settler_id in (entry.settlers.data or [])[:None if kind else 1]:
             settler = self.on_map.get(settler_id)
@@ -277,6 +282,17 @@ class FinalTallyForm(VersionedForm):
     more = StringField()  # "and another feature" was tapped: keep this one, tap the next
 
     slots: tuple[mayflower.FinalSlot, ...] = ()
+
+    def validate(self, extra_validators=None) -> bool:
+        if not super().validate(extra_validators):
+            return False
+        # an emptied Tiles box would be listed as 0 yet scored as its preset; as in the rules, the feature's
+        # sizes are those of its first settler's kind
+        slot_of = {slot.settler.id: slot for slot in self.slots}
+        first = slot_of.get(self.settlers.data[0]) if self.settlers.data else None
+        if first is not None and "tiles" in mayflower.FINAL_SIZES[first.kind]:
+            _ask_for_tiles(self.tiles, first.kind)
+        return not self.tiles.errors
 
     def validate_kept(self, field: SelectMultipleField) -> None:
         if len(self.kept_features()) != len(field.data or []) or len(field.data or []) > KEPT_MAX:
