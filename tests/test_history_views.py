@@ -9,7 +9,8 @@ import re
 import pytest
 
 from companion import store
-from tests.conftest import add_players, create_group, errors_on
+from tests.conftest import add_players, create_group, errors_on, form_values, start_play
+from tests.test_custom_games_web import add_game, finished_with_ones, version_of
 from tests.test_i18n import GERMAN
 
 GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
@@ -333,6 +334,54 @@ def test_a_bad_correction_is_shown_next_to_the_field_and_stores_nothing(client, 
     response = client.post(f"/plays/{play.id}/correct", data=data)
     assert response.status_code == 400 and message in html.unescape(response.text)
     assert [e.kind for e in store.list_events(db, play.id)] == ["final"]
+
+
+def finished_for_correction(client, db, table, kind: str) -> int:
+    """A finished play of Anna (seat 0) and Ben whose tally is of ``kind``: its id."""
+    group_id, ids = table
+    seats = [(ids["Anna"], "red"), (ids["Ben"], "blue")]
+    if kind == "own game's rows":
+        return finished_with_ones(client, db, table)[0]
+    if kind == "own game's totals":
+        play_id = start_play(client, group_id, f"custom-{add_game(client, group_id, name='Canasta')}", seats)
+        totals = {"version": version_of(client.get(f"/plays/{play_id}/sheet").text),
+                  "points-0-0": "5120", "points-1-0": "3400"}
+        assert client.post(f"/plays/{play_id}/sheet", data=totals).status_code == 302
+        return play_id
+    if kind == "typed totals":
+        return finish(db, group_id, "mayflower", seats, [{"total": 900}, {"total": 400}], [1, 2])
+    return finish(db, group_id, "gold-west", seats, [gw(30), gw(20)], [1, 2])
+
+
+@pytest.mark.parametrize(("kind", "sent", "message"), [
+    ("own game's totals", {"seat1-total": "3450"}, None),  # a sheet holds up to 9999 per row
+    ("own game's totals", {"seat1-total": "-9999"}, None),
+    ("own game's totals", {"seat1-total": "10000"}, "Number must be between -9999 and 9999."),
+    ("own game's rows", {"seat0-Science": "5000"}, None),
+    ("own game's rows", {"seat0-Science": "6000", "seat0-Military": "6000"},
+     "Anna's total must be from -9999 to 9999."),  # the sheet's rules: the total holds no more
+    ("own game's rows", {"seat0-Coins": "-5"}, "Anna's Coins must be a whole number from 0 to 9999."),
+    ("typed totals", {"seat0-total": "5120"}, None),  # as the totals typed at the end of play allow
+    ("typed totals", {"seat0-total": "10000"}, "Number must be between -999 and 9999."),
+    ("typed totals", {"seat0-total": "-1000"}, "Number must be between -999 and 9999."),
+    ("rows", {"seat0-track": "999"}, None),
+    ("rows", {"seat0-track": "1000"}, "Number must be between -999 and 999."),  # as the final tally allows
+], ids=["own-total-in-thousands", "own-total-lowest", "own-total-too-high", "own-row-in-thousands",
+        "own-rows-total-too-high", "own-row-below-0", "typed-total-in-thousands", "typed-total-too-high",
+        "typed-total-too-low", "row-highest", "row-too-high"])
+def test_a_correction_takes_the_points_the_plays_tally_could_hold(client, db, table, kind, sent, message):
+    play_id = finished_for_correction(client, db, table, kind)
+    before = store.play_results(db, play_id)
+    drawn = form_values(client.get(f"/plays/{play_id}/correct").text)
+    response = client.post(f"/plays/{play_id}/correct", data={**drawn, **sent})
+    if message is None:
+        assert response.status_code == 302, errors_on(response.text)
+        corrected = {f"seat{r.seat}-{row}": str(points) for r in store.play_results(db, play_id)
+                     for row, points in r.breakdown.items()}
+        assert corrected | sent == corrected
+    else:
+        assert response.status_code == 400 and message in html.unescape(response.text)
+        assert store.play_results(db, play_id) == before
 
 
 @pytest.mark.parametrize("version", ["abc", "-1", "9" * 4301])

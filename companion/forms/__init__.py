@@ -36,6 +36,7 @@ COLOURS: dict[str, str] = {
 }
 NUMERIC = {"inputmode": "numeric"}
 RELOAD = _l("Reload the page and try again.")  # what a stale, broken or forged page's sender is told
+TOTAL_RANGE = (-999, 9999)  # a total typed at the end of a built-in game's play
 
 
 class GroupPlayer(Protocol):
@@ -352,7 +353,7 @@ def tally_form(names: Sequence[str], formdata=None, kept: Mapping[str, Any] | No
     fields = {f"total_{seat}": WholeNumberField(
         # gettext, not lazy_gettext: a lazy string counts as safe HTML, and the name is user input
         name, validators=[InputRequired(gettext("Enter %(name)s's total.", name=name)),
-                          NumberRange(-999, 9999)], render_kw=NUMERIC)
+                          NumberRange(*TOTAL_RANGE)], render_kw=NUMERIC)
         for seat, name in enumerate(names)}
     for key, label, _ in tie_breakers:
         fields |= {f"{key}_{seat}": tie_breaker_field(gettext("%(name)s: %(count)s", name=name,

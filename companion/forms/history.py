@@ -13,6 +13,7 @@ from wtforms.validators import AnyOf, InputRequired, Length, NumberRange, Option
 from companion.forms import (
     NUMERIC,
     RELOAD,
+    TOTAL_RANGE,
     DrawnForm,
     GroupPlayer,
     PlainForm,
@@ -22,10 +23,11 @@ from companion.forms import (
     collapse_spaces,
     listed,
 )
+from companion.games import custom
 from companion.games.common import FIRST_YEAR, LAST_YEAR, GameInfo
 from companion.names import BGG_ID_MAX, LOCATION_MAX, refused_character
 
-POINTS_LIMIT = 999  # per breakdown row, as the tallies allow
+ROW_LIMIT = 999  # per row of a built-in game's tally, as its final tally allows
 LAST_PAGE = 100_000
 
 
@@ -219,10 +221,22 @@ def correction_field_name(seat: int, row: str) -> str:
     return f"seat{seat}-{row}"
 
 
-def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
+def _correction_range(game: str, rows: Sequence[str]) -> tuple[int, int]:
+    """The points a corrected row may hold: as many as the play's tally could. A group's own game's sheet
+    and totals typed at the end hold more than a built-in game's rows (the sheet's rules then refuse what
+    its rows do not allow)."""
+    if custom.game_id_of(game) is not None:
+        return -custom.POINTS_LIMIT, custom.POINTS_LIMIT
+    if rows == [custom.TOTAL_ROW]:
+        return TOTAL_RANGE
+    return -ROW_LIMIT, ROW_LIMIT
+
+
+def correction_form(game: str, names: Sequence[str], current: Sequence[Mapping[str, int]], version: int,
                     label_of: Callable[[str], str], formdata=None) -> DrawnForm:
     """Per player a number per breakdown row (named by ``label_of``), from ``current``; totals are sums."""
     rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
+    lowest, highest = _correction_range(game, rows)
 
     class CorrectionForm(DrawnForm):
         def breakdowns(self) -> list[dict[str, int]]:
@@ -239,7 +253,7 @@ def correction_form(names: Sequence[str], current: Sequence[Mapping[str, int]], 
             # gettext at request time: a lazy string counts as safe HTML, and the name is user input
             required = gettext("Enter %(name)s's points for %(row)s.", name=name, row=label)
             setattr(CorrectionForm, correction_field_name(seat, row), WholeNumberField(
-                label, validators=[InputRequired(required), NumberRange(-POINTS_LIMIT, POINTS_LIMIT)],
+                label, validators=[InputRequired(required), NumberRange(lowest, highest)],
                 render_kw=NUMERIC))
     # sent, a box the page did not have (another phone finished the play again since, with other rows)
     # shows the number recorded now; still empty to the checks, it is never taken as typed

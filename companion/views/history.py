@@ -226,7 +226,7 @@ def correct(play_id: int):
 def correction_of(play: store.Play, formdata=None) -> DrawnForm:
     """A finished play's correction: as sent, or else drawn from its results as they are now."""
     current = [r.breakdown for r in sorted(store.play_results(get_db(), play.id), key=lambda r: r.seat)]
-    return forms.correction_form([s.name for s in play.seats], current, play.version,
+    return forms.correction_form(play.game, [s.name for s in play.seats], current, play.version,
                                  lambda row: _("Total") if row == "total" else row_label(row, play.game),
                                  formdata=formdata)
 
