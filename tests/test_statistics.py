@@ -10,6 +10,7 @@ import pytest
 
 from companion import store
 from companion.games.common import rank_players
+from companion.store.migrations.m024_row_points_results import m024_row_points_results
 from companion.views.history import in_pad_order
 
 GW_ROWS = ("track", "largest_group", "offices", "wanted", "influence")
@@ -260,6 +261,37 @@ def test_deleting_a_play_takes_it_out_of_the_statistics(db, club):
     assert (ids["Cara"], ids["Dan"]) not in stats.rivalries
 
 
+NO_LONGER_COUNTED = {
+    "deleted": lambda db, play_id: store.delete_play(db, play_id),
+    "left-out": lambda db, play_id: store.set_play_counted(db, play_id, False),
+    "in-the-trash": lambda db, play_id: store.trash_play(db, play_id, "2024-02-01T00:00:00+00:00"),
+}
+
+
+@pytest.mark.parametrize("change", NO_LONGER_COUNTED.values(), ids=NO_LONGER_COUNTED.keys())
+def test_the_rows_of_a_play_no_longer_counted_leave_the_all_time_figures(db, club, change):
+    """Mayflower play 5 was scored in totals; another, scored row by row, stops counting: its rows go from the
+    breakdown and "where the winners' points come from", as over a period covering every play."""
+    group_id, ids, _ = club
+    by_rows = store.start_play(db, group_id, "mayflower", [(ids["Anna"], "red"), (ids["Ben"], "blue")])
+    store.finish_play(db, by_rows, {}, [store.ResultInput(0, 25, 1, {"track": 20, "roads": 5}),
+                                        store.ResultInput(1, 6, 2, {"track": 6, "roads": 0})])
+    everything = (datetime(2000, 1, 1, tzinfo=UTC), datetime(2999, 1, 1, tzinfo=UTC))
+
+    def kept_and_period():
+        return [(store.statistics(db, group_id, "mayflower", period=period),
+                 store.winners_row_points(db, group_id, "mayflower", period))
+                for period in (None, everything)]
+    kept, period = kept_and_period()
+    assert kept == period
+    assert kept[0].rows == ("roads", "total", "track")
+    assert kept[0].row_averages[ids["Ben"]]["roads"] == 0  # a row of no points still counts
+    change(db, by_rows)
+    kept, period = kept_and_period()
+    assert kept == period
+    assert kept[0].rows == ("total",) and kept[1] == {"total": (75, 40)}
+
+
 # --- the running sums kept by triggers always equal a recount from the results -------------------
 
 def recount_rivalries(db, group_id):
@@ -280,20 +312,22 @@ def kept_rivalries(db, group_id):
 
 
 def recount_row_points(db, group_id):
+    """(game, player, row) → (points, results) over the counted results: a row of 0 points is kept."""
     totals: dict = {}
     for game, player_id, breakdown in db.execute(
             "SELECT p.game, r.player_id, r.breakdown FROM plays p JOIN results r ON r.play_id = p.id "
             "WHERE p.group_id = ? AND p.counted = 1 AND p.deleted_at IS NULL", [group_id]).fetchall():
         for row, points in json.loads(breakdown).items():
             key = (game, player_id, row)
-            totals[key] = totals.get(key, 0) + points
-    return {key: points for key, points in totals.items() if points}
+            kept_points, results = totals.get(key, (0, 0))
+            totals[key] = (kept_points + points, results + 1)
+    return totals
 
 
 def kept_row_points(db, group_id):
-    rows = db.execute("SELECT game, player_id, row, points FROM row_points "
-                      "WHERE group_id = ? AND points <> 0", [group_id]).fetchall()
-    return {(game, player_id, row): points for game, player_id, row, points in rows}
+    rows = db.execute("SELECT game, player_id, row, points, results FROM row_points WHERE group_id = ?",
+                      [group_id]).fetchall()
+    return {(game, player_id, row): (points, results) for game, player_id, row, points, results in rows}
 
 
 def copies_match_their_plays(db):
@@ -443,6 +477,40 @@ def test_the_migration_fills_the_running_sums_from_existing_results(tmp_path):
                                                     ("gold-west", ben, anna): (0, 1)}
     assert kept_row_points(connection, group_id) == recount_row_points(connection, group_id)
     assert by_name(store.statistics(connection, group_id))["Anna"].wins == 1
+    connection.close()
+
+
+def test_the_migration_counts_the_results_behind_each_row_and_drops_the_rows_left_at_none(tmp_path):
+    connection = store.connect(tmp_path / "old.sqlite3")
+    # a database of the release before: a deleted play's rows were kept at 0 points
+    number = store.MIGRATIONS.index(m024_row_points_results) + 1
+    connection.execute("CREATE TABLE migrations (number INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)")
+    for earlier, migration in enumerate(store.MIGRATIONS[:number - 1], start=1):
+        migration(connection)
+        connection.execute("INSERT INTO migrations VALUES (?, ?, '2024-01-01')",
+                           [earlier, migration.__name__])
+    group_id = store.create_group(connection, "Old").id
+    anna, ben = (store.add_player(connection, group_id, name, colour) for name, colour in (("Anna", "red"),
+                                                                                            ("Ben", "blue")))
+    finish(connection, group_id, "gold-west", [(anna, 30), (ben, 8)])  # Ben's track: 0 points
+    finish(connection, group_id, "mayflower", [(anna, 40), (ben, 35)])
+    store.delete_play(connection, finish(connection, group_id, "gold-west", [(anna, 20), (ben, 25)]))
+    by_rows = store.start_play(connection, group_id, "mayflower", [(anna, "red"), (ben, "blue")])
+    store.finish_play(connection, by_rows, {}, [store.ResultInput(0, 25, 1, {"track": 20, "roads": 5}),
+                                                store.ResultInput(1, 6, 2, {"track": 6, "roads": 0})])
+    store.delete_play(connection, by_rows)
+    left = connection.execute("SELECT game, row FROM row_points WHERE points = 0").fetchall()
+    assert sorted(left) == [("gold-west", "track"), ("mayflower", "roads"), ("mayflower", "roads"),
+                            ("mayflower", "track"), ("mayflower", "track")]
+    assert store.migrate(connection) == [number]
+    assert kept_row_points(connection, group_id) == recount_row_points(connection, group_id)
+    assert kept_row_points(connection, group_id)["gold-west", ben, "track"] == (0, 1)
+    assert store.statistics(connection, group_id, "mayflower").rows == ("total",)
+    # and the triggers count the results from now on
+    store.delete_play(connection, finish(connection, group_id, "gold-west", [(anna, 14), (ben, 15)]))
+    left_out = finish(connection, group_id, "gold-west", [(anna, 14), (ben, 15)])
+    store.set_play_counted(connection, left_out, False)
+    assert kept_row_points(connection, group_id) == recount_row_points(connection, group_id)
     connection.close()
 
 
