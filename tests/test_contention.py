@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -11,7 +12,7 @@ from companion import store
 from companion.views.common import timestamp
 from companion.web.security import MAX_GROUPS_PER_PHONE, configure_cookies
 from tests.conftest import add_players, create_group, start_play
-from tests.test_isolation import build_sample_group, drawn_form, forms_on
+from tests.test_isolation import build_sample_group, drawn_form, form_of, forms_on
 
 STALE = "Another phone changed this play since you opened it"
 
@@ -180,6 +181,42 @@ def test_a_note_is_not_refused_because_points_were_entered_meanwhile(two_phones,
                         data={"note": "close game", "variant": "", "version": seen})
     assert saved.status_code == 302
     assert store.get_play(db, play_id).options["note"] == "close game"
+
+
+# --- the group's export settings -----------------------------------------------------------------
+
+SETTINGS_STALE = "Another phone changed these settings since you opened the page, so nothing was saved."
+
+
+@pytest.mark.parametrize(("first_sets", "second_types", "note", "both"), [
+    pytest.param({"time_zone": "Europe/Berlin"}, {"location": "Anna's kitchen"},
+                 "Another phone changed this (it was –).",
+                 store.GroupSettings("Europe/Berlin", "Anna's kitchen", {}), id="time zone, then the place"),
+    pytest.param({"bgg_gold_west": "139562"}, {"time_zone": "Europe/Vienna"},
+                 "Another phone changed this (it was –).",
+                 store.GroupSettings("Europe/Vienna", "", {"gold-west": 139562}),
+                 id="a game's id, then the time zone"),
+    pytest.param({"location": "Community hall"}, {"location": "Anna's kitchen"},
+                 "Another phone changed this to Community hall; what you typed is kept: check it.",
+                 store.GroupSettings(None, "Anna's kitchen", {}), id="the place, twice"),
+])
+def test_settings_saved_from_an_outdated_page_are_409_with_the_typed_values_kept(
+        two_phones, db, first_sets, second_types, note, both):
+    group, first, second = two_phones
+    page = f"/groups/{group.group_id}/settings"
+    seen_by_first, seen_by_second = drawn_form(first, page), drawn_form(second, page)
+    assert first.post(page, data={**seen_by_first, **first_sets}).status_code == 302
+    saved_by_first = store.group_settings(db, group.group_id)
+    late = second.post(page, data={**seen_by_second, **second_types})
+    assert late.status_code == 409
+    assert SETTINGS_STALE in html.unescape(late.text) and note in html.unescape(late.text)
+    assert store.group_settings(db, group.group_id) == saved_by_first
+    # what this phone typed, and the other phone's change in the boxes it left alone: sent again, both count
+    again = form_of(late.text, page)
+    changed = {**first_sets, **second_types}
+    assert {name: again[name] for name in changed} == {name: [value] for name, value in changed.items()}
+    assert second.post(page, data=again).status_code == 302
+    assert store.group_settings(db, group.group_id) == both
 
 
 # --- join codes: guessers cannot lock out a phone that has the right code -------------------------

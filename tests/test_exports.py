@@ -652,7 +652,8 @@ def test_settings_page_sets_what_the_exports_use(client, db, group):
     ({"location": "x" * 81}, "80"),
     ({"location": "Kitchen\x07"}, "Type the place as plain text."),
     ({"bgg_gold_west": "-5"}, "A BoardGameGeek id is a whole number like 193738."),
-], ids=["unknown zone", "place too long", "control character", "negative id"])
+    ({"shown": '{"time_zone": 5}'}, "Reload the page and try again."),
+], ids=["unknown zone", "place too long", "control character", "negative id", "broken page"])
 def test_settings_page_refuses_what_the_exports_cannot_use(client, db, group, data, message):
     refused = client.post(f"/groups/{group['id']}/settings", data=data)
     assert refused.status_code == 400 and message in html.unescape(refused.text)

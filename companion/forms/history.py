@@ -1,5 +1,6 @@
 """Forms of the history: its filter, the statistics' game, correcting a tally, counting, importing."""
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any, NamedTuple, Protocol
@@ -171,6 +172,8 @@ class ExportSettings(Protocol):
 class GroupSettingsForm(SiteForm):
     """Built by ``group_settings_form``, with a BoardGameGeek id field for each of its ``games``."""
 
+    # the settings the page showed (JSON): another phone may have saved others since
+    shown = HiddenField()
     time_zone = SelectField(_l("Time zone"), default="", validate_choice=False,
                             validators=[listed(_l("Pick a time zone from the list."))])
     location = StringField(_l("Where the group plays"), filters=[collapse_spaces],
@@ -182,8 +185,45 @@ class GroupSettingsForm(SiteForm):
         if field.data and refused_character(field.data) is not None:
             raise ValidationError(_l("Type the place as plain text."))
 
+    def validate_shown(self, field: HiddenField) -> None:
+        if field.data and self.shown_settings() is None:  # only a broken or forged page sends that
+            raise ValidationError(RELOAD)
+
     def bgg_fields(self) -> list[WholeNumberField]:
         return [self[bgg_field_name(game.slug)] for game in self.games]
+
+    def show(self, settings: ExportSettings) -> None:
+        self.shown.data = json.dumps({"time_zone": settings.time_zone, "location": settings.location,
+                                      "bgg_ids": dict(settings.bgg_ids)}, sort_keys=True)
+
+    def shown_settings(self) -> dict[str, Any] | None:
+        """The settings the page showed, by the names of ``ExportSettings``; None for a page that did not
+        say (drawn before it did) or that says nonsense."""
+        try:
+            shown = json.loads(self.shown.data or "null")
+        except (ValueError, RecursionError):
+            return None
+        fits = (isinstance(shown, dict) and set(shown) == {"time_zone", "location", "bgg_ids"}
+                and isinstance(shown["time_zone"], str | None) and isinstance(shown["location"], str)
+                and isinstance(shown["bgg_ids"], dict)
+                and all(type(value) is int for value in shown["bgg_ids"].values()))
+        return shown if fits else None
+
+    def bring_up_to_date(self, drawn: ExportSettings, now: ExportSettings) -> None:
+        """After another phone saved ``now`` over the ``drawn`` settings: the boxes left as drawn take the new
+        values, typed ones stay, each box the other phone changed says so; sent again, checked against now."""
+        was, new = _box_data(drawn, self.games), _box_data(now, self.games)
+        for box in (self.time_zone, self.location, *self.bgg_fields()):
+            before, after = was[box.name], new[box.name]
+            if after == before or box.data == after:
+                continue
+            if box.data == before:
+                box.raw_data, box.data = None, after
+                box.description = gettext("Another phone changed this (it was %(was)s).", was=before or "–")
+            else:
+                box.description = gettext("Another phone changed this to %(now)s; what you typed is kept: "
+                                          "check it.", now=after or "–")
+        self.show(now)
 
     def chosen(self) -> dict[str, Any]:
         """The settings' values by the names of ``ExportSettings``; call after validate()."""
@@ -201,11 +241,17 @@ def group_settings_form(zones: Sequence[str], games: Sequence[GameInfo], setting
             gettext("BoardGameGeek id of %(game)s", game=game.name),  # plain text: escaped when shown
             validators=[Optional(), NumberRange(1, BGG_ID_MAX, wrong)], render_kw=NUMERIC)
         for game in games}})
-    form = form_class(formdata=formdata, data=None if formdata is not None else {
-        "time_zone": settings.time_zone or "", "location": settings.location,
-        **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games}})
+    form = form_class(formdata=formdata, data=None if formdata is not None else _box_data(settings, games))
     form.time_zone.choices = choices([("", _l("The server's time zone")), *((zone, zone) for zone in zones)])
+    if formdata is None:
+        form.show(settings)
     return form
+
+
+def _box_data(settings: ExportSettings, games: Sequence[GameInfo]) -> dict[str, Any]:
+    """The settings form's boxes' data that shows ``settings``, by the boxes' names."""
+    return {"time_zone": settings.time_zone or "", "location": settings.location,
+            **{bgg_field_name(game.slug): settings.bgg_ids.get(game.slug) for game in games}}
 
 
 def bgg_field_name(slug: str) -> str:

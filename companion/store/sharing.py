@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 
 from sqlite_utils import Database
 
-from companion.store.errors import found
+from companion.store.errors import StaleVersion, found
 from companion.store.transactions import write_transaction
 
 
@@ -34,8 +34,14 @@ def group_settings(db: Database, group_id: int) -> GroupSettings:
     return GroupSettings(row[0], row[1], json.loads(row[2])) if row else GroupSettings()
 
 
-def save_group_settings(db: Database, group_id: int, settings: GroupSettings) -> None:
+def save_group_settings(db: Database, group_id: int, settings: GroupSettings,
+                        shown: GroupSettings | None = None) -> None:
+    """Store the settings; StaleVersion if they are no longer the ones ``shown`` on the page that changes
+    them (another phone saved others since); None: a page that did not say."""
     with write_transaction(db):
+        if shown is not None and group_settings(db, group_id) != shown:
+            raise StaleVersion("Another phone changed these settings since you opened the page, so nothing "
+                               "was saved. Check them and save again.")
         write_settings(db, group_id, settings)
 
 

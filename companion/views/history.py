@@ -313,11 +313,20 @@ def settings(group_id: int):
     """The group's time zone, place and BoardGameGeek ids, as its exports use them."""
     form = forms.group_settings_form(sorted(known_time_zones()), list(filter(needs_bgg_id, GAMES.values())),
                                      store.group_settings(get_db(), group_id), formdata=common.sent_form())
+    status = common.form_status()
     if form.validate_on_submit():
-        store.save_group_settings(get_db(), group_id, store.GroupSettings(**form.chosen()))
-        flash(_("Saved. The exports use these settings from now on."))
-        return redirect(url_for("history.index", group_id=group_id, _anchor="export-h"))
-    return render_template("history/settings.html", group=g.group, form=form), common.form_status()
+        shown = form.shown_settings()
+        drawn = None if shown is None else store.GroupSettings(**shown)
+        try:
+            store.save_group_settings(get_db(), group_id, store.GroupSettings(**form.chosen()), drawn)
+        except store.StaleVersion as error:
+            form.form_errors.append(translated(error))
+            form.bring_up_to_date(drawn, store.group_settings(get_db(), group_id))
+            status = 409
+        else:
+            flash(_("Saved. The exports use these settings from now on."))
+            return redirect(url_for("history.index", group_id=group_id, _anchor="export-h"))
+    return render_template("history/settings.html", group=g.group, form=form), status
 
 
 @bp.route("/groups/import", methods=["GET", "POST"])
