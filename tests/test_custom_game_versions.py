@@ -90,6 +90,32 @@ def test_an_edit_drawn_before_another_phone_renamed_the_game_is_refused_and_keep
     assert rows_of(db, group_id, game_id) == ["Wall", "Bonus"]
 
 
+@pytest.mark.parametrize(("typed_id", "saved_again"), [
+    pytest.param("", 230802, id="the id box left alone shows the new id"),
+    pytest.param("8888", 8888, id="an id typed in is kept"),
+])
+def test_an_edit_drawn_before_another_phone_set_the_boardgamegeek_id_is_refused_and_keeps_the_id(
+        db, phones, typed_id, saved_again):
+    """Setting only the id adds no sheet version: the page's shown id tells the edits apart."""
+    group_id, _ids, first, second = phones
+    game_id, page, sets_the_id, adds_a_row = azul_open_on_both(phones)
+    sets_the_id["bgg_id"] = ["230802"]
+    assert first.post(page, data=sets_the_id).status_code == 302
+    adds_a_row |= {"rows-1-name": ["Bonus"], "bgg_id": [typed_id]}
+    refused = second.post(page, data=adds_a_row)
+    assert refused.status_code == 409
+    assert errors_on(refused.text) == ["Another phone changed the BoardGameGeek id of Azul since this page "
+                                       "was opened, so nothing was saved."]
+    assert store.get_group_game(db, group_id, game_id).bgg_id == 230802
+    assert rows_of(db, group_id, game_id) == ["Wall"]
+    shown = form_of(refused.text, page)
+    assert shown["shown_bgg_id"] == ["230802"] and shown["rows-1-name"] == ["Bonus"]
+    assert shown["bgg_id"] == [str(saved_again)]
+    assert second.post(page, data=shown).status_code == 302
+    assert store.get_group_game(db, group_id, game_id).bgg_id == saved_again
+    assert rows_of(db, group_id, game_id) == ["Wall", "Bonus"]
+
+
 def test_the_form_shown_again_replaces_the_sheet_when_sent_again(db, phones):
     group_id, _ids, first, second = phones
     game_id, page, totals_only, renames = azul_open_on_both(phones)
@@ -115,7 +141,7 @@ def test_an_edit_with_no_change_since_and_one_from_an_older_page_are_saved(db, p
     assert rows_of(db, group_id, game_id) == ["Wall", "Bonus"]
     # a page drawn before forms carried the version: taken as it comes
     older = drawn_form(first, page)
-    del older["sheet_version"]
+    del older["sheet_version"], older["shown_bgg_id"]
     older["rows-2-name"] = ["Tiles left"]
     assert first.post(page, data=older).status_code == 302
     assert rows_of(db, group_id, game_id) == ["Wall", "Bonus", "Tiles left"]

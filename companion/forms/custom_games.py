@@ -89,9 +89,11 @@ class DrawnFromSheet(SiteForm):
 
 
 class GroupGameForm(DrawnFromSheet):
-    """A game's name and sheet; ``shown_name``: the name the page showed (another phone may rename it)."""
+    """A game's name and sheet; ``shown_name`` and ``shown_bgg_id``: the name and BoardGameGeek id the page
+    showed (another phone may change them)."""
 
     shown_name = HiddenField()
+    shown_bgg_id = HiddenField()  # "": none
     name = StringField(_l("Name of the game"),
                        validators=[TypedName(_l("Type the game's name."), most=custom.GAME_NAME_MAX)])
     bgg_id = BggIdField(_l("BoardGameGeek id (optional)"), render_kw=NUMERIC,
@@ -124,6 +126,16 @@ class GroupGameForm(DrawnFromSheet):
             return False
         return valid
 
+    def show(self, game) -> None:
+        """Carry ``game``'s newest sheet version, name and BoardGameGeek id, as the page shows them."""
+        self.sheet_version.data, self.shown_name.data = str(game.version_id), game.name
+        self.shown_bgg_id.data = str(game.bgg_id or "")
+
+    @property
+    def shown_bgg(self) -> str | None:
+        """The BoardGameGeek id the page showed ("": none); None for a page that did not say."""
+        return self.shown_bgg_id.data if self.shown_bgg_id.raw_data else None
+
     def sheet(self) -> dict[str, Any]:
         """The answers as a sheet's JSON form (checked by custom.parse_sheet)."""
         named = [entry.form for entry in self.rows if entry.form.name.data]
@@ -145,9 +157,11 @@ def group_game_form(game=None, formdata=None) -> GroupGameForm:
     rows = [{"name": row.name, "negative": row.negative, "tie_breaker": row.name == sheet.tie_breaker}
             for row in sheet.rows]
     rows += [{}] * max(0, min(custom.MAX_ROWS, max(ROW_SLOTS, len(rows) + 4)) - len(rows))
-    return GroupGameForm(formdata=None, data={
+    form = GroupGameForm(formdata=None, data={
         **asdict(sheet), "rows": rows, "tie_breaker_wins": sheet.tie_breaker_wins or "", "name": game.name,
-        "bgg_id": game.bgg_id, "sheet_version": str(game.version_id), "shown_name": game.name})
+        "bgg_id": game.bgg_id})
+    form.show(game)
+    return form
 
 
 class ChoiceBox:

@@ -30,6 +30,7 @@ from companion.store.custom_games import (
     GroupGame,
     add_group_game,
     check_sheet_version,
+    check_shown_bgg_id,
     check_shown_name,
     delete_group_game,
     get_group_game,

@@ -73,6 +73,14 @@ def check_shown_name(game: GroupGame, shown: str | None) -> None:
                            "nothing was saved.", shown=shown, game=game.name)
 
 
+def check_shown_bgg_id(game: GroupGame, shown: str | None) -> None:
+    """Refuse (StaleVersion) an edit from a page that showed another BoardGameGeek id of the game ("": none):
+    another phone set it since (without changing the sheet); None: a page that did not say."""
+    if shown is not None and shown != str(game.bgg_id or ""):
+        raise StaleVersion("Another phone changed the BoardGameGeek id of %(game)s since this page was "
+                           "opened, so nothing was saved.", game=game.name)
+
+
 def update_group_game(db: Database, group_id: int, game_id: int, name: str, bgg_id: int | None,
                       sheet: Mapping[str, Any], check: Callable[[GroupGame], None] | None = None) -> None:
     """Rename the game and, if its sheet changed, add a new version (old plays keep theirs); ``check``

@@ -33,10 +33,10 @@ def edit(group_id: int, game_id: int | None = None):
             if game is None:
                 store.add_group_game(get_db(), group_id, form.name.data, form.bgg_id.data, sheet.to_json())
             else:
-                drawn, shown = form.drawn_version, form.shown_name.data or None
+                drawn, shown, shown_bgg = form.drawn_version, form.shown_name.data or None, form.shown_bgg
                 store.update_group_game(
                     get_db(), group_id, game.id, form.name.data, form.bgg_id.data, sheet.to_json(),
-                    check=lambda current: _check_edit(current, sheet, drawn, shown))
+                    check=lambda current: _check_edit(current, sheet, drawn, shown, shown_bgg))
         except Refused as error:
             common.note_stale(error)  # a sheet another phone changed since the page was drawn: nothing saved
             (form.name.errors if isinstance(error, store.DuplicateGame) else form.form_errors).append(
@@ -45,7 +45,10 @@ def edit(group_id: int, game_id: int | None = None):
                 now = common.found_or_404(store.get_group_game, group_id, game.id)
                 if now.version_id != form.drawn_version:
                     form.form_errors.append(_sheet_now(custom.parse_sheet(now.sheet)))
-                game, form.sheet_version.data, form.shown_name.data = now, str(now.version_id), now.name
+                if str(form.bgg_id.data or "") == form.shown_bgg:  # an id box left alone shows the new id
+                    form.bgg_id.raw_data, form.bgg_id.data = None, now.bgg_id
+                game = now
+                form.show(now)
         else:
             flash(_("%(game)s was added. Start a play of it below.", game=form.name.data) if game is None
                   else _("Saved. Plays already kept keep the score sheet they were scored with."))
@@ -55,10 +58,12 @@ def edit(group_id: int, game_id: int | None = None):
 
 
 def _check_edit(current: store.GroupGame, sheet: custom.ScoreSheet, drawn: int | None,
-                shown: str | None) -> None:
-    """The edit under the write lock: drawn from the game's newest sheet and name, allowed by its plays."""
+                shown: str | None, shown_bgg: str | None) -> None:
+    """The edit under the write lock: drawn from the game's newest sheet, name and BoardGameGeek id, allowed
+    by its plays."""
     store.check_sheet_version(current, drawn)
     store.check_shown_name(current, shown)
+    store.check_shown_bgg_id(current, shown_bgg)
     custom.check_sheet_change(custom.parse_sheet(current.sheet), sheet, current.plays)
 
 
