@@ -439,13 +439,35 @@ def test_names_are_unique_in_a_group_and_games_stay_in_their_group(app, client, 
     group_id, _ = table
     game_id = add_game(client, group_id, name="Azul")
     again = client.post(f"/groups/{group_id}/games/new", data=sheet_form(name="azul"))
-    assert again.status_code == 400 and "The group already has a game called azul." in again.text
+    assert again.status_code == 400 and "The group already has a game called Azul." in again.text
     other = create_group(client, "Other group")
     assert client.get(f"/groups/{other}/games/{game_id}").status_code == 404
     assert client.get(f"/groups/{other}/plays/new/custom-{game_id}").status_code == 404
     stranger = app.test_client()
     assert stranger.get(f"/groups/{group_id}/games/{game_id}").status_code == 404
     assert client.get(f"/groups/{group_id}/plays/new/custom-99").status_code == 404
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    pytest.param("Azul", "AZUL", id="ascii-capitals"),
+    pytest.param("Über Land", "über land", id="non-ascii-capital"),
+    pytest.param("Élan", "élan", id="accented-capital"),
+    pytest.param("Azul", "Azul\u200b", id="invisible-character"),
+    pytest.param("Azul", "\uff21\uff5a\uff55\uff4c", id="full-width-letters"),
+])
+def test_a_game_name_the_group_has_written_otherwise_is_refused_for_a_new_and_a_renamed_game(
+        client, db, first, second):
+    """Game names are told apart as player names are (``names.name_key``), not by SQLite's ASCII-only NOCASE:
+    otherwise the group's plays are split over two games of one name."""
+    group_id = create_group(client)
+    add_game(client, group_id, name=first)
+    cascadia = add_game(client, group_id, name="Cascadia")
+    added = client.post(f"/groups/{group_id}/games/new", data=sheet_form(name=second))
+    renamed = client.post(f"/groups/{group_id}/games/{cascadia}", data=sheet_form(name=second))
+    for refused in (added, renamed):
+        assert refused.status_code == 400
+        assert f"The group already has a game called {first}." in html.unescape(refused.text)
+    assert [game.name for game in store.list_group_games(db, group_id)] == sorted([first, "Cascadia"])
 
 
 def test_a_game_without_plays_can_be_removed_one_with_plays_stays(client, db, table):

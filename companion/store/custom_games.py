@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from companion.names import name_key
 from companion.store.errors import StaleVersion, StoreError, found
 from companion.store.transactions import now, write_transaction
 
@@ -30,9 +31,12 @@ class GroupGame:
 
 
 def _check_free_game_name(db: Database, group_id: int, name: str, except_id: int | None = None) -> None:
-    if db.execute("SELECT 1 FROM group_games WHERE group_id = ? AND name = ? COLLATE NOCASE AND id IS NOT ?",
-                  [group_id, name, except_id]).fetchone():
-        raise DuplicateGame("The group already has a game called %(name)s.", "name", name=name)
+    """Refuse a name the group already has a game of, as ``names.name_key`` compares names (SQLite's NOCASE
+    folds ASCII letters only); inside the write."""
+    key = name_key(name)
+    for game_id, other in db.execute("SELECT id, name FROM group_games WHERE group_id = ?", [group_id]):
+        if game_id != except_id and name_key(other) == key:
+            raise DuplicateGame("The group already has a game called %(name)s.", "name", name=other)
 
 
 def insert_game(db: Database, group_id: int, name: str, bgg_id: int | None) -> int:
