@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import threading
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from companion import store
+from companion.store import archive as archive_store
 from companion.store.request_ids import forget_old_requests
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, crawl
@@ -270,6 +272,63 @@ def test_two_copies_of_a_new_group_sent_at_once_make_one_group(app, db):
 
     assert at_once(app, create, store.RepeatedCreation) == ["repeated", "stored"]
     assert len(groups_named(db, "Friday night")) == 1
+
+
+def import_backup(phone, backup: bytes, request_id: str):
+    return phone.post("/groups/import", content_type="multipart/form-data",
+                      data={"backup": (io.BytesIO(backup), "backup.json"), "request_id": request_id})
+
+
+@pytest.mark.parametrize("first_answer", ["arrived", "lost"])
+def test_a_backup_import_sent_twice_makes_one_group(app, client, db, first_answer):
+    """A second tap while the file uploads, or the form sent again after a lost answer: imported once,
+    and a phone whose first answer was lost gets the imported group with the second."""
+    group_id = create_group(client, "Backed up")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    backup = client.get(f"/groups/{group_id}/export/backup.json").data
+    phone = app.test_client()
+    assert import_backup(phone, backup, "import-backup-request-01").status_code == 302
+    [imported] = [other for other in groups_named(db, "Backed up") if other != group_id]
+    if first_answer == "lost":  # the phone as it was before the first answer: without the group's cookie
+        phone = app.test_client()
+    again = import_backup(phone, backup, "import-backup-request-01")
+    assert groups_named(db, "Backed up") == [group_id, imported]
+    assert again.status_code == 303 and again.headers["Location"] == f"/groups/{imported}"
+    assert "Already saved" in phone.get(again.headers["Location"]).text
+    assert len(store.list_memberships(db, imported)) == 1
+    assert import_backup(phone, backup, "import-backup-request-02").status_code == 302
+    assert len(groups_named(db, "Backed up")) == 3  # another id: another import
+
+
+def test_two_copies_of_a_backup_import_sent_at_once_import_it_once(app, client, db):
+    group_id = create_group(client, "Backed up")
+    add_players(client, group_id, ("Anna", "red"), ("Ben", "blue"))
+    archive = store.dump_group(db, group_id)
+
+    def restore(db, start: threading.Barrier) -> None:
+        start.wait(120)
+        store.restore_group_on_phone(db, archive, "import-backup-at-once-01")
+
+    assert at_once(app, restore, store.RepeatedCreation) == ["repeated", "stored"]
+    assert len(groups_named(db, "Backed up")) == 2  # the original and one import
+
+
+def test_a_failed_backup_import_does_not_use_up_its_request_id(client, db, table, monkeypatch):
+    """An import broken off after its first write removes what it wrote, the noted request id with it:
+    the same form sent again imports the backup."""
+    group_id = store.get_play(db, table).group_id
+    archive = store.dump_group(db, group_id)
+
+    def broken(*_args) -> None:
+        raise store.StoreError("The disk is full.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(archive_store, "_restore_play", broken)
+        with pytest.raises(store.StoreError):
+            store.restore_group_on_phone(db, archive, "import-failed-midway-01")
+    assert groups_named(db, "Table") == [group_id]
+    restored = store.restore_group_on_phone(db, archive, "import-failed-midway-01")
+    assert groups_named(db, "Table") == [group_id, restored.group_id]
 
 
 def trashed_on_another_phone(db, play_id: int, what: str) -> None:

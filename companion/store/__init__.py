@@ -17,6 +17,7 @@ from companion.store.archive import (
     GroupArchive,
     dump_group,
     restore_group,
+    restore_group_on_phone,
 )
 from companion.store.connection import (
     BUSY_TIMEOUT_SECONDS,
@@ -141,6 +142,7 @@ from companion.store.request_ids import (
     RepeatedRequest,
     RequestId,
     expect_request,
+    group_made_with,
     seen_request,
 )
 from companion.store.sharing import GroupSettings, StableIds, group_settings, save_group_settings, stable_ids

@@ -2,7 +2,7 @@
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,11 +163,29 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
     short transactions so that other groups' writes never wait long: the group is made in the trash
     (nothing finds it), its plays added in steps, then it leaves the trash. A failed import removes what
     it wrote, in steps too; one cut off by the process dying is left to the trash's purge."""
+    group_id = _restore(db, archive, lambda: groups.insert_group(db, archive.name, deleted_at=now()))
+    return groups.get_group(db, group_id)
+
+
+def restore_group_on_phone(db: Database, archive: GroupArchive,
+                           request_id: str | None = None) -> groups.Membership:
+    """``restore_group``, with the membership of the phone that imports it made in the first transaction,
+    which notes the phone's request id: ``RepeatedCreation`` for an id sent before, so that a backup sent
+    twice (a second tap while it uploads, a resend after a lost answer) is imported once."""
+    group_id = _restore(db, archive, lambda: groups.insert_group_on_phone(
+        db, archive.name, request_id, deleted_at=now()).group_id)
+    [membership] = groups.list_memberships(db, group_id)  # no other phone has the new group's invite yet
+    return membership
+
+
+def _restore(db: Database, archive: GroupArchive, insert_group: Callable[[], int]) -> int:
+    """The id of the group ``insert_group`` makes (in the trash) in the first transaction, filled with
+    ``archive`` (see ``restore_group``)."""
     groups.check_distinct_names([p.name for p in archive.players])
     group_id = None
     try:
         with write_transaction(db):
-            group_id = groups.insert_group(db, archive.name, deleted_at=now())
+            group_id = insert_group()
             player_ids = [groups.insert_player(db, group_id, player.name, player.colour,
                                                created_at=player.created_at, uid=player.uid,
                                                retired=player.retired)
@@ -183,7 +201,7 @@ def restore_group(db: Database, archive: GroupArchive) -> groups.Group:
             raise StoreError("The backup does not fit together (%(error)s); nothing was imported.",
                              error=str(error)) from None
         raise
-    return groups.get_group(db, group_id)
+    return group_id
 
 
 def _restore_play(db: Database, group_id: int, play: ArchivedPlay, player_ids: Sequence[int],

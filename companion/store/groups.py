@@ -90,15 +90,22 @@ def create_group(db: Database, name: str) -> Group:
 
 
 def create_group_on_phone(db: Database, name: str, request_id: str | None = None) -> Membership:
-    """A new group and the membership of the phone that made it, in one write that notes the phone's
-    request id with them: ``RepeatedCreation`` for an id sent before, so that two copies make one group."""
+    """A new group and the membership of the phone that made it, in one write (``insert_group_on_phone``)."""
     with write_transaction(db):
-        if request_id is not None and (made := group_made_with(db, request_id)):
-            raise made
-        group_id = insert_group(db, name)
-        membership_id = _insert_membership(db, group_id)
-        if request_id is not None:
-            note_request(db, RequestId(request_id, membership_id, None), now())
+        return insert_group_on_phone(db, name, request_id)
+
+
+def insert_group_on_phone(db: Database, name: str, request_id: str | None,
+                          deleted_at: str | None = None) -> Membership:
+    """A new group's row and the membership of the phone that makes it, inside a write that notes the
+    phone's request id with them: ``RepeatedCreation`` for an id sent before, so that two copies make one
+    group."""
+    if request_id is not None and (made := group_made_with(db, request_id)):
+        raise made
+    group_id = insert_group(db, name, deleted_at)
+    membership_id = _insert_membership(db, group_id)
+    if request_id is not None:
+        note_request(db, RequestId(request_id, membership_id, None), now())
     return get_membership(db, group_id, membership_id)
 
 

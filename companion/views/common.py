@@ -22,6 +22,7 @@ from companion.messages import Refused
 from companion.web.database import get_db
 from companion.web.gate import SentBeforeTrash
 from companion.web.i18n import translated
+from companion.web.security import keep_membership
 
 bp = Blueprint("common", __name__)  # its hooks apply to every request
 
@@ -229,6 +230,13 @@ def already_stored(seen: store.RepeatedRequest):
     if seen.play_id is not None:
         return redirect(url_for("plays.show", play_id=seen.play_id), 303)
     return redirect(url_for("groups.show", group_id=seen.group_id), 303)
+
+
+def already_made(repeat: store.RepeatedCreation) -> Response:
+    """The answer to a new group sent again: the phone gets the membership the first copy made for it (its
+    answer, with the cookie that lets the phone in, may have been lost)."""
+    keep_membership(store.get_membership(get_db(), repeat.group_id, repeat.membership_id))
+    return already_stored(repeat)
 
 
 def note_stale(error: Refused) -> None:

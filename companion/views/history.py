@@ -29,7 +29,7 @@ from companion.views.plays import table_of
 from companion.web.database import get_db
 from companion.web.i18n import day, decimal, translated
 from companion.web.labels import row_label
-from companion.web.security import TooManyGroups, client_network, join_group, room_for_another_group
+from companion.web.security import TooManyGroups, client_network, keep_membership, room_for_another_group
 
 bp = Blueprint("history", __name__)
 
@@ -336,12 +336,20 @@ def import_backup():
     status = common.form_status()
     if form.validate_on_submit():
         config = current_app.config
+        request_id = common.sent_request_id()
         try:
+            # a copy sent again is answered before it counts as an import or is read; the import's first
+            # write finds one sent while the first copy is on its way
+            if request_id is not None and (made := store.group_made_with(get_db(), request_id)):
+                raise made
             room_for_another_group()
             store.note_import(get_db(), client_network(), time.time(), config["IMPORTS_ALLOWED"],
                               config["IMPORT_WINDOW_SECONDS"])
             archive = backup.parse_backup(form.backup.data.stream, GAMES, COLOURS)
-            group = store.restore_group(get_db(), archive)
+            membership = store.restore_group_on_phone(get_db(), archive, request_id)
+            keep_membership(membership)
+        except store.RepeatedCreation as repeat:
+            return common.already_made(repeat)
         except TooManyGroups as error:
             form.backup.errors.append(str(error))
         except store.TooManyImports as error:
@@ -350,10 +358,9 @@ def import_backup():
         except Refused as error:
             form.backup.errors.append(translated(error))
         else:
-            join_group(group.id)
-            flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=group.name,
+            flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=archive.name,
                     players=len(archive.players), plays=len(archive.plays)))
-            return redirect(url_for("groups.show", group_id=group.id))
+            return redirect(url_for("groups.show", group_id=membership.group_id))
     return render_template("history/import.html", form=form, name_max=NAME_MAX,
                            limit=decimal(current_app.config["BACKUP_MAX_BYTES"] / 2 ** 20),
                            max_plays=format_decimal(backup.MAX_PLAYS),

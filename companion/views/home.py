@@ -50,9 +50,8 @@ def create_group():
     except security.TooManyGroups as error:
         form.name.errors = [str(error)]
         return _render_home(form, status=409)
-    except store.RepeatedCreation as repeat:  # sent again: the phone may have missed the first's cookie
-        security.keep_membership(store.get_membership(get_db(), repeat.group_id, repeat.membership_id))
-        return common.already_stored(repeat)
+    except store.RepeatedCreation as repeat:
+        return common.already_made(repeat)
     flash(_("Group created. Add the players, then invite the others with the code or QR code."))
     return redirect(url_for("groups.show", group_id=made.group_id))
 
