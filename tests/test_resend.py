@@ -331,6 +331,36 @@ def test_a_failed_backup_import_does_not_use_up_its_request_id(client, db, table
     assert groups_named(db, "Table") == [group_id, restored.group_id]
 
 
+LEAVING = {  # the way out, whether the group is in the trash, what the phone is told (again)
+    "leave the group": ("leave", False, "This phone left the group."),
+    "leave the deleted group": ("leave-deleted", True, "This phone left the deleted group."),
+}
+
+
+@pytest.mark.parametrize(("action", "deleted", "told"), LEAVING.values(), ids=LEAVING.keys())
+def test_leaving_a_group_sent_twice_is_answered_as_the_first_time(app, client, db, action, deleted, told):
+    """A double tap on "Leave", or the offline queue sending it again after a lost answer: the second
+    copy comes with the cookie the phone had before it left, and goes home as the first did (not
+    "There is nothing here", which the queue shows as refused though the phone did leave)."""
+    group_id = create_group(client, "Friday night")
+    phone = app.test_client()
+    assert phone.post(f"/join/{store.get_group(db, group_id).token}").status_code == 302
+    if deleted:
+        store.trash_group(db, group_id, store.now())
+    cookie = phone.get_cookie("session", domain=app.config["SERVER_NAME"]).value
+    sent = {"request_id": "leave-the-group-0000001"}
+    assert phone.post(f"/groups/{group_id}/{action}", data=sent).status_code == 302
+    copy = app.test_client()
+    copy.set_cookie("session", cookie, domain=app.config["SERVER_NAME"])
+    again = copy.post(f"/groups/{group_id}/{action}", data=sent)
+    assert again.status_code == 303 and again.headers["Location"] == "/"
+    assert told in copy.get("/").text
+    assert len(store.list_memberships(db, group_id)) == 1
+    # the same answer for any group, so that it tells nobody which exist; a phone that left none: 404
+    assert copy.post(f"/groups/{group_id + 1000}/{action}", data=sent).status_code == 303
+    assert app.test_client().post(f"/groups/{group_id}/{action}", data=sent).status_code == 404
+
+
 def trashed_on_another_phone(db, play_id: int, what: str) -> None:
     group_id = store.get_play(db, play_id).group_id
     if what == "play":

@@ -9,7 +9,7 @@ from companion import store
 from companion.forms import PhoneNameForm
 from companion.views import common
 from companion.web.database import get_db
-from companion.web.gate import restores
+from companion.web.gate import LeftBefore, leaves, restores
 from companion.web.security import forget_membership
 
 bp = Blueprint("members", __name__, url_prefix="/groups/<int:group_id>")
@@ -28,13 +28,28 @@ def _leave(group_id: int, message: str):
     return redirect(url_for("home.index"))
 
 
+def _left_note() -> str:
+    """What a phone that left the group is told (the last phone in a group is told its join code)."""
+    if request.endpoint == "members.leave_deleted":
+        return _("This phone left the deleted group.")
+    return _("This phone left the group. The invite link or join code brings it back.")
+
+
+@bp.errorhandler(LeftBefore)
+def left_before(_error: LeftBefore):
+    """"Leave" sent again after the phone left (a double tap, a resend after a lost answer): it is out."""
+    flash(_left_note())
+    return redirect(url_for("home.index"), 303)
+
+
 @bp.route("/leave", methods=["GET", "POST"])
+@leaves
 def leave(group_id: int):
     group = g.group
     if len(store.list_memberships(get_db(), group.id)) > 1:
         explained = _("This phone will no longer see the group. The group, its players and its plays stay "
                       "for the other phones; the invite link or join code brings this phone back.")
-        left = _("This phone left the group. The invite link or join code brings it back.")
+        left = _left_note()
     else:  # nobody would see the group any more, and nothing clears it away: say how to come back
         explained = _("This is the last phone in the group: after leaving, only its join code %(code)s "
                       "opens it again, so write the code down. To be rid of the group, delete it instead "
@@ -47,11 +62,12 @@ def leave(group_id: int):
 
 @bp.post("/leave-deleted")
 @restores("group")  # a membership outlives its group's time in the trash
+@leaves
 def leave_deleted(group_id: int):
     """Take this phone out of a deleted group (from the home page's trash), to make room, say."""
     if not store.trashed_memberships(get_db(), [g.membership.token]):
         abort(404)  # a group outside the trash is left from its page, after a confirmation
-    return _leave(group_id, _("This phone left the deleted group."))
+    return _leave(group_id, _left_note())
 
 
 @bp.route("/phones/<int:membership_id>/remove", methods=["GET", "POST"])

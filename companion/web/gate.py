@@ -9,6 +9,7 @@ from werkzeug.exceptions import NotFound
 from werkzeug.routing import IntegerConverter
 
 from companion.store.access import Restoring, in_trash, reach
+from companion.store.groups import existing_tokens
 from companion.store.request_ids import RepeatedRequest, RequestId, seen_request
 from companion.web.database import get_db
 from companion.web.security import membership_tokens
@@ -22,6 +23,17 @@ def restores(what: Restoring) -> Callable:
     return mark
 
 
+def leaves(view: Callable) -> Callable:
+    """Mark a view that takes this phone out of its group: sent again once it did (a double tap, a resend
+    after a lost answer), the phone has no membership left to reach the group with (``LeftBefore``)."""
+    view.leaves = True
+    return view
+
+
+class LeftBefore(Exception):  # a situation the view's blueprint answers, not a failure
+    """A phone's "Leave" for a group it cannot reach, from a cookie holding a membership that is gone."""
+
+
 def open_gate() -> None:
     """Let this phone reach the group or play its address names, or answer 404."""
     group_id, play_id = ((request.view_args or {}).get(name) for name in ("group_id", "play_id"))
@@ -32,6 +44,8 @@ def open_gate() -> None:
     if found is None:
         trashed = in_trash(get_db(), membership_tokens(), group_id, play_id)
         if trashed is None:
+            if getattr(view, "leaves", False) and request.method == "POST" and _holds_a_lost_membership():
+                raise LeftBefore()
             raise NotFound()
         trash = InTrash(trashed.what, trashed.group_id)
         raise _sent_before(trashed.membership_id, play_id, trash) or trash
@@ -69,6 +83,13 @@ def _sent_before(membership_id: int, play_id: int | None, trash: InTrash) -> Sen
         return None
     seen = seen_request(get_db(), RequestId(request_id, membership_id, play_id))
     return SentBeforeTrash(seen, trash) if seen else None
+
+
+def _holds_a_lost_membership() -> bool:
+    """Whether the cookie holds a membership that is gone (the phone left, or was removed): whatever the
+    group asked about, so the answer tells no phone whether that group exists."""
+    tokens = membership_tokens()
+    return len(existing_tokens(get_db(), tokens)) < len(tokens)
 
 
 def plays_of(bp: Blueprint, game_slug: str) -> None:
