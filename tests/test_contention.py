@@ -219,6 +219,25 @@ def test_settings_saved_from_an_outdated_page_are_409_with_the_typed_values_kept
     assert store.group_settings(db, group.group_id) == both
 
 
+def test_a_group_renamed_from_a_page_drawn_before_another_phone_renamed_it_is_409_with_the_name_kept(
+        two_phones, db):
+    group, first, second = two_phones
+    page = f"/groups/{group.group_id}/rename"
+    seen_by_first, seen_by_second = drawn_form(first, page), drawn_form(second, page)
+    assert first.post(page, data={**seen_by_first, "name": "Freitagsrunde"}).status_code == 302
+    late = second.post(page, data={**seen_by_second, "name": "Friday night club"})
+    assert late.status_code == 409
+    assert "Another phone renamed Contention to Freitagsrunde since this page was opened" in late.text
+    assert 'value="Friday night club"' in late.text  # what this phone typed, ready to be sent again
+    assert store.get_group(db, group.group_id).name == "Freitagsrunde"
+    [again] = [f for f in forms_on(late.text, page) if f.action.endswith("/rename")]
+    assert second.post(again.action, data=again.fields).status_code == 302
+    assert store.get_group(db, group.group_id).name == "Friday night club"
+    # a page from before the form carried the name it showed: taken as it comes
+    assert first.post(page, data={"name": "Tuesday club"}).status_code == 302
+    assert store.get_group(db, group.group_id).name == "Tuesday club"
+
+
 # --- join codes: guessers cannot lock out a phone that has the right code -------------------------
 
 

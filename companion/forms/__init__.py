@@ -123,6 +123,10 @@ class GroupForm(SiteForm):
                        render_kw={"maxlength": NAME_MAX})
 
 
+class RenameGroupForm(GroupForm):
+    shown_name = HiddenField()  # the name the page showed: another phone may have renamed the group since
+
+
 class JoinCodeForm(SiteForm):
     code = StringField(_l("Join code"), filters=[_join_code],
                        validators=[DataRequired(_l("Type the code shown on the group's page."))],

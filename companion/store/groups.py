@@ -130,8 +130,14 @@ def group_by_token(db: Database, token: str) -> Group:
     return Group(*found(_live_group(db, "token", token), "group"))
 
 
-def rename_group(db: Database, group_id: int, name: str) -> None:
-    execute_write(db, "UPDATE groups SET name = ? WHERE id = ?", [name, group_id])
+def rename_group(db: Database, group_id: int, name: str, shown: str | None = None) -> None:
+    """Give the group this name; StaleVersion if it is no longer called ``shown``, the name on the page
+    that renames it (another phone renamed it since; None: a page that did not say)."""
+    with write_transaction(db):
+        if shown is not None and shown != (stored := get_group(db, group_id).name):
+            raise StaleVersion("Another phone renamed %(shown)s to %(game)s since this page was opened, so "
+                               "nothing was saved.", shown=shown, game=stored)
+        db.execute("UPDATE groups SET name = ? WHERE id = ?", [name, group_id])
 
 
 def delete_group(db: Database, group_id: int) -> None:

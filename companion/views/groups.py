@@ -4,7 +4,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from flask_babel import gettext as _
 
 from companion import store
-from companion.forms import COLOURS, GroupForm, PlayerForm, RetireForm, new_play_form, seat_count
+from companion.forms import COLOURS, PlayerForm, RenameGroupForm, RetireForm, new_play_form, seat_count
 from companion.games import custom
 from companion.games.common import PlaySetup, Seat
 from companion.games.table import initial_table
@@ -119,12 +119,21 @@ def delete_player(group_id: int, player_id: int):
 
 @bp.route("/rename", methods=["GET", "POST"])
 def rename(group_id: int):
-    form = GroupForm(obj=g.group if request.method == "GET" else None)
+    group = g.group
+    form = RenameGroupForm(data={"name": group.name, "shown_name": group.name}
+                           if request.method == "GET" else None)
     if form.validate_on_submit():
-        store.rename_group(get_db(), group_id, form.name.data)
-        flash(_("Saved."))
-        return common.to_group(group_id)
-    return render_template("group_rename.html", group=g.group, form=form), common.form_status()
+        try:
+            store.rename_group(get_db(), group_id, form.name.data, form.shown_name.data or None)
+        except store.StaleVersion as error:
+            common.note_stale(error)  # answered 409, the typed name kept
+            form.form_errors.append(translated(error))
+            group = store.get_group(get_db(), group_id)
+            form.shown_name.data = group.name  # sent again, it replaces that name
+        else:
+            flash(_("Saved."))
+            return common.to_group(group_id)
+    return render_template("group_rename.html", group=group, form=form), common.form_status()
 
 
 @bp.route("/delete", methods=["GET", "POST"])
