@@ -21,7 +21,7 @@ from companion.messages import Message, Term
 from companion.views.common import translated
 from companion.web import i18n
 from companion.web.labels import TERMS
-from tests.conftest import add_players, create_group, start_play
+from tests.conftest import add_players, create_group, make_app, start_play
 from tests.test_bgstats_import import mutated
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -368,6 +368,21 @@ def test_the_switch_overrides_the_browser_language_and_is_remembered(client, tab
     switch(client, "de", ENGLISH)
     page = client.get(play, headers=ENGLISH).text
     assert html_lang(page) == "de" and "Landvermesser: Nord in Spalte 0" in page_text(page)
+
+
+@pytest.mark.parametrize("csrf", [False, True], ids=["no name", "no CSRF token"])
+@pytest.mark.parametrize(("referrer", "back_to"), [
+    ("http://companion.test/groups/new?x=1", "/groups/new?x=1"),
+    ("http://elsewhere.example/groups/new", "/"),
+    ("http://[::1", "/"),  # no URL a browser sends: urlsplit refuses it
+    ("http://]x/", "/"),
+])
+def test_a_refused_form_offers_the_switch_back_to_the_page_it_came_from(tmp_path, csrf, referrer, back_to):
+    client = make_app(tmp_path, WTF_CSRF_ENABLED=csrf).test_client()
+    sent = {"name": "Friday night" if csrf else ""}  # without its CSRF token, or without a name
+    refused = client.post("/groups", data=sent, headers={"Referer": referrer})
+    assert refused.status_code == 400
+    assert f'<input type="hidden" name="next" value="{html.escape(back_to)}">' in refused.text
 
 
 def test_a_language_the_site_lacks_changes_nothing(client):

@@ -63,7 +63,10 @@ def page_to_return_to() -> str:
     """Where the language switch brings the phone back: this page, or the page a form was sent from."""
     if request.method == "GET":
         return request.full_path.rstrip("?")
-    referrer = urlsplit(request.referrer or "")
+    try:
+        referrer = urlsplit(request.referrer or "")
+    except ValueError:  # a header no browser sends ("http://[::1"): no page to go back to
+        return "/"
     if referrer.netloc == request.host:
         return referrer.path + (f"?{referrer.query}" if referrer.query else "")
     return "/"
