@@ -147,6 +147,39 @@ def test_two_phones_picking_who_starts_at_once_keep_the_first_pick(app, client, 
     assert store.get_play(db, play).options[tools.FIRST_SEAT] == 2
 
 
+def _finish(db, play: int) -> None:
+    """Another phone's final tally for the three seats."""
+    store.finish_play(db, play, {"totals": [5, 7, 1]},
+                      [store.ResultInput(0, 5, 2, {"total": 5}), store.ResultInput(1, 7, 1, {"total": 7}),
+                       store.ResultInput(2, 1, 3, {"total": 1})],
+                      store.get_play(db, play).version, tools.timer_stopped)
+
+
+@pytest.mark.parametrize(("path", "data", "key", "kept"), [
+    ("timer", {"action": "start"}, tools.TIMER, None),  # "Played for 0:00" on the record otherwise
+    ("first-player", {"seat": "2", "shown": "0"}, tools.FIRST_SEAT, 0),  # a stale "Pick again"
+])
+@pytest.mark.parametrize("finished", ["before the tap", "while the tap waits for the lock"])
+def test_a_timer_tap_or_pick_on_a_play_finished_meanwhile_is_refused_with_409(
+        client, db, play, monkeypatch, path, data, key, kept, finished):
+    client.post(f"/plays/{play}/first-player", data={"seat": "0", "shown": ""})
+    if finished == "before the tap":
+        _finish(db, play)
+    else:
+        change = store.change_play_options
+
+        def finished_meanwhile(db_, play_id, *args, **kwargs):
+            _finish(db_, play_id)
+            return change(db_, play_id, *args, **kwargs)
+
+        monkeypatch.setattr(store, "change_play_options", finished_meanwhile)
+    response = client.post(f"/plays/{play}/{path}", data=data)
+    assert response.status_code == 409
+    assert "This play is finished. Undo the final tally to change it." in html.unescape(response.text)
+    stored = store.get_play(db, play)
+    assert stored.status == "finished" and stored.options.get(key) == kept
+
+
 def test_the_note_and_variant_are_kept_during_and_after_the_play(client, db, play):
     client.post(f"/plays/{play}/notes", data={"note": "  Ben's first game\nclose finish ",
                                               "variant": "Trading Post", "version": "0"})

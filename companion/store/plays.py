@@ -486,13 +486,16 @@ def set_play_counted(db: Database, play_id: int, counted: bool) -> None:
 NOTE_REVISION = "note_revision"
 
 
-def change_play_options(db: Database, play_id: int,
-                        change: Callable[[Mapping[str, Any]], Mapping[str, Any]]) -> int:
+def change_play_options(db: Database, play_id: int, change: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+                        *, while_active: bool = False) -> int:
     """Replace the play's options with ``change(options)``, which sees them under the write lock (two
-    phones tapping the timer at once see each other's tap) and may refuse; returns the new version."""
+    phones tapping the timer at once see each other's tap) and may refuse; returns the new version.
+    ``while_active``: refused (stale) once the play is finished, as a phone's page may show it going on."""
     with write_transaction(db):
-        options, version = found(db.execute("SELECT options, version FROM plays WHERE id = ?",
-                                            [play_id]).fetchone(), "play")
+        options, version, status = found(db.execute("SELECT options, version, status FROM plays WHERE id = ?",
+                                                    [play_id]).fetchone(), "play")
+        if while_active and status != "active":
+            raise StaleVersion("This play is finished. Undo the final tally to change it.")
         options = dict(change(json.loads(options)))
         # a reopened play's kept tally still fits its log: the options are not part of it
         db.execute("UPDATE plays SET options = ?, version = version + 1, reopened_at_version = CASE "

@@ -43,8 +43,9 @@ def _back(play: store.Play) -> Response:
 
 
 def _change(play: store.Play, change) -> bool:
+    """Change the options of a play still going on (a finished one is refused under the write lock)."""
     try:
-        store.change_play_options(get_db(), play.id, change)
+        store.change_play_options(get_db(), play.id, change, while_active=True)
     except Refused as error:
         common.flash_rules_error(error)
         return False
@@ -57,8 +58,6 @@ def timer(play_id: int):
     form = TimerForm()
     if not form.validate_on_submit():
         common.reload_and_try_again()
-    elif play.status != "active":
-        flash(_("This play is finished; its timer stopped with it."), "error")
     else:
         _change(play, lambda options: {**options, tools.TIMER: tools.timer_after(
             options, form.action.data, datetime.now(UTC).replace(microsecond=0))})
