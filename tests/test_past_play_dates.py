@@ -3,6 +3,7 @@ group's clocks (the app's clock is fixed: the server's own zone is UTC in the te
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -112,6 +113,31 @@ def test_a_past_play_is_kept_with_its_end_in_utc(app, client, db, group, zone, n
     assert response.status_code == 302, response.text
     play = store.get_play(db, int(response.headers["Location"].rsplit("/", 2)[1]))
     assert (play.ended_at, play.started_at) == (f"{ended}+00:00", f"{started}+00:00")
+
+
+@pytest.fixture
+def server_in_berlin(monkeypatch):
+    """The server's own clocks on Berlin time (the tests' default is UTC)."""
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+# The night of 27 October 2024 Berlin's clocks go back at 03:00 CEST to 02:00 CET: 02:30 comes twice.
+@pytest.mark.parametrize(("zone", "now"), [
+    (None, "2024-10-27T00:30:00"),  # the first 02:30, on the server's clocks
+    (None, "2024-10-27T01:30:00"),  # the second
+    ("Europe/Berlin", "2024-10-27T00:30:00"),  # on the group's clocks
+    ("Europe/Berlin", "2024-10-27T01:30:00"),
+])
+def test_a_past_play_of_today_without_a_time_ends_now_in_the_hour_the_clocks_go_back(
+        app, client, db, group, server_in_berlin, zone, now):
+    response = post(app, client, db, group, zone, at(now), {"ended_on": "2024-10-27"})
+    assert response.status_code == 302, response.text
+    play = store.get_play(db, int(response.headers["Location"].rsplit("/", 2)[1]))
+    assert play.ended_at == f"{now}+00:00"
 
 
 def test_the_page_says_what_an_empty_time_means(client, group):

@@ -366,8 +366,10 @@ class PastPlayForm(DrawnFromSheet, SheetScores):
         if typed:
             local = datetime.combine(day, time.fromisoformat(typed))
         else:
-            now = self._local_now().replace(second=0, microsecond=0, tzinfo=None)  # keeps its fold
-            local = min(datetime.combine(day, time(21, 0)), now)
+            local = datetime.combine(day, time(21, 0))
+            if self._local_now().replace(tzinfo=None) < local:
+                # now as it is: rebuilt from the server's clock it is an hour early when the clocks go back
+                return self.now.replace(second=0, microsecond=0).astimezone(UTC)
         return (local.replace(tzinfo=self.zone) if self.zone else local.astimezone()).astimezone(UTC)
 
 
