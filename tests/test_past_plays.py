@@ -54,7 +54,7 @@ def test_one_of_the_three_row_by_row_and_a_group_game_with_its_sheet(client, db,
     page = client.get(f"/groups/{group_id}/plays/past/gold-west", query_string={"rows": "1"})
     assert "BoomTown offices" in page.text
     rows = ("track", "largest_group", "offices", "wanted", "influence")
-    points = {"Anna": (40, 5, 6, -2, 10), "Cara": (38, 6, 9, 0, 4)}
+    points = {"Anna": (40, 4, 6, -2, 10), "Cara": (38, 6, 9, 0, 4)}
     data = {"ended_on": "2024-03-02", **seats(ids, "Anna", "Cara", width=4)}
     for seat, name in enumerate(points):
         data.update({f"points-{seat}-{n}": str(v) for n, v in enumerate(points[name])})
@@ -62,7 +62,7 @@ def test_one_of_the_three_row_by_row_and_a_group_game_with_its_sheet(client, db,
     assert response.status_code == 302, response.text
     play_id = int(response.headers["Location"].rsplit("/", 2)[1])
     assert {r.name: (r.total, r.rank, tuple(r.breakdown[k] for k in rows))
-            for r in store.play_results(db, play_id)} == {"Anna": (59, 1, points["Anna"]),
+            for r in store.play_results(db, play_id)} == {"Anna": (58, 1, points["Anna"]),
                                                            "Cara": (57, 2, points["Cara"])}
 
     game_id = add_game(client, group_id, rows=WONDERS_ROWS)
@@ -121,6 +121,38 @@ def test_a_bad_past_play_is_refused_and_nothing_stored(client, db, group, change
             "points-1-0": "6", **change}
     response = client.post(f"/groups/{group_id}/plays/past/great-western-trail", data=data)
     assert response.status_code == 400 and message in response.text.replace("&#39;", "'")
+    assert store.history(db, group_id).total == 0
+
+
+GWT = ("great-western-trail", "?rows=1")  # by the scoring pad's rows: money … disc, job-market token
+GOLD_WEST = ("gold-west", "?rows=1")  # track, largest group, BoomTown offices, Wanted, influence
+GWT_ROWS = (1, 2, 3, 4, 5, 6, 7, 0, 4, 0, 0)
+
+
+@pytest.mark.parametrize(("game", "points", "message"), [
+    # what the game's rules refuse, as a correction of the play would
+    (GWT, [(*GWT_ROWS[:9], 3, 2), (*GWT_ROWS[:9], 0, 2)],
+     "Only one player holds the job-market token, not Anna and Ben."),
+    (GWT, [(*GWT_ROWS[:9], 5, 0), GWT_ROWS], "Anna: the 3-VP disc scores 3 or nothing, not 5."),
+    (GOLD_WEST, [(40, 6, -5, 0, 10), (38, 6, 9, 0, 4)],
+     "Anna: the row “BoomTown offices” cannot be below 0."),
+    (GOLD_WEST, [(40, 6, 5, 0, 10), (30, 6, 9, 4, 4)],
+     "Ben: the row “Wanted” is a penalty and cannot be above 0."),
+    # tied without tie-breakers: asked for them on this form, not told to reopen the play
+    (GOLD_WEST, [(40, 6, 5, 0, 10), (40, 6, 5, 0, 10)], "Enter them for Anna and Ben."),
+    # no more than a correction of it may hold: a row of one of the three, a total typed
+    (GWT, [(1000, *GWT_ROWS[1:]), GWT_ROWS], "Number must be between -999 and 999."),
+    (("gold-west", ""), [(-1000,), (5,)], "Number must be between -999 and 9999."),
+], ids=["token-held-twice", "disc-worth-5", "offices-below-0", "wanted-above-0", "tie", "row-over-999",
+        "total-below-999"])
+def test_a_past_play_is_refused_with_points_a_correction_of_it_would_refuse(client, db, group, game, points,
+                                                                           message):
+    group_id, ids = group
+    data = {"ended_on": "2024-03-02", **seats(ids, "Anna", "Ben", width=4)}
+    for seat, values in enumerate(points):
+        data.update({f"points-{seat}-{n}": str(v) for n, v in enumerate(values)})
+    response = client.post(f"/groups/{group_id}/plays/past/{game[0]}{game[1]}", data=data)
+    assert response.status_code == 400 and message in html.unescape(response.text)
     assert store.history(db, group_id).total == 0
 
 

@@ -43,6 +43,7 @@ ROW_SLOTS = 12  # empty row fields a new sheet offers; an edited sheet gets a fe
 _ROW_NAME = re.compile(r"rows-[0-9]+-name")
 _ROW_INDEX = re.compile(r"[0-9]{1,4}")  # a row's number as SheetRows reads it
 _POINTS = re.compile(r"points-[0-9]+-[0-9]+")  # points_field_name's
+SHEET_POINTS = (-custom.POINTS_LIMIT, custom.POINTS_LIMIT)  # what a row of a group's own sheet may hold
 
 
 class BggIdField(WholeNumberField):
@@ -184,9 +185,12 @@ def points_field_name(seat: int, row: int) -> str:
 
 
 def _score_fields(sheet: custom.ScoreSheet, labels: Mapping[str, str], names: Sequence[str | None],
-                  teams: Sequence[str] | None = None) -> dict[str, Any]:
-    """Per seat (its player named, if known) a number per row of ``sheet`` and, where teams play, its team
-    (starting as ``teams``); where the table plays together, the outcome."""
+                  teams: Sequence[str] | None = None,
+                  points_range: tuple[int, int] = SHEET_POINTS) -> dict[str, Any]:
+    """Per seat (its player named, if known) a number per row of ``sheet`` within ``points_range`` (a row
+    that cannot go below zero from 0) and, where teams play, its team (starting as ``teams``); where the
+    table plays together, the outcome."""
+    lowest_any, highest = points_range
     fields: dict[str, Any] = {"sheet": sheet}
     team_choices = choices((team, gettext("Team %(team)s", team=team)) for team in custom.TEAM_NAMES)
     for seat, name in enumerate(names):
@@ -195,9 +199,9 @@ def _score_fields(sheet: custom.ScoreSheet, labels: Mapping[str, str], names: Se
             # gettext at request time: a lazy string counts as safe HTML, and names are user input
             required = (gettext("Enter the points for %(row)s.", row=label) if name is None
                         else gettext("Enter %(name)s's points for %(row)s.", name=name, row=label))
-            lowest = -custom.POINTS_LIMIT if not sheet.rows or sheet.rows[n].negative else 0
+            lowest = lowest_any if not sheet.rows or sheet.rows[n].negative else 0
             fields[points_field_name(seat, n)] = WholeNumberField(
-                label, validators=[InputRequired(required), NumberRange(lowest, custom.POINTS_LIMIT)],
+                label, validators=[InputRequired(required), NumberRange(lowest, highest)],
                 render_kw=NUMERIC)
         if sheet.teams:
             label = gettext("Team") if name is None else gettext("Team of %(name)s", name=name)
@@ -389,16 +393,17 @@ def preselected_players(sheet: custom.ScoreSheet, players: Sequence, asked: str 
 def past_play_form(sheet: custom.ScoreSheet, players: Sequence, labels: Mapping[str, str],
                    zone: tzinfo | None = None, formdata=None,
                    preselect: Sequence[int] | None = None, version: int | None = None,
-                   tie_breakers: Sequence[tuple[str, Message]] = ()) -> PastPlayForm:
+                   tie_breakers: Sequence[tuple[str, Message]] = (),
+                   points_range: tuple[int, int] = SHEET_POINTS) -> PastPlayForm:
     """The past-play form of ``sheet`` (a group game's: its ``version``), seated as ``preselect`` (player ids)
-    or one per player, with the game's ``tie_breakers`` (payload key, label) per seat; its day and time are
-    the group's (``zone``; None: the server's), as its label says."""
+    or one per player, with the game's ``tie_breakers`` (payload key, label) per seat and points within
+    ``points_range``; its day and time are the group's (``zone``; None: the server's), as its label says."""
     seats = sheet.max_players
     player_choices = choices([(0, _l("— nobody —")), *((p.id, p.name) for p in players)])
     fields: dict[str, Any] = {"zone": zone}
     fields |= {f"player-{seat}": SelectField(gettext("Seat %(n)d", n=seat + 1), coerce=int, default=0,
                                              choices=player_choices) for seat in range(seats)}
-    fields |= _score_fields(sheet, labels, [None] * seats, custom.default_teams(seats))
+    fields |= _score_fields(sheet, labels, [None] * seats, custom.default_teams(seats), points_range)
     fields |= {f"{key}-{seat}": tie_breaker_field(translated(label))
                for seat in range(seats) for key, label in tie_breakers}
     fields["tie_breaker_keys"] = tuple(key for key, _ in tie_breakers)

@@ -267,13 +267,13 @@ def correction_field_name(seat: int, row: str) -> str:
     return f"seat{seat}-{row}"
 
 
-def _correction_range(game: str, rows: Sequence[str]) -> tuple[int, int]:
+def correction_range(game: str, rows: Sequence[str]) -> tuple[int, int]:
     """The points a corrected row may hold: as many as the play's tally could. A group's own game's sheet
     and totals typed at the end hold more than a built-in game's rows (the sheet's rules then refuse what
     its rows do not allow)."""
     if custom.game_id_of(game) is not None:
         return -custom.POINTS_LIMIT, custom.POINTS_LIMIT
-    if rows == [custom.TOTAL_ROW]:
+    if list(rows) == [custom.TOTAL_ROW]:
         return TOTAL_RANGE
     return -ROW_LIMIT, ROW_LIMIT
 
@@ -282,7 +282,7 @@ def correction_form(game: str, names: Sequence[str], current: Sequence[Mapping[s
                     label_of: Callable[[str], str], formdata=None) -> DrawnForm:
     """Per player a number per breakdown row (named by ``label_of``), from ``current``; totals are sums."""
     rows = list(dict.fromkeys(row for breakdown in current for row in breakdown))
-    lowest, highest = _correction_range(game, rows)
+    lowest, highest = correction_range(game, rows)
 
     class CorrectionForm(DrawnForm):
         def breakdowns(self) -> list[dict[str, int]]:

@@ -9,6 +9,7 @@ from flask_babel import gettext as _
 from companion import store
 from companion.exchange.common import group_zone
 from companion.forms.custom_games import PastPlayForm, moved_to_sheet, past_play_form, preselected_players
+from companion.forms.history import correction_range
 from companion.games import RULES, custom
 from companion.games import table_tools as tools
 from companion.games.common import FIRST_YEAR
@@ -26,8 +27,8 @@ bp = Blueprint("past_plays", __name__, url_prefix="/groups/<int:group_id>/plays/
 def _sheet_of(group: store.Group, slug: str,
               by_rows: bool) -> tuple[custom.ScoreSheet, dict, store.GroupGame | None]:
     """The sheet the play is entered with (a group's own game: its newest; one of the three: a total per
-    player, or its scoring pad's rows, each may be negative: the rules checked them at the table), the
-    play's options for it, and the group's game (None for one of the three)."""
+    player, or its scoring pad's rows, each may be negative here: the game's rules say which cannot, in
+    ``_log``), the play's options for it, and the group's game (None for one of the three)."""
     game_id = custom.game_id_of(slug)
     if game_id is not None:
         game = store.get_group_game(get_db(), group.id, game_id)
@@ -55,7 +56,9 @@ def new(group_id: int, game_slug: str):
         form = past_play_form(sheet, players, labels, group_zone(g.time_zone), formdata=formdata,
                               preselect=preselect, version=options.get(custom.SHEET_OPTION),
                               tie_breakers=[(key, label) for key, label, _ in rules.totals_tie_breakers(None)]
-                              if rules else ())
+                              if rules else (),
+                              # no more than a correction of the play allows: it can always be corrected
+                              points_range=correction_range(game.slug, sheet.row_keys))
         # no year a backup could not restore, no end after now (the app's clock, which a test may move)
         form.first_year, form.now = FIRST_YEAR, common.utc_now()
         return form
@@ -105,7 +108,10 @@ def _log(group, slug, sheet, options, players, form) -> int | None:
         payload = {"totals": [player.total for player in result.players], "breakdowns": form.breakdowns(),
                    "teams": form.teams_chosen(), "won": form.won_chosen(), **form.tie_breakers()}
         if rules := RULES.get(slug):  # one of the three: a tie on points is ranked by its tie-breakers
-            rules.check_typed_totals(None, payload, [name for name, _ in scores])
+            names = [name for name, _ in scores]
+            rules.check_typed_totals(None, payload, names)  # first: it asks for a tie's tie-breakers here
+            if sheet.rows:  # rows no end scoring gives, refused as a correction of them would be
+                rules.check_corrected_tally(None, payload, names, form.breakdowns())
             result = ranked_tally(slug, sheet.row_keys, scores, payload)
         # refused if another phone changed the sheet since it was read: the points follow its rows
         version = options.get(custom.SHEET_OPTION)
