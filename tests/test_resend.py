@@ -331,6 +331,86 @@ def test_a_failed_backup_import_does_not_use_up_its_request_id(client, db, table
     assert groups_named(db, "Table") == [group_id, restored.group_id]
 
 
+def join_form(db, group_id: int, how: str) -> tuple[str, dict[str, str]]:
+    """Where a phone sends "Join" and what it sends, by invite link or by join code."""
+    group = store.get_group(db, group_id)
+    return {"invite link": (f"/join/{group.token}", {}),
+            "join code": ("/join", {"code": group.join_code})}[how]
+
+
+def phone_ids(db, group_id: int) -> list[int]:
+    return [membership.id for membership in store.list_memberships(db, group_id)]
+
+
+@pytest.mark.parametrize("first_answer", ["arrived", "lost"])
+@pytest.mark.parametrize("how", ["invite link", "join code"])
+def test_a_join_sent_twice_makes_one_membership(app, client, db, how, first_answer):
+    """A double tap on "Join", or the offline queue sending it again after a lost answer: the group's
+    phone list gains one phone, not a "Phone 3" nobody holds; a phone whose first answer was lost gets
+    the membership with the second. A phone in the group joining again is let in as before."""
+    group_id = create_group(client, "Friday night")
+    address, data = join_form(db, group_id, how)
+    sent = {**data, "request_id": "join-the-group-000001"}
+    phone = app.test_client()
+    assert phone.post(address, data=sent).status_code == 302
+    joined = phone_ids(db, group_id)
+    if first_answer == "lost":  # the phone as it was before the first answer: without the group's cookie
+        phone = app.test_client()
+    again = phone.post(address, data=sent)
+    assert again.status_code == 303 and again.headers["Location"] == f"/groups/{group_id}"
+    page = phone.get(again.headers["Location"])
+    assert page.status_code == 200 and "Already saved" in page.text
+    assert phone_ids(db, group_id) == joined
+    rejoined = phone.post(address, data={**data, "request_id": "join-the-group-000002"})
+    assert rejoined.status_code == 302
+    assert "You joined Friday night." in phone.get(rejoined.headers["Location"]).text
+    assert phone_ids(db, group_id) == joined
+
+
+# what happened between a join and the copy sent again after its lost answer
+SINCE_THE_JOIN = {
+    "a new invite link": ("invite link", "new invite"),
+    "a new join code": ("join code", "new invite"),
+    "too many wrong codes from its address": ("join code", "wrong codes"),
+}
+
+
+@pytest.mark.parametrize(("how", "since"), SINCE_THE_JOIN.values(), ids=SINCE_THE_JOIN.keys())
+def test_a_join_sent_again_is_answered_whatever_became_of_its_link_or_code(app, client, db, how, since):
+    """The copy is answered before its link or code is checked, so it never counts as a wrong code;
+    a new join from a locked address is still refused."""
+    group_id = create_group(client, "Friday night")
+    address, data = join_form(db, group_id, how)
+    sent = {**data, "request_id": "join-the-group-000001"}
+    assert app.test_client().post(address, data=sent).status_code == 302
+    joined = phone_ids(db, group_id)
+    phone = app.test_client()
+    if since == "new invite":
+        store.new_invite(db, group_id)
+    else:
+        for _ in range(app.config["JOIN_FAILURES_ALLOWED"]):
+            assert phone.post("/join", data={"code": "WRQNGCDE"}).status_code == 400
+    wrong_codes = db.execute("SELECT COUNT(*) FROM join_failures").fetchone()[0]
+    again = phone.post(address, data=sent)
+    assert again.status_code == 303 and phone.get(f"/groups/{group_id}").status_code == 200
+    assert phone_ids(db, group_id) == joined
+    assert db.execute("SELECT COUNT(*) FROM join_failures").fetchone()[0] == wrong_codes
+    if since == "wrong codes":
+        other = {**data, "request_id": "join-the-group-000002"}
+        assert app.test_client().post(address, data=other).status_code == 429
+
+
+def test_two_copies_of_a_join_sent_at_once_make_one_membership(app, client, db):
+    group_id = create_group(client, "Friday night")
+
+    def join(db, start: threading.Barrier) -> None:
+        start.wait(120)
+        store.create_membership(db, group_id, "join-the-group-at-once")
+
+    assert at_once(app, join, store.RepeatedCreation) == ["repeated", "stored"]
+    assert len(store.list_memberships(db, group_id)) == 2  # the creator's phone and the joining one
+
+
 LEAVING = {  # the way out, whether the group is in the trash, what the phone is told (again)
     "leave the group": ("leave", False, "This phone left the group."),
     "leave the deleted group": ("leave-deleted", True, "This phone left the deleted group."),

@@ -100,13 +100,9 @@ def insert_group_on_phone(db: Database, name: str, request_id: str | None,
     """A new group's row and the membership of the phone that makes it, inside a write that notes the
     phone's request id with them: ``RepeatedCreation`` for an id sent before, so that two copies make one
     group."""
-    if request_id is not None and (made := group_made_with(db, request_id)):
-        raise made
+    _check_first_copy(db, request_id)
     group_id = insert_group(db, name, deleted_at)
-    membership_id = _insert_membership(db, group_id)
-    if request_id is not None:
-        note_request(db, RequestId(request_id, membership_id, None), now())
-    return get_membership(db, group_id, membership_id)
+    return get_membership(db, group_id, _insert_membership(db, group_id, request_id))
 
 
 def new_invite(db: Database, group_id: int) -> Group:
@@ -289,18 +285,31 @@ def update_player(db: Database, group_id: int, player_id: int, name: str, colour
 
 # --- memberships: which phones are in a group -----------------------------------------------------
 
-def create_membership(db: Database, group_id: int) -> Membership:
-    """Let a phone into a group: a new membership with a fresh random token."""
+def create_membership(db: Database, group_id: int, request_id: str | None = None) -> Membership:
+    """Let a phone into a group: a new membership with a fresh random token, noted with the phone's
+    request id: ``RepeatedCreation`` for an id sent before, so that a join sent twice makes one."""
     with write_transaction(db):
+        _check_first_copy(db, request_id)
         found(_live_group(db, "id", group_id), "group")
-        membership_id = _insert_membership(db, group_id)
+        membership_id = _insert_membership(db, group_id, request_id)
     return get_membership(db, group_id, membership_id)
 
 
-def _insert_membership(db: Database, group_id: int) -> int:
+def _check_first_copy(db: Database, request_id: str | None) -> None:
+    """``RepeatedCreation`` if ``request_id`` made a group or a membership before (inside the write)."""
+    if request_id is not None and (made := group_made_with(db, request_id)):
+        raise made
+
+
+def _insert_membership(db: Database, group_id: int, request_id: str | None = None) -> int:
+    """A phone's new membership, with the request id it came with (checked by ``_check_first_copy``)."""
     stamp = now()
-    return db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
-                                     "group_id": group_id, "joined_at": stamp, "last_seen": stamp}).last_pk
+    membership_id = db["memberships"].insert({"token": secrets.token_urlsafe(MEMBERSHIP_TOKEN_BYTES),
+                                              "group_id": group_id, "joined_at": stamp,
+                                              "last_seen": stamp}).last_pk
+    if request_id is not None:
+        note_request(db, RequestId(request_id, membership_id, None), stamp)
+    return membership_id
 
 
 def get_membership(db: Database, group_id: int, membership_id: int) -> Membership:

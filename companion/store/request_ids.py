@@ -36,7 +36,7 @@ class RepeatedRequest(Exception):  # a situation the view answers, not a failure
 
 
 class RepeatedCreation(RepeatedRequest):
-    """A new group sent again: the group the first copy made, and the membership it made for the phone."""
+    """A new group or a join sent again: the group, and the membership the first copy made for the phone."""
 
     def __init__(self, group_id: int, membership_id: int) -> None:
         super().__init__(group_id, None)
@@ -86,9 +86,9 @@ def seen_request(db: Database, request: RequestId) -> RepeatedRequest | None:
 
 
 def group_made_with(db: Database, request_id: str) -> RepeatedCreation | None:
-    """The group a new group's request id made, found by the id alone: the copy sent again after a lost
-    answer comes from a phone whose cookie never got the membership. An id is 16 random bytes only the
-    phone that sent it knows (static/live.js), so whoever sends it again is that phone."""
+    """The group a new group's or a join's request id made, found by the id alone: the copy sent again
+    after a lost answer comes from a phone whose cookie never got the membership. An id is 16 random
+    bytes only the phone that sent it knows (static/live.js), so whoever sends it again is that phone."""
     row = db.execute("SELECT group_id, membership_id FROM seen_requests "
                      "WHERE request_id = ? AND play_id IS NULL LIMIT 1", [request_id]).fetchone()
     return RepeatedCreation(*row) if row else None

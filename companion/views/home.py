@@ -62,6 +62,8 @@ def join_by_code():
     form = JoinCodeForm()
     if not form.validate_on_submit():
         return _render_home(join_form=form, status=400)
+    if made := _joined_before():
+        return common.already_made(made)
     config = current_app.config
     limits = store.JoinCodeLimits(window=config["JOIN_FAILURE_WINDOW_SECONDS"],
                                   per_client=config["JOIN_FAILURES_ALLOWED"],
@@ -80,13 +82,23 @@ def join_by_code():
     return _joined(group)
 
 
+def _joined_before() -> store.RepeatedCreation | None:
+    """The membership a join sent again made the first time (a double tap, the offline queue after a lost
+    answer), found by its request id before the code or link is checked: they may have changed since, and
+    a copy sent again never counts as a wrong code."""
+    request_id = common.sent_request_id()
+    return None if request_id is None else store.group_made_with(get_db(), request_id)
+
+
 def _joined(group: store.Group):
     """Join ``group`` on this phone and open it, or say why this phone cannot join another group."""
     try:
-        security.join_group(group.id)
+        security.join_group(group.id, common.sent_request_id())
     except security.TooManyGroups as error:
         flash(str(error), "error")
         return redirect(url_for("home.index"))
+    except store.RepeatedCreation as repeat:  # a copy sent at the same time made the membership
+        return common.already_made(repeat)
     flash(_("You joined %(name)s.", name=group.name))
     return redirect(url_for("groups.show", group_id=group.id))
 
@@ -94,13 +106,16 @@ def _joined(group: store.Group):
 @bp.route("/join/<token>", methods=["GET", "POST"])
 def join_by_link(token: str):
     """Invite links ask before joining, so that a link preview never joins anybody."""
+    form = ConfirmForm()
+    confirmed = form.validate_on_submit()
+    if confirmed and (made := _joined_before()):
+        return common.already_made(made)
     try:
         group = store.group_by_token(get_db(), token)
     except store.NotFound:
         return render_template("error.html", code=404,
                                message=_("This invite link is not valid. Ask for a new one.")), 404
-    form = ConfirmForm()
-    if form.validate_on_submit():
+    if confirmed:
         return _joined(group)
     return render_template("join.html", group=group, form=form)
 

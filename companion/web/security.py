@@ -99,11 +99,12 @@ def room_for_another_group() -> tuple[list[str], list[tuple[store.Membership, st
     return tokens, trashed[:excess]
 
 
-def join_group(group_id: int) -> None:
-    """Let this phone into ``group_id`` (unless it is in already), leaving deleted groups to make room."""
+def join_group(group_id: int, request_id: str | None = None) -> None:
+    """Let this phone into ``group_id`` (unless it is in already), leaving deleted groups to make room;
+    ``RepeatedCreation`` if its ``request_id`` made a membership before."""
     if reach(get_db(), membership_tokens(), group_id) is None:
         room_for_another_group()  # TooManyGroups before a membership is made
-        keep_membership(store.create_membership(get_db(), group_id))
+        keep_membership(store.create_membership(get_db(), group_id, request_id))
 
 
 def keep_membership(membership: store.Membership) -> None:
