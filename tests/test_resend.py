@@ -13,6 +13,7 @@ import pytest
 from companion import store
 from companion.store import archive as archive_store
 from companion.store.request_ids import forget_old_requests
+from companion.web.security import MAX_GROUPS_PER_PHONE
 from tests.conftest import add_players, create_group, start_play
 from tests.test_isolation import build_sample_group, crawl
 
@@ -365,6 +366,20 @@ def test_a_join_sent_twice_makes_one_membership(app, client, db, how, first_answ
     assert rejoined.status_code == 302
     assert "You joined Friday night." in phone.get(rejoined.headers["Location"]).text
     assert phone_ids(db, group_id) == joined
+
+
+def test_a_join_sent_again_to_a_phone_whose_cookie_filled_up_since_says_so(app, client, db):
+    group_id = create_group(client, "Friday night")
+    address, data = join_form(db, group_id, "invite link")
+    sent = {**data, "request_id": "join-the-group-000001"}
+    assert app.test_client().post(address, data=sent).status_code == 302  # its answer lost on the way
+    phone = app.test_client()
+    for n in range(MAX_GROUPS_PER_PHONE):
+        create_group(phone, f"Group {n}")
+    again = phone.post(address, data=sent)
+    assert again.status_code == 409
+    assert f"This phone is already in {MAX_GROUPS_PER_PHONE} groups" in again.text
+    assert phone.get(f"/groups/{group_id}").status_code == 404
 
 
 # what happened between a join and the copy sent again after its lost answer

@@ -6,6 +6,7 @@ from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import BadHost, HTTPException
 
 from companion.web.gate import InTrash
+from companion.web.security import TooManyGroups
 
 bp = Blueprint("errors", __name__)
 
@@ -44,6 +45,13 @@ def handle_http_error(error: HTTPException):
         message = _("This group was deleted on a phone and is in the trash: nothing sent to it was saved. "
                     "It can be restored from the trash on the start page.")
     return render_template("error.html", code=code, message=message, next_url=next_url), code, headers
+
+
+@bp.app_errorhandler(TooManyGroups)
+def handle_too_many_groups(error: TooManyGroups):
+    """A membership this phone's cookie has no room for (a join or new group sent again after the phone
+    filled it); the views that make one answer this on their own form."""
+    return render_template("error.html", code=409, message=str(error)), 409
 
 
 def refuse_json_to_forms() -> None:
