@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Locator, Page, Route, expect
 
 from companion import store
 from tests.conftest import new_phone
@@ -141,17 +141,24 @@ def test_an_entry_refused_when_sent_again_stays_on_screen_with_the_reason(table,
     assert table.placements() == [(0, "trapper", 1), (1, "bandit", 1)]
 
 
-def test_a_kept_tap_the_companion_asks_about_shows_its_question_and_opens_its_answers(table, phone):
-    page = open_play(phone, table)
-    phone.set_offline(True)
+def kept_tap_asked_about(context, page: Page, table) -> Locator:
+    """A bandit kept offline for Anna while another phone places for her: back online, the companion asks
+    about it (the kept entry's note, which the returned locator finds)."""
+    context.set_offline(True)
     place(page, 1, "bandit")  # for Anna, whose turn it is
     expect(waiting(page)).to_contain_text("1 entry waiting.")
     table.place(0, "trapper", 1)  # meanwhile another phone places for Anna
-
-    phone.set_offline(False)
+    context.set_offline(False)
     asked = page.locator(".live-note.refused")
+    expect(asked).to_contain_text("The companion asks: Anna just placed.", timeout=LIVE_TIMEOUT_MS)
+    return asked
+
+
+def test_a_kept_tap_the_companion_asks_about_shows_its_question_and_opens_its_answers(table, phone):
+    page = open_play(phone, table)
+    asked = kept_tap_asked_about(phone, page, table)
     expect(asked).to_contain_text("Not stored yet: Bandit. The companion asks: Anna just placed. "
-                                  "Place this bandit for Ben?", timeout=LIVE_TIMEOUT_MS)
+                                  "Place this bandit for Ben?")
     expect(waiting(page)).to_have_count(0)
     assert table.placements() == [(0, "trapper", 1)]
     asked.get_by_role("button", name="Answer").click()  # the companion's page, with its one-tap answers
@@ -173,13 +180,7 @@ def test_an_answer_whose_page_never_came_still_waits_and_is_stored_once(table, l
     """The connection drops the moment Answer is tapped: the browser shows its own error page. Back
     online, the entry still waits with its Answer, which stores it once."""
     page = open_play(lan_phone, table)
-    lan_phone.set_offline(True)
-    place(page, 1, "bandit")  # for Anna, whose turn it is
-    expect(waiting(page)).to_contain_text("1 entry waiting.")
-    table.place(0, "trapper", 1)  # meanwhile another phone places for Anna
-    lan_phone.set_offline(False)
-    asked = page.locator(".live-note.refused")
-    expect(asked).to_contain_text("The companion asks: Anna just placed.", timeout=LIVE_TIMEOUT_MS)
+    asked = kept_tap_asked_about(lan_phone, page, table)
 
     def connection_drops(route: Route) -> None:  # the page saw the phone online; the form is lost
         route.abort("internetdisconnected")
@@ -207,13 +208,7 @@ def test_an_answer_the_service_worker_keeps_is_still_one_entry_waiting(table, ph
     worker keeps the form: it is the entry already waiting, not a second one."""
     page = open_play(phone, table)
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    phone.set_offline(True)
-    place(page, 1, "bandit")
-    expect(waiting(page)).to_contain_text("1 entry waiting.")
-    table.place(0, "trapper", 1)
-    phone.set_offline(False)
-    asked = page.locator(".live-note.refused")
-    expect(asked).to_contain_text("The companion asks: Anna just placed.", timeout=LIVE_TIMEOUT_MS)
+    asked = kept_tap_asked_about(phone, page, table)
 
     phone.route("**/mayflower/place", lambda route: route.abort("internetdisconnected"))  # the worker's send
     asked.get_by_role("button", name="Answer").click()
