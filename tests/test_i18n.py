@@ -23,6 +23,7 @@ from companion.web import i18n
 from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, make_app, start_play
 from tests.test_bgstats_import import mutated
+from tests.test_mayflower_web import complete, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = ROOT / "translations" / "de" / "LC_MESSAGES" / "messages.po"
@@ -503,6 +504,47 @@ def test_cards_that_disagree_are_explained_in_german(client, db, tables):
     assert "Alle Karten sind abgegeben, aber zusammen verstoßen sie gegen die Regeln:" in overview
     assert "Ben: Nur ein Spieler hat den Jobmarkt-Marker, und Anna hat ihn schon." in overview
     assert store.get_play(db, play_id).status == "active"
+
+
+# --- counts in German: "1 Punkt", "0 Punkte" ---------------------------------------------------------
+
+
+def mayflower_scoring_of_1(client, db, tables) -> str:
+    """The last scoring's report after a one-tile road with Anna's bandit (1 VP, no bonus)."""
+    play_id = tables["mayflower"]
+    assert place_bandit(client, play_id, GERMAN).status_code == 302
+    road = {"kind": "road", "tiles": 1, "settlers": [(0, "bandit", 1)]}
+    assert complete(client, db, play_id, road).status_code == 302
+    return text_of(client.get(f"/plays/{play_id}", headers=GERMAN).text, "mf-report")
+
+
+def gold_west_scores_read_out(client, db, tables) -> str:
+    """What a screen reader says for each running score, Anna at 1 and the others at 0."""
+    play_id = tables["gold-west"]
+    assert client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "1"}).status_code == 302
+    page = client.get(f"/plays/{play_id}", headers=GERMAN).text
+    return " | ".join(re.findall(r'class="gw-score" aria-label="([^"]*)"', page))
+
+
+def correction_below_0_from_1(client, db, tables) -> str:
+    play_id = tables["mayflower"]
+    assert client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "1"}).status_code == 302
+    refused = client.post(f"/plays/{play_id}/adjust", data={"seat": "0", "points": "-5"}, headers=GERMAN)
+    assert refused.status_code == 409
+    return page_text(refused.text)
+
+
+@pytest.mark.parametrize(("shown", "german"), [
+    pytest.param(mayflower_scoring_of_1, "Anna: 1 Punkt", id="mayflower-last-scoring"),
+    pytest.param(gold_west_scores_read_out, "1 Punkt | 0 Punkte | 0 Punkte", id="gold-west-score"),
+    pytest.param(correction_below_0_from_1,
+                 "Der Punktestand von Anna ist 1; eine Korrektur um -5 brächte ihn unter 0.",
+                 id="refused-correction"),
+])
+def test_a_score_of_1_is_1_punkt_in_german(client, db, tables, shown, german):
+    text = shown(client, db, tables)
+    assert german in text
+    assert not re.search(r"(?<!\d)1 Punkte\b", text), text
 
 
 def test_the_api_answers_in_english_whatever_the_phone_speaks(client):

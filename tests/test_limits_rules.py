@@ -373,7 +373,7 @@ LIMITS = {
             {"kind": "city", "tiles": 1, "settlers": {"Anna": 1, "Ben": 1}}]}, "features[0].tiles"),
         mf_final_settlers_per_tile_import, "2 settlers need at least 2 tiles, not 1"),
     "mayflower-correction-below-0": Limit(
-        "mayflower", mf_below_zero_page, None, mf_below_zero_import, "would take them below 0"),
+        "mayflower", mf_below_zero_page, None, mf_below_zero_import, "would take it below 0"),
     "mayflower-correction-of-0": Limit(
         "mayflower", mf_zero_page, None, mf_zero_import, "A correction of 0 changes nothing"),
     "great-western-trail-six-station-masters": Limit(

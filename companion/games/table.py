@@ -66,7 +66,8 @@ def apply(table: TableState, kind: str, payload: Mapping[str, Any]) -> TableStat
         lowest = table.rules.LOWEST_SCORE if table.rules else None
         # only taking points away reaches the lowest score its game's track shows (Mayflower: 0)
         if points < 0 and lowest is not None and (score := table.running_scores[seat]) + points < lowest:
-            raise RulesError("%(name)s has %(score)d points; a correction of %(points)s would take them "
+            # the score as a number, not "%(score)d points": a message has no plural form for "1 point"
+            raise RulesError("%(name)s's score is %(score)d; a correction of %(points)s would take it "
                              "below %(lowest)d.", "points", name=table.setup.seats[seat].name, score=score,
                              points=f"{points:+d}", lowest=lowest)
         adjustments = list(table.adjustments)
