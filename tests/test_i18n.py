@@ -104,17 +104,33 @@ def test_every_refusal_raised_with_its_sentence_is_extracted():
     assert sorted(raised - keywords) == []
 
 
+def english_and_german(message) -> list[tuple[str, str]]:
+    """Each form of a catalogue entry with its German (plural forms: singular, then plural)."""
+    english = message.id if isinstance(message.id, tuple) else (message.id,)
+    german = message.string if isinstance(message.string, tuple) else (message.string,)
+    return [(english[min(form, len(english) - 1)], target) for form, target in enumerate(german)]
+
+
 def test_every_entry_is_translated_and_keeps_its_placeholders():
     for message in read_catalogue():
         if not message.id:
             continue
         assert not message.fuzzy, message.id
-        english = message.id if isinstance(message.id, tuple) else (message.id,)
-        german = message.string if isinstance(message.string, tuple) else (message.string,)
-        assert all(german), f"no translation for {message.id!r}"
-        for form, target in enumerate(german):  # plural forms: singular, then plural
-            source = english[min(form, len(english) - 1)]
+        for source, target in english_and_german(message):
+            assert target, f"no translation for {message.id!r}"
             assert set(PLACEHOLDER.findall(source)) == set(PLACEHOLDER.findall(target)), (source, target)
+
+
+# One German word for one thing across the pages; None: a word the pages never use.
+@pytest.mark.parametrize(("german", "meanings"), [
+    pytest.param("Karte", r"\b(?:map|cards?)\b", id="a-karte-is-the-map-or-a-card-never-a-tile"),
+    pytest.param("Geschichte", None, id="the-history-is-der-verlauf-not-die-geschichte"),
+])
+def test_a_german_word_stands_for_one_thing_in_every_sentence(german, meanings):
+    misused = [source for message in read_catalogue() if message.id
+               for source, target in english_and_german(message)
+               if re.search(rf"\b{german}", target) and not (meanings and re.search(meanings, source, re.I))]
+    assert misused == []
 
 
 # --- the rules' messages ---------------------------------------------------------------------------
