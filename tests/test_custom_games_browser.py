@@ -82,7 +82,7 @@ def test_a_game_with_rows_from_its_sheet_to_an_imported_backup(live_server, brow
         other.goto(f"{live_server.url}/groups/import")
         other.get_by_label("Backup file").set_input_files(str(backup))
         other.get_by_role("button", name="Import as a new group").click()
-        imported = re.compile(r"Imported Friday night with 2 players and 1 plays?\.")
+        imported = re.compile(r"Imported Friday night \(players: 2, plays: 1\)\.")
         expect(other.get_by_text(imported)).to_be_visible()
         new_plays = other.locator("#new-h ~ ul.choices")
         expect(new_plays.get_by_role("link", name="7 Wonders", exact=True)).to_be_visible()

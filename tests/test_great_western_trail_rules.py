@@ -207,12 +207,12 @@ def test_none_station_master_twice_in_edition_2_for_one_or_two_players():
     pytest.param(2, [Tally(name="A", objectives=(Objective(3, 0, True), Objective(3, 0), Objective(3, 0)))],
                  "players[0].objectives[2].penalty", "A player has one start card", id="two-start-cards"),
     pytest.param(2, [Tally(name="A", station_masters=("hazards",), hazards=3, hazards_vp=5)],
-                 "players[0].hazards_vp", "3 hazard tiles are worth 6 to 12 VP (2 to 4 each), not 5",
+                 "players[0].hazards_vp", "2 to 4 VP each, 6 to 12 VP for a count of 3, not 5",
                  id="hazards-worth-too-little"),
     pytest.param(2, [Tally(name="A", station_masters=("hazards",), hazards=2, hazards_vp=9)],
-                 "players[0].hazards_vp", "2 hazard tiles are worth 4 to 8 VP", id="hazards-worth-too-much"),
+                 "players[0].hazards_vp", "4 to 8 VP for a count of 2", id="hazards-worth-too-much"),
     pytest.param(2, [Tally(name="A", station_masters=("hazards",), hazards_vp=7)], "players[0].hazards_vp",
-                 "0 hazard tiles are worth 0 to 0 VP", id="hazards-master-without-the-count"),
+                 "0 to 0 VP for a count of 0", id="hazards-master-without-the-count"),
     pytest.param(2, [Tally(name="Anna"), Tally(name=" anna ")], "players[1].name", "unique", id="same-name"),
     pytest.param(2, [Tally(name="  ")], "players[0].name", "needs a name", id="blank-name"),
 ])
@@ -877,7 +877,7 @@ def test_a_token_nobody_holds_is_told_with_the_other_conflicts():
     pytest.param({"objectives": [{"vp": 3, "penalty": 0, "fulfilled": False}] * 2}, "objectives[1].penalty",
                  "one start card", id="two-start-cards"),
     pytest.param({"station_masters": ["hazards"], "hazards": 4, "hazards_vp": 7}, "hazards_vp",
-                 "4 hazard tiles are worth 8 to 16 VP", id="hazards-worth-too-little"),
+                 "8 to 16 VP for a count of 4", id="hazards-worth-too-little"),
 ])
 def test_a_new_card_with_numbers_no_card_can_have_is_refused(changes, path, words):
     state = gwt.initial_state(_setup(2))

@@ -637,7 +637,7 @@ def test_the_last_card_leaves_the_play_open_while_nobody_holds_the_job_market_to
     pytest.param(changed(ANNA_96, station_masters=["workers", "hazards"]), "hazards",
                  "This station master needs the count", id="master-without-count"),
     pytest.param(changed(ANNA_96, station_masters=["workers", "hazards"], hazards="4"), "hazards_vp",
-                 "4 hazard tiles are worth 8 to 16 VP (2 to 4 each), not 7",
+                 "2 to 4 VP each, 8 to 16 VP for a count of 4, not 7",
                  id="hazards-row-short-of-the-count"),
     pytest.param(changed(ANNA_96, station_masters=["workers", "buildings"], buildings="11"), "buildings",
                  "between 0 and 10", id="eleven-private-buildings"),

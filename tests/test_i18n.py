@@ -23,6 +23,7 @@ from companion.web import i18n
 from companion.web.labels import TERMS
 from tests.conftest import add_players, create_group, make_app, start_play
 from tests.test_bgstats_import import mutated
+from tests.test_great_western_trail_web import ANNA_96, changed
 from tests.test_mayflower_web import complete, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -522,7 +523,7 @@ def test_cards_that_disagree_are_explained_in_german(client, db, tables):
     assert store.get_play(db, play_id).status == "active"
 
 
-# --- counts in German: "1 Punkt", "0 Punkte" ---------------------------------------------------------
+# --- a count of 1: "1 Punkt", "0 Punkte" -----------------------------------------------------------
 
 
 def mayflower_scoring_of_1(client, db, tables) -> str:
@@ -550,17 +551,52 @@ def correction_below_0_from_1(client, db, tables) -> str:
     return page_text(refused.text)
 
 
-@pytest.mark.parametrize(("shown", "german"), [
-    pytest.param(mayflower_scoring_of_1, "Anna: 1 Punkt", id="mayflower-last-scoring"),
-    pytest.param(gold_west_scores_read_out, "1 Punkt | 0 Punkte | 0 Punkte", id="gold-west-score"),
+def hazards_of_1_worth_7(client, db, tables) -> str:
+    """A Great Western Trail card whose one hazard tile (2 to 4 VP) is entered as 7 VP."""
+    card = changed(ANNA_96, station_masters=["workers", "hazards"], hazards="1", hazards_vp="7")
+    play_id = tables["great-western-trail"]
+    refused = client.post(f"/plays/{play_id}/gwt/final-tally/0", data=card, headers=GERMAN)
+    assert refused.status_code == 400
+    return page_text(refused.text)
+
+
+def backup_of_1_player_imported(client, db, tables) -> str:
+    group_id = create_group(client, "Solorunde")
+    add_players(client, group_id, ("Anna", "red"))
+    backup = client.get(f"/groups/{group_id}/export/backup.json").data
+    imported = client.post("/groups/import", data={"backup": (BytesIO(backup), "backup.json")},
+                           content_type="multipart/form-data", headers=GERMAN, follow_redirects=True)
+    return page_text(imported.text)
+
+
+def solo_game_player_counts(client, db, tables) -> str:
+    """What a screen reader says for the player-count tabs of a game played by 1 to 3 (in English)."""
+    client.post(f"/groups/{tables['group']}/games/new",
+                data={"name": "Solo", "min_players": "1", "max_players": "3"}, headers=ENGLISH)
+    group_page = client.get(f"/groups/{tables['group']}").text
+    game = re.search(r'/plays/new/(custom-\d+)">Solo<', group_page).group(1)
+    page = client.get(f"/groups/{tables['group']}/plays/new/{game}", headers=ENGLISH).text
+    return " | ".join(re.findall(r'<a class="button[^"]*"[^>]*aria-label="([^"]*)"', page))
+
+
+@pytest.mark.parametrize(("shown", "says", "never"), [
+    pytest.param(mayflower_scoring_of_1, "Anna: 1 Punkt", "1 Punkte", id="mayflower-last-scoring"),
+    pytest.param(gold_west_scores_read_out, "1 Punkt | 0 Punkte | 0 Punkte", "1 Punkte",
+                 id="gold-west-score"),
     pytest.param(correction_below_0_from_1,
-                 "Der Punktestand von Anna ist 1; eine Korrektur um -5 brächte ihn unter 0.",
+                 "Der Punktestand von Anna ist 1; eine Korrektur um -5 brächte ihn unter 0.", "1 Punkte",
                  id="refused-correction"),
+    pytest.param(hazards_of_1_worth_7, "bei einer Anzahl von 1 also 2 bis 4 SP, nicht 7",
+                 "1 Gefahrenplättchen", id="gwt-hazard-tiles"),
+    pytest.param(backup_of_1_player_imported, "Solorunde importiert (Spieler: 1, Partien: 0).",
+                 "1 Spielern", id="backup-import"),
+    pytest.param(solo_game_player_counts, "1 player | 2 players | 3 players", "1 players",
+                 id="player-count-tabs-in-english"),
 ])
-def test_a_score_of_1_is_1_punkt_in_german(client, db, tables, shown, german):
+def test_a_count_of_1_is_written_in_the_singular(client, db, tables, shown, says, never):
     text = shown(client, db, tables)
-    assert german in text
-    assert not re.search(r"(?<!\d)1 Punkte\b", text), text
+    assert says in text
+    assert not re.search(rf"(?<!\d){never}\b", text), text
 
 
 def test_the_api_answers_in_english_whatever_the_phone_speaks(client):

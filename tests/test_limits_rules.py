@@ -352,7 +352,7 @@ LIMITS = {
             "feature": {"kind": "city", "tiles": 1, "flags": 2},
             "settlers": [{"id": "a", "player": "Anna", "role": "sheriff", "column": 1, "on_feature": True}]},
          "feature.flags"),
-        mf_flags_import, "A city of 1 tiles has at most 1 flags"),
+        mf_flags_import, "no more flags than tiles: 2 is more than 1"),
     "mayflower-final-flags": Limit(
         "mayflower", mf_flags_page,
         ("/score/mayflower/final", {"players": ["Anna", "Ben"], "features": [

@@ -659,7 +659,7 @@ def test_final_tally_example_6(client, db):
     pytest.param([(["0-1"], {"tiles": "", "flags": 0})], "tiles", "Enter how many tiles the city has",
                  id="tiles-emptied"),
     pytest.param([(["1-1"], {"neighbours": 8})], "neighbours", "from 0 to 7", id="eight-neighbours"),
-    pytest.param([(["0-1"], {"tiles": 1, "flags": 2})], "flags", "at most 1 flags",
+    pytest.param([(["0-1"], {"tiles": 1, "flags": 2})], "flags", "2 is more than 1",
                  id="more-flags-than-tiles"),
     pytest.param([(["0-2"], {"animals": "lots"})], "animals", "Not a valid integer",
                  id="animals-not-a-number"),

@@ -25,7 +25,7 @@ def test_a_players_page_shows_their_record_per_game_rating_and_rivals(app, clien
     assert "Plays 3 Wins 2 Win rate 67 %" in text
     assert "Gold West 2 1 50 % 40 50" in text and "Great Western Trail 1 1 100 % 90 90" in text
     assert "against Ben: ahead in 1 of 2 plays, behind in 1" in text
-    assert "against Cara: ahead in 1 of 1 plays, behind in 0" in text
+    assert "against Cara: ahead in 1 of 1 play, behind in 0" in text
     assert "Rating" in text
 
     assert "Dan has no counted finished plays yet." in client.get(

@@ -243,7 +243,7 @@ def _check_seats(play: dict, where: str, players: list[dict], colours: Collectio
                  game: GameInfo) -> None:
     seats = play["seats"]
     if not game.min_players <= len(seats) <= game.max_players:
-        raise BackupError("A play of %(game)s at %(play)s has %(count)d players; the game is played by "
+        raise BackupError("A play of %(game)s at %(play)s seats %(count)d; the game is played by "
                           "%(min)d to %(max)d.", f"{where}.seats", game=game.name, play=where,
                           count=len(seats), min=game.min_players, max=game.max_players)
     for n, seat in enumerate(seats):

@@ -272,9 +272,10 @@ def _number_problems(tally: Tally, where: str, strict: bool = True) -> list[tupl
     low, high = min(HAZARD_VP) * tally.hazards, max(HAZARD_VP) * tally.hazards
     if strict and "hazards" in tally.station_masters and not low <= tally.hazards_vp <= high:
         problems.append((f"{where}.hazards_vp", Message(
-            "%(count)d hazard tiles are worth %(low)d to %(high)d VP (%(least)d to %(most)d each), not "
-            "%(vp)d: check the hazards row and the count for the station master.", count=tally.hazards,
-            low=low, high=high, least=min(HAZARD_VP), most=max(HAZARD_VP), vp=tally.hazards_vp)))
+            "Hazard tiles are worth %(least)d to %(most)d VP each, %(low)d to %(high)d VP for a count of "
+            "%(count)d, not %(vp)d: check the hazards row and the count for the station master.",
+            count=tally.hazards, low=low, high=high, least=min(HAZARD_VP), most=max(HAZARD_VP),
+            vp=tally.hazards_vp)))
     return problems
 
 

@@ -89,8 +89,8 @@ def road_value(tiles: int, trading_posts: int) -> int:
 def check_city_flags(tiles: int, flags: int, path: str = "flags") -> None:
     """Refuse a city with more flags than tiles: a flag is printed on a city tile, at most one on each."""
     if flags > tiles:
-        raise RulesError("A city of %(tiles)d tiles has at most %(tiles)d flags (one per tile), not "
-                         "%(flags)d.", path, tiles=tiles, flags=flags)
+        raise RulesError("A city has at most one flag per tile, so no more flags than tiles: %(flags)d is "
+                         "more than %(tiles)d.", path, tiles=tiles, flags=flags)
 
 
 def check_settlers_on_tiles(kind: str, tiles: int, settlers: int, path: str = "settlers") -> None:

@@ -358,7 +358,7 @@ def import_backup():
         except Refused as error:
             form.backup.errors.append(translated(error))
         else:
-            flash(_("Imported %(name)s with %(players)d players and %(plays)d plays.", name=archive.name,
+            flash(_("Imported %(name)s (players: %(players)d, plays: %(plays)d).", name=archive.name,
                     players=len(archive.players), plays=len(archive.plays)))
             return redirect(url_for("groups.show", group_id=membership.group_id))
     return render_template("history/import.html", form=form, name_max=NAME_MAX,
