@@ -220,7 +220,7 @@ def test_settle_final_features_example_6():
                  id="a-settler-twice"),
     pytest.param([{"settlers": []}], "features[0]", "Tap the settlers on feature 1", id="no-settler"),
     pytest.param([{"settlers": ["9-9"]}], "features[0]", "not on the map", id="unknown-settler"),
-    pytest.param([{**EXAMPLE_6[0], "flags": 4}, *EXAMPLE_6[1:]], "features[0].flags", "at most 3 flags",
+    pytest.param([{**EXAMPLE_6[0], "flags": 4}, *EXAMPLE_6[1:]], "features[0].flags", "4 is more than 3",
                  id="more-flags-than-tiles"),
     pytest.param([EXAMPLE_6[0], {"settlers": ["1-1"], "neighbours": 8}, EXAMPLE_6[2]],
                  "features[1].neighbours", "0 to 7", id="eight-neighbours"),
