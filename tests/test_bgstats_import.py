@@ -144,6 +144,9 @@ REFUSALS = [
     (mutated(lambda d: d["plays"][0].__setitem__("comments", "close \ud800 game")),
      "damaged at plays[0].comments: it holds a broken character"),
     (mutated(lambda d: d["players"][0].__setitem__("name", "An\udc00na")), "damaged at players[0].name"),
+    # a field named twice, which Python's parser would read as the last without a word
+    (mutated(lambda d: None).replace(b'"playDate": ', b'"playDate": "2024-01-01 10:00:00", "playDate": ', 1),
+     "names the field 'playDate' twice"),
 ]
 
 

@@ -294,6 +294,12 @@ def test_a_damaged_or_foreign_backup_is_refused_and_stores_nothing(db, group, ch
     assert table_counts(db) == before
 
 
+def test_a_backup_naming_a_field_twice_is_refused(db, group):
+    text = json.dumps(valid_document(db, group)).replace('"name": ', '"name": "Mallory", "name": ', 1)
+    with pytest.raises(backup.BackupError, match="names the field 'name' twice"):
+        backup.parse_backup(text, GAMES, COLOURS)
+
+
 @pytest.mark.parametrize("data", [b"{not json", b"\xff\xfe\x00", b"[1, 2]", b"null", b"\"backup\"",
                                   b"[" * 100_000 + b"]" * 100_000, b'{"version": 1e999}', b"9" * 5000],
                          ids=["broken", "not text", "a list", "null", "a string", "nested too deep",

@@ -109,3 +109,20 @@ def test_hostile_json_is_answered_without_a_server_error(path, body):
     assert response.status_code in (200, 400, 413), response.status_code
     if response.status_code != 200:
         jsonschema.validate(response.get_json(), ERROR_SCHEMA)
+
+
+# A field named twice in one object: Python's parser would keep the last value without a word.
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/api/v1/score/great-western-trail", '{"players": [{"name": "Anna", "dollars": 23, "dollars": 2}]}',
+     "dollars"),
+    ("/api/v1/score/mayflower/final", '{"players": ["Anna", "Ben"], "track_vp": {"Anna": 40, "Anna": 3}}',
+     "Anna"),
+    ("/api/v1/score/gold-west",
+     '{"players": [{"name": "Anna", "track_vp": 41, "track_vp": 4}, {"name": "B"}]}', "track_vp"),
+], ids=["great-western-trail", "mayflower", "gold-west"])
+def test_a_field_given_twice_is_refused_not_read_as_the_last(path, body, field):
+    response = app.test_client().post(path, data=body, content_type="application/json")
+    assert response.status_code == 400
+    answer = response.get_json()
+    jsonschema.validate(answer, ERROR_SCHEMA)
+    assert answer["error"] == f"The field '{field}' is given twice in one object of the request."

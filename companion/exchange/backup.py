@@ -12,6 +12,7 @@ from typing import IO, Any
 from jsonschema.exceptions import best_match
 
 from companion import store
+from companion.exchange import validation
 from companion.exchange.common import POINTS_LIMIT, known_time_zones
 from companion.exchange.validation import StrictValidator, broken_text, first_bad, json_path
 from companion.games import custom, table_tools
@@ -147,10 +148,14 @@ def _number(text: str) -> float | object:
 
 def _load(data: bytes | str | IO[bytes]) -> Any:
     # Python's JSON reads NaN and Infinity (and turns 1e999 into infinity); no page could show them
-    options = {"parse_constant": lambda _: _NOT_A_NUMBER, "parse_float": _number}
+    options = {"parse_constant": lambda _: _NOT_A_NUMBER, "parse_float": _number,
+               "object_pairs_hook": validation.unique_keys}
     try:  # a stream is parsed as it is read: no second copy of a large backup's bytes is kept
         document = (json.load(io.TextIOWrapper(data, "utf-8-sig"), **options) if hasattr(data, "read")
                     else json.loads(data, **options))
+    except validation.RepeatedKey as repeated:
+        raise BackupError("The backup is damaged: it names the field %(field)s twice in one place.",
+                          field=repr(repeated.key)) from None
     except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep, absurd numbers
         raise BackupError("This file is not a backup of the companion: it is not readable JSON.") from None
     bad = first_bad(document, lambda value: value is _NOT_A_NUMBER or broken_text(value))

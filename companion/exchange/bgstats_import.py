@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from companion.exchange.common import POINTS_LIMIT, as_local, other_reading
-from companion.exchange.validation import broken_text, first_bad
+from companion.exchange.validation import RepeatedKey, broken_text, first_bad, unique_keys
 from companion.games import RULES, custom, table_tools
 from companion.games.common import FIRST_YEAR, LAST_YEAR, FinalResult, GameInfo, RulesError
 from companion.games.table import ranked_tally
@@ -340,7 +340,10 @@ def read_export(data: bytes | str, games: Mapping[str, GameInfo], match: GameMat
     """The plays the group can keep, and the others with the reason; BgStatsError for a file not one."""
     history = History() if in_history is None else in_history
     try:
-        document = json.loads(data)
+        document = json.loads(data, object_pairs_hook=unique_keys)
+    except RepeatedKey as repeated:
+        raise BgStatsError("This BG Stats export is damaged: it names the field %(field)s twice in one "
+                           "place.", field=repr(repeated.key)) from None
     except (ValueError, RecursionError):
         raise BgStatsError("This file is not a BG Stats export: it is not readable JSON.") from None
     if (broken := first_bad(document, broken_text)) is not None:

@@ -20,6 +20,23 @@ def json_path(parts: Iterable[Any]) -> str:
     return text
 
 
+class RepeatedKey(ValueError):
+    """A JSON object naming a field twice: Python would keep the last value without a word."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` of a JSON parser that refuses an object naming a field twice."""
+    document = dict(pairs)
+    if len(document) < len(pairs):
+        seen: set[str] = set()
+        raise RepeatedKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return document
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

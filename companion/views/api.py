@@ -1,10 +1,13 @@
 """The JSON scoring API (version 1): stateless, the same rules as the pages."""
 
+import json
+
 from flask import Blueprint, jsonify, request
 
 from companion.api import ENDPOINTS
 from companion.api.core import ApiError, Endpoint, respond, rules_error_body
 from companion.api.openapi import openapi_document
+from companion.exchange.validation import RepeatedKey, unique_keys
 from companion.games import GAMES
 from companion.web.security import csrf
 
@@ -26,10 +29,12 @@ def openapi():
 def _json_body() -> object:
     if not request.is_json:
         raise ApiError("Send the request as JSON with the header Content-Type: application/json.")
-    body = request.get_json(silent=True)
-    if body is None and request.get_data() != b"null":
-        raise ApiError("The request body is not valid JSON.")
-    return body
+    try:
+        return json.loads(request.get_data(), object_pairs_hook=unique_keys)
+    except RepeatedKey as repeated:
+        raise ApiError(f"The field {repeated.key!r} is given twice in one object of the request.") from None
+    except ValueError:
+        raise ApiError("The request body is not valid JSON.") from None
 
 
 def _view(endpoint: Endpoint):
