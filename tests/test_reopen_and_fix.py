@@ -200,6 +200,45 @@ def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db, meanwhile)
     assert response.status_code == 302
 
 
+@pytest.mark.parametrize("reopened", [True, False], ids=["reopened", "never-finished"])
+def test_start_the_features_again_enters_every_feature_anew(client, db, reopened):
+    """To fix one size (Ben's farm had 4 filled spaces, not 5) the table starts the features again: on a
+    reopened play as on one never finished, the page then names the first feature with none entered."""
+    from tests.test_mayflower_web import (
+        EXAMPLE_6,
+        EXAMPLE_6_FEATURES,
+        PLAYERS,
+        enter_features,
+        new_play,
+        play_steps,
+        tally_page,
+        tally_tap,
+        text_of,
+    )
+
+    play_id = new_play(client, db, PLAYERS[:2])
+    play_steps(client, db, play_id, EXAMPLE_6)
+    if reopened:
+        assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
+        client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+        page = tally_page(client, play_id)[0].text
+    else:
+        page = enter_features(client, play_id, EXAMPLE_6_FEATURES[:2], finish=False).text
+    assert "Features entered" in text_of(page)
+    link = re.search(r'<a href="([^"]*)">Start the features again</a>', page).group(1)
+    response = client.get(html.unescape(link))
+    assert response.status_code == 200
+    words = text_of(response.text)
+    assert "Features entered" not in words and "Feature 1: the city with Anna's sheriff in column 2" in words
+    assert 'name="kept"' not in response.text
+    fixed = [EXAMPLE_6_FEATURES[0], (["1-1"], {"neighbours": 4}), EXAMPLE_6_FEATURES[2]]
+    for number, (settlers, sizes) in enumerate(fixed, start=1):
+        response = tally_tap(client, play_id, response.text, settlers, more=number < len(fixed), **sizes)
+    assert response.status_code == 302
+    farm = next(f for f in store.final_payload(db, play_id)["features"] if f["kind"] == "farm")
+    assert farm["neighbours"] == 4
+
+
 @pytest.mark.parametrize("meanwhile", _NOT_THE_MAP, ids=lambda change: change.__name__.strip("_"))
 def test_a_reopened_gold_west_tally_comes_back_as_entered(client, db, meanwhile):
     """A tally kept before its corrections of the ledger were (an older release, a backup): only while the

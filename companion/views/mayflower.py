@@ -344,8 +344,9 @@ def final_tally(play_id: int):
     status = 200
     if request.method == "GET":
         form.version.data = str(play.version)
-        # a reopened play's final tally comes back as it was entered, unless the map changed since
-        kept = store.reopened_tally(get_db(), play.id)
+        # a reopened play's final tally comes back as it was entered, unless the map changed since or the
+        # table asked to start the features again (?again=1) to enter one anew
+        kept = None if request.args.get("again") == "1" else store.reopened_tally(get_db(), play.id)
         if kept is not None and not kept.changed_since:
             form.keep(mayflower.final_features_of(kept.payload))
     elif not form.validate_on_submit():
