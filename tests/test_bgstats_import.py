@@ -516,12 +516,32 @@ def test_a_play_already_in_the_history_is_not_imported_twice(client, db, group):
     assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
     assert counts(db)[1] == 4
 
-    def renumbered(document):  # the same plays under new ids, as from another phone's BG Stats
-        for n, play in enumerate(document["plays"]):
-            play["uuid"] = f"FEED0000-0000-4000-8000-{n:012d}"
-
     page = upload(client, group, mutated(renumbered))
     assert page.text.count("The group&#39;s history already has this play.") == 4
+    assert counts(db)[1] == 4
+
+
+def renumbered(document):
+    """The same plays under new ids, as from another phone's BG Stats."""
+    for n, play in enumerate(document["plays"]):
+        play["uuid"] = f"FEED0000-0000-4000-8000-{n:012d}"
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    (lambda document: None, "It was imported before."),
+    (renumbered, "The group&#39;s history already has this play."),
+], ids=["the same ids", "new ids"])
+def test_an_imported_play_reopened_is_not_imported_again(client, db, group, change, reason):
+    """An imported play reopened (its final tally undone, to fix a score) is still the group's."""
+    fields = confirmation_fields(upload(client, group, SAMPLE.read_bytes()).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    play = next(p.play for p in store.recent_finished(db, group) if p.play.game == "mayflower")
+    assert client.post(f"/plays/{play.id}/undo", data={"version": str(play.version)}).status_code == 302
+    assert store.get_play(db, play.id).status == "active"
+
+    page = upload(client, group, mutated(change))
+    assert "This file holds no plays this group can import." in page.text
+    assert page.text.count(reason) == 4
     assert counts(db)[1] == 4
 
 

@@ -57,21 +57,31 @@ def import_plays(db: Database, group_id: int, new_players: Sequence[tuple[str, s
         raise
 
 
+# A reopened play (its final tally undone, to be finished again) is still the group's: its tally is kept in
+# plays.reopened_tally while the final event is gone.
+_REOPENED = "p.status = 'active' AND p.reopened_tally IS NOT NULL"
+
+
 def imported_play_keys(db: Database, group_id: int, field: str) -> set[str]:
-    """The values the group's final tallies keep under ``field`` (the other app's ids of imported plays)."""
+    """The values the group's final tallies keep under ``field`` (the other app's ids of imported plays),
+    reopened plays' included."""
     path = "$." + field
     rows = db.execute("SELECT json_extract(e.payload, ?) FROM events e JOIN plays p ON p.id = e.play_id "
-                      "WHERE p.group_id = ? AND e.kind = ? AND json_extract(e.payload, ?) IS NOT NULL",
-                      [path, group_id, FINAL_EVENT, path])
+                      "WHERE p.group_id = ? AND e.kind = ? AND json_extract(e.payload, ?) IS NOT NULL "
+                      "UNION SELECT json_extract(p.reopened_tally, ?) FROM plays p WHERE p.group_id = ? "
+                      f"AND {_REOPENED} AND json_extract(p.reopened_tally, ?) IS NOT NULL",
+                      [path, group_id, FINAL_EVENT, path, path, group_id, path])
     return {str(key) for (key,) in rows}
 
 
 def finished_play_players(db: Database, group_id: int) -> list[tuple[str, str, dict[str, int | None]]]:
     """(game, start, each player's name → total) of every finished play in the group's history, the trash
-    included (a play restored from it must not come in twice)."""
+    included (a play restored from it must not come in twice), and of every reopened one (no totals: its
+    results wait for the final tally again)."""
     rows = db.execute(
         "SELECT p.game, p.started_at, json_group_object(pl.name, r.total) FROM plays p "
         "JOIN seats s ON s.play_id = p.id JOIN players pl ON pl.id = s.player_id "
         "LEFT JOIN results r ON r.play_id = p.id AND r.player_id = s.player_id "
-        "WHERE p.group_id = ? AND p.status = 'finished' GROUP BY p.id", [group_id]).fetchall()
+        f"WHERE p.group_id = ? AND (p.status = 'finished' OR {_REOPENED}) GROUP BY p.id",
+        [group_id]).fetchall()
     return [(game, started_at, json.loads(totals)) for game, started_at, totals in rows]
