@@ -740,6 +740,28 @@ def test_locations_boards_anonymous_seats_and_teams_come_in(client, db, group):
     assert {r.name: r.rank for r in team_play.results} == {"Anna": 1, "Guest 1": 1, "ben": 2, "Cara": 2}
 
 
+@pytest.mark.parametrize("winner", [True, False], ids=["a winner marked", "no winner marked"])
+def test_a_team_play_with_everyone_in_one_team_is_left_out_saying_why(app, client, db, group, winner):
+    """BG Stats lets a play of a team game put everyone in one team; the group's sheet ranks teams against
+    each other, so that play stays out and the others come in."""
+    app.config["PROPAGATE_EXCEPTIONS"] = False
+    own_game(db, group, "Codenames", teams=True)
+
+    def one_team(document):
+        document["games"].append({"id": 8, "name": "Codenames", "bggId": 178900})
+        document["plays"].append({
+            "uuid": "C0FFEE00-0000-4000-8000-000000000077", "gameRefId": 8, "playDate": "2024-03-01 20:00:00",
+            "playerScores": [{"playerRefId": 1, "score": "5", "team": "Red", "winner": winner},
+                             {"playerRefId": 2, "score": "3", "team": "red "}]})
+
+    page = upload(client, group, mutated(one_team))
+    assert page.status_code == 200
+    assert "4 plays to import" in page.text and "A game of teams needs at least two teams." in page.text
+    done = client.post(f"/groups/{group}/import/bg-stats/confirm", data=confirmation_fields(page.text))
+    assert done.status_code == 302
+    assert counts(db)[1] == 4
+
+
 def test_a_groups_own_game_has_the_same_bg_stats_id_after_a_restore(app, client, db, group):
     """sourceGameId is derived from the game's name, not its database id, which a restore changes."""
     from tests.test_custom_games_web import import_backup

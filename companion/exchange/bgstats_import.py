@@ -276,6 +276,8 @@ def _teams(entries: Sequence[Mapping]) -> tuple[str, ...] | Message:
     order = list(dict.fromkeys(team.strip().casefold() for team in named))
     if "" in order:
         return Message("It does not say the team of every player.")
+    if len(order) < 2:  # the sheet ranks teams against each other
+        return Message("A game of teams needs at least two teams.")
     if len(order) > len(custom.TEAM_NAMES):
         return Message("It has more teams than the group's sheet can keep (%(most)d).",
                        most=len(custom.TEAM_NAMES))
