@@ -75,8 +75,16 @@ def test_the_sample_file_is_read_play_by_play():
     ]
 
 
-def test_the_carried_document_reads_the_same():
-    file = read_export(SAMPLE.read_bytes(), GAMES, zone=BERLIN)
+def without_uuids(document):
+    """An export whose plays have no uuid (older BG Stats, other apps' exports)."""
+    for play in document["plays"]:
+        del play["uuid"]
+
+
+@pytest.mark.parametrize("change", [lambda document: None, without_uuids], ids=["with uuids", "without"])
+def test_the_carried_document_reads_the_same(change):
+    """The same plays under the same keys: the key stored on importing is the one the file gives again."""
+    file = read_export(mutated(change), GAMES, zone=BERLIN)
     again = read_export(bgstats_import.carried(file), GAMES, zone=BERLIN)
     assert (again.players, again.plays, again.skipped) == (file.players, file.plays, ())
 
@@ -542,6 +550,15 @@ def test_an_imported_play_reopened_is_not_imported_again(client, db, group, chan
     page = upload(client, group, mutated(change))
     assert "This file holds no plays this group can import." in page.text
     assert page.text.count(reason) == 4
+    assert counts(db)[1] == 4
+
+
+def test_a_file_without_uuids_imported_again_is_known_as_imported_before(client, db, group):
+    fields = confirmation_fields(upload(client, group, mutated(without_uuids)).text)
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    page = upload(client, group, mutated(without_uuids))
+    assert "This file holds no plays this group can import." in page.text
+    assert page.text.count("It was imported before.") == 4
     assert counts(db)[1] == 4
 
 

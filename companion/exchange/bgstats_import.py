@@ -203,7 +203,8 @@ def _play_key(play: Mapping, game: BgStatsGame) -> str:
     uuid = play.get("uuid")
     if isinstance(uuid, str) and uuid.strip():
         return uuid.strip()[:100]
-    content = json.dumps([game.name, play["playDate"], play.get("playerScores")], sort_keys=True)
+    # only what the confirmation carries (_slim): the key stored is then the one the file gives again
+    content = json.dumps([game.name, play["playDate"], _slim(play)["playerScores"]], sort_keys=True)
     return "sha1:" + hashlib.sha1(content.encode()).hexdigest()
 
 
