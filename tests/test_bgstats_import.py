@@ -327,6 +327,33 @@ def test_a_new_player_needs_a_free_name(client, db, group):
     assert counts(db) == (3, 0)
 
 
+def second_dan(play: int, seat: int):
+    """BG Stats lists Dan twice (two ids, e.g. added on two phones); the second one sits in this play."""
+    def change(document):
+        document["players"].append({"id": 7, "name": "Dan"})
+        document["plays"][play]["playerScores"][seat]["playerRefId"] = 7
+    return change
+
+
+def test_two_bg_stats_players_of_one_name_who_never_played_together_become_one_new_player(client, db, group):
+    page = upload(client, group, mutated(second_dan(1, 1)))  # GWT 2e: Ben and the second Dan
+    fields = confirmation_fields(page.text)
+    assert fields["player_4"] == fields["player_7"] == "0"
+    assert client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields).status_code == 302
+    assert counts(db) == (5, 4)
+    played = {p.play.game for p in store.recent_finished(db, group) if "Dan" in {r.name for r in p.results}}
+    assert played == {"mayflower", "gold-west", "great-western-trail"}
+
+
+def test_two_bg_stats_players_of_one_name_who_played_together_are_told_apart_first(client, db, group):
+    fields = confirmation_fields(upload(client, group, mutated(second_dan(2, 0))).text)  # Gold West
+    page = client.post(f"/groups/{group}/import/bg-stats/confirm", data=fields)
+    assert page.status_code == 409
+    assert ("BG Stats has two players called Dan who played together: choose a player of the group for one "
+            "of them.") in page.text
+    assert counts(db) == (3, 0)
+
+
 @pytest.mark.parametrize(("value", "message"), [
     ("999", "Not a valid choice"), ("x", "Invalid Choice: could not coerce"),
     (None, "Choose a player of the group, or a new player."),

@@ -460,13 +460,16 @@ def _free_colour(taken: Sequence[str], colours: Sequence[str]) -> str:
 
 def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Sequence[Player],
                 colours: Sequence[str], in_history: Container[PlaySignature] = frozenset()) -> ImportPlan:
-    """The new players and the plays to store; each anonymous seat a guest (Guest 1 …), the group's or new."""
+    """The new players and the plays to store; each anonymous seat a guest (Guest 1 …), the group's or new.
+    Two BG Stats players of one name who never played together, both new, are one new player."""
     by_id = {player.id: player for player in group_players}
     taken_names = {name_key(player.name): player.name for player in group_players}
     names: dict[int, str] = {}
     colours_of: dict[str, str] = {name_key(player.name): player.colour for player in group_players}
     new_players: list[tuple[str, str]] = []
+    new_by: dict[str, int] = {}  # a new player's name key → the BG Stats player who brings it in
     chosen_by: dict[int, int] = {}
+    tables = [{score.player for score in play.scores} for play in file.plays]
 
     def add_player(ref: int, name: str) -> None:
         colour = _free_colour([c for _, c in new_players] + [p.colour for p in group_players], colours)
@@ -477,11 +480,19 @@ def plan_import(file: BgStatsFile, mapping: Mapping[int, int], group_players: Se
     for ref, bg_name in file.players.items():
         target = mapping.get(ref, NEW_PLAYER)
         if target == NEW_PLAYER:
+            first = new_by.get(name_key(bg_name))
+            if first is not None and any({first, ref} <= table for table in tables):
+                raise BgStatsError("BG Stats has two players called %(name)s who played together: choose "
+                                   "a player of the group for one of them.", name=bg_name)
+            if first is not None:  # one person BG Stats lists twice (added on two phones): one new player
+                names[ref] = names[first]
+                continue
             if name_key(bg_name) in taken_names:
                 raise BgStatsError("The group already has a player called %(name)s: choose them for "
                                    "%(bg_name)s, or rename one of them.",
                                    name=taken_names[name_key(bg_name)], bg_name=bg_name)
             add_player(ref, bg_name)
+            new_by[name_key(bg_name)] = ref
         elif target in by_id:
             if target in chosen_by:
                 raise BgStatsError("%(first)s and %(second)s would both become %(name)s; choose a different "
