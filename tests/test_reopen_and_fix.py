@@ -200,6 +200,66 @@ def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db, meanwhile)
     assert response.status_code == 302
 
 
+def _a_point_added(client, db, play_id: int) -> None:
+    assert client.post(f"/plays/{play_id}/adjust", data={"seat": "1", "points": "2"}).status_code == 302
+
+
+def _the_west_edge_set(client, db, play_id: int) -> None:
+    from tests.test_mayflower_web import set_west_edge
+
+    assert set_west_edge(client, db, play_id, 5).status_code == 302
+
+
+def _a_settler_placed(client, db, play_id: int) -> None:
+    from tests.test_mayflower_web import ANNA, place
+
+    assert place(client, play_id, ANNA, "bandit", 3).status_code == 302
+
+
+def _a_city_completed(client, db, play_id: int) -> None:
+    from tests.test_mayflower_web import ANNA, complete
+
+    assert complete(client, db, play_id, {"kind": "city", "tiles": 2, "settlers": [(ANNA, "sheriff", 2)]},
+                    ).status_code == 302
+
+
+def _the_last_settler_undone(client, db, play_id: int) -> None:
+    version = str(store.get_play(db, play_id).version)
+    assert client.post(f"/plays/{play_id}/undo", data={"version": version}).status_code == 302
+
+
+@pytest.mark.parametrize(("meanwhile", "kept"), [
+    (_a_point_added, True),  # a forgotten point: the map is as it was
+    (_the_west_edge_set, True),  # where the map ends: no tile laid, nobody moved
+    (_a_settler_placed, False),
+    (_a_city_completed, False),
+    # settler ids are reused: a settler placed again in its place would take the undone one's id
+    (_the_last_settler_undone, False),
+], ids=lambda change: change.__name__.strip("_") if callable(change) else None)
+def test_a_reopened_mayflower_tally_is_kept_until_the_map_changes(client, db, meanwhile, kept):
+    from tests.test_mayflower_web import (
+        EXAMPLE_6,
+        EXAMPLE_6_FEATURES,
+        PLAYERS,
+        enter_features,
+        new_play,
+        play_steps,
+        tally_page,
+        text_of,
+    )
+
+    play_id = new_play(client, db, PLAYERS[:2])
+    play_steps(client, db, play_id, EXAMPLE_6)
+    assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
+    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
+    meanwhile(client, db, play_id)
+    words = text_of(tally_page(client, play_id)[0].text)
+    anna, ben = (seat.name for seat in store.get_play(db, play_id).seats)
+    assert ("Features entered" in words) is kept
+    assert (f"farm · Filled spaces around it (0–7) 5: {ben} (farmer, 3)" in words) is kept
+    assert (f"city · Tiles 3 · Flags 1: {anna} (sheriff, 2)" in words) is kept
+
+
 @pytest.mark.parametrize("reopened", [True, False], ids=["reopened", "never-finished"])
 def test_start_the_features_again_enters_every_feature_anew(client, db, reopened):
     """To fix one size (Ben's farm had 4 filled spaces, not 5) the table starts the features again: on a

@@ -8,6 +8,10 @@ from companion.messages import Message, Refused
 # The event that closes a play: its payload is the final tally the results were computed from.
 FINAL_EVENT = "final"
 
+# "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
+# every game accepts it, so the game modules never see it (``table`` folds it).
+ADJUST = "adjust"
+
 # The years a play's times may name: far from the calendar's ends, so that a time zone or a play's
 # length added to them stays a date, and every play kept can go round through a backup.
 FIRST_YEAR, LAST_YEAR = 1900, 9000

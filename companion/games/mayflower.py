@@ -17,6 +17,9 @@ MAX_COLUMN = 95  # the game has 95 land tiles, so no column lies further west th
 TRACK_LENGTH = 50  # the score track runs 0–49, then a marker starts another lap ("50+")
 LOWEST_SCORE: int | None = 0  # a score correction cannot take a marker off the start of the track
 EVENT_KINDS: tuple[str, ...] = ("place", "west_edge", "complete")
+# The entries that leave the map as it is (no tile laid, no settler or surveyor moved): a final tally
+# entered before them still fits it. Setting the west edge only says where the map ends.
+MAP_KEEPING_KINDS = frozenset({common.ADJUST, "west_edge"})
 # How other apps name the game (BG Stats shows BoardGameGeek's names, English or German), with the
 # options its plays start with; compared without case or punctuation.
 KNOWN_AS: Mapping[str, Mapping[str, Any]] = {

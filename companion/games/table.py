@@ -5,11 +5,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.games import RULES, GameRules
-from companion.games.common import FINAL_EVENT, FinalResult, PlaySetup, RulesError, rank_players, seat_index
+from companion.games.common import (
+    ADJUST,
+    FINAL_EVENT,
+    FinalResult,
+    PlaySetup,
+    RulesError,
+    rank_players,
+    seat_index,
+)
 
-# "adjust" corrects a running score by hand (a marker knocked off the track, a forgotten point);
-# every game accepts it, so the game modules never see it.
-ADJUST = "adjust"
 ADJUST_LIMIT = 999
 
 

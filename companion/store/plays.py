@@ -102,6 +102,10 @@ class ReopenedTally:
 
     payload: Mapping[str, Any]
     changed_since: bool  # the play has changed since it was reopened (an entry added, say)
+    kinds_since: frozenset[str]  # the kinds of the entries made since
+    # an entry undone since (or a change the entries do not account for, taken as one): what it had done
+    # to the table is gone from the log
+    undone_since: bool
 
 
 _PLAY_COLUMNS = "id, group_id, game, options, status, started_at, ended_at, version"
@@ -392,9 +396,17 @@ def finish_play(db: Database, play_id: int, payload: Mapping[str, Any], results:
 
 def reopened_tally(db: Database, play_id: int) -> ReopenedTally | None:
     """The tally the play's undone final event held, if it was reopened and not finished since."""
-    row = db.execute("SELECT reopened_tally, version IS NOT reopened_at_version FROM plays WHERE id = ? "
+    row = db.execute("SELECT reopened_tally, version, reopened_at_version FROM plays WHERE id = ? "
                      "AND status = 'active' AND reopened_tally IS NOT NULL", [play_id]).fetchone()
-    return ReopenedTally(json.loads(row[0]), bool(row[1])) if row else None
+    if row is None:
+        return None
+    tally, version, reopened_at = row
+    kinds = [kind for (kind,) in db.execute("SELECT kind FROM events WHERE play_id = ? AND version > ?",
+                                            [play_id, reopened_at])]
+    # each entry and each undo grows the version by one; the changes only the page shows move
+    # reopened_at_version along while nothing else came since (m023)
+    undone = reopened_at is None or version - reopened_at > len(kinds)
+    return ReopenedTally(json.loads(tally), version != reopened_at, frozenset(kinds), undone)
 
 
 def play_results(db: Database, play_id: int) -> tuple[ResultRow, ...]:

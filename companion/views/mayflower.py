@@ -345,9 +345,10 @@ def final_tally(play_id: int):
     if request.method == "GET":
         form.version.data = str(play.version)
         # a reopened play's final tally comes back as it was entered, unless the map changed since or the
-        # table asked to start the features again (?again=1) to enter one anew
+        # table asked to start the features again (?again=1) to enter one anew; settler ids are reused
+        # after an undo, so an undone entry counts as a change to the map
         kept = None if request.args.get("again") == "1" else store.reopened_tally(get_db(), play.id)
-        if kept is not None and not kept.changed_since:
+        if kept is not None and not kept.undone_since and kept.kinds_since <= mayflower.MAP_KEEPING_KINDS:
             form.keep(mayflower.final_features_of(kept.payload))
     elif not form.validate_on_submit():
         status = 400
