@@ -12,6 +12,21 @@ import pytest
 from companion import store
 from companion.games import table_tools as tools
 from tests.conftest import add_players, create_group, form_values, start_play
+from tests.test_mayflower_web import (
+    ANNA,
+    EXAMPLE_6,
+    EXAMPLE_6_FEATURES,
+    PLAYERS,
+    complete,
+    enter_features,
+    place,
+    play_steps,
+    set_west_edge,
+    tally_page,
+    tally_tap,
+    text_of,
+)
+from tests.test_mayflower_web import new_play as new_mayflower_play
 
 
 @pytest.fixture
@@ -166,29 +181,23 @@ def _the_time_zone_set(client, db, play_id: int) -> None:
 _NOT_THE_MAP = (_timer_and_note, _a_player_renamed, _the_time_zone_set)
 
 
-@pytest.mark.parametrize("meanwhile", _NOT_THE_MAP, ids=lambda change: change.__name__.strip("_"))
-def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db, meanwhile):
-    from tests.test_mayflower_web import (
-        EXAMPLE_6,
-        EXAMPLE_6_FEATURES,
-        PLAYERS,
-        enter_features,
-        new_play,
-        play_steps,
-        tally_page,
-        text_of,
-    )
-
-    play_id = new_play(client, db, PLAYERS[:2])
+def _reopened_mayflower_tally(client, db, meanwhile):
+    """Example 6 finished, reopened, then ``meanwhile``: the play, its tally page and words, the names."""
+    play_id = new_mayflower_play(client, db, PLAYERS[:2])
     play_steps(client, db, play_id, EXAMPLE_6)
     assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
     client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
     reopened = store.get_play(db, play_id).version
     meanwhile(client, db, play_id)
     assert store.get_play(db, play_id).version > reopened  # the pages drawn before are stale
-    page, _ = tally_page(client, play_id)
-    words = text_of(page.text)
     anna, ben = (seat.name for seat in store.get_play(db, play_id).seats)
+    page = tally_page(client, play_id)[0]
+    return play_id, page, text_of(page.text), anna, ben
+
+
+@pytest.mark.parametrize("meanwhile", _NOT_THE_MAP, ids=lambda change: change.__name__.strip("_"))
+def test_a_reopened_mayflower_tally_comes_back_as_entered(client, db, meanwhile):
+    play_id, page, words, anna, ben = _reopened_mayflower_tally(client, db, meanwhile)
     assert f"city · Tiles 3 · Flags 1: {anna} (sheriff, 2)" in words
     assert f"farm · Filled spaces around it (0–7) 5: {ben} (farmer, 3)" in words
     trappers = f"{anna} (trapper, 4), {ben} (trapper, 2), {anna} (trapper, 1), {ben} (trapper, 1)"
@@ -205,20 +214,14 @@ def _a_point_added(client, db, play_id: int) -> None:
 
 
 def _the_west_edge_set(client, db, play_id: int) -> None:
-    from tests.test_mayflower_web import set_west_edge
-
     assert set_west_edge(client, db, play_id, 5).status_code == 302
 
 
 def _a_settler_placed(client, db, play_id: int) -> None:
-    from tests.test_mayflower_web import ANNA, place
-
     assert place(client, play_id, ANNA, "bandit", 3).status_code == 302
 
 
 def _a_city_completed(client, db, play_id: int) -> None:
-    from tests.test_mayflower_web import ANNA, complete
-
     assert complete(client, db, play_id, {"kind": "city", "tiles": 2, "settlers": [(ANNA, "sheriff", 2)]},
                     ).status_code == 302
 
@@ -237,24 +240,7 @@ def _the_last_settler_undone(client, db, play_id: int) -> None:
     (_the_last_settler_undone, False),
 ], ids=lambda change: change.__name__.strip("_") if callable(change) else None)
 def test_a_reopened_mayflower_tally_is_kept_until_the_map_changes(client, db, meanwhile, kept):
-    from tests.test_mayflower_web import (
-        EXAMPLE_6,
-        EXAMPLE_6_FEATURES,
-        PLAYERS,
-        enter_features,
-        new_play,
-        play_steps,
-        tally_page,
-        text_of,
-    )
-
-    play_id = new_play(client, db, PLAYERS[:2])
-    play_steps(client, db, play_id, EXAMPLE_6)
-    assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
-    client.post(f"/plays/{play_id}/undo", data={"version": str(store.get_play(db, play_id).version)})
-    meanwhile(client, db, play_id)
-    words = text_of(tally_page(client, play_id)[0].text)
-    anna, ben = (seat.name for seat in store.get_play(db, play_id).seats)
+    _, _, words, anna, ben = _reopened_mayflower_tally(client, db, meanwhile)
     assert ("Features entered" in words) is kept
     assert (f"farm · Filled spaces around it (0–7) 5: {ben} (farmer, 3)" in words) is kept
     assert (f"city · Tiles 3 · Flags 1: {anna} (sheriff, 2)" in words) is kept
@@ -264,19 +250,7 @@ def test_a_reopened_mayflower_tally_is_kept_until_the_map_changes(client, db, me
 def test_start_the_features_again_enters_every_feature_anew(client, db, reopened):
     """To fix one size (Ben's farm had 4 filled spaces, not 5) the table starts the features again: on a
     reopened play as on one never finished, the page then names the first feature with none entered."""
-    from tests.test_mayflower_web import (
-        EXAMPLE_6,
-        EXAMPLE_6_FEATURES,
-        PLAYERS,
-        enter_features,
-        new_play,
-        play_steps,
-        tally_page,
-        tally_tap,
-        text_of,
-    )
-
-    play_id = new_play(client, db, PLAYERS[:2])
+    play_id = new_mayflower_play(client, db, PLAYERS[:2])
     play_steps(client, db, play_id, EXAMPLE_6)
     if reopened:
         assert enter_features(client, play_id, EXAMPLE_6_FEATURES).status_code == 302
