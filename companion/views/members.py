@@ -29,7 +29,8 @@ def _leave(group_id: int, message: str):
 
 
 def _left_note() -> str:
-    """What a phone that left the group is told (the last phone in a group is told its join code)."""
+    """What a phone that left the group is told; the last phone of a group, leaving, is told its join code
+    instead (``leave``), but not when its "Leave" comes again: the group is out of its reach by then."""
     if request.endpoint == "members.leave_deleted":
         return _("This phone left the deleted group.")
     return _("This phone left the group. The invite link or join code brings it back.")
